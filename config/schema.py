@@ -1,0 +1,143 @@
+"""The configuration schema: frozen dataclasses, one per YAML section.
+
+Every field here is a documented key of `config/memtap.yaml`. The loader (`config/loader.py`)
+builds these from YAML and names the YAML path of any error; nothing else constructs them
+from untrusted input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ApiFormat = Literal["openai", "anthropic", "gemini", "auto"]
+Strategy = Literal["recent", "keyword", "semantic", "hybrid"]
+Scope = Literal["session", "owner", "global"]
+Placement = Literal["prepend", "after_prefix"]
+Role = Literal["user", "assistant"]
+EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
+VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
+LogFormat = Literal["json", "text"]
+InterceptOthers = Literal["tunnel", "deny"]
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamConfig:
+    """One provider endpoint; requests whose path starts with `prefix` go to `url`."""
+
+    name: str
+    url: str
+    format: ApiFormat = "auto"
+    prefix: str = "/"
+    timeout_s: float = 600.0
+    connect_timeout_s: float = 10.0
+    ca_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InterceptConfig:
+    hosts: tuple[str, ...] = (
+        "api.openai.com",
+        "api.anthropic.com",
+        "generativelanguage.googleapis.com",
+    )
+    others: InterceptOthers = "tunnel"
+    upstream_ca_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AdminConfig:
+    token: str | None = None
+    listen: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryConfig:
+    enabled: bool = True
+    strategy: Strategy = "hybrid"
+    scope: Scope = "owner"
+    max_tokens: int = 600
+    retention_days: int | None = None
+    extract_from: tuple[Role, ...] = ("user",)
+    placement: Placement = "after_prefix"
+    rrf_k: int = 60
+    top_k: int = 20
+    min_score: float = 0.0
+    """Relevance floor: keyword hits need bm25 relevance, vector hits cosine >= `min_similarity`."""
+    min_similarity: float = 0.35
+    max_items: int = 12
+    retrieval_timeout_ms: int = 250
+    summarize_after_days: int | None = None
+    sweep_interval_s: float = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteEmbeddingConfig:
+    url: str | None = None
+    model: str = "text-embedding-3-small"
+    api_key: str | None = None
+    dim: int | None = None
+    timeout_s: float = 5.0
+    batch_size: int = 64
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingConfig:
+    source: EmbeddingSource = "auto"
+    onnx_model_path: str | None = None
+    """Path of an ONNX sentence-embedding model; None = the packaged all-MiniLM-L6-v2."""
+    onnx_tokenizer_path: str | None = None
+    static_path: str | None = None
+    """Where the distilled static table lives; None = `<data_dir>/embeddings/static.npz`."""
+    remote: RemoteEmbeddingConfig = field(default_factory=RemoteEmbeddingConfig)
+    cache_max: int = 1000
+    cache_ttl_ms: int = 300_000
+    timeout_ms: int = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class QdrantConfig:
+    url: str | None = None
+    path: str | None = None
+    api_key: str | None = None
+    collection: str = "memtap_memories"
+    timeout_s: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStoreConfig:
+    kind: VectorKind = "auto"
+    qdrant: QdrantConfig = field(default_factory=QdrantConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    format: LogFormat = "json"
+    level: str = "info"
+    file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Proxy behaviour that is not per upstream."""
+
+    shutdown_grace_s: float = 30.0
+    max_rewrite_body_bytes: int = 32 * 1024 * 1024
+    """Bodies larger than this are streamed upstream untouched (no memory)."""
+
+
+DEFAULT_UPSTREAM = UpstreamConfig(name="openai", url="https://api.openai.com", format="auto")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    listen: str = "127.0.0.1:8080"
+    data_dir: str = "./data"
+    upstreams: tuple[UpstreamConfig, ...] = (DEFAULT_UPSTREAM,)
+    intercept: InterceptConfig = field(default_factory=InterceptConfig)
+    admin: AdminConfig = field(default_factory=AdminConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)

@@ -1,0 +1,91 @@
+"""The engine as the proxy and the admin API see it.
+
+`engine.engine.Engine` implements this over SQLite (and, with `vector_store.kind: qdrant`,
+over Qdrant). Callers hold a `MemoryEngine`; nothing outside `engine/` reaches into stores.
+Every method may raise `EngineError` (or a subclass); the proxy treats any exception as
+"memory unavailable for this request" (fail-open), the admin API maps them to JSON errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+from engine.types import (
+    EraseReceipt,
+    ImportReport,
+    ListQuery,
+    Memory,
+    MemoryPatch,
+    NewMemory,
+    Page,
+    Retrieval,
+    RetrievalRequest,
+    Turn,
+)
+
+
+class EngineError(Exception):
+    """A memory operation failed; `code` is stable and goes into admin API errors."""
+
+    code = "engine_error"
+
+
+class NotFound(EngineError):
+    code = "not_found"
+
+
+class InvalidInput(EngineError):
+    code = "invalid"
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class MemoryEngine(Protocol):
+    async def start(self) -> None: ...
+
+    async def close(self) -> None:
+        """Drain the extraction queue to disk and release every resource."""
+        ...
+
+    # -- the proxy's path -------------------------------------------------------------
+    async def retrieve(self, request: RetrievalRequest, *, side_effects: bool = True) -> Retrieval:
+        """Rank memories for a request. The same code serves the proxy and retrieve-preview
+        (`side_effects=False`: no lazy backfill writes, no counters)."""
+        ...
+
+    async def enqueue_turn(self, turn: Turn) -> None:
+        """Persist the turn in the outbox; returns once the row is committed."""
+        ...
+
+    # -- the admin API's path ------------------------------------------------------------
+    async def list_memories(self, query: ListQuery) -> Page: ...
+
+    async def get_memory(self, memory_id: str) -> Memory: ...
+
+    async def create_memory(self, new: NewMemory) -> Memory: ...
+
+    async def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory: ...
+
+    async def delete_memory(self, memory_id: str) -> None: ...
+
+    async def erase_owner(self, owner: str) -> EraseReceipt: ...
+
+    def export_owner(self, owner: str) -> AsyncIterator[Memory]: ...
+
+    async def import_memories(self, items: list[NewMemory]) -> ImportReport: ...
+
+    async def summarize(self, older_than_days: int, owner: str | None, dry_run: bool) -> dict[str, Any]: ...
+
+    async def reindex(self, limit: int | None = None, force: bool = False) -> dict[str, Any]: ...
+
+    async def status(self) -> dict[str, Any]:
+        """engine-status: store driver, extensions, FTS, vector tier, embedding source,
+        outbox depth, counts per type."""
+        ...
+
+    async def health(self) -> dict[str, str]:
+        """Short strings for /_memtap/health: {"store", "vector", "embedding"}."""
+        ...

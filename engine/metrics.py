@@ -1,0 +1,138 @@
+"""A small Prometheus registry (text exposition format 0.0.4).
+
+One `Metrics` instance is created by the server and passed to the engine and the addons;
+there is no module-level registry. Label values are escaped; metric names are fixed here
+so every counter is declared once and documented by its help text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Sequence
+
+LabelKey = tuple[str, ...]
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _labels(names: Sequence[str], values: LabelKey, extra: str = "") -> str:
+    parts = [f'{n}="{_escape(v)}"' for n, v in zip(names, values, strict=True)]
+    if extra:
+        parts.append(extra)
+    return "{" + ",".join(parts) + "}" if parts else ""
+
+
+class Counter:
+    def __init__(self, name: str, help_text: str, labels: Sequence[str] = ()) -> None:
+        self.name, self.help, self.label_names = name, help_text, tuple(labels)
+        self._values: dict[LabelKey, float] = {}
+        self._lock = threading.Lock()
+
+    def inc(self, *label_values: str, amount: float = 1.0) -> None:
+        with self._lock:
+            self._values[label_values] = self._values.get(label_values, 0.0) + amount
+
+    def value(self, *label_values: str) -> float:
+        return self._values.get(label_values, 0.0)
+
+    def render(self) -> list[str]:
+        lines = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} counter"]
+        for key, val in sorted(self._values.items()):
+            lines.append(f"{self.name}{_labels(self.label_names, key)} {val:g}")
+        return lines
+
+
+class Gauge(Counter):
+    def set(self, value: float, *label_values: str) -> None:
+        with self._lock:
+            self._values[label_values] = value
+
+    def dec(self, *label_values: str, amount: float = 1.0) -> None:
+        self.inc(*label_values, amount=-amount)
+
+    def render(self) -> list[str]:
+        lines = super().render()
+        lines[1] = f"# TYPE {self.name} gauge"
+        if not self._values and not self.label_names:
+            lines.append(f"{self.name} 0")
+        return lines
+
+
+DEFAULT_BUCKETS_MS = (1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)
+
+
+class Histogram:
+    def __init__(
+        self, name: str, help_text: str, labels: Sequence[str] = (), buckets: Sequence[float] = DEFAULT_BUCKETS_MS
+    ) -> None:
+        self.name, self.help, self.label_names = name, help_text, tuple(labels)
+        self.buckets = tuple(sorted(buckets))
+        self._counts: dict[LabelKey, list[int]] = {}
+        self._sums: dict[LabelKey, float] = {}
+        self._lock = threading.Lock()
+
+    def observe(self, value: float, *label_values: str) -> None:
+        with self._lock:
+            counts = self._counts.setdefault(label_values, [0] * (len(self.buckets) + 1))
+            counts[bisect.bisect_left(self.buckets, value)] += 1
+            self._sums[label_values] = self._sums.get(label_values, 0.0) + value
+
+    def count(self, *label_values: str) -> int:
+        return sum(self._counts.get(label_values, ()))
+
+    def render(self) -> list[str]:
+        lines = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} histogram"]
+        for key, counts in sorted(self._counts.items()):
+            running = 0
+            for bound, n in zip(self.buckets, counts, strict=False):
+                running += n
+                le = 'le="' + f"{bound:g}" + '"'
+                lines.append(f"{self.name}_bucket{_labels(self.label_names, key, le)} {running}")
+            running += counts[-1]
+            inf = 'le="+Inf"'
+            lines.append(f"{self.name}_bucket{_labels(self.label_names, key, inf)} {running}")
+            lines.append(f"{self.name}_sum{_labels(self.label_names, key)} {self._sums[key]:g}")
+            lines.append(f"{self.name}_count{_labels(self.label_names, key)} {running}")
+        return lines
+
+
+class Metrics:
+    """Every metric memtap exports, declared once."""
+
+    def __init__(self) -> None:
+        self.requests = Counter("memtap_requests_total", "Proxied requests by upstream and status.", ["upstream", "status"])
+        self.request_duration = Histogram(
+            "memtap_request_duration_ms", "Total request duration in milliseconds.", ["upstream"]
+        )
+        self.ttfb = Histogram("memtap_ttfb_ms", "Time to the first response byte in milliseconds.", ["upstream"])
+        self.inflight = Gauge("memtap_inflight_requests", "Requests being proxied right now.")
+        self.inflight_streams = Gauge("memtap_inflight_streams", "Streaming responses being relayed right now.")
+        self.bytes_relayed = Counter(
+            "memtap_bytes_relayed_total", "Body bytes relayed, by direction (upstream|downstream).", ["direction"]
+        )
+        self.upstream_errors = Counter(
+            "memtap_upstream_errors_total", "Upstream failures by kind (connect|timeout|tls|protocol).", ["kind"]
+        )
+        self.memories_injected = Counter("memtap_memories_injected_total", "Memories injected into requests.")
+        self.memory_requests = Counter(
+            "memtap_memory_requests_total", "Requests that went through memory, by outcome.", ["outcome"]
+        )
+        self.memories_extracted = Counter("memtap_memories_extracted_total", "Memories written by extraction.")
+        self.retrieval_duration = Histogram(
+            "memtap_retrieval_duration_ms", "Retrieval latency in milliseconds, by strategy.", ["strategy"]
+        )
+        self.memory_fallbacks = Counter(
+            "memtap_memory_fallbacks_total", "Memory tier fallbacks and fail-open events, by cause.", ["cause"]
+        )
+        self.outbox_depth = Gauge("memtap_outbox_depth", "Turns waiting in the extraction outbox.")
+        self.config_reloads = Counter("memtap_config_reloads_total", "Config reloads by result.", ["result"])
+
+    def render(self) -> str:
+        lines: list[str] = []
+        for metric in vars(self).values():
+            if isinstance(metric, Counter | Histogram):
+                lines.extend(metric.render())
+        return "\n".join(lines) + "\n"

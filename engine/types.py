@@ -1,0 +1,175 @@
+"""Dataclasses at the engine's boundary: what the proxy and the admin API hand in and get back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+MemoryType = Literal["factual", "episodic", "procedural", "semantic"]
+MEMORY_TYPES: tuple[MemoryType, ...] = ("factual", "episodic", "procedural", "semantic")
+Strategy = Literal["recent", "keyword", "semantic", "hybrid"]
+Scope = Literal["session", "owner", "global"]
+Tier = Literal["recent", "keyword", "vector", "hybrid", "qdrant"]
+ApiFormat = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One stored memory. Timestamps are ISO 8601 UTC strings (`2026-12-02T17:20:00.123Z`)."""
+
+    id: str
+    owner: str
+    session: str | None
+    type: MemoryType
+    key: str | None
+    content: str
+    metadata: dict[str, Any]
+    created_at: str
+    updated_at: str
+    expires_at: str | None = None
+    superseded_by: str | None = None
+    valid_to: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "owner": self.owner,
+            "session": self.session,
+            "type": self.type,
+            "key": self.key,
+            "content": self.content,
+            "metadata": self.metadata,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "expires_at": self.expires_at,
+            "superseded_by": self.superseded_by,
+            "valid_to": self.valid_to,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A memory to create or upsert (on `(owner, key)` when `key` is set)."""
+
+    owner: str
+    content: str
+    type: MemoryType = "factual"
+    key: str | None = None
+    session: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    expires_at: str | None = None
+    id: str | None = None
+    """Set by import to keep ids stable across export/import; None = a new uuid4."""
+    created_at: str | None = None
+    updated_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPatch:
+    """Fields to change on an existing memory; None = leave as is."""
+
+    content: str | None = None
+    type: MemoryType | None = None
+    key: str | None = None
+    session: str | None = None
+    metadata: dict[str, Any] | None = None
+    expires_at: str | None = None
+    clear_expires_at: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One completed request/response exchange, as the capture addon hands it to the outbox."""
+
+    request_id: str
+    owner: str
+    session: str | None
+    format: ApiFormat
+    user_text: str
+    """Text of the last user turn of the request (memtap's injected block never included)."""
+    assistant_text: str
+    model: str | None = None
+    created_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedFact:
+    type: MemoryType
+    category: str
+    """preference | decision | habit"""
+    content: str
+    key: str
+    subject: str
+    """Normalised thing the fact is about, used to detect that a newer fact supersedes an older."""
+    polarity: Literal["positive", "negative"]
+    role: Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalRequest:
+    owner: str
+    query: str
+    session: str | None = None
+    strategy: Strategy | None = None
+    """None = the configured strategy."""
+    scope: Scope | None = None
+    max_tokens: int | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    memory: Memory
+    score: float
+    tier: Tier
+    tokens: int
+    fts_rank: int | None = None
+    vec_rank: int | None = None
+    similarity: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    hits: tuple[Hit, ...]
+    resolution: dict[str, Any]
+    """Which tiers ran, which fell back and why, the embedding source, timings."""
+
+    @property
+    def tokens(self) -> int:
+        return sum(h.tokens for h in self.hits)
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    owner: str | None = None
+    session: str | None = None
+    type: MemoryType | None = None
+    q: str | None = None
+    limit: int = 50
+    offset: int = 0
+    include_superseded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: tuple[Memory, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class EraseReceipt:
+    owner: str
+    removed: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    created: int
+    updated: int
+    skipped: int
+    errors: tuple[str, ...] = ()
+
+
+def estimate_tokens(text: str) -> int:
+    """Cheap token estimate (≈ 4 characters a token), the budget unit of retrieval."""
+    return max(1, (len(text) + 3) // 4)

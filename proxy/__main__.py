@@ -1,0 +1,5 @@
+import sys
+
+from proxy.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,79 @@
+"""What every API-format codec provides: detect, read the conversation, inject memory,
+follow the response stream, finish into a turn.
+
+A codec is stateless; per-response state lives in the `ResponseFollower` it creates.
+Codecs never raise into the proxy: the addons that call them are guarded, and a follower
+that meets bytes it cannot decode disables itself (`failed`) for that response only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from engine.types import ApiFormat
+
+Placement = Literal["prepend", "after_prefix"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationView:
+    """What memory needs from a request body."""
+
+    model: str | None
+    stream: bool
+    last_user_text: str
+    """Text parts of the last user turn that has text (tool-result-only turns skipped),
+    with any memtap-injected block removed."""
+    system_text: str
+    """All system-level text joined with "\\n" (informational; used by tests and logs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """What a follower extracted from a response."""
+
+    assistant_text: str
+    finish: str | None
+    """Provider-native terminal reason (`stop`, `end_turn`, `STOP`, `completed`...),
+    `error` for an in-band error, `truncated` when the bytes just stop."""
+    clean_end: bool
+    """The protocol's normal terminator arrived."""
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    error: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+class ResponseFollower(Protocol):
+    """Incremental, boundary-safe reader of one response body.
+
+    `feed` may be called with any split of the bytes (inside a UTF-8 sequence, between CR
+    and LF, inside a JSON string); the result never depends on the split.
+    """
+
+    failed: bool
+
+    def feed(self, chunk: bytes) -> None: ...
+
+    def finish(self) -> Completion: ...
+
+
+class Codec(Protocol):
+    format: ApiFormat
+
+    def matches(self, method: str, path: str) -> bool:
+        """Is `path` (the upstream path, no query) a memory-capable endpoint of this format?"""
+        ...
+
+    def read_request(self, body: Any, path: str, query: str) -> ConversationView:
+        """Read a parsed JSON body (dict). Raises ValueError when the shape is not this API's."""
+        ...
+
+    def inject(self, body: Any, memory_text: str, placement: Placement, model: str | None) -> Any:
+        """Return the body with `memory_text` added at the system level (a new object; the
+        input is not mutated)."""
+        ...
+
+    def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
+        """A follower for a response with this Content-Type (SSE, JSON, Gemini JSON array)."""
+        ...

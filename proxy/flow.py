@@ -1,0 +1,73 @@
+"""The per-request object every addon hook receives (mitmproxy's Flow, for memtap)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from multidict import CIMultiDict
+
+if TYPE_CHECKING:
+    from proxy.codecs.base import Codec, ConversationView, ResponseFollower
+    from proxy.routing import Route
+
+MemoryMode = Literal["on", "off", "read"]
+
+
+@dataclass(slots=True)
+class MemoryState:
+    """What the memory addons decided and saw for one request."""
+
+    conversation: ConversationView | None = None
+    injected_ids: tuple[str, ...] = ()
+    injected_tokens: int = 0
+    follower: ResponseFollower | None = None
+    captured: bool = False
+    skipped_reason: str | None = None
+
+
+@dataclass(slots=True)
+class Flow:
+    request_id: str
+    method: str
+    route: Route
+    """Where the request goes: upstream base URL, forwarded path, format, timeouts."""
+    request_headers: CIMultiDict[str]
+    """Headers as they will be sent upstream (hop-by-hop and X-Memtap-* already removed)."""
+    client_ip: str | None = None
+    body: bytes | None = None
+    """The whole request body when it was read (a memory endpoint); None = streamed through."""
+    body_rewritten: bool = False
+    owner_id: str | None = None
+    session_id: str | None = None
+    memory_mode: MemoryMode = "on"
+    codec: Codec | None = None
+    memory: MemoryState = field(default_factory=MemoryState)
+    status: int | None = None
+    response_headers: CIMultiDict[str] | None = None
+    extra_response_headers: dict[str, str] = field(default_factory=dict)
+    """Headers memtap adds to the client's response (e.g. X-Memtap-Memories)."""
+    stream: bool = False
+    bytes_in: int = 0
+    bytes_out: int = 0
+    started: float = field(default_factory=time.monotonic)
+    ttfb_ms: float | None = None
+    completed: bool = False
+    """The upstream body ended normally and the client received all of it."""
+    error: str | None = None
+    error_kind: str | None = None
+
+    @property
+    def path(self) -> str:
+        return self.route.path
+
+    @property
+    def memories_injected(self) -> int | None:
+        """None when the request did not go through memory (the log field stays null)."""
+        return None if self.codec is None or self.owner_id is None or self.memory_mode == "off" else len(
+            self.memory.injected_ids
+        )
+
+    def elapsed_ms(self) -> float:
+        return (time.monotonic() - self.started) * 1000.0
