@@ -81,6 +81,14 @@ class MemoryEngine(Protocol):
 
     async def reindex(self, limit: int | None = None, force: bool = False) -> dict[str, Any]: ...
 
+    async def load_overrides(self) -> dict[str, Any]:
+        """Runtime settings overrides stored in the database (name -> JSON value)."""
+        ...
+
+    async def save_override(self, name: str, value: Any) -> None: ...
+
+    async def delete_override(self, name: str) -> bool: ...
+
     async def status(self) -> dict[str, Any]:
         """engine-status: store driver, extensions, FTS, vector tier, embedding source,
         outbox depth, counts per type."""

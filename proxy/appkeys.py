@@ -1,7 +1,14 @@
-"""Typed application state (aiohttp AppKeys): the few places where long-lived state lives."""
+"""Typed application state: one `Runtime` object under one AppKey.
+
+Long-lived resources are created in `proxy/server.py`'s cleanup_ctx and stored on the Runtime
+(the app is frozen by then, so the mutable container is set at build time). Addons and the admin
+sub-app read it (`request.config_dict[RUNTIME]`); nothing else is global.
+"""
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import aiohttp
@@ -14,10 +21,19 @@ if TYPE_CHECKING:
     from engine.api import MemoryEngine
     from proxy.pipeline import Pipeline
 
-CONFIG = web.AppKey("config", "ConfigHolder")
-"""The live configuration (YAML + flags + runtime overrides); swapped atomically on reload."""
-ENGINE = web.AppKey("engine", "MemoryEngine | None")
-"""None when memory could not start: the proxy then runs as a pure pass-through."""
-METRICS = web.AppKey("metrics", Metrics)
-PIPELINE = web.AppKey("pipeline", "Pipeline")
-UPSTREAM_SESSION = web.AppKey("upstream_session", aiohttp.ClientSession)
+
+@dataclass(slots=True)
+class Runtime:
+    config: ConfigHolder
+    """The live configuration (YAML + flags + runtime overrides); `config.current` per request."""
+    metrics: Metrics
+    pipeline: Pipeline
+    engine: MemoryEngine | None = None
+    """None when memory is disabled or could not start: the proxy is then a pure pass-through."""
+    engine_error: str | None = None
+    upstream_session: aiohttp.ClientSession | None = None
+    started_at: float = field(default_factory=time.time)
+    draining: bool = False
+
+
+RUNTIME = web.AppKey("runtime", Runtime)
