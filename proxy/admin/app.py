@@ -1,13 +1,180 @@
-"""The admin sub-app mounted at /_memtap: its own middlewares (auth, JSON errors) and routes."""
+"""The admin sub-app mounted at /_memtap: its own middlewares (JSON errors, auth) and routes.
+
+Auth (checked per request against the live config, so a reload or override takes effect):
+- `admin.token` set: every route but /health and the web page needs
+  `Authorization: Bearer <token>` (constant-time comparison), else 401.
+- no token: the API answers only to loopback clients (403 otherwise), only for a loopback
+  `Host` (DNS rebinding) and, for writes, only without a foreign `Origin` (cross-site forms).
+  /metrics is then open to anyone: it carries no memory content and no owner ids.
+Errors are always `{"error": {"code", "message"}}` with a stable code (see `_STATUS_CODES`).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hmac
+import ipaddress
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Final
+from urllib.parse import urlsplit
+
 from aiohttp import web
 
-from proxy.admin import health
+from engine.api import EngineError, InvalidInput, NotFound
+from proxy.admin import explain, health, maintenance, memories, owners, page, settings
+from proxy.admin.common import EngineUnavailable, json_response
+from proxy.admin.validation import PayloadTooLarge
+from proxy.appkeys import RUNTIME, Runtime
+
+log = logging.getLogger("memtap.admin")
+
+ADMIN_PREFIX: Final = "/_memtap"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+# Reachable without credentials: liveness and the static page (it asks for the token itself).
+_PUBLIC_HANDLERS: Final = frozenset({health.health, page.index, page.asset})
+_LOOPBACK_HOSTS: Final = frozenset({"localhost"})
+_SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+
+_STATUS_CODES: Final = {
+    400: "invalid",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    503: "engine_unavailable",
+}
+# Store conditions a client may retry (the engine's StoreError family): 503, not 500.
+_RETRYABLE_ENGINE_CODES: Final = frozenset({"store_busy", "store_timeout", "store_unavailable", "store_closed"})
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None) -> web.Response:
+    error: dict[str, str] = {"code": code, "message": message}
+    if field:
+        error["field"] = field
+    response = json_response({"error": error}, status=status)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="memtap"'
+    return response
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        response = error_response(exc.status, _STATUS_CODES.get(exc.status, "http_error"), exc.reason)
+    except asyncio.CancelledError:
+        raise
+    except InvalidInput as exc:
+        response = error_response(400, "invalid", str(exc), exc.field)
+    except NotFound as exc:
+        response = error_response(404, "not_found", str(exc) or "not found")
+    except PayloadTooLarge as exc:
+        response = error_response(413, "payload_too_large", str(exc))
+    except EngineUnavailable as exc:
+        response = error_response(503, "engine_unavailable", str(exc))
+    except EngineError as exc:
+        log.warning("admin.engine_error", extra={"fields": {"path": request.path, "code": exc.code, "error": str(exc)}})
+        status = 503 if exc.code in _RETRYABLE_ENGINE_CODES else 500
+        response = error_response(status, exc.code, str(exc) or type(exc).__name__)
+    except Exception as exc:  # every failure must still answer in the JSON shape
+        log.exception("admin.error", extra={"fields": {"path": request.path, "error_type": type(exc).__name__}})
+        response = error_response(500, "internal", f"internal error ({type(exc).__name__})")
+    if not response.prepared:
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
+
+
+def configured_token(runtime: Runtime) -> str | None:
+    token = runtime.config.current.admin.token
+    return token if token and token.strip() else None
+
+
+def is_loopback(remote: str | None) -> bool:
+    if not remote:
+        return False
+    try:
+        address = ipaddress.ip_address(remote.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def _host_is_loopback(host: str) -> bool:
+    try:
+        name = urlsplit("//" + host).hostname or ""
+    except ValueError:
+        return False
+    return name in _LOOPBACK_HOSTS or is_loopback(name)
+
+
+def _foreign_origin(request: web.Request) -> bool:
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return False
+    return urlsplit(origin).netloc.lower() != request.host.lower()
+
+
+def _bearer_matches(request: web.Request, token: str) -> bool:
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(value.strip().encode("utf-8", "replace"), token.encode("utf-8"))
+
+
+@web.middleware
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    route_handler = getattr(request.match_info.route, "handler", None)
+    if route_handler in _PUBLIC_HANDLERS:
+        return await handler(request)
+    runtime = request.config_dict[RUNTIME]
+    token = configured_token(runtime)
+    if token is not None:
+        if not _bearer_matches(request, token):
+            return error_response(401, "unauthorized", "missing or wrong admin token (Authorization: Bearer ...)")
+        return await handler(request)
+    if route_handler is health.metrics:
+        return await handler(request)
+    if not is_loopback(request.remote):
+        return error_response(403, "forbidden", "no admin.token configured: the admin API answers only on loopback")
+    if not _host_is_loopback(request.host):
+        return error_response(403, "forbidden", "no admin.token configured: Host must be a loopback name")
+    if request.method not in _SAFE_METHODS and _foreign_origin(request):
+        return error_response(403, "forbidden", "cross-origin request refused")
+    return await handler(request)
+
+
+def warn_if_open(runtime: Runtime, where: str) -> None:
+    """Log once at start when the admin API relies on loopback-only access."""
+    if configured_token(runtime) is None:
+        log.warning(
+            "admin.no_token",
+            extra={"fields": {"listen": where, "hint": "set admin.token to allow non-loopback admin access"}},
+        )
 
 
 def build_admin_app() -> web.Application:
-    admin = web.Application()
-    admin.add_routes(health.routes)
+    admin = web.Application(middlewares=[error_middleware, auth_middleware])
+    admin[settings.SETTINGS_LOCK] = asyncio.Lock()
+    for module in (health, page, memories, owners, explain, maintenance, settings):
+        admin.add_routes(module.routes)
     return admin
+
+
+def mount_admin(app: web.Application, where: str = "proxy listener") -> None:
+    """Mount the admin sub-app on `app` (which holds the RUNTIME) and warn at start if open."""
+    app.add_subapp(ADMIN_PREFIX, build_admin_app())
+
+    async def _warn(started: web.Application) -> None:
+        warn_if_open(started[RUNTIME], where)
+
+    app.on_startup.append(_warn)

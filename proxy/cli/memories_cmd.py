@@ -1,9 +1,205 @@
-"""Placeholder: filled in by the issue that owns these commands."""
+"""`memtap memories list|add|delete|export|import` over the admin API, and `memtap owner-id`."""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote
+
+from proxy.cli.client import (
+    EXIT_API_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    AdminClient,
+    Progress,
+    add_target_arguments,
+    file_chunks,
+    print_json,
+    print_table,
+    run_api_command,
+)
+
+MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
+LIST_COLUMNS = (("id", 36), ("owner", 24), ("type", 10), ("session", 16), ("updated_at", 24), ("content", 60))
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    return None
+def owner_id_of(api_key: str) -> str:
+    """The contract's owner id: sha256 of the key, lowercase hex, first 24 characters."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:24]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    owner = sub.add_parser("owner-id", help="print the owner id memtap derives from an API key")
+    owner.add_argument("api_key", metavar="API_KEY", help="the key, or - to read it from stdin (keeps it out of history)")
+    owner.set_defaults(handler=_owner_id)
+
+    memories = sub.add_parser("memories", help="list, add, delete, export and import memories (admin API)")
+    actions = memories.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    listing = actions.add_parser("list", help="list memories (newest first)")
+    add_target_arguments(listing)
+    listing.add_argument("--owner")
+    listing.add_argument("--session")
+    listing.add_argument("--type", choices=MEMORY_TYPES)
+    listing.add_argument("-q", "--query", dest="q", help="full-text search")
+    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--offset", type=int, default=0)
+    listing.add_argument("--include-superseded", action="store_true", help="also show replaced (historical) memories")
+    listing.set_defaults(handler=_list)
+
+    add = actions.add_parser("add", help="create a memory")
+    add_target_arguments(add)
+    add.add_argument("--owner", required=True, help="owner id (see `memtap owner-id`)")
+    add.add_argument("content", help="memory text, or - to read it from stdin")
+    add.add_argument("--type", choices=MEMORY_TYPES, default="factual")
+    add.add_argument("--key", help="upsert key: a new memory with the same owner and key replaces the old")
+    add.add_argument("--session")
+    add.add_argument("--metadata", help="JSON object")
+    add.add_argument("--expires-at", help="ISO 8601 timestamp")
+    add.set_defaults(handler=_add)
+
+    delete = actions.add_parser("delete", help="delete memories by id")
+    add_target_arguments(delete)
+    delete.add_argument("ids", nargs="+", metavar="ID")
+    delete.set_defaults(handler=_delete)
+
+    export = actions.add_parser("export", help="export an owner's memories as JSON lines")
+    add_target_arguments(export)
+    export.add_argument("owner", metavar="OWNER")
+    export.add_argument("-o", "--output", help="file to write (default stdout)")
+    export.set_defaults(handler=_export)
+
+    imp = actions.add_parser("import", help="import JSON lines (as written by export); upserts by id")
+    add_target_arguments(imp)
+    imp.add_argument("file", metavar="FILE", help="JSON lines file, or - for stdin")
+    imp.set_defaults(handler=_import)
+
+
+def _owner_id(args: argparse.Namespace) -> int:
+    key = sys.stdin.readline().strip() if args.api_key == "-" else args.api_key
+    if not key:
+        print("memtap: empty API key", file=sys.stderr)
+        return EXIT_USAGE
+    print(owner_id_of(key))
+    return EXIT_OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    def action(client: AdminClient) -> int:
+        params: dict[str, Any] = {
+            "owner": args.owner,
+            "session": args.session,
+            "type": args.type,
+            "q": args.q,
+            "limit": args.limit,
+            "offset": args.offset,
+            "include_superseded": True if args.include_superseded else None,
+        }
+        page = client.request("GET", "/api/memories", params=params)
+        if args.json:
+            print_json(page)
+            return EXIT_OK
+        print_table(page["items"], LIST_COLUMNS)
+        shown = len(page["items"])
+        first = args.offset + 1 if shown else args.offset
+        print(f"{first}-{args.offset + shown} of {page['total']}", file=sys.stderr)
+        return EXIT_OK
+
+    return run_api_command(action, args)
+
+
+def _add(args: argparse.Namespace) -> int:
+    content = sys.stdin.read() if args.content == "-" else args.content
+    body: dict[str, Any] = {"owner": args.owner, "content": content, "type": args.type}
+    for field in ("key", "session", "expires_at"):
+        if getattr(args, field) is not None:
+            body[field] = getattr(args, field)
+    if args.metadata is not None:
+        try:
+            body["metadata"] = json.loads(args.metadata)
+        except ValueError as exc:
+            print(f"memtap: --metadata is not JSON: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+
+    def action(client: AdminClient) -> int:
+        memory = client.request("POST", "/api/memories", body=body)
+        if args.json:
+            print_json(memory)
+        else:
+            print(memory["id"])
+        return EXIT_OK
+
+    return run_api_command(action, args)
+
+
+def _delete(args: argparse.Namespace) -> int:
+    def action(client: AdminClient) -> int:
+        results = []
+        for memory_id in args.ids:
+            client.request("DELETE", f"/api/memories/{segment(memory_id)}")
+            results.append(memory_id)
+            if not args.json:
+                print(f"deleted {memory_id}")
+        if args.json:
+            print_json({"deleted": results})
+        return EXIT_OK
+
+    return run_api_command(action, args)
+
+
+def segment(value: str) -> str:
+    # Path parameters are quoted completely: an id or owner can never add path segments.
+    return quote(value, safe="")
+
+
+def _export(args: argparse.Namespace) -> int:
+    def action(client: AdminClient) -> int:
+        out: IO[bytes] = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+        count = 0
+        try:
+            for line in client.stream_lines(f"/api/owners/{segment(args.owner)}/export"):
+                out.write(line)
+                count += 1
+        finally:
+            if args.output:
+                out.close()
+            else:
+                out.flush()
+        if args.output:
+            print(f"exported {count} memories to {args.output}", file=sys.stderr)
+        return EXIT_OK
+
+    return run_api_command(action, args)
+
+
+def _import(args: argparse.Namespace) -> int:
+    if args.file == "-":
+        data = sys.stdin.buffer.read()
+        source: IO[bytes] = io.BytesIO(data)
+        size = len(data)
+    else:
+        path = Path(args.file)
+        if not path.is_file():
+            print(f"memtap: no such file: {args.file}", file=sys.stderr)
+            return EXIT_USAGE
+        source, size = path.open("rb"), path.stat().st_size
+
+    def action(client: AdminClient) -> int:
+        progress = Progress("import", size)
+        with source:
+            report = client.upload_lines("/api/import", file_chunks(source, progress), size)
+        progress.finish()
+        if args.json:
+            print_json(report)
+        else:
+            print(f"created {report['created']}, updated {report['updated']}, skipped {report['skipped']}")
+            for error in report.get("errors", [])[:20]:
+                print(f"  {error}", file=sys.stderr)
+        return EXIT_OK if not report.get("errors") else EXIT_API_ERROR
+
+    return run_api_command(action, args)

@@ -1,0 +1,217 @@
+"""Semantic checks on a typed `Config`: what the type hints cannot say (URLs, HOST:PORT,
+ranges, uniqueness, files that must exist). Each check reports the dotted YAML path."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
+
+from config.errors import ConfigIssue
+from config.schema import Config
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+MAX_MEMORY_TOKENS = 16000
+_HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+
+
+def parse_host_port(text: str) -> tuple[str, int]:
+    """Split `HOST:PORT` (`[v6]:PORT` for IPv6). Raises ValueError with a user-facing message."""
+    if text.startswith("["):
+        host, sep, port_text = text[1:].partition("]:")
+        if not sep:
+            raise ValueError("must be HOST:PORT (IPv6 as [::1]:8080)")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError(f"{host!r} is not an IPv6 address") from None
+    else:
+        host, sep, port_text = text.rpartition(":")
+        if not sep or not host:
+            raise ValueError("must be HOST:PORT, e.g. 127.0.0.1:8080")
+        if ":" in host:
+            raise ValueError("IPv6 addresses must be in brackets, e.g. [::1]:8080")
+        if not _HOSTNAME.fullmatch(host):
+            raise ValueError(f"{host!r} is not a host name or address")
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError("port must be a number from 0 to 65535")
+    return host, int(port_text)
+
+
+def url_problem(url: str) -> str | None:
+    """None when `url` is an absolute http(s) URL with a host, else the message to report."""
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises on a non-numeric or out-of-range port
+    except ValueError:
+        return "not a URL"
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or any(c.isspace() for c in url)
+    ):
+        return "not a URL"
+    return None
+
+
+Check = Callable[[Config], Iterator[ConfigIssue]]
+
+
+def _listen(config: Config) -> Iterator[ConfigIssue]:
+    for path, value in (
+        ("listen", config.listen),
+        ("admin.listen", config.admin.listen),
+    ):
+        if value is None:
+            continue
+        try:
+            parse_host_port(value)
+        except ValueError as exc:
+            yield ConfigIssue(path, str(exc))
+
+
+def _paths(config: Config) -> Iterator[ConfigIssue]:
+    if not config.data_dir.strip():
+        yield ConfigIssue("data_dir", "must not be empty")
+    files = [
+        (f"upstreams[{i}].ca_file", u.ca_file) for i, u in enumerate(config.upstreams)
+    ]
+    files.append(("intercept.upstream_ca_file", config.intercept.upstream_ca_file))
+    for path, value in files:
+        if value is not None and not os.path.isfile(value):
+            yield ConfigIssue(path, f"file not found: {value}")
+
+
+def _upstreams(config: Config) -> Iterator[ConfigIssue]:
+    names: dict[str, int] = {}
+    prefixes: dict[str, int] = {}
+    for i, upstream in enumerate(config.upstreams):
+        base = f"upstreams[{i}]"
+        if not upstream.name.strip():
+            yield ConfigIssue(f"{base}.name", "must not be empty")
+        elif upstream.name in names:
+            yield ConfigIssue(
+                f"{base}.name",
+                f"duplicate name {upstream.name!r} (also upstreams[{names[upstream.name]}])",
+            )
+        else:
+            names[upstream.name] = i
+        problem = url_problem(upstream.url)
+        if problem:
+            yield ConfigIssue(f"{base}.url", problem)
+        if not upstream.prefix.startswith("/"):
+            yield ConfigIssue(f"{base}.prefix", 'must start with "/"')
+        else:
+            normalized = upstream.prefix.rstrip("/") or "/"
+            if normalized in prefixes:
+                yield ConfigIssue(
+                    f"{base}.prefix",
+                    f"duplicate prefix {upstream.prefix!r} (also upstreams[{prefixes[normalized]}])",
+                )
+            else:
+                prefixes[normalized] = i
+        yield from _positive(f"{base}.timeout_s", upstream.timeout_s)
+        yield from _positive(f"{base}.connect_timeout_s", upstream.connect_timeout_s)
+
+
+def _intercept(config: Config) -> Iterator[ConfigIssue]:
+    for i, host in enumerate(config.intercept.hosts):
+        if not _HOSTNAME.fullmatch(host):
+            yield ConfigIssue(
+                f"intercept.hosts[{i}]",
+                "not a host name (write api.example.com, no scheme or path)",
+            )
+
+
+def _memory(config: Config) -> Iterator[ConfigIssue]:
+    memory = config.memory
+    if not 1 <= memory.max_tokens <= MAX_MEMORY_TOKENS:
+        yield ConfigIssue("memory.max_tokens", f"must be from 1 to {MAX_MEMORY_TOKENS}")
+    yield from _at_least("memory.top_k", memory.top_k, 1)
+    yield from _at_least("memory.rrf_k", memory.rrf_k, 1)
+    yield from _at_least("memory.max_items", memory.max_items, 1)
+    yield from _at_least("memory.retrieval_timeout_ms", memory.retrieval_timeout_ms, 1)
+    for path, days in (
+        ("memory.retention_days", memory.retention_days),
+        ("memory.summarize_after_days", memory.summarize_after_days),
+    ):
+        if days is not None and days < 1:
+            yield ConfigIssue(path, "must be at least 1, or null for never")
+    if len(set(memory.extract_from)) != len(memory.extract_from):
+        yield ConfigIssue("memory.extract_from", "lists a role twice")
+    if memory.min_score < 0:
+        yield ConfigIssue("memory.min_score", "must be 0 or more")
+    if not -1.0 <= memory.min_similarity <= 1.0:
+        yield ConfigIssue("memory.min_similarity", "must be from -1 to 1")
+    yield from _positive("memory.sweep_interval_s", memory.sweep_interval_s)
+
+
+def _embedding(config: Config) -> Iterator[ConfigIssue]:
+    embedding = config.embedding
+    remote = embedding.remote
+    if remote.url is not None:
+        problem = url_problem(remote.url)
+        if problem:
+            yield ConfigIssue("embedding.remote.url", problem)
+    elif embedding.source == "remote":
+        yield ConfigIssue(
+            "embedding.remote.url", "required when embedding.source is remote"
+        )
+    if remote.dim is not None and remote.dim < 1:
+        yield ConfigIssue(
+            "embedding.remote.dim", "must be at least 1, or null to detect it"
+        )
+    yield from _positive("embedding.remote.timeout_s", remote.timeout_s)
+    yield from _at_least("embedding.remote.batch_size", remote.batch_size, 1)
+    yield from _at_least("embedding.cache_max", embedding.cache_max, 0)
+    yield from _at_least("embedding.cache_ttl_ms", embedding.cache_ttl_ms, 0)
+    yield from _at_least("embedding.timeout_ms", embedding.timeout_ms, 1)
+
+
+def _vector_store(config: Config) -> Iterator[ConfigIssue]:
+    qdrant = config.vector_store.qdrant
+    if qdrant.url is not None:
+        problem = url_problem(qdrant.url)
+        if problem:
+            yield ConfigIssue("vector_store.qdrant.url", problem)
+    if not qdrant.collection.strip():
+        yield ConfigIssue("vector_store.qdrant.collection", "must not be empty")
+    yield from _positive("vector_store.qdrant.timeout_s", qdrant.timeout_s)
+
+
+def _log_and_server(config: Config) -> Iterator[ConfigIssue]:
+    if config.log.level.lower() not in LOG_LEVELS:
+        yield ConfigIssue("log.level", "must be one of " + ", ".join(LOG_LEVELS))
+    yield from _at_least("server.shutdown_grace_s", config.server.shutdown_grace_s, 0)
+    yield from _at_least(
+        "server.max_rewrite_body_bytes", config.server.max_rewrite_body_bytes, 0
+    )
+
+
+def _positive(path: str, value: float) -> Iterator[ConfigIssue]:
+    if value <= 0:
+        yield ConfigIssue(path, "must be greater than 0")
+
+
+def _at_least(path: str, value: float, minimum: int) -> Iterator[ConfigIssue]:
+    if value < minimum:
+        yield ConfigIssue(path, f"must be at least {minimum}")
+
+
+CHECKS: tuple[Check, ...] = (
+    _listen,
+    _paths,
+    _upstreams,
+    _intercept,
+    _memory,
+    _embedding,
+    _vector_store,
+    _log_and_server,
+)
+
+
+def validate(config: Config) -> list[ConfigIssue]:
+    """Every semantic problem of `config` (empty when valid)."""
+    return [issue for check in CHECKS for issue in check(config)]

@@ -1,0 +1,72 @@
+"""The one interface every embedding source implements, and helpers they share.
+
+A source turns texts into unit-length float32 vectors. `signature` ("source:model:dim")
+identifies the vector space: vectors with different signatures are never compared, and a
+change of signature makes the vector tier rebuild its table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+"""Shape (n, dim), float32, every row L2-normalised (an all-zero row stays zero)."""
+
+
+class EmbeddingError(Exception):
+    """A source could not embed; the caller falls back to the keyword tier for that request."""
+
+    def __init__(self, message: str, cause: str = "embedding_error") -> None:
+        super().__init__(message)
+        self.cause = cause
+        """Short stable label for logs and the `memory_fallbacks` metric."""
+
+
+@runtime_checkable
+class EmbeddingSource(Protocol):
+    @property
+    def name(self) -> str:
+        """`onnx`, `static` or `remote`."""
+        ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def signature(self) -> str:
+        """`name:model:dim`; equal signatures mean comparable vectors."""
+        ...
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed `texts` in order; returns (len(texts), dim) float32 unit vectors.
+
+        Raises `EmbeddingError`. Never blocks the event loop."""
+        ...
+
+    async def close(self) -> None:
+        """Release sessions and threads; the source is unusable afterwards."""
+        ...
+
+
+def make_signature(name: str, model: str, dim: int) -> str:
+    return f"{name}:{model}:{dim}"
+
+
+def l2_normalize(matrix: npt.NDArray[np.floating]) -> Vectors:
+    """Row-wise unit length in float32; zero rows (nothing known about the text) stay zero."""
+    out = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.maximum(norms, 1e-12, out=norms)
+    result: Vectors = out / norms
+    return result
+
+
+def empty_vectors(dim: int) -> Vectors:
+    return np.zeros((0, dim), dtype=np.float32)

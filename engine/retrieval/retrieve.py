@@ -1,0 +1,268 @@
+"""Retrieval: strategy dispatch, scope, filters, relevance floor, ranking and the budget walk.
+
+One code path serves the proxy and `retrieve-preview` (`side_effects=False` only turns off
+metrics here; lazy backfill belongs to the vector tier and is skipped too).
+
+Rules every strategy obeys:
+- scope: `session` = only memories of the request's session (memories with no session when
+  the request has none); `owner` = every memory of the owner; `global` = every owner's
+  memories — cross-owner by explicit configuration only (`memory.scope: global`);
+- expiry (`expires_at`), `retention_days` (counted from `updated_at`, the last time a memory
+  was written or re-stated) and supersession are enforced in SQL on every path, including
+  vector hits, which are re-read from SQLite;
+- relevance floor: `keyword`, `semantic` and `hybrid` return nothing unless the query had a
+  keyword match (bm25 relevance > `min_score`) or a vector match (cosine >=
+  `min_similarity`); `recent` has no floor, only the budget;
+- ties: the newer memory wins (`updated_at` desc);
+- budget: `max_tokens` (1..16000) walked in rank order, at most `max_items`/`limit` hits.
+
+Seam for the semantic tier (helper E) and Qdrant (helper H): `RetrievalContext.vector_tier`
+is an optional `engine.store.protocol.VectorTier`. When present, `semantic` ranks by its
+`search(owner, query, session, limit)` and `hybrid` is RRF(keyword, vector) with `rrf_k`;
+when absent or failing (exception or `retrieval_timeout_ms`), `semantic` falls back to
+keyword and `hybrid` to RRF(keyword, recent), and `resolution["fallbacks"]` says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from config.schema import MemoryConfig
+from engine.metrics import Metrics
+from engine.retrieval.budget import clamp_budget, walk
+from engine.retrieval.hybrid import fuse
+from engine.retrieval.keyword import keyword
+from engine.retrieval.recent import recent
+from engine.store import memories
+from engine.store.database import Database
+from engine.store.memories import Live, cutoff_for, iso
+from engine.store.protocol import VectorTier
+from engine.types import Hit, Memory, Retrieval, RetrievalRequest, Tier, estimate_tokens
+
+log = logging.getLogger("memtap.retrieval")
+
+MAX_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalContext:
+    db: Database
+    config: MemoryConfig
+    vector_tier: VectorTier | None
+    metrics: Metrics | None = None
+
+
+@dataclass(slots=True)
+class _Candidate:
+    memory: Memory
+    score: float
+    tier: Tier
+    fts_rank: int | None = None
+    vec_rank: int | None = None
+    similarity: float | None = None
+
+
+def _live(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
+    now = datetime.now(UTC)
+    return Live(
+        now=iso(now),
+        cutoff=cutoff_for(cfg.retention_days, now),
+        owner=None if scope == "global" else req.owner,
+        session=req.session,
+        match_session=scope == "session",
+    )
+
+
+async def _vector(
+    ctx: RetrievalContext,
+    req: RetrievalRequest,
+    live: Live,
+    limit: int,
+    resolution: dict[str, Any],
+) -> list[_Candidate] | None:
+    """Vector candidates above `min_similarity`, or None when the tier is missing/failed."""
+    tier = ctx.vector_tier
+    if tier is None:
+        resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
+        return None
+    started = time.perf_counter()
+    try:
+        found = await asyncio.wait_for(
+            tier.search(
+                live.owner,
+                req.query,
+                req.session if live.match_session else None,
+                limit,
+            ),
+            timeout=ctx.config.retrieval_timeout_ms / 1000,
+        )
+    except Exception as exc:  # noqa: BLE001 - the vector tier is optional: fall back
+        reason = (
+            "timeout"
+            if isinstance(exc, TimeoutError)
+            else f"{type(exc).__name__}: {exc}"[:200]
+        )
+        resolution["fallbacks"].append({"tier": "vector", "reason": reason})
+        if ctx.metrics is not None:
+            ctx.metrics.memory_fallbacks.inc(
+                "vector_timeout" if isinstance(exc, TimeoutError) else "vector_error"
+            )
+        return None
+    resolution["timings_ms"]["vector"] = round(
+        (time.perf_counter() - started) * 1000, 3
+    )
+    resolution["tiers"].append(tier.name)
+    good = [(mid, sim) for mid, sim in found if sim >= ctx.config.min_similarity]
+    rows = await ctx.db.read(
+        lambda conn: memories.get_many(conn, [m for m, _ in good], live)
+    )
+    out = []
+    for rank, (mid, sim) in enumerate(good, start=1):
+        if mid in rows:
+            tier_name: Tier = "qdrant" if tier.name == "qdrant" else "vector"
+            out.append(
+                _Candidate(rows[mid], sim, tier_name, vec_rank=rank, similarity=sim)
+            )
+    return out
+
+
+async def retrieve(
+    ctx: RetrievalContext, req: RetrievalRequest, *, side_effects: bool = True
+) -> Retrieval:
+    cfg = ctx.config
+    started = time.perf_counter()
+    strategy = req.strategy or cfg.strategy
+    scope = req.scope or cfg.scope
+    budget = clamp_budget(
+        req.max_tokens if req.max_tokens is not None else cfg.max_tokens
+    )
+    max_items = max(
+        1, min(MAX_LIMIT, req.limit if req.limit is not None else cfg.max_items)
+    )
+    pool = max(cfg.top_k, max_items)
+    live = _live(req, scope, cfg)
+    timeout = cfg.retrieval_timeout_ms
+    resolution: dict[str, Any] = {
+        "strategy": strategy,
+        "scope": scope,
+        "max_tokens": budget,
+        "tiers": [],
+        "fallbacks": [],
+        "timings_ms": {},
+        "floor": {"min_score": cfg.min_score, "min_similarity": cfg.min_similarity},
+    }
+
+    candidates: list[_Candidate] = []
+    if strategy == "recent":
+        rows = await recent(ctx.db, live, pool, timeout)
+        resolution["tiers"].append("recent")
+        candidates = [
+            _Candidate(m, 1.0 / (cfg.rrf_k + i), "recent")
+            for i, m in enumerate(rows, start=1)
+        ]
+    else:
+        t0 = time.perf_counter()
+        kw = [
+            (m, s)
+            for m, s in await keyword(ctx.db, req.query, live, pool, timeout)
+            if s > cfg.min_score
+        ]
+        resolution["timings_ms"]["keyword"] = round(
+            (time.perf_counter() - t0) * 1000, 3
+        )
+        resolution["tiers"].append("keyword")
+        kw_cands = [
+            _Candidate(m, s, "keyword", fts_rank=i)
+            for i, (m, s) in enumerate(kw, start=1)
+        ]
+        vec: list[_Candidate] | None = None
+        if strategy in ("semantic", "hybrid"):
+            vec = await _vector(ctx, req, live, pool, resolution)
+        if strategy == "keyword" or (strategy == "semantic" and vec is None):
+            if strategy == "semantic":
+                resolution["fallbacks"].append(
+                    {
+                        "tier": "semantic",
+                        "to": "keyword",
+                        "reason": "vector unavailable",
+                    }
+                )
+            candidates = kw_cands
+        elif strategy == "semantic":
+            candidates = vec or []
+        else:
+            candidates = await _hybrid(ctx, live, pool, kw_cands, vec, resolution)
+
+    ranked = sorted(
+        candidates, key=lambda c: (-c.score, _neg_time(c.memory.updated_at))
+    )
+    hits = walk(
+        [
+            Hit(
+                memory=c.memory,
+                score=round(c.score, 6),
+                tier=c.tier,
+                tokens=estimate_tokens(c.memory.content),
+                fts_rank=c.fts_rank,
+                vec_rank=c.vec_rank,
+                similarity=c.similarity,
+            )
+            for c in ranked
+        ],
+        budget,
+        max_items,
+    )
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    resolution["timings_ms"]["total"] = round(elapsed_ms, 3)
+    resolution["candidates"] = len(ranked)
+    if side_effects and ctx.metrics is not None:
+        ctx.metrics.retrieval_duration.observe(elapsed_ms, strategy)
+    return Retrieval(hits=tuple(hits), resolution=resolution)
+
+
+async def _hybrid(
+    ctx: RetrievalContext,
+    live: Live,
+    pool: int,
+    kw: list[_Candidate],
+    vec: list[_Candidate] | None,
+    resolution: dict[str, Any],
+) -> list[_Candidate]:
+    if not kw and not vec:
+        return []  # relevance floor: nothing matched the query
+    by_id: dict[str, _Candidate] = {}
+    rankings: list[list[str]] = [[c.memory.id for c in kw]]
+    for c in kw:
+        by_id[c.memory.id] = c
+    if vec is not None:
+        rankings.append([c.memory.id for c in vec])
+        for c in vec:
+            prev = by_id.get(c.memory.id)
+            if prev is not None:
+                prev.vec_rank, prev.similarity = c.vec_rank, c.similarity
+            else:
+                by_id[c.memory.id] = c
+    else:
+        rows = await recent(ctx.db, live, pool, ctx.config.retrieval_timeout_ms)
+        resolution["tiers"].append("recent")
+        rankings.append([m.id for m in rows])
+        for m in rows:
+            by_id.setdefault(m.id, _Candidate(m, 0.0, "recent"))
+    out = []
+    for mid, score in fuse(rankings, ctx.config.rrf_k):
+        c = by_id[mid]
+        c.score = score
+        if c.fts_rank is not None and c.vec_rank is not None:
+            c.tier = "hybrid"
+        out.append(c)
+    return out
+
+
+def _neg_time(ts: str) -> tuple[int, ...]:
+    # Sort key that puts newer timestamps first among equal scores.
+    return tuple(-ord(ch) for ch in ts)

@@ -1,0 +1,246 @@
+"""The semantic tier over sqlite-vec: embed the query, KNN in the owner's partition.
+
+`SqliteVecTier` implements `engine.store.protocol.VectorTier`. The engine builds it with
+`build_vector_tier(holder, database, metrics)` (alias `open_vector_tier`), which returns None
+when there is nothing to search with (no sqlite-vec, no embedding source, `kind: none`): the
+engine then stays on the keyword tier. Why each piece is there:
+
+- The query embedding is bounded by `embedding.timeout_ms`; an error or timeout raises
+  `SemanticUnavailable` and the engine answers that request from the keyword tier.
+- Lazy backfill: before a search, up to `BACKFILL_BUDGET` of the owner's memories that have
+  no vector yet are embedded (a few ms), so a model change heals with real traffic.
+- Each fallback cause is logged once (first time) and counted every time in
+  `memtap_memory_fallbacks_total{cause}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from config.schema import Config
+from engine.api import EngineError
+from engine.embeddings.base import EmbeddingError, EmbeddingSource
+from engine.embeddings.resolve import EmbeddingResolution, resolve_embedding_source
+from engine.metrics import Metrics
+from engine.reindex import run_reindex
+from engine.store import vectors
+from engine.store.database import Database
+from engine.types import Memory
+
+log = logging.getLogger("memtap.vector")
+
+BACKFILL_BUDGET = 16
+"""Memories embedded inline before one search (static: ~1 ms, onnx: ~20 ms)."""
+BACKFILL_BUDGET_S = 0.05
+SQLITE_VEC = "sqlite-vec"
+
+
+class SemanticUnavailable(EngineError):
+    """The vector path cannot answer this request; `cause` names why (metrics label)."""
+
+    code = "semantic_unavailable"
+
+    def __init__(self, message: str, cause: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+class ConfigSource(Protocol):
+    @property
+    def current(self) -> Config: ...
+
+
+class FallbackLog:
+    """Log a fallback cause the first time it happens; count it every time."""
+
+    def __init__(self, metrics: Metrics | None) -> None:
+        self._metrics = metrics
+        self._seen: set[str] = set()
+
+    def record(self, cause: str, message: str) -> None:
+        if self._metrics is not None:
+            self._metrics.memory_fallbacks.inc(cause)
+        if cause not in self._seen:
+            self._seen.add(cause)
+            log.warning("vector.fallback", extra={"fields": {"cause": cause, "error": message[:200]}})
+
+
+class SqliteVecTier:
+    name = SQLITE_VEC
+
+    def __init__(
+        self,
+        db: Database,
+        resolution: EmbeddingResolution,
+        config: ConfigSource,
+        metrics: Metrics | None,
+    ) -> None:
+        assert resolution.source is not None
+        self._db = db
+        self._source: EmbeddingSource = resolution.source
+        self.resolution = resolution
+        self._config = config
+        self._fallbacks = FallbackLog(metrics)
+        self._backfill_lock = asyncio.Lock()
+        self.last_reset_marked = 0
+
+    @property
+    def source(self) -> EmbeddingSource:
+        return self._source
+
+    async def start(self) -> None:
+        """Create the table for the active signature; rebuild it when the signature changed."""
+        signature, dim = self._source.signature, self._source.dim
+
+        def prepare(conn: Any) -> int:
+            vectors.ensure_meta(conn)
+            meta = vectors.read_meta(conn)
+            if meta.signature == signature and meta.dim == dim:
+                return 0
+            return vectors.reset_for_signature(conn, signature, dim)
+
+        self.last_reset_marked = await self._db.write(prepare)
+
+    # -- retrieval ------------------------------------------------------------------------
+    async def search(
+        self, owner: str | None, query: str, session: str | None, limit: int, *, backfill: bool = True
+    ) -> list[tuple[str, float]]:
+        """(memory id, cosine similarity) best first; raises `SemanticUnavailable`.
+
+        `backfill=False` (retrieve-preview) makes no writes."""
+        if backfill and owner is not None:
+            await self._backfill_owner(owner)
+        vector = await self._embed_query(query)
+        if not vector.any():
+            return []
+        return await self._db.read(lambda conn: vectors.knn(conn, vector, owner, session, limit))
+
+    async def _embed_query(self, query: str) -> Any:
+        timeout_s = self._config.current.embedding.timeout_ms / 1000
+        try:
+            matrix = await asyncio.wait_for(self._source.embed([query]), timeout_s)
+        except TimeoutError as exc:
+            self._fallbacks.record("embedding_timeout", f"query embedding took over {timeout_s:.3f}s")
+            raise SemanticUnavailable("query embedding timed out", "embedding_timeout") from exc
+        except EmbeddingError as exc:
+            self._fallbacks.record(exc.cause, str(exc))
+            raise SemanticUnavailable(str(exc), exc.cause) from exc
+        return matrix[0]
+
+    async def _backfill_owner(self, owner: str) -> None:
+        # Best effort: a failing backfill must not cost the request its semantic results.
+        try:
+            await asyncio.wait_for(self.backfill(owner, BACKFILL_BUDGET), BACKFILL_BUDGET_S * 4)
+        except (TimeoutError, EmbeddingError, EngineError) as exc:
+            cause = getattr(exc, "cause", "backfill_failed")
+            self._fallbacks.record(f"backfill_{cause}" if not cause.startswith("backfill") else cause, str(exc))
+
+    # -- writes ---------------------------------------------------------------------------
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        items = [vectors.PendingMemory(m.id, m.owner, m.content) for m in memories]
+        if items:
+            await self._embed_and_store(items)
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            await self._db.write(lambda conn: vectors.delete_vectors(conn, list(ids)))
+
+    async def erase_owner(self, owner: str) -> int:
+        return await self._db.write(lambda conn: vectors.erase_owner_vectors(conn, owner))
+
+    async def _embed_and_store(self, items: list[vectors.PendingMemory]) -> int:
+        matrix = await self._source.embed([i.content for i in items])
+        return await self._db.write(lambda conn: vectors.store_vectors(conn, items, matrix))
+
+    # -- backfill / reindex ---------------------------------------------------------------
+    async def backfill(self, owner: str | None, max_items: int) -> int:
+        """Embed up to `max_items` memories without a vector; returns how many were read."""
+        async with self._backfill_lock:
+            items = await self._db.read(lambda conn: vectors.pending_memories(conn, owner, max_items))
+            if items:
+                await self._embed_and_store(items)
+            return len(items)
+
+    async def mark_all_pending(self) -> int:
+        return await self._db.write(vectors.mark_all_pending)
+
+    async def pending_count(self) -> int:
+        return await self._db.read(vectors.count_pending)
+
+    async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
+        progress = await run_reindex(self, limit=limit, force=force)
+        return {**progress.to_json(), "signature": self._source.signature}
+
+    # -- reporting ------------------------------------------------------------------------
+    async def status(self) -> dict[str, Any]:
+        def read(conn: Any) -> dict[str, Any]:
+            meta = vectors.read_meta(conn)
+            return {"vectors": vectors.count_vectors(conn), "needs_reindex": vectors.count_pending(conn),
+                    "dim": meta.dim, "signature": meta.signature, "reset_at": meta.reset_at}
+
+        details = await self._db.read(read)
+        return {"kind": SQLITE_VEC, "chunk_size": vectors.CHUNK_SIZE, **details,
+                "embedding": self.resolution.to_json()}
+
+    def health(self) -> str:
+        return SQLITE_VEC
+
+    def embedding(self) -> str:
+        return self._source.signature
+
+    async def close(self) -> None:
+        await self._source.close()
+
+
+async def build_vector_tier(holder: ConfigSource, database: Database, metrics: Metrics | None) -> Any:
+    """The vector tier for `vector_store.kind`, or None (keyword tier only; reason logged once).
+
+    `qdrant` (or `auto` with a Qdrant url/path) is delegated to the Qdrant backend."""
+    config = holder.current
+    kind = config.vector_store.kind
+    if kind == "none":
+        return None
+    qdrant = config.vector_store.qdrant
+    wants_qdrant = kind == "qdrant" or (kind == "auto" and bool(qdrant.url or qdrant.path))
+    fallbacks = FallbackLog(metrics)
+    resolution = await resolve_embedding_source(config.embedding, config.data_dir, metrics)
+    if resolution.source is None:
+        reasons = "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks) or "embedding.source is none"
+        if config.embedding.source != "none":
+            fallbacks.record("no_embedding_source", reasons)
+        return None
+    if wants_qdrant:
+        return await _build_qdrant(holder, database, metrics, resolution)
+    if database.extensions.get(SQLITE_VEC) != "loaded":
+        await resolution.source.close()
+        fallbacks.record("no_extension", f"sqlite-vec not loaded: {database.extensions.get(SQLITE_VEC, 'not tried')}")
+        return None
+    tier = SqliteVecTier(database, resolution, holder, metrics)
+    started = time.perf_counter()
+    await tier.start()
+    log.info("vector.ready", extra={"fields": {"kind": SQLITE_VEC, "signature": tier.embedding(),
+                                               "needs_reindex": tier.last_reset_marked,
+                                               "ms": round((time.perf_counter() - started) * 1000, 1)}})
+    return tier
+
+
+open_vector_tier = build_vector_tier
+
+
+async def _build_qdrant(
+    holder: ConfigSource, database: Database, metrics: Metrics | None, resolution: EmbeddingResolution
+) -> Any:
+    # Qdrant keeps its own vectors; it only needs the resolved embedding source.
+    from engine.store.qdrant_store import open_qdrant_store
+
+    assert resolution.source is not None
+    try:
+        return await open_qdrant_store(holder.current, resolution.source, metrics)
+    except Exception as exc:
+        await resolution.source.close()
+        FallbackLog(metrics).record("qdrant_unavailable", f"{type(exc).__name__}: {exc}")
+        return None

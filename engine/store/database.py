@@ -1,0 +1,371 @@
+"""One SQLite file: one writer connection owned by one writer task, a small pool of readers.
+
+Why this shape: WAL SQLite is fast and never says "database is locked" to itself when a
+single task owns every write (`BEGIN IMMEDIATE`) and reads go to other connections, which
+WAL lets proceed while the writer works. Store modules are plain synchronous functions over a
+driver connection (`fn(conn) -> T`); `Database.write(fn)` / `Database.read(fn)` run them in
+the connection's own thread (aiosqlite), so the event loop never blocks on SQLite.
+
+Writes are group-committed: jobs queued while a transaction runs go into the next one, each
+inside its own SAVEPOINT so one failing job rolls back alone. A job's effects are committed
+before its `write()` returns.
+
+Driver errors are translated into `StoreError` subclasses (all `EngineError`), so callers
+handle one family: `StoreBusy` (locked), `StoreTimeout` (a read ran past its time limit),
+`StoreUnavailable` (read-only, full, corrupt, deleted), `StoreClosed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from engine.api import EngineError
+from engine.store.driver import Driver
+
+log = logging.getLogger("memtap.store")
+
+T = TypeVar("T")
+Conn = Any
+"""A driver connection (`sqlite3.Connection` or `pysqlite3.dbapi2.Connection`)."""
+
+WRITE_BATCH_MAX = 64
+PROGRESS_OPS = 2000
+
+
+class StoreError(EngineError):
+    code = "store_error"
+
+
+class StoreBusy(StoreError):
+    code = "store_busy"
+
+
+class StoreTimeout(StoreError):
+    code = "store_timeout"
+
+
+class StoreUnavailable(StoreError):
+    code = "store_unavailable"
+
+
+class StoreClosed(StoreError):
+    code = "store_closed"
+
+
+_UNAVAILABLE_MARKERS = (
+    "readonly",
+    "read-only",
+    "disk i/o",
+    "full",
+    "malformed",
+    "not a database",
+    "unable to open",
+    "no such table",
+    "disk image",
+)
+
+
+def translate(exc: BaseException, driver: Driver) -> BaseException:
+    """Map a driver (or aiosqlite) exception onto the StoreError family; others pass through."""
+    if isinstance(exc, EngineError):
+        return exc
+    if isinstance(exc, driver.error):
+        text = str(exc).lower()
+        if "interrupted" in text:
+            return StoreTimeout(f"query interrupted: {exc}")
+        if "locked" in text or "busy" in text:
+            return StoreBusy(str(exc))
+        if any(marker in text for marker in _UNAVAILABLE_MARKERS):
+            return StoreUnavailable(str(exc))
+        return StoreError(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, ValueError) and "no active connection" in str(exc):
+        return StoreClosed("database is closed")
+    return exc
+
+
+@dataclass(slots=True)
+class _Job:
+    fn: Callable[[Conn], Any]
+    future: asyncio.Future[Any]
+    transactional: bool
+
+
+@dataclass(slots=True)
+class _Reader:
+    conn: aiosqlite.Connection
+    deadline: list[float] = field(default_factory=lambda: [0.0])
+
+
+def _raw(conn: aiosqlite.Connection) -> Conn:
+    # The driver connection behind aiosqlite's thread (private attribute, stable since 0.17).
+    return conn._conn
+
+
+async def _in_thread(conn: aiosqlite.Connection, fn: Callable[[], T]) -> T:
+    # One hop into the connection's thread for a whole unit of work (a transaction, a read
+    # with its rows), instead of one hop per statement: this is what keeps a commit well
+    # under a millisecond. aiosqlite has no public "run this callable" method.
+    result: T = await conn._execute(fn)  # type: ignore[no-untyped-call]
+    return result
+
+
+class Database:
+    """Open with `await Database.open(...)`; close with `await db.close()`."""
+
+    def __init__(self, path: Path, driver: Driver, busy_timeout_ms: int) -> None:
+        self.path = path
+        self.driver = driver
+        self.busy_timeout_ms = busy_timeout_ms
+        self.extensions: dict[str, str] = {}
+        """Extension name -> "loaded" | "error: ..." (on the writer; readers load the same)."""
+        self._writer: aiosqlite.Connection | None = None
+        self._readers: list[_Reader] = []
+        self._pool: asyncio.Queue[_Reader] = asyncio.Queue()
+        self._jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self._writer_task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # -- lifecycle ----------------------------------------------------------------------
+    @classmethod
+    async def open(
+        cls,
+        path: Path,
+        driver: Driver,
+        *,
+        readers: int = 2,
+        busy_timeout_ms: int = 1000,
+        read_busy_timeout_ms: int = 200,
+        extension_loaders: Sequence[tuple[str, Callable[[Conn], None]]] = (),
+    ) -> Database:
+        db = cls(path, driver, busy_timeout_ms)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db._writer = await db._connect(
+                busy_timeout_ms, extension_loaders, writer=True
+            )
+            for _ in range(max(1, readers)):
+                conn = await db._connect(
+                    read_busy_timeout_ms, extension_loaders, writer=False
+                )
+                reader = _Reader(conn)
+                await _in_thread(
+                    conn,
+                    functools.partial(_install_progress, _raw(conn), reader.deadline),
+                )
+                db._readers.append(reader)
+                db._pool.put_nowait(reader)
+        except BaseException as exc:
+            await db._close_connections()
+            raise translate(exc, driver) from exc
+        db._writer_task = asyncio.create_task(
+            db._writer_loop(), name="memtap-store-writer"
+        )
+        return db
+
+    async def _connect(
+        self,
+        busy_ms: int,
+        loaders: Sequence[tuple[str, Callable[[Conn], None]]],
+        *,
+        writer: bool,
+    ) -> aiosqlite.Connection:
+        path, driver = str(self.path), self.driver
+        conn = aiosqlite.Connection(
+            lambda: driver.connect(path, timeout=busy_ms / 1000), 64
+        )
+        await conn
+
+        def setup() -> None:
+            raw = _raw(conn)
+            raw.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+            if writer:
+                mode = raw.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    log.warning(
+                        "store.no_wal", extra={"fields": {"journal_mode": mode}}
+                    )
+                # Freed pages are zeroed so erased text does not linger in the file.
+                raw.execute("PRAGMA secure_delete = ON")
+            raw.execute("PRAGMA synchronous = NORMAL")
+            raw.execute("PRAGMA temp_store = MEMORY")
+            for name, loader in loaders:
+                try:
+                    loader(raw)
+                    if writer:
+                        self.extensions[name] = "loaded"
+                except Exception as exc:  # noqa: BLE001 - an extension is optional
+                    if writer:
+                        self.extensions[name] = f"error: {type(exc).__name__}: {exc}"[
+                            :200
+                        ]
+
+        try:
+            await _in_thread(conn, setup)
+        except BaseException:
+            await conn.close()
+            raise
+        return conn
+
+    async def close(self) -> None:
+        """Finish every queued write, then close all connections."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._writer_task is not None:
+            self._jobs.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await self._writer_task
+        await self._close_connections()
+
+    async def _close_connections(self) -> None:
+        conns = [r.conn for r in self._readers]
+        if self._writer is not None:
+            conns.append(self._writer)
+        for conn in conns:
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._readers.clear()
+        self._writer = None
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- writes -------------------------------------------------------------------------
+    async def write(self, fn: Callable[[Conn], T]) -> T:
+        """Run `fn(conn)` inside a write transaction; returns once it is committed."""
+        return await self._submit(fn, transactional=True)
+
+    async def write_outside_transaction(self, fn: Callable[[Conn], T]) -> T:
+        """Run `fn(conn)` on the writer connection with no transaction open (checkpoint,
+        VACUUM, migrations that manage their own transactions)."""
+        return await self._submit(fn, transactional=False)
+
+    async def _submit(self, fn: Callable[[Conn], T], *, transactional: bool) -> T:
+        if self._closed or self._writer_task is None or self._writer_task.done():
+            raise StoreClosed("database is closed")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._jobs.put_nowait(_Job(fn, future, transactional))
+        return await future
+
+    async def _writer_loop(self) -> None:
+        carry: _Job | None = None
+        while True:
+            job = carry if carry is not None else await self._jobs.get()
+            carry = None
+            if job is None:
+                return
+            batch = [job]
+            if job.transactional:
+                while len(batch) < WRITE_BATCH_MAX:
+                    try:
+                        nxt = self._jobs.get_nowait()
+                    except asyncio.QueueEmpty:
+                        break
+                    if nxt is None or not nxt.transactional:
+                        carry = nxt
+                        if nxt is None:
+                            self._jobs.put_nowait(None)
+                            carry = None
+                        break
+                    batch.append(nxt)
+            await self._run_batch(batch)
+
+    async def _run_batch(self, batch: list[_Job]) -> None:
+        writer = self._writer
+        assert writer is not None
+        fns = [j.fn for j in batch]
+        try:
+            if batch[0].transactional:
+                results = await _in_thread(
+                    writer, lambda: _transaction(_raw(writer), fns)
+                )
+            else:
+                results = [
+                    (True, await _in_thread(writer, lambda: fns[0](_raw(writer))))
+                ]
+        except BaseException as exc:  # noqa: BLE001 - delivered to every waiter of the batch
+            err = translate(exc, self.driver)
+            for job in batch:
+                if not job.future.done():
+                    job.future.set_exception(err)
+            return
+        for job, (ok, value) in zip(batch, results, strict=True):
+            if job.future.done():
+                continue
+            if ok:
+                job.future.set_result(value)
+            else:
+                job.future.set_exception(translate(value, self.driver))
+
+    # -- reads --------------------------------------------------------------------------
+    async def read(
+        self, fn: Callable[[Conn], T], *, timeout_ms: int | None = None
+    ) -> T:
+        """Run `fn(conn)` on a reader connection (never waits for the writer). With
+        `timeout_ms`, SQLite interrupts the statement past the deadline (StoreTimeout)."""
+        if self._closed:
+            raise StoreClosed("database is closed")
+        reader = await self._pool.get()
+        try:
+
+            def run() -> T:
+                reader.deadline[0] = (
+                    time.monotonic() + timeout_ms / 1000 if timeout_ms else 0.0
+                )
+                try:
+                    return fn(_raw(reader.conn))
+                finally:
+                    reader.deadline[0] = 0.0
+
+            return await _in_thread(reader.conn, run)
+        except BaseException as exc:
+            raise translate(exc, self.driver) from exc
+        finally:
+            self._pool.put_nowait(reader)
+
+
+def _install_progress(raw: Conn, deadline: list[float]) -> None:
+    def check() -> int:
+        # Non-zero aborts the running statement with "interrupted".
+        return 1 if deadline[0] and time.monotonic() > deadline[0] else 0
+
+    raw.set_progress_handler(check, PROGRESS_OPS)
+
+
+def _transaction(raw: Conn, fns: list[Callable[[Conn], Any]]) -> list[tuple[bool, Any]]:
+    """Runs in the writer thread: one BEGIN IMMEDIATE ... COMMIT around every job."""
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        results: list[tuple[bool, Any]] = []
+        if len(fns) == 1:
+            results.append((True, fns[0](raw)))
+        else:
+            for fn in fns:
+                raw.execute("SAVEPOINT job")
+                try:
+                    value = fn(raw)
+                except Exception as exc:  # noqa: BLE001 - this job alone is rolled back
+                    raw.execute("ROLLBACK TO job")
+                    raw.execute("RELEASE job")
+                    results.append((False, exc))
+                else:
+                    raw.execute("RELEASE job")
+                    results.append((True, value))
+        raw.execute("COMMIT")
+        return results
+    except BaseException:
+        if raw.in_transaction:
+            with contextlib.suppress(Exception):
+                raw.execute("ROLLBACK")
+        raise

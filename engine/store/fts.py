@@ -1,0 +1,261 @@
+"""Keyword search over the FTS5 index (`memories_fts`, kept in sync by triggers).
+
+User text never reaches MATCH as syntax: it is cut into word tokens, each token is quoted
+as an FTS5 string, and the owner (and session) are phrase filters inside the same MATCH, so
+the owner filter is an index lookup. No input can raise an FTS5 syntax error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.store.memories import M_COLUMNS, Live, to_memory
+from engine.types import Memory
+
+Conn = Any
+
+MAX_TERMS = 32
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Words that carry no topic. Besides the usual English function words this holds the verbs
+# of the extraction patterns: "I like dogs" must not match every "Likes ..." memory.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "please",
+        "tell",
+        "know",
+        "think",
+        "want",
+        "need",
+        "let",
+        "make",
+        "get",
+        "got",
+        "going",
+        "go",
+        "ok",
+        "okay",
+        "thanks",
+        "thank",
+        "hi",
+        "hello",
+        "hey",
+        "use",
+        "using",
+        "used",
+        "prefer",
+        "prefers",
+        "preferred",
+        "like",
+        "likes",
+        "liked",
+        "love",
+        "loves",
+        "hate",
+        "hates",
+        "dislike",
+        "dislikes",
+        "usually",
+        "always",
+        "never",
+        "tend",
+        "tends",
+        "often",
+        "also",
+        "really",
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "don",
+        "doesn",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+        "wouldn",
+        "shouldn",
+        "can't",
+        "im",
+        "ive",
+        "id",
+    ]
+)
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct topical tokens of a query, in order, at most MAX_TERMS."""
+    seen: dict[str, None] = {}
+    for token in _WORD.findall(text.lower()):
+        if token in STOPWORDS or token in seen or token.replace("_", "") == "":
+            continue
+        if len(token) == 1 and token.isascii():
+            continue
+        seen[token] = None
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+def quote(text: str) -> str:
+    """An FTS5 string literal: the whole text is one phrase, never syntax."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def build_match(terms: list[str], live: Live) -> str | None:
+    """The MATCH expression for `terms` within the live filter's owner/session, or None when
+    there is nothing to search for."""
+    if not terms:
+        return None
+    parts = []
+    if live.owner is not None:
+        parts.append(f"owner : {quote(live.owner)}")
+    if live.match_session and live.session:
+        parts.append(f"session : {quote(live.session)}")
+    parts.append("{content key} : (" + " OR ".join(quote(t) for t in terms) + ")")
+    return " AND ".join(parts)
+
+
+def list_match(text: str) -> str | None:
+    """MATCH expression for the admin list's `q` (all terms, any column but owner/session)."""
+    tokens = [t for t in _WORD.findall(text.lower()) if t][:MAX_TERMS]
+    if not tokens:
+        return None
+    return "{content key} : (" + " AND ".join(quote(t) for t in tokens) + ")"
+
+
+def search(
+    conn: Conn, match: str, live: Live, limit: int
+) -> list[tuple[Memory, float]]:
+    """Live rows matching, best first, with relevance = -bm25 (higher is better). Ties go to
+    the newer row. Content counts twice as much as the key."""
+    where, params = live.where("m")
+    rows = conn.execute(
+        f"""SELECT {M_COLUMNS}, bm25(memories_fts, 2.0, 1.0, 0.0, 0.0) AS rank
+            FROM memories_fts JOIN memories m ON m.rowid_pk = memories_fts.rowid
+            WHERE memories_fts MATCH ? AND {where}
+            ORDER BY rank, m.updated_at DESC, m.rowid_pk DESC LIMIT ?""",
+        (match, *params, limit),
+    )
+    return [(to_memory(r[:12]), -float(r[12])) for r in rows]
+
+
+def optimize(conn: Conn) -> None:
+    """Merge the index segments: deleted rows' text leaves the `_data` shadow table."""
+    conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+
+
+def owner_rows(conn: Conn, owner: str) -> int:
+    return int(
+        conn.execute(
+            "SELECT count(*) FROM memories_fts WHERE owner MATCH ?", (quote(owner),)
+        ).fetchone()[0]
+    )

@@ -1,0 +1,163 @@
+"""Schema migrations: an ordered list of named functions, each applied with its bookkeeping
+row in ONE transaction (a crash leaves either both or neither).
+
+Never edit a released migration; append a new one. `tests/test_migrations.py` builds the
+database at every prefix of `MIGRATIONS` and migrates it to the end.
+
+Statements run one by one through `conn.execute` (never `executescript`, which commits
+behind our back).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+log = logging.getLogger("memtap.store")
+
+Conn = Any
+
+
+def _run(conn: Conn, *statements: str) -> None:
+    for sql in statements:
+        conn.execute(sql)
+
+
+def m001_memories(conn: Conn) -> None:
+    # rowid_pk is an explicit INTEGER PRIMARY KEY: it is the rowid FTS5 and the vector index
+    # use, and VACUUM cannot renumber an explicit primary key (it can renumber implicit rowids).
+    _run(
+        conn,
+        """CREATE TABLE memories (
+            rowid_pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            owner TEXT NOT NULL,
+            session TEXT,
+            type TEXT NOT NULL CHECK (type IN ('factual', 'episodic', 'procedural', 'semantic')),
+            key TEXT,
+            content TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            expires_at TEXT,
+            needs_reindex INTEGER NOT NULL DEFAULT 1
+        )""",
+        # NULL keys never conflict, so keyless memories are plain inserts.
+        "CREATE UNIQUE INDEX memories_owner_key ON memories(owner, key)",
+        "CREATE INDEX memories_owner_updated ON memories(owner, updated_at)",
+        "CREATE INDEX memories_owner_session ON memories(owner, session, updated_at)",
+        "CREATE INDEX memories_expires ON memories(expires_at) WHERE expires_at IS NOT NULL",
+        "CREATE INDEX memories_reindex ON memories(needs_reindex) WHERE needs_reindex = 1",
+    )
+
+
+def m002_fts(conn: Conn) -> None:
+    # owner and session are indexed FTS columns so the owner filter runs INSIDE MATCH
+    # (an index lookup), not as a join on a big result set.
+    _run(
+        conn,
+        """CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, key, owner, session,
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        )""",
+        """CREATE TRIGGER memories_fts_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, key, owner, session)
+            VALUES (new.rowid_pk, new.content, coalesce(new.key, ''), new.owner, coalesce(new.session, ''));
+        END""",
+        """CREATE TRIGGER memories_fts_ad AFTER DELETE ON memories BEGIN
+            DELETE FROM memories_fts WHERE rowid = old.rowid_pk;
+        END""",
+        """CREATE TRIGGER memories_fts_au AFTER UPDATE OF content, key, owner, session ON memories BEGIN
+            UPDATE memories_fts SET content = new.content, key = coalesce(new.key, ''),
+                owner = new.owner, session = coalesce(new.session, '')
+            WHERE rowid = old.rowid_pk;
+        END""",
+        # Rows that existed before the FTS table (a database from m001 only).
+        """INSERT INTO memories_fts(rowid, content, key, owner, session)
+           SELECT rowid_pk, content, coalesce(key, ''), owner, coalesce(session, '') FROM memories""",
+    )
+
+
+def m003_outbox(conn: Conn) -> None:
+    _run(
+        conn,
+        """CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY,
+            request_id TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            enqueued_at TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        )""",
+        "CREATE INDEX outbox_owner ON outbox(owner)",
+    )
+
+
+def m004_settings(conn: Conn) -> None:
+    _run(
+        conn,
+        """CREATE TABLE settings_overrides (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+    )
+
+
+def m005_supersession(conn: Conn) -> None:
+    _run(
+        conn,
+        "ALTER TABLE memories ADD COLUMN superseded_by TEXT",
+        "ALTER TABLE memories ADD COLUMN valid_to TEXT",
+        "ALTER TABLE memories ADD COLUMN subject TEXT",
+        "CREATE INDEX memories_subject ON memories(owner, subject) WHERE superseded_by IS NULL AND subject IS NOT NULL",
+    )
+
+
+MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
+    ("m001_memories", m001_memories),
+    ("m002_fts", m002_fts),
+    ("m003_outbox", m003_outbox),
+    ("m004_settings", m004_settings),
+    ("m005_supersession", m005_supersession),
+)
+
+
+def applied(conn: Conn) -> list[str]:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    return [
+        row[0] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")
+    ]
+
+
+def migrate(conn: Conn, upto: int | None = None) -> list[str]:
+    """Apply every pending migration (the first `upto` of the list when given) on a connection
+    in autocommit mode; returns the names applied now."""
+    done = set(applied(conn))
+    known = {name for name, _ in MIGRATIONS}
+    unknown = sorted(done - known)
+    if unknown:
+        log.warning("store.unknown_migrations", extra={"fields": {"names": unknown}})
+    ran: list[str] = []
+    for name, fn in MIGRATIONS[: upto if upto is not None else len(MIGRATIONS)]:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            fn(conn)
+            conn.execute(
+                "INSERT INTO _migrations(name, applied_at) VALUES (?, ?)",
+                (name, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(name)
+        log.info("store.migrated", extra={"fields": {"migration": name}})
+    return ran

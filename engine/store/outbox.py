@@ -1,0 +1,90 @@
+"""The durable extraction queue: one row per completed turn, deleted by the worker in the
+same transaction that stores the turn's memories (exactly-once effect).
+
+Rows are read in pages (`page`), so a burst larger than RAM waits on disk.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from engine.types import Turn
+
+Conn = Any
+MAX_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    seq: int
+    turn: Turn
+    attempts: int
+
+
+def insert(conn: Conn, turn: Turn, now: str) -> int:
+    payload = json.dumps(asdict(turn), ensure_ascii=False)
+    cur = conn.execute(
+        "INSERT INTO outbox(request_id, owner, payload, enqueued_at) VALUES (?, ?, ?, ?)",
+        (turn.request_id, turn.owner, payload, now),
+    )
+    return int(cur.lastrowid)
+
+
+def insert_many(conn: Conn, turns: list[Turn], now: str) -> None:
+    conn.executemany(
+        "INSERT INTO outbox(request_id, owner, payload, enqueued_at) VALUES (?, ?, ?, ?)",
+        [
+            (t.request_id, t.owner, json.dumps(asdict(t), ensure_ascii=False), now)
+            for t in turns
+        ],
+    )
+
+
+def _to_turn(payload: str) -> Turn:
+    data = json.loads(payload)
+    fields = set(Turn.__dataclass_fields__)
+    return Turn(**{k: v for k, v in data.items() if k in fields})
+
+
+def page(conn: Conn, after_seq: int, limit: int) -> list[OutboxRow]:
+    rows = conn.execute(
+        "SELECT seq, payload, attempts FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+        (after_seq, limit),
+    ).fetchall()
+    out = []
+    for seq, payload, attempts in rows:
+        try:
+            turn = _to_turn(payload)
+        except (ValueError, TypeError):
+            turn = Turn(
+                request_id=f"corrupt-{seq}",
+                owner="",
+                session=None,
+                format="openai-chat",
+                user_text="",
+                assistant_text="",
+            )
+        out.append(OutboxRow(int(seq), turn, int(attempts)))
+    return out
+
+
+def delete(conn: Conn, seqs: list[int]) -> None:
+    conn.executemany("DELETE FROM outbox WHERE seq = ?", [(s,) for s in seqs])
+
+
+def record_failure(conn: Conn, seq: int, error: str) -> int:
+    row = conn.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ? RETURNING attempts",
+        (error[:500], seq),
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def depth(conn: Conn) -> int:
+    return int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])
+
+
+def erase_owner(conn: Conn, owner: str) -> int:
+    return int(conn.execute("DELETE FROM outbox WHERE owner = ?", (owner,)).rowcount)

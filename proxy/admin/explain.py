@@ -1,0 +1,54 @@
+"""Explain what memory does: retrieve-preview (the proxy's own retrieval, without side effects)
+and engine-status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from engine.types import Hit, Retrieval
+from proxy.admin import validation
+from proxy.admin.common import engine_of, json_response
+
+routes = web.RouteTableDef()
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    memory = hit.memory
+    return {
+        "id": memory.id,
+        "content": memory.content,
+        "score": hit.score,
+        "tier": hit.tier,
+        "tokens": hit.tokens,
+        "fts_rank": hit.fts_rank,
+        "vec_rank": hit.vec_rank,
+        "similarity": hit.similarity,
+        "type": memory.type,
+        "key": memory.key,
+        "session": memory.session,
+        "updated_at": memory.updated_at,
+    }
+
+
+def retrieval_json(retrieval: Retrieval) -> dict[str, Any]:
+    return {
+        "results": [hit_json(hit) for hit in retrieval.hits],
+        "tokens": retrieval.tokens,
+        "resolution": retrieval.resolution,
+    }
+
+
+@routes.post("/api/retrieve-preview")
+async def retrieve_preview(request: web.Request) -> web.Response:
+    retrieval_request = validation.retrieval_request(await validation.read_json_object(request))
+    # The proxy's inject addon calls this same method; side_effects=False only skips lazy
+    # backfill writes and counters, never changes ranking, floor or budget.
+    retrieval = await engine_of(request).retrieve(retrieval_request, side_effects=False)
+    return json_response(retrieval_json(retrieval))
+
+
+@routes.get("/api/engine-status")
+async def engine_status(request: web.Request) -> web.Response:
+    return json_response(await engine_of(request).status())

@@ -1,0 +1,53 @@
+"""/api/memories: list (filters, full text, stable order, total), create, get, update, delete."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from proxy.admin import validation
+from proxy.admin.common import engine_of, json_response
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/api/memories")
+async def list_memories(request: web.Request) -> web.Response:
+    query = validation.list_query(request.query)
+    page = await engine_of(request).list_memories(query)
+    return json_response(
+        {
+            "items": [memory.to_json() for memory in page.items],
+            "total": page.total,
+            "limit": query.limit,
+            "offset": query.offset,
+        }
+    )
+
+
+@routes.post("/api/memories")
+async def create_memory(request: web.Request) -> web.Response:
+    new = validation.new_memory(await validation.read_json_object(request))
+    memory = await engine_of(request).create_memory(new)
+    response = json_response(memory.to_json(), status=201)
+    response.headers["Location"] = f"{request.path.rstrip('/')}/{memory.id}"
+    return response
+
+
+@routes.get("/api/memories/{id}")
+async def get_memory(request: web.Request) -> web.Response:
+    memory_id = validation.memory_id(request.match_info["id"])
+    return json_response((await engine_of(request).get_memory(memory_id)).to_json())
+
+
+@routes.put("/api/memories/{id}")
+async def update_memory(request: web.Request) -> web.Response:
+    memory_id = validation.memory_id(request.match_info["id"])
+    patch = validation.memory_patch(await validation.read_json_object(request))
+    return json_response((await engine_of(request).update_memory(memory_id, patch)).to_json())
+
+
+@routes.delete("/api/memories/{id}")
+async def delete_memory(request: web.Request) -> web.Response:
+    memory_id = validation.memory_id(request.match_info["id"])
+    await engine_of(request).delete_memory(memory_id)
+    return json_response({"deleted": memory_id})

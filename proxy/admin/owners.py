@@ -1,0 +1,111 @@
+"""Per-owner operations: GDPR erase (with a receipt), export and import as JSON lines."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Final
+
+import orjson
+from aiohttp import web
+
+from engine.api import InvalidInput
+from engine.types import NewMemory
+from proxy.admin import validation
+from proxy.admin.common import engine_of, json_response
+
+log = logging.getLogger("memtap.admin")
+
+routes = web.RouteTableDef()
+
+NDJSON: Final = "application/x-ndjson"
+MAX_IMPORT_BYTES: Final = 256 * 1024 * 1024
+IMPORT_BATCH: Final = 500
+"""Lines handed to the engine at once: bounded memory for any import size."""
+MAX_REPORTED_ERRORS: Final = 100
+
+
+@routes.delete("/api/owners/{owner}")
+async def erase_owner(request: web.Request) -> web.Response:
+    owner = validation.owner_id(request.match_info["owner"])
+    receipt = await engine_of(request).erase_owner(owner)
+    log.info("owner.erased", extra={"fields": {"owner": owner, "removed": receipt.removed}})
+    return json_response({"owner": receipt.owner, "removed": receipt.removed})
+
+
+@routes.get("/api/owners/{owner}/export")
+async def export_owner(request: web.Request) -> web.StreamResponse:
+    owner = validation.owner_id(request.match_info["owner"])
+    memories = aiter(engine_of(request).export_owner(owner))
+    # Pull the first item before sending headers, so an engine failure is still a JSON error.
+    first = await anext(memories, None)
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": NDJSON,
+            "Content-Disposition": f'attachment; filename="memtap-{owner}.jsonl"',
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+        }
+    )
+    await response.prepare(request)
+    if first is not None:
+        await response.write(orjson.dumps(first.to_json()) + b"\n")
+        async for memory in memories:
+            await response.write(orjson.dumps(memory.to_json()) + b"\n")
+    await response.write_eof()
+    return response
+
+
+async def _lines(request: web.Request) -> AsyncIterator[bytes]:
+    """The body split on newlines, never holding more than one line (plus a read chunk)."""
+    if request.content_length is not None and request.content_length > MAX_IMPORT_BYTES:
+        raise validation.PayloadTooLarge(f"import body is larger than {MAX_IMPORT_BYTES} bytes")
+    pending = b""
+    total = 0
+    async for chunk in request.content.iter_chunked(256 * 1024):
+        total += len(chunk)
+        if total > MAX_IMPORT_BYTES:
+            raise validation.PayloadTooLarge(f"import body is larger than {MAX_IMPORT_BYTES} bytes")
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line
+        if len(pending) > validation.MAX_IMPORT_LINE:
+            raise validation.PayloadTooLarge(f"an import line is longer than {validation.MAX_IMPORT_LINE} bytes")
+    if pending:
+        yield pending
+
+
+@routes.post("/api/import")
+async def import_memories(request: web.Request) -> web.Response:
+    engine = engine_of(request)
+    created = updated = skipped = 0
+    errors: list[str] = []
+    batch: list[NewMemory] = []
+
+    async def flush() -> None:
+        nonlocal created, updated, skipped
+        if batch:
+            report = await engine.import_memories(list(batch))
+            created, updated, skipped = created + report.created, updated + report.updated, skipped + report.skipped
+            errors.extend(report.errors)
+            batch.clear()
+
+    number = 0
+    async for line in _lines(request):
+        number += 1
+        if not line.strip():
+            continue
+        try:
+            batch.append(validation.import_line(line, number))
+        except InvalidInput as exc:
+            skipped += 1
+            errors.append(str(exc))
+            continue
+        if len(batch) >= IMPORT_BATCH:
+            await flush()
+    await flush()
+    log.info("memories.imported", extra={"fields": {"created": created, "updated": updated, "skipped": skipped}})
+    return json_response(
+        {"created": created, "updated": updated, "skipped": skipped, "errors": errors[:MAX_REPORTED_ERRORS]}
+    )

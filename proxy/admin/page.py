@@ -1,0 +1,44 @@
+"""GET /_memtap/ : a small operator page (static HTML + JS) that talks to the admin API with
+the token the operator types in. The page itself holds no data, so it needs no auth."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Final
+
+from aiohttp import web
+
+routes = web.RouteTableDef()
+
+_ASSETS: Final = {"index.html": "text/html", "admin.js": "text/javascript", "admin.css": "text/css"}
+# Scripts only from this origin, no inline code, no framing: memory content is rendered with
+# textContent, and the CSP is the second line of defence against a stored-XSS memory.
+_HEADERS: Final = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-cache",
+}
+
+
+@cache
+def _read(name: str) -> bytes:
+    # A few KiB, read once per process.
+    return resources.files("proxy.admin").joinpath("static", name).read_bytes()
+
+
+@routes.get("/")
+async def index(request: web.Request) -> web.Response:
+    return web.Response(body=_read("index.html"), content_type="text/html", charset="utf-8", headers=_HEADERS)
+
+
+@routes.get("/static/{name}")
+async def asset(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    content_type = _ASSETS.get(name)
+    if content_type is None:
+        raise web.HTTPNotFound(reason="no such asset")
+    return web.Response(body=_read(name), content_type=content_type, charset="utf-8", headers=_HEADERS)

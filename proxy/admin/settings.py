@@ -1,0 +1,77 @@
+"""GET|PUT /api/settings, DELETE /api/settings/{name}: runtime overrides over the YAML base.
+
+The YAML file (plus flags) is the base; overrides are stored in the database by the engine and
+applied on top by the ConfigHolder. GET shows every runtime setting with its effective value
+and source (default | yaml | override). PUT takes `{"memory.max_tokens": 800, ...}`: all the
+values are validated together, exactly like the YAML file, before anything is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Final
+
+from aiohttp import web
+
+from config.errors import ConfigError
+from config.settings import SETTINGS_BY_NAME, apply_overrides, describe
+from engine.api import InvalidInput, NotFound
+from proxy.admin import validation
+from proxy.admin.common import engine_of, json_response, runtime_of
+
+log = logging.getLogger("memtap.admin")
+
+routes = web.RouteTableDef()
+
+# One settings change at a time: validate-store-apply must not interleave with another.
+# (asyncio.Lock binds to a loop only on first contended use, so it can be made at build time.)
+SETTINGS_LOCK: Final = web.AppKey("settings_lock", asyncio.Lock)
+
+
+def _settings_body(request: web.Request) -> dict[str, Any]:
+    runtime = runtime_of(request)
+    return {"settings": describe(runtime.config), "overrides": dict(runtime.config.runtime_overrides)}
+
+
+@routes.get("/api/settings")
+async def get_settings(request: web.Request) -> web.Response:
+    return json_response(_settings_body(request))
+
+
+@routes.put("/api/settings")
+async def put_settings(request: web.Request) -> web.Response:
+    changes = await validation.read_json_object(request)
+    if not changes:
+        raise InvalidInput("send at least one setting, e.g. {\"memory.max_tokens\": 800}", "body")
+    runtime = runtime_of(request)
+    engine = engine_of(request)
+    async with request.app[SETTINGS_LOCK]:
+        merged = {**runtime.config.runtime_overrides, **changes}
+        try:
+            apply_overrides(runtime.config.base, merged)
+        except ConfigError as exc:
+            first = exc.errors[0]
+            raise InvalidInput(f"{first.path}: {first.message}", first.path) from None
+        for name, value in changes.items():
+            await engine.save_override(name, value)
+        runtime.config.apply_runtime_overrides(merged)
+    log.info("settings.changed", extra={"fields": {"names": sorted(changes)}})
+    return json_response(_settings_body(request))
+
+
+@routes.delete("/api/settings/{name}")
+async def delete_setting(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in SETTINGS_BY_NAME:
+        raise NotFound(f"unknown setting {name!r}")
+    runtime = runtime_of(request)
+    engine = engine_of(request)
+    async with request.app[SETTINGS_LOCK]:
+        if name not in runtime.config.runtime_overrides:
+            raise NotFound(f"setting {name!r} has no runtime override")
+        await engine.delete_override(name)
+        remaining = {k: v for k, v in runtime.config.runtime_overrides.items() if k != name}
+        runtime.config.apply_runtime_overrides(remaining)
+    log.info("settings.override_dropped", extra={"fields": {"name": name}})
+    return json_response(_settings_body(request))

@@ -1,0 +1,36 @@
+"""`admin.listen`: serve the admin sub-app on its own address instead of the proxy's.
+
+The server calls `start_admin_listener(runtime, host, port)` after the runtime exists and
+`await runner.cleanup()` on shutdown. Paths stay the same (`/_memtap/...`), so clients and the
+CLI only change the base URL.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import web
+
+from proxy.admin.app import ADMIN_PREFIX, build_admin_app, warn_if_open
+from proxy.appkeys import RUNTIME, Runtime
+
+log = logging.getLogger("memtap.admin")
+
+
+async def start_admin_listener(runtime: Runtime, host: str, port: int) -> web.AppRunner:
+    root = web.Application()
+    root[RUNTIME] = runtime
+    root.add_subapp(ADMIN_PREFIX, build_admin_app())
+    runner = web.AppRunner(root, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    bound = runner.addresses[0] if runner.addresses else (host, port)
+    where = f"{bound[0]}:{bound[1]}"
+    log.info("admin.listening", extra={"fields": {"listen": where}})
+    warn_if_open(runtime, f"admin.listen {where}")
+    return runner

@@ -1,0 +1,260 @@
+"""A small synchronous HTTP client over the admin API, shared by the CLI commands.
+
+Target resolution (first match wins):
+  URL:   --url, $MEMTAP_ADMIN_URL, the config file's `admin.listen` then `listen`, 127.0.0.1:8080
+  token: --token, $MEMTAP_ADMIN_TOKEN, the config file's `admin.token`
+The config file is `-c FILE`, else `config/memtap.yaml` when it exists. Output helpers print
+readable tables by default and raw JSON with `--json`; progress bars go to stderr (TTY only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Final
+
+import yaml
+
+DEFAULT_CONFIG: Final = "config/memtap.yaml"
+DEFAULT_LISTEN: Final = "127.0.0.1:8080"
+ADMIN_PREFIX: Final = "/_memtap"
+EXIT_OK, EXIT_API_ERROR, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+
+
+class ApiError(Exception):
+    """The admin API answered with an error (`{"error": {"code", "message"}}`)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message = status, code, message
+
+
+class Unreachable(Exception):
+    """No memtap answered at the URL."""
+
+
+# -- target resolution ----------------------------------------------------------------------
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """--url / --token / -c / --json, shared by every command that talks to the admin API."""
+    parser.add_argument("--url", help="memtap base URL (default: $MEMTAP_ADMIN_URL or the config's listen address)")
+    parser.add_argument("--token", help="admin token (default: $MEMTAP_ADMIN_TOKEN or the config's admin.token)")
+    parser.add_argument("-c", "--config", help=f"config file to read the address and token from (default {DEFAULT_CONFIG})")
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+
+
+_ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def _expand(value: Any) -> str | None:
+    # Same `${VAR}` / `${VAR:-default}` rule as the server's loader, for the two keys we read.
+    if not isinstance(value, str):
+        return None
+    return _ENV_REF.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value) or None
+
+
+def _config_values(path: str | None) -> tuple[str | None, str | None, str | None]:
+    """(listen, admin.listen, admin.token) from the YAML file, or Nones when there is none."""
+    file = Path(path) if path else Path(DEFAULT_CONFIG)
+    if not file.is_file():
+        if path:
+            raise SystemExit(f"memtap: config file not found: {path}")
+        return None, None, None
+    data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        return None, None, None
+    admin = data.get("admin")
+    if not isinstance(admin, dict):
+        admin = {}
+    return _expand(data.get("listen")), _expand(admin.get("listen")), _expand(admin.get("token"))
+
+
+def url_from_listen(listen: str) -> str:
+    host, _, port = listen.rpartition(":")
+    # A wildcard bind address is not something to connect to: use loopback.
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host in ("[::]", "::"):
+        host = "[::1]"
+    return f"http://{host}:{port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    base_url: str
+    token: str | None
+
+
+def resolve_target(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Target:
+    listen, admin_listen, config_token = _config_values(getattr(args, "config", None))
+    url = args.url or environ.get("MEMTAP_ADMIN_URL") or url_from_listen(admin_listen or listen or DEFAULT_LISTEN)
+    token = args.token or environ.get("MEMTAP_ADMIN_TOKEN") or config_token
+    return Target(base_url=url.rstrip("/"), token=token)
+
+
+# -- HTTP -----------------------------------------------------------------------------------
+
+
+class AdminClient:
+    def __init__(self, target: Target, timeout_s: float = 300.0) -> None:
+        self.target = target
+        self.timeout_s = timeout_s
+
+    def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+        query = ""
+        if params:
+            kept = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items() if v is not None}
+            query = "?" + urllib.parse.urlencode(kept) if kept else ""
+        return f"{self.target.base_url}{ADMIN_PREFIX}{path}{query}"
+
+    def _open(
+        self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None,
+        data: bytes | Iterable[bytes] | None = None, content_type: str = "application/json",
+        length: int | None = None,
+    ) -> Any:
+        headers = {"Accept": "application/json"}
+        if self.target.token:
+            headers["Authorization"] = f"Bearer {self.target.token}"
+        if body is not None:
+            data = json.dumps(body).encode()
+        if data is not None:
+            headers["Content-Type"] = content_type
+            if length is not None:
+                headers["Content-Length"] = str(length)
+        request = urllib.request.Request(self.url(path, params), data=data, method=method, headers=headers)
+        try:
+            return urllib.request.urlopen(request, timeout=self.timeout_s)  # noqa: S310 - URL chosen by the operator
+        except urllib.error.HTTPError as exc:
+            raise _api_error(exc) from None
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise Unreachable(f"cannot reach memtap at {self.target.base_url}: {reason}") from None
+
+    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None) -> Any:
+        with self._open(method, path, params=params, body=body) as response:
+            return json.loads(response.read() or b"null")
+
+    def upload_lines(self, path: str, chunks: Iterable[bytes], length: int) -> Any:
+        with self._open("POST", path, data=chunks, content_type="application/x-ndjson", length=length) as response:
+            return json.loads(response.read())
+
+    def stream_lines(self, path: str) -> Iterator[bytes]:
+        with self._open("GET", path) as response:
+            yield from response
+
+
+def _api_error(exc: urllib.error.HTTPError) -> ApiError:
+    raw = exc.read()
+    try:
+        error = json.loads(raw)["error"]
+        return ApiError(exc.code, str(error["code"]), str(error["message"]))
+    except (ValueError, KeyError, TypeError):
+        return ApiError(exc.code, "http_error", raw[:200].decode("utf-8", "replace") or str(exc.reason))
+
+
+def run_api_command(action: Callable[[AdminClient], int], args: argparse.Namespace) -> int:
+    """Run `action` with a client for `args`, turning API and connection errors into exit codes."""
+    try:
+        return action(AdminClient(resolve_target(args)))
+    except ApiError as exc:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": {"code": exc.code, "message": exc.message, "status": exc.status}}), file=sys.stderr)
+        else:
+            print(f"memtap: {exc.message} ({exc.code}, HTTP {exc.status})", file=sys.stderr)
+        return EXIT_API_ERROR
+    except Unreachable as exc:
+        print(f"memtap: {exc}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def print_json(value: Any, out: IO[str] = sys.stdout) -> None:
+    out.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def _cell(value: Any, width: int) -> str:
+    text = "" if value is None else str(value)
+    text = " ".join(text.split())  # newlines and tabs would break the table
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def print_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, int]], out: IO[str] = sys.stdout) -> None:
+    """Fixed columns `(name, max width)`; the last column takes what is left of the text."""
+    widths = [
+        min(limit, max([len(name)] + [len(_cell(row.get(name), limit)) for row in rows])) for name, limit in columns
+    ]
+    out.write("  ".join(name.upper().ljust(w) for (name, _), w in zip(columns, widths, strict=True)).rstrip() + "\n")
+    for row in rows:
+        cells = [_cell(row.get(name), w).ljust(w) for (name, _), w in zip(columns, widths, strict=True)]
+        out.write("  ".join(cells).rstrip() + "\n")
+
+
+class Progress:
+    """A one-line progress bar on stderr; silent when stderr is not a terminal (scripts, CI)."""
+
+    def __init__(self, label: str, total: int, stream: IO[str] = sys.stderr, *, force: bool = False) -> None:
+        self.label, self.total, self.stream = label, max(total, 1), stream
+        self.enabled = force or stream.isatty()
+        self.done = 0
+        self._last = 0.0
+
+    def advance(self, amount: int) -> None:
+        self.update(self.done + amount)
+
+    def update(self, done: int) -> None:
+        self.done = done
+        now = time.monotonic()
+        if self.enabled and (now - self._last >= 0.1 or done >= self.total):
+            self._last = now
+            fraction = min(1.0, done / self.total)
+            bar = "#" * int(fraction * 30)
+            self.stream.write(f"\r{self.label} [{bar:<30}] {fraction * 100:5.1f}% {done}/{self.total}")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.update(self.total)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def file_chunks(stream: IO[bytes], progress: Progress, size: int = 64 * 1024) -> Iterator[bytes]:
+    while chunk := stream.read(size):
+        progress.advance(len(chunk))
+        yield chunk
+
+
+def reindex_with_progress(client: AdminClient, *, batch: int = 256, force: bool = False) -> dict[str, Any]:
+    """Drive POST /api/reindex in batches (it is resumable) until nothing remains, with a bar.
+
+    Each call reports `remaining` (and `processed`); the loop stops when nothing remains or a
+    batch made no progress, and returns the last report with `processed` summed."""
+    total_processed = 0
+    progress: Progress | None = None
+    report: dict[str, Any] = {}
+    while True:
+        report = client.request("POST", "/api/reindex", body={"limit": batch, "force": force and total_processed == 0})
+        processed = int(report.get("processed", 0))
+        remaining = int(report.get("remaining", 0))
+        total_processed += processed
+        if progress is None:
+            progress = Progress("reindex", total_processed + remaining)
+        progress.update(total_processed)
+        if remaining <= 0 or processed <= 0:
+            break
+    if progress is not None:
+        progress.finish()
+    return {**report, "processed": total_processed}

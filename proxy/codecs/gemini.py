@@ -1,0 +1,187 @@
+"""Gemini `models/{model}:generateContent` and `:streamGenerateContent` (SSE with
+`?alt=sse`, else one incrementally written JSON array).
+
+Injection goes into `systemInstruction.parts` (or `system_instruction`, when the request is
+written with the snake_case proto names, as Google's own curl examples are): `after_prefix`
+appends a part after the existing ones, `prepend` puts it first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.types import ApiFormat
+from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.followers import SseFollower
+from proxy.codecs.json_body import JsonArrayFollower
+from proxy.codecs.memory_block import strip_memory_block
+from proxy.codecs.openai_chat import error_of
+
+_PATH = re.compile(
+    r"/(?:models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent)$"
+)
+_SNAKE_HINTS = (
+    "system_instruction",
+    "generation_config",
+    "safety_settings",
+    "tool_config",
+    "cached_content",
+)
+
+
+def model_from_path(path: str) -> str | None:
+    match = _PATH.search(path)
+    return match.group(1) if match else None
+
+
+def _parts_text(content: Any) -> str:
+    if not isinstance(content, dict):
+        return ""
+    return "\n".join(
+        part["text"]
+        for part in content.get("parts") or ()
+        if isinstance(part, dict)
+        and isinstance(part.get("text"), str)
+        and not part.get("thought")
+    )
+
+
+class GeminiStreamState:
+    """Folds GenerateContentResponse objects (SSE events, array elements or one body)."""
+
+    __slots__ = ("_body", "_calls", "_error", "_finish", "_terminal", "_text", "_usage")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._finish: str | None = None
+        self._terminal = False
+        self._body = False
+        self._error: str | None = None
+        self._usage: dict[str, int] = {}
+        self._calls: list[dict[str, Any]] = []
+
+    def on_event(self, event: str, payload: Any) -> None:
+        if event == "body":
+            self._body = True
+        if not isinstance(payload, dict):
+            return
+        if payload.get("error"):
+            self._error = error_of(payload["error"])
+            return
+        usage = payload.get("usageMetadata")
+        if isinstance(usage, dict):
+            for src, dst in (
+                ("promptTokenCount", "input_tokens"),
+                ("candidatesTokenCount", "output_tokens"),
+            ):
+                if isinstance(usage.get(src), int):
+                    self._usage[dst] = usage[src]
+        feedback = payload.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason"):
+            self._finish = f"BLOCKED:{feedback['blockReason']}"
+            self._terminal = True
+        for candidate in payload.get("candidates") or ():
+            if not isinstance(candidate, dict) or candidate.get("index", 0) != 0:
+                continue
+            content = candidate.get("content")
+            self._text.append(_parts_text(content))
+            for part in (
+                (content or {}).get("parts") or () if isinstance(content, dict) else ()
+            ):
+                call = part.get("functionCall") if isinstance(part, dict) else None
+                if isinstance(call, dict):
+                    self._calls.append(
+                        {
+                            "id": call.get("id"),
+                            "name": call.get("name"),
+                            "arguments": call.get("args", {}),
+                        }
+                    )
+            if candidate.get("finishReason"):
+                self._finish = candidate["finishReason"]
+                self._terminal = True
+
+    def completion(self, eof_clean: bool) -> Completion:
+        # SSE: the chunk with finishReason/blockReason, then a clean EOF. Array: the closing
+        # bracket (eof_clean). A non-stream body is complete by definition.
+        clean = self._body or (
+            eof_clean and (self._terminal or self._error is not None)
+        )
+        if self._error is not None:
+            finish: str | None = "error"
+        elif self._finish:
+            finish = self._finish
+        else:
+            finish = None if clean else "truncated"
+        return Completion(
+            assistant_text="".join(self._text),
+            finish=finish,
+            clean_end=clean,
+            tool_calls=tuple(self._calls),
+            error=self._error,
+            usage=self._usage,
+        )
+
+
+class GeminiCodec:
+    format: ApiFormat = "gemini"
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == "POST" and _PATH.search(path) is not None
+
+    def read_request(self, body: Any, path: str, query: str) -> ConversationView:
+        if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+            raise ValueError("not a generateContent body: no contents list")  # noqa: TRY004 - the Codec protocol promises ValueError
+        last_user = ""
+        for content in body["contents"]:
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                text = strip_memory_block(_parts_text(content))
+                if text.strip():
+                    last_user = text
+        instruction = body.get("systemInstruction", body.get("system_instruction"))
+        match = _PATH.search(path)
+        return ConversationView(
+            model=match.group(1) if match else None,
+            stream=match is not None and match.group(2) == "streamGenerateContent",
+            last_user_text=last_user,
+            system_text=strip_memory_block(_parts_text(instruction)),
+        )
+
+    def inject(
+        self, body: Any, memory_text: str, placement: Placement, model: str | None
+    ) -> Any:
+        if "systemInstruction" in body:
+            key = "systemInstruction"
+        elif any(hint in body for hint in _SNAKE_HINTS):
+            key = "system_instruction"
+        else:
+            key = "systemInstruction"
+        existing = body.get(key)
+        part = {"text": memory_text}
+        if isinstance(existing, dict):
+            parts = (
+                [p for p in existing.get("parts") or ()]
+                if isinstance(existing.get("parts"), list)
+                else []
+            )
+            if placement == "prepend":
+                parts.insert(0, part)
+            else:
+                parts.append(part)
+            instruction: Any = {**existing, "parts": parts}
+        elif isinstance(existing, str) and existing:
+            text = (
+                f"{memory_text}\n\n{existing}"
+                if placement == "prepend"
+                else f"{existing}\n\n{memory_text}"
+            )
+            instruction = {"parts": [{"text": text}]}
+        else:
+            instruction = {"parts": [part]}
+        return {**body, key: instruction}
+
+    def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
+        if "event-stream" in content_type.lower():
+            return SseFollower(GeminiStreamState())
+        return JsonArrayFollower(GeminiStreamState())

@@ -1,0 +1,236 @@
+"""OpenAI Chat Completions (`POST /v1/chat/completions`, also Azure OpenAI's
+`/openai/deployments/{deployment}/chat/completions` and OpenAI-compatible providers).
+
+Injection: a separate message at the system level, so the application's own messages stay
+byte-identical. Models that reject the `system` role get a `user` message instead; a
+conversation written with the `developer` role gets a `developer` message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from engine.types import ApiFormat
+from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.followers import SseFollower
+from proxy.codecs.json_body import JsonBodyFollower
+from proxy.codecs.memory_block import strip_memory_block
+
+_PATH = re.compile(r"(?:^|/)chat/completions$")
+
+# Models that answer 400 to a `system` message (as the seed lists them); matched as a
+# prefix of the lowercased model name, after any `provider/` namespace.
+NO_SYSTEM_ROLE_PREFIXES: tuple[str, ...] = (
+    "o1-mini",
+    "o1-preview",
+    "o1",
+    "glm",
+    "zai",
+    "qianfan",
+)
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def rejects_system_role(model: str | None) -> bool:
+    if not model:
+        return False
+    name = model.lower().rsplit("/", 1)[-1]
+    return any(
+        name == p or name.startswith(p + "-") or (p != "o1" and name.startswith(p))
+        for p in NO_SYSTEM_ROLE_PREFIXES
+    )
+
+
+def content_text(content: Any) -> str:
+    """Text of a message `content`: a string, or the text parts of a parts list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") in ("text", "input_text")
+            and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def parse_arguments(raw: str) -> Any:
+    """Tool-call arguments parsed to JSON; the raw string when they are not valid JSON."""
+    try:
+        return json.loads(raw) if raw else {}
+    except ValueError:
+        return raw
+
+
+def usage_of(usage: Any) -> dict[str, int]:
+    if not isinstance(usage, dict):
+        return {}
+    out: dict[str, int] = {}
+    for src, dst in (
+        ("prompt_tokens", "input_tokens"),
+        ("completion_tokens", "output_tokens"),
+    ):
+        if isinstance(usage.get(src), int):
+            out[dst] = usage[src]
+    return out
+
+
+def error_of(err: Any) -> str:
+    if isinstance(err, dict):
+        kind = err.get("type") or err.get("code") or "error"
+        message = err.get("message")
+        return f"{kind}: {message}" if message else str(kind)
+    return str(err)
+
+
+class ChatStreamState:
+    """Folds `chat.completion.chunk` events (and a non-stream `chat.completion`) into a
+    Completion for choice 0."""
+
+    __slots__ = ("_calls", "_done", "_error", "_finish", "_text", "_usage")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._finish: str | None = None
+        self._done = False
+        self._error: str | None = None
+        self._usage: dict[str, int] = {}
+        self._calls: dict[int, dict[str, Any]] = {}
+
+    def on_event(self, event: str, payload: Any) -> None:
+        if payload == "[DONE]" or event == "body":
+            # `[DONE]` ends a stream; a whole JSON body (answer or error) is complete too.
+            self._done = True
+        if not isinstance(payload, dict):
+            return
+        if "error" in payload and payload["error"] is not None:
+            self._error = error_of(payload["error"])
+            return
+        if payload.get("usage"):
+            self._usage = usage_of(payload["usage"])
+        if event == "body":
+            self._on_body(payload)
+            return
+        for choice in payload.get("choices") or ():
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            for key in ("content", "refusal"):
+                if isinstance(delta.get(key), str):
+                    self._text.append(delta[key])
+            for call in delta.get("tool_calls") or ():
+                slot = self._calls.setdefault(
+                    int(call.get("index", 0)),
+                    {"id": None, "name": None, "arguments": ""},
+                )
+                if call.get("id"):
+                    slot["id"] = call["id"]
+                function = call.get("function") or {}
+                if function.get("name"):
+                    slot["name"] = function["name"]
+                if isinstance(function.get("arguments"), str):
+                    slot["arguments"] += function["arguments"]
+            if choice.get("finish_reason"):
+                self._finish = choice["finish_reason"]
+
+    def _on_body(self, body: dict[str, Any]) -> None:
+        for choice in body.get("choices") or ():
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            message = choice.get("message") or {}
+            for key in ("content", "refusal"):
+                if isinstance(message.get(key), str):
+                    self._text.append(message[key])
+            for i, call in enumerate(message.get("tool_calls") or ()):
+                function = call.get("function") or {}
+                self._calls[i] = {
+                    "id": call.get("id"),
+                    "name": function.get("name"),
+                    "arguments": function.get("arguments") or "",
+                }
+            self._finish = choice.get("finish_reason")
+
+    def completion(self, eof_clean: bool) -> Completion:
+        clean = self._done and eof_clean
+        if self._error is not None:
+            finish: str | None = "error"
+        elif self._finish:
+            finish = self._finish
+        else:
+            finish = None if clean else "truncated"
+        calls = tuple(
+            {
+                "id": c["id"],
+                "name": c["name"],
+                "arguments": parse_arguments(c["arguments"]),
+            }
+            for _, c in sorted(self._calls.items())
+        )
+        return Completion(
+            assistant_text="".join(self._text),
+            finish=finish,
+            clean_end=clean,
+            tool_calls=calls,
+            error=self._error,
+            usage=self._usage,
+        )
+
+
+class OpenAIChatCodec:
+    format: ApiFormat = "openai-chat"
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == "POST" and _PATH.search(path) is not None
+
+    def read_request(self, body: Any, path: str, query: str) -> ConversationView:
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            raise ValueError("not a chat completions body: no messages list")  # noqa: TRY004 - the Codec protocol promises ValueError
+        system: list[str] = []
+        last_user = ""
+        for message in body["messages"]:
+            if not isinstance(message, dict):
+                continue
+            role = message.get("role")
+            text = strip_memory_block(content_text(message.get("content")))
+            if role in _SYSTEM_ROLES and text:
+                system.append(text)
+            elif role == "user" and text.strip():
+                last_user = text
+        model = body.get("model")
+        return ConversationView(
+            model=model if isinstance(model, str) else None,
+            stream=bool(body.get("stream")),
+            last_user_text=last_user,
+            system_text="\n".join(system),
+        )
+
+    def inject(
+        self, body: Any, memory_text: str, placement: Placement, model: str | None
+    ) -> Any:
+        messages: list[Any] = list(body["messages"])
+        roles = [m.get("role") for m in messages if isinstance(m, dict)]
+        if "developer" in roles and "system" not in roles:
+            role = "developer"
+        elif rejects_system_role(model or body.get("model")):
+            role = "user"
+        else:
+            role = "system"
+        at = 0
+        if placement == "after_prefix":
+            while (
+                at < len(messages)
+                and isinstance(messages[at], dict)
+                and messages[at].get("role") in _SYSTEM_ROLES
+            ):
+                at += 1
+        messages.insert(at, {"role": role, "content": memory_text})
+        return {**body, "messages": messages}
+
+    def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
+        if "event-stream" in content_type.lower():
+            return SseFollower(ChatStreamState())
+        return JsonBodyFollower(ChatStreamState())

@@ -1,0 +1,198 @@
+"""OpenAI Responses (`POST /v1/responses`).
+
+Injection goes into the top-level `instructions` string: `after_prefix` appends after the
+application's instructions (their prefix stays byte-stable for prompt caching), `prepend`
+puts memory first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.types import ApiFormat
+from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.followers import SseFollower
+from proxy.codecs.json_body import JsonBodyFollower
+from proxy.codecs.memory_block import strip_memory_block
+from proxy.codecs.openai_chat import content_text, error_of, parse_arguments
+
+_PATH = re.compile(r"(?:^|/)responses$")
+_TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    if not isinstance(usage, dict):
+        return {}
+    return {
+        k: usage[k]
+        for k in ("input_tokens", "output_tokens")
+        if isinstance(usage.get(k), int)
+    }
+
+
+class ResponsesStreamState:
+    __slots__ = ("_calls", "_done", "_error", "_finish", "_text", "_usage")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._finish: str | None = None
+        self._done = False
+        self._error: str | None = None
+        self._usage: dict[str, int] = {}
+        # item id -> {"id": call_id, "name", "arguments"}, in output order
+        self._calls: dict[str, dict[str, Any]] = {}
+
+    def on_event(self, event: str, payload: Any) -> None:
+        if not isinstance(payload, dict):
+            return
+        if event == "body":
+            self._done = True
+            if payload.get("error") and payload.get("object") != "response":
+                self._error = error_of(payload["error"])
+                return
+            self._on_response(payload)
+            for item in payload.get("output") or ():
+                self._on_item(item, complete=True, body=True)
+            return
+        kind = payload.get("type", event)
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            if isinstance(payload.get("delta"), str):
+                self._text.append(payload["delta"])
+        elif kind == "response.function_call_arguments.delta":
+            slot = self._calls.setdefault(
+                str(payload.get("item_id")), {"id": None, "name": None, "arguments": ""}
+            )
+            slot["arguments"] += payload.get("delta") or ""
+        elif kind in ("response.output_item.added", "response.output_item.done"):
+            self._on_item(
+                payload.get("item"), complete=kind.endswith(".done"), body=False
+            )
+        elif kind == "error":
+            self._error = error_of(payload.get("error") or payload)
+        elif kind in _TERMINAL:
+            self._done = True
+            self._on_response(payload.get("response") or {})
+
+    def _on_response(self, response: dict[str, Any]) -> None:
+        if isinstance(response.get("status"), str):
+            self._finish = response["status"]
+        if response.get("usage"):
+            self._usage = _usage(response["usage"])
+        if response.get("error") and self._error is None:
+            self._error = error_of(response["error"])
+
+    def _on_item(self, item: Any, *, complete: bool, body: bool) -> None:
+        if not isinstance(item, dict):
+            return
+        if item.get("type") == "function_call":
+            slot = self._calls.setdefault(
+                str(item.get("id")), {"id": None, "name": None, "arguments": ""}
+            )
+            slot["id"] = item.get("call_id") or slot["id"]
+            slot["name"] = item.get("name") or slot["name"]
+            # The done event (and a non-stream body) carries the whole argument string.
+            if complete and isinstance(item.get("arguments"), str):
+                slot["arguments"] = item["arguments"]
+        elif item.get("type", "message") == "message" and body:
+            # A stream delivers the text as deltas; only a non-stream body takes it from items.
+            for part in item.get("content") or ():
+                if isinstance(part, dict) and part.get("type") in (
+                    "output_text",
+                    "refusal",
+                ):
+                    text = (
+                        part.get("text")
+                        if part.get("type") == "output_text"
+                        else part.get("refusal")
+                    )
+                    if isinstance(text, str):
+                        self._text.append(text)
+
+    def completion(self, eof_clean: bool) -> Completion:
+        clean = self._done and eof_clean
+        if self._finish and self._finish != "in_progress":
+            finish: str | None = self._finish
+        elif self._error is not None:
+            finish = "error"
+        else:
+            finish = None if clean else "truncated"
+        calls = tuple(
+            {
+                "id": c["id"],
+                "name": c["name"],
+                "arguments": parse_arguments(c["arguments"]),
+            }
+            for c in self._calls.values()
+        )
+        return Completion(
+            assistant_text="".join(self._text),
+            finish=finish,
+            clean_end=clean,
+            tool_calls=calls,
+            error=self._error,
+            usage=self._usage,
+        )
+
+
+def _input_text(item: dict[str, Any]) -> str:
+    return content_text(item.get("content"))
+
+
+class OpenAIResponsesCodec:
+    format: ApiFormat = "openai-responses"
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == "POST" and _PATH.search(path) is not None
+
+    def read_request(self, body: Any, path: str, query: str) -> ConversationView:
+        if (
+            not isinstance(body, dict)
+            or "input" not in body
+            and "instructions" not in body
+        ):
+            raise ValueError("not a responses body: no input")
+        system: list[str] = []
+        instructions = body.get("instructions")
+        if isinstance(instructions, str) and strip_memory_block(instructions):
+            system.append(strip_memory_block(instructions))
+        last_user = ""
+        raw_input = body.get("input")
+        if isinstance(raw_input, str):
+            last_user = strip_memory_block(raw_input)
+        elif isinstance(raw_input, list):
+            for item in raw_input:
+                if (
+                    not isinstance(item, dict)
+                    or item.get("type", "message") != "message"
+                ):
+                    continue
+                text = strip_memory_block(_input_text(item))
+                if item.get("role") in ("system", "developer") and text:
+                    system.append(text)
+                elif item.get("role") == "user" and text.strip():
+                    last_user = text
+        model = body.get("model")
+        return ConversationView(
+            model=model if isinstance(model, str) else None,
+            stream=bool(body.get("stream")),
+            last_user_text=last_user,
+            system_text="\n".join(system),
+        )
+
+    def inject(
+        self, body: Any, memory_text: str, placement: Placement, model: str | None
+    ) -> Any:
+        existing = body.get("instructions")
+        if not isinstance(existing, str) or not existing:
+            instructions = memory_text
+        elif placement == "prepend":
+            instructions = f"{memory_text}\n\n{existing}"
+        else:
+            instructions = f"{existing}\n\n{memory_text}"
+        return {**body, "instructions": instructions}
+
+    def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
+        if "event-stream" in content_type.lower():
+            return SseFollower(ResponsesStreamState())
+        return JsonBodyFollower(ResponsesStreamState())

@@ -1,0 +1,124 @@
+"""Header rules of a transparent proxy: hop-by-hop removal, memtap's own X-Memtap-* request
+headers, and where an API key (the memory owner) is found.
+
+Pure functions over multidicts; the reverse and forward modes both use them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from multidict import CIMultiDict, MultiMapping
+
+# RFC 9110 section 7.6.1 plus the legacy names still seen in the wild. Proxy-* is matched by prefix.
+HOP_BY_HOP: frozenset[str] = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+"""Lower-case names never forwarded in either direction."""
+
+MEMTAP_PREFIX = "x-memtap-"
+SESSION_HEADER = "X-Memtap-Session"
+MEMORY_HEADER = "X-Memtap-Memory"
+MEMORIES_HEADER = "X-Memtap-Memories"
+
+SECRET_HEADERS: frozenset[str] = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key"}
+)
+"""Headers whose values are credentials: never logged (see proxy/logs.py)."""
+
+# Headers the upstream request must not inherit: the client already got its 100 Continue
+# from memtap, and Host is rewritten for the upstream.
+_NOT_FORWARDED_UPSTREAM: frozenset[str] = frozenset({"host", "expect"})
+
+
+def _connection_tokens(headers: MultiMapping[str]) -> set[str]:
+    tokens: set[str] = set()
+    for value in headers.getall("Connection", ()):
+        tokens.update(t.strip().lower() for t in value.split(",") if t.strip())
+    return tokens
+
+
+def is_hop_by_hop(name: str, connection_tokens: Iterable[str] = ()) -> bool:
+    lower = name.lower()
+    return (
+        lower in HOP_BY_HOP or lower.startswith("proxy-") or lower in connection_tokens
+    )
+
+
+def strip_hop_by_hop(headers: MultiMapping[str]) -> CIMultiDict[str]:
+    """A copy without hop-by-hop headers (the fixed set, Proxy-*, and those Connection names).
+
+    Order and repeated headers (Set-Cookie) are preserved.
+    """
+    named = _connection_tokens(headers)
+    out: CIMultiDict[str] = CIMultiDict()
+    for name, value in headers.items():
+        if not is_hop_by_hop(name, named):
+            out.add(name, value)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class MemtapRequestHeaders:
+    """The raw X-Memtap-* values a client sent (before they are stripped)."""
+
+    session: str | None
+    memory: str | None
+
+
+def read_memtap_headers(headers: MultiMapping[str]) -> MemtapRequestHeaders:
+    session = (headers.get(SESSION_HEADER) or "").strip()
+    memory = (headers.get(MEMORY_HEADER) or "").strip().lower()
+    return MemtapRequestHeaders(session=session or None, memory=memory or None)
+
+
+def upstream_request_headers(
+    client_headers: MultiMapping[str], upstream_host: str
+) -> CIMultiDict[str]:
+    """Headers for the upstream request: hop-by-hop, X-Memtap-*, Host and Expect removed,
+    `Host` set to the upstream's authority. Everything else passes through unchanged."""
+    out = strip_hop_by_hop(client_headers)
+    for name in list(out.keys()):
+        lower = name.lower()
+        if lower.startswith(MEMTAP_PREFIX) or lower in _NOT_FORWARDED_UPSTREAM:
+            out.popall(name, None)
+    out["Host"] = upstream_host
+    return out
+
+
+# -- owners ------------------------------------------------------------------------------
+
+
+def api_key_from(headers: MultiMapping[str], query_string: str = "") -> str | None:
+    """The API key a client authenticates with, as the contract lists the places: `Authorization:
+    Bearer K`, `x-api-key: K`, `x-goog-api-key: K`, `?key=K` (first match in that order)."""
+    auth = headers.get("Authorization")
+    if auth is not None:
+        scheme, _, token = auth.strip().partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            return token.strip()
+    for name in ("x-api-key", "x-goog-api-key"):
+        value = headers.get(name)
+        if value is not None and value.strip():
+            return value.strip()
+    if "key=" in query_string:
+        for name, value in parse_qsl(query_string, keep_blank_values=False):
+            if name == "key" and value:
+                return value
+    return None
+
+
+def owner_id_for_key(api_key: str) -> str:
+    """Owner id = sha256(key) as lowercase hex, first 24 characters (the contract's definition)."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:24]

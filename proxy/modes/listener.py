@@ -1,0 +1,92 @@
+"""The one listening socket.
+
+`start_listener` is the only place a listening socket is created, so the forward mode can put
+a CONNECT-peeking protocol in front of aiohttp's protocol here. `ListenerSite` plugs it into
+aiohttp's runner so `runner.cleanup()` stops accepting before it drains in-flight requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+from aiohttp.web_server import Server
+
+from proxy.appkeys import RUNTIME
+from proxy.modes.connect import ForwardProxy, forward_front
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`HOST:PORT` (IPv6 as `[::1]:8080`) → (host, port). Raises ValueError."""
+    host, sep, port_text = value.strip().rpartition(":")
+    if not sep or not host:
+        raise ValueError(f"listen address {value!r} is not HOST:PORT")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ValueError(
+            f"listen address {value!r}: port {port_text!r} is not a number"
+        ) from None
+    if not 0 <= port <= 65535:
+        raise ValueError(f"listen address {value!r}: port out of range")
+    return host, port
+
+
+def format_hostport(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def start_listener(
+    runtime_app_server: Server | ForwardProxy, host: str, port: int, *, backlog: int = 512
+) -> asyncio.Server:
+    """Bind `host:port` and serve HTTP/1.1 with aiohttp's protocol factory.
+
+    Returns the asyncio server (its sockets give the bound port when `port` is 0).
+    """
+    loop = asyncio.get_running_loop()
+    # asyncio and uvloop set TCP_NODELAY on accepted sockets: small SSE events leave at once.
+    return await loop.create_server(
+        runtime_app_server, host, port, backlog=backlog, reuse_address=True
+    )
+
+
+class ListenerSite(web.BaseSite):
+    """An aiohttp site whose socket comes from `start_listener`."""
+
+    __slots__ = ("_bound_port", "_front", "_host", "_port")
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int) -> None:
+        super().__init__(runner)
+        self._host = host
+        self._port = port
+        self._bound_port: int | None = None
+        self._front: ForwardProxy | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port once started (useful with port 0)."""
+        return self._bound_port if self._bound_port is not None else self._port
+
+    @property
+    def name(self) -> str:
+        return f"http://{format_hostport(self._host, self.port)}"
+
+    async def start(self) -> None:
+        await super().start()
+        server = self._runner.server
+        assert server is not None, "runner.setup() must run before the site starts"
+        # Forward mode: CONNECT-peeking front before aiohttp's protocol (proxy/modes/connect.py).
+        app = self._runner.app if isinstance(self._runner, web.AppRunner) else None
+        runtime = app.get(RUNTIME) if app is not None else None
+        if runtime is not None:
+            holder = runtime.config
+            self._front = forward_front(server, lambda: holder.current)
+        self._server = await start_listener(self._front or server, self._host, self._port)
+        self._bound_port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._front is not None:
+            await self._front.close()  # blind tunnels and handshakes are not aiohttp's to close

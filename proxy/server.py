@@ -1,0 +1,226 @@
+"""Builds memtap's aiohttp application and runs it.
+
+Lifecycle (every long-lived resource lives in a cleanup_ctx, so what starts is stopped):
+  startup:  engine (fail-open) → upstream ClientSession → config file watcher (hot reload)
+  serving:  `/_memtap/*` admin sub-app, everything else → `proxy.modes.reverse.handle`
+  shutdown: stop accepting → in-flight requests finish within `server.shutdown_grace_s`
+            (then they are cancelled) → watcher stopped → session closed → engine closed
+            (drains the extraction queue to disk).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from engine.metrics import Metrics
+from proxy.addons import default_addons
+from proxy.admin.app import ADMIN_PREFIX, mount_admin
+from proxy.appkeys import RUNTIME, Runtime
+from proxy.modes.listener import ListenerSite, format_hostport, parse_listen
+from proxy.modes.reverse import error_body, handle
+from proxy.pipeline import Addon, Pipeline
+from proxy.upstream import MAX_HEADER_BYTES, create_session
+
+if TYPE_CHECKING:
+    from config.holder import ConfigHolder
+
+log = logging.getLogger("memtap.server")
+
+AddonFactory = Callable[[Runtime], Sequence[Addon]]
+
+
+# -- cleanup contexts ---------------------------------------------------------------------
+
+
+async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
+    runtime = app[RUNTIME]
+    if runtime.config.current.memory.enabled:
+        await _open_engine(runtime)
+    else:
+        log.info("memory.disabled")
+    yield
+    engine = runtime.engine
+    if engine is not None:
+        try:
+            await engine.close()
+        except Exception as exc:
+            log.error(
+                "memory.close_failed",
+                extra={"fields": {"error": repr(exc)}},
+                exc_info=exc,
+            )
+
+
+async def _open_engine(runtime: Runtime) -> None:
+    """Fail-open: when the engine cannot start, memtap proxies without memory."""
+    try:
+        from engine.engine import open_engine
+
+        runtime.engine = await open_engine(runtime.config, runtime.metrics)
+    except Exception as exc:
+        runtime.engine = None
+        runtime.engine_error = f"{type(exc).__name__}: {exc}"
+        log.error(
+            "memory.unavailable",
+            extra={"fields": {"error": runtime.engine_error}},
+            exc_info=exc,
+        )
+
+
+async def _upstream_ctx(app: web.Application) -> AsyncIterator[None]:
+    runtime = app[RUNTIME]
+    runtime.upstream_session = create_session()
+    yield
+    await runtime.upstream_session.close()
+
+
+async def _config_watch_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Hot reload: the holder polls its file and swaps `holder.current` on a valid change."""
+    holder = app[RUNTIME].config
+    await holder.start_watching()
+    yield
+    await holder.stop_watching()
+
+
+# -- the application ----------------------------------------------------------------------
+
+
+async def _admin_elsewhere(request: web.Request) -> web.Response:
+    body = error_body(
+        "not_found",
+        "the admin API listens on admin.listen, not on the proxy port",
+        None,
+    )
+    return web.Response(status=404, body=body, content_type="application/json")
+
+
+def build_app(
+    holder: ConfigHolder,
+    metrics: Metrics | None = None,
+    addons: AddonFactory = default_addons,
+    *,
+    watch_config: bool = True,
+) -> web.Application:
+    """The proxy application with its Runtime under `RUNTIME`. Nothing starts until a runner
+    sets it up (cleanup_ctx). `watch_config=False` disables hot reload (in-process tests)."""
+    runtime = Runtime(
+        config=holder,
+        metrics=metrics if metrics is not None else Metrics(),
+        pipeline=Pipeline(()),
+    )
+    runtime.pipeline = Pipeline(addons(runtime))
+    app = web.Application()
+    app[RUNTIME] = runtime
+    app.cleanup_ctx.extend((_engine_ctx, _upstream_ctx))
+    if watch_config:
+        app.cleanup_ctx.append(_config_watch_ctx)
+    if holder.current.admin.listen:
+        app.router.add_route("*", ADMIN_PREFIX + "{tail:(/.*)?}", _admin_elsewhere)
+    else:
+        mount_admin(app)
+    app.router.add_route("*", "/{tail:.*}", handle)
+    return app
+
+
+@dataclass(slots=True)
+class RunningServer:
+    """A started memtap: listening, engine open. `stop()` is the graceful shutdown."""
+
+    runner: web.AppRunner
+    site: ListenerSite
+    runtime: Runtime
+    host: str
+    admin_runner: web.AppRunner | None = None
+
+    @property
+    def port(self) -> int:
+        return self.site.port
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{format_hostport(self.host, self.port)}"
+
+    async def stop(self) -> None:
+        self.runtime.draining = True
+        if self.admin_runner is not None:
+            await self.admin_runner.cleanup()
+        # Stops accepting, waits for in-flight requests (shutdown_timeout), then runs the
+        # cleanup contexts in reverse: the engine closes after the last request finished.
+        await self.runner.cleanup()
+
+
+async def start_server(
+    holder: ConfigHolder,
+    *,
+    listen: tuple[str, int] | None = None,
+    metrics: Metrics | None = None,
+    addons: AddonFactory = default_addons,
+    watch_config: bool = True,
+) -> RunningServer:
+    """Build, set up and bind memtap (`listen` overrides `config.listen`, e.g. port 0 in tests)."""
+    config = holder.current
+    host, port = listen if listen is not None else parse_listen(config.listen)
+    app = build_app(holder, metrics, addons, watch_config=watch_config)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        access_log=None,
+        handler_cancellation=True,  # a client that goes away cancels its upstream request
+        shutdown_timeout=config.server.shutdown_grace_s,
+        max_line_size=MAX_HEADER_BYTES,
+        max_field_size=MAX_HEADER_BYTES,
+    )
+    await runner.setup()
+    runtime = app[RUNTIME]
+    admin_runner: web.AppRunner | None = None
+    try:
+        site = ListenerSite(runner, host, port)
+        await site.start()
+        if config.admin.listen:
+            from proxy.admin.standalone import start_admin_listener
+
+            admin_host, admin_port = parse_listen(config.admin.listen)
+            admin_runner = await start_admin_listener(runtime, admin_host, admin_port)
+    except BaseException:
+        await runner.cleanup()
+        raise
+    log.info(
+        "server.listening",
+        extra={
+            "fields": {
+                "listen": format_hostport(host, site.port),
+                "memory": runtime.engine is not None,
+            }
+        },
+    )
+    return RunningServer(
+        runner=runner, site=site, runtime=runtime, host=host, admin_runner=admin_runner
+    )
+
+
+async def serve(holder: ConfigHolder, announce: Callable[[str], None]) -> int:
+    """Run until SIGTERM/SIGINT, then shut down gracefully. `announce(base_url)` is called once
+    the port is bound. Returns the process exit code."""
+    running = await start_server(holder)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        announce(running.base_url)
+        await stop.wait()
+        grace = holder.current.server.shutdown_grace_s
+        log.info("server.stopping", extra={"fields": {"grace_s": grace}})
+        await running.stop()
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+    log.info("server.stopped")
+    return 0

@@ -1,0 +1,101 @@
+"""Relay an upstream body to the client chunk by chunk, then let observers see each chunk.
+
+Ordering guarantees callers rely on:
+- every chunk is written to the client as soon as it arrives (no buffering, no re-encoding);
+  `response_chunk` observers see it right after the write;
+- `response_done` is awaited BEFORE the client can see the end of the body: before the
+  terminating chunk (`write_eof`) of a chunked response, and, for a response with a
+  Content-Length, before the last chunk is written (observers see that chunk first). A client
+  that got the whole body therefore knows the turn was persisted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Literal
+
+import aiohttp
+from aiohttp import web
+
+from proxy.flow import Flow
+from proxy.pipeline import Pipeline
+
+
+class UpstreamBodyError(Exception):
+    """The upstream body broke off (reset, timeout, fewer bytes than Content-Length)."""
+
+    def __init__(
+        self, message: str, kind: Literal["timeout", "protocol"] = "protocol"
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+async def _done(flow: Flow, pipeline: Pipeline) -> None:
+    # Shielded: a client that disconnects during the commit must not abort a turn whose
+    # upstream response already completed.
+    await asyncio.shield(pipeline.response_done(flow))
+
+
+def _first_byte(flow: Flow) -> None:
+    if flow.ttfb_ms is None:
+        flow.ttfb_ms = (time.monotonic() - flow.started) * 1000.0
+
+
+async def relay_body(
+    upstream: aiohttp.ClientResponse,
+    client: web.StreamResponse,
+    flow: Flow,
+    pipeline: Pipeline,
+    expected_length: int | None,
+) -> None:
+    """Copy the body; return after the client was sent the end of it.
+
+    `expected_length` is the body size the client was promised (Content-Length; 0 for
+    HEAD/204/304), or None for a chunked / close-delimited body. Raises `UpstreamBodyError`
+    when the upstream fails mid-body; client-side errors (disconnect) propagate as they are.
+    """
+    remaining = expected_length
+    if remaining == 0:
+        await _done(flow, pipeline)
+        _first_byte(flow)
+        await client.write_eof()
+        flow.completed = True
+        return
+    reader = upstream.content
+    while True:
+        try:
+            chunk = await reader.readany()
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+            raise UpstreamBodyError(f"upstream body broke off: {exc!r}") from exc
+        except TimeoutError as exc:
+            raise UpstreamBodyError(
+                "upstream went silent mid-body (timeout_s)", "timeout"
+            ) from exc
+        if not chunk:
+            break
+        if remaining is not None and len(chunk) >= remaining:
+            # The chunk that completes the body: observe and commit, then deliver.
+            pipeline.response_chunk(flow, chunk)
+            await _done(flow, pipeline)
+            _first_byte(flow)
+            await client.write(chunk)
+            flow.bytes_out += len(chunk)
+            await client.write_eof()
+            flow.completed = True
+            return
+        _first_byte(flow)
+        await client.write(chunk)
+        flow.bytes_out += len(chunk)
+        pipeline.response_chunk(flow, chunk)
+        if remaining is not None:
+            remaining -= len(chunk)
+    if remaining:
+        raise UpstreamBodyError(
+            f"upstream body ended {remaining} bytes short of Content-Length"
+        )
+    await _done(flow, pipeline)
+    _first_byte(flow)
+    await client.write_eof()
+    flow.completed = True

@@ -1,0 +1,141 @@
+"""The one shared upstream `ClientSession` and the mapping of its failures to HTTP errors.
+
+The session is a transparent client: no cookie jar, no redirects followed, no decompression,
+and none of aiohttp's automatic request headers (Accept, Accept-Encoding, User-Agent,
+Content-Type), so the upstream sees the client's headers and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import AsyncIterable
+from functools import lru_cache
+from typing import Literal
+
+import aiohttp
+from multidict import CIMultiDict
+from yarl import URL
+
+from proxy.routing import Route
+
+ErrorKind = Literal["connect", "timeout", "tls", "protocol"]
+
+# aiohttp adds these unless told not to; a proxy must not invent request headers.
+SKIP_AUTO_HEADERS = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
+# Provider headers can be long (signed URLs, large cookies); aiohttp's default is 8 KiB.
+MAX_HEADER_BYTES = 65536
+
+
+def create_session() -> aiohttp.ClientSession:
+    """The process-wide upstream session (connection pooling across all requests)."""
+    connector = aiohttp.TCPConnector(
+        limit=0, limit_per_host=0, ttl_dns_cache=60, keepalive_timeout=30
+    )
+    return aiohttp.ClientSession(
+        connector=connector,
+        cookie_jar=aiohttp.DummyCookieJar(),
+        auto_decompress=False,
+        skip_auto_headers=SKIP_AUTO_HEADERS,
+        timeout=aiohttp.ClientTimeout(total=None),
+        max_line_size=MAX_HEADER_BYTES,
+        max_field_size=MAX_HEADER_BYTES,
+        trust_env=False,
+    )
+
+
+@lru_cache(maxsize=32)
+def ssl_context_for(ca_file: str) -> ssl.SSLContext:
+    """System roots plus an extra CA bundle; cached because building a context reads files."""
+    context = ssl.create_default_context()
+    context.load_verify_locations(cafile=ca_file)
+    return context
+
+
+class UpstreamFailure(Exception):
+    """The upstream could not give us response headers; maps to a 502/504 JSON error."""
+
+    def __init__(self, kind: ErrorKind, status: int, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.kind = kind
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def classify(exc: BaseException, route: Route) -> UpstreamFailure:
+    """Map a client-side exception (raised before response headers) to the error we answer."""
+    where = f"{route.upstream_name} ({route.base_url})"
+    if isinstance(
+        exc,
+        aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError | ssl.SSLError,
+    ):
+        return UpstreamFailure(
+            "tls",
+            502,
+            "upstream_tls",
+            f"TLS handshake with upstream {where} failed: {exc}",
+        )
+    # ServerTimeoutError / ConnectionTimeoutError subclass asyncio.TimeoutError.
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return UpstreamFailure(
+            "timeout",
+            504,
+            "upstream_timeout",
+            f"upstream {where} did not answer in time",
+        )
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return UpstreamFailure(
+            "connect",
+            502,
+            "upstream_unreachable",
+            f"cannot connect to upstream {where}: {exc}",
+        )
+    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientOSError):
+        return UpstreamFailure(
+            "protocol",
+            502,
+            "upstream_unreachable",
+            f"upstream {where} closed the connection: {exc}",
+        )
+    return UpstreamFailure(
+        "protocol",
+        502,
+        "upstream_unreachable",
+        f"bad response from upstream {where}: {exc}",
+    )
+
+
+async def open_response(
+    session: aiohttp.ClientSession,
+    route: Route,
+    method: str,
+    headers: CIMultiDict[str],
+    body: bytes | AsyncIterable[bytes] | None,
+) -> aiohttp.ClientResponse:
+    """Send the request; return once the upstream's status and headers arrived.
+
+    `route.timeout_s` bounds every wait for upstream bytes (headers, then each chunk);
+    `route.connect_timeout_s` bounds getting a connection. Raises `UpstreamFailure`.
+    """
+    timeout = aiohttp.ClientTimeout(
+        total=None, connect=route.connect_timeout_s, sock_read=route.timeout_s
+    )
+    ssl_option: ssl.SSLContext | bool = (
+        route.ssl_context if route.ssl_context is not None else True
+    )
+    try:
+        return await session.request(
+            method,
+            URL(route.url, encoded=True),
+            headers=headers,
+            data=body,
+            allow_redirects=False,
+            timeout=timeout,
+            ssl=ssl_option,
+            compress=None,
+        )
+    except aiohttp.ClientError as exc:
+        raise classify(exc, route) from exc
+    except (TimeoutError, ssl.SSLError) as exc:
+        raise classify(exc, route) from exc

@@ -1,0 +1,253 @@
+"""Shared fixtures: a provider stand-in, memtap in-process, memtap as a subprocess.
+
+- `standin` → a started `tests.upstream_standin.Standin` (see that module for its endpoints);
+  `standin.url` is its base URL, `standin.requests` what it received.
+- `memtap_config(**changes)` → a `Config` pointed at the stand-in (upstream `standin`, prefix
+  `/`), data_dir in tmp_path, memory OFF unless `memory=MemoryConfig(...)` is passed.
+- `memtap_server` → async factory: `srv = await memtap_server(config=None, *, watch_config=False,
+  config_path=None, addons=None)` starts memtap IN-PROCESS on 127.0.0.1:0 and returns a
+  `MemtapServer` (`.url`, `.runtime` with `.engine`/`.metrics`/`.config`, `.stop()`). Without
+  `config` it uses `memtap_config()`. Everything started is stopped at teardown.
+- `memtap_process` → async factory: `proc = await memtap_process(doc=None, *, args=(),
+  yaml_text=None, env=None)` writes a YAML file (defaults below, `doc` deep-merged on top, or
+  `yaml_text` verbatim) and runs `memtap serve -c FILE [args]`, waiting for the listening
+  line. `proc.url`, `proc.stderr_text()`, `proc.log_events()` (parsed JSON log lines),
+  `await proc.terminate()` (SIGTERM, returns the exit code). Killed at teardown if still alive.
+- `blocking_guard` → `with blocking_guard(): ...` fails the test when the event loop thread
+  does blocking I/O inside the block (blockbuster); for code paths that must stay non-blocking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from config.holder import ConfigHolder
+from config.schema import Config, MemoryConfig, UpstreamConfig
+from engine.metrics import Metrics
+from proxy.addons import default_addons
+from proxy.appkeys import Runtime
+from proxy.server import AddonFactory, RunningServer, start_server
+from tests.upstream_standin import Standin
+
+LISTENING_PREFIX = "memtap listening on "
+
+
+# -- the provider stand-in ---------------------------------------------------------------
+
+
+@pytest.fixture
+async def standin() -> AsyncIterator[Standin]:
+    async with Standin() as server:
+        yield server
+
+
+# -- memtap in-process -------------------------------------------------------------------
+
+
+@pytest.fixture
+def memtap_config(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Config]:
+    """Factory for a Config aimed at the stand-in; keyword arguments replace Config fields."""
+
+    def make(**changes: Any) -> Config:
+        if "upstreams" not in changes:
+            upstream = request.getfixturevalue("standin")
+            changes["upstreams"] = (UpstreamConfig(name="standin", url=upstream.url, format="auto", timeout_s=30.0),)
+        changes.setdefault("data_dir", str(tmp_path / "data"))
+        changes.setdefault("listen", "127.0.0.1:0")
+        changes.setdefault("memory", MemoryConfig(enabled=False))
+        return dataclasses.replace(Config(), **changes)
+
+    return make
+
+
+@dataclass(slots=True)
+class MemtapServer:
+    running: RunningServer
+    holder: ConfigHolder
+
+    @property
+    def url(self) -> str:
+        return self.running.base_url
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.running.runtime
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.running.runtime.metrics
+
+    async def stop(self) -> None:
+        await self.running.stop()
+
+
+@pytest.fixture
+async def memtap_server(
+    memtap_config: Callable[..., Config], tmp_path: Path
+) -> AsyncIterator[Callable[..., Awaitable[MemtapServer]]]:
+    started: list[MemtapServer] = []
+
+    async def start(
+        config: Config | None = None,
+        *,
+        watch_config: bool = False,
+        config_path: str | os.PathLike[str] | None = None,
+        addons: AddonFactory | None = None,
+    ) -> MemtapServer:
+        config = config if config is not None else memtap_config()
+        # A path that does not exist keeps the repo's config/memtap.yaml out of the test.
+        path = str(config_path) if config_path is not None else str(tmp_path / f"absent-{len(started)}.yaml")
+        holder = ConfigHolder(config, path)
+        running = await start_server(
+            holder,
+            listen=("127.0.0.1", 0),
+            addons=addons if addons is not None else default_addons,
+            watch_config=watch_config,
+        )
+        server = MemtapServer(running, holder)
+        started.append(server)
+        return server
+
+    yield start
+    for server in reversed(started):
+        if server.running.runner.server is not None:
+            await server.stop()
+
+
+# -- memtap as a subprocess --------------------------------------------------------------
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _memtap_command() -> list[str]:
+    script = Path(sys.executable).with_name("memtap")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "proxy"]
+
+
+@dataclass(slots=True)
+class MemtapProcess:
+    proc: asyncio.subprocess.Process
+    url: str
+    config_path: Path
+    stderr_path: Path
+    stdout_lines: list[str] = field(default_factory=list)
+
+    def stderr_text(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    def log_events(self) -> list[dict[str, Any]]:
+        events = []
+        for line in self.stderr_text().splitlines():
+            if line.startswith("{"):
+                events.append(json.loads(line))
+        return events
+
+    async def read_stdout(self) -> str:
+        """Whatever the process printed on stdout after the listening line (call after exit)."""
+        assert self.proc.stdout is not None
+        rest = await self.proc.stdout.read()
+        return rest.decode("utf-8", errors="replace")
+
+    async def terminate(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        if self.proc.returncode is None:
+            self.proc.send_signal(sig)
+        return await asyncio.wait_for(self.proc.wait(), timeout)
+
+
+@pytest.fixture
+async def memtap_process(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[Callable[..., Awaitable[MemtapProcess]]]:
+    started: list[MemtapProcess] = []
+
+    async def start(
+        doc: dict[str, Any] | None = None,
+        *,
+        args: Sequence[str] = (),
+        yaml_text: str | None = None,
+        env: dict[str, str] | None = None,
+        startup_timeout: float = 30.0,
+    ) -> MemtapProcess:
+        index = len(started)
+        config_path = tmp_path / f"memtap-{index}.yaml"
+        if yaml_text is None:
+            defaults: dict[str, Any] = {
+                "listen": "127.0.0.1:0",
+                "data_dir": str(tmp_path / "data"),
+                "memory": {"enabled": False},
+                "log": {"format": "json", "level": "info"},
+            }
+            if not (doc and "upstreams" in doc):
+                upstream = request.getfixturevalue("standin")
+                defaults["upstreams"] = [{"name": "standin", "url": upstream.url}]
+            yaml_text = yaml.safe_dump(_deep_merge(defaults, doc or {}), sort_keys=False)
+        config_path.write_text(yaml_text, encoding="utf-8")
+        stderr_path = tmp_path / f"memtap-{index}.stderr"
+        with stderr_path.open("wb") as stderr_file:
+            proc = await asyncio.create_subprocess_exec(
+                *_memtap_command(),
+                "serve",
+                "-c",
+                str(config_path),
+                *args,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr_file,
+                cwd=str(tmp_path),
+                env={**os.environ, **(env or {})},
+            )
+        handle = MemtapProcess(proc, "", config_path, stderr_path)
+        started.append(handle)
+        assert proc.stdout is not None
+        try:
+            while True:
+                raw = await asyncio.wait_for(proc.stdout.readline(), startup_timeout)
+                if not raw:
+                    code = await proc.wait()
+                    raise AssertionError(f"memtap exited ({code}) before listening:\n{handle.stderr_text()}")
+                line = raw.decode("utf-8").rstrip("\n")
+                handle.stdout_lines.append(line)
+                if line.startswith(LISTENING_PREFIX):
+                    handle.url = line[len(LISTENING_PREFIX) :]
+                    return handle
+        except TimeoutError:
+            raise AssertionError(f"memtap did not start in {startup_timeout}s:\n{handle.stderr_text()}") from None
+
+    yield start
+    for handle in started:
+        if handle.proc.returncode is None:
+            handle.proc.kill()
+            await handle.proc.wait()
+
+
+# -- event-loop blocking guard -----------------------------------------------------------
+
+
+@pytest.fixture
+def blocking_guard() -> Callable[[], AbstractContextManager[object]]:
+    """`with blocking_guard(): ...` fails the test on blocking calls (file/socket I/O,
+    time.sleep) made from the event loop thread inside the block. Enter it after setup
+    (starting servers reads files, legitimately)."""
+    from blockbuster import blockbuster_ctx
+
+    return blockbuster_ctx

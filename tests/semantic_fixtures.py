@@ -1,0 +1,67 @@
+"""Shared helpers for the semantic-tier tests: a real migrated SQLite file with sqlite-vec,
+memories written through the store, and a static table distilled once per test process
+from the packaged ONNX model over a small vocabulary subset (the full build takes ~20 s)."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
+from engine.embeddings.onnx import open_onnx
+from engine.embeddings.static import build_static_sync
+from engine.store import memories
+from engine.store.database import Database
+from engine.store.driver import choose_driver, load_sqlite_vec
+from engine.store.migrations import migrate
+from engine.types import Memory, NewMemory
+
+# Frequent WordPiece ids (the bert vocabulary is roughly frequency ordered from 1996 on).
+COMMON_TOKEN_IDS = range(1996, 4500)
+_static_cache: dict[str, Path] = {}
+_static_lock = asyncio.Lock()
+
+
+@dataclass(slots=True)
+class Holder:
+    current: Config = field(default_factory=Config)
+
+
+def make_config(data_dir: Path, source: str = "onnx", **embedding: object) -> Config:
+    return Config(
+        data_dir=str(data_dir),
+        memory=MemoryConfig(strategy="hybrid"),
+        embedding=EmbeddingConfig(source=source, **embedding),  # type: ignore[arg-type]
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+    )
+
+
+async def open_db(path: Path, with_vec: bool = True) -> Database:
+    loaders = [("sqlite-vec", load_sqlite_vec)] if with_vec else []
+    db = await Database.open(path, choose_driver(), extension_loaders=loaders)
+    await db.write_outside_transaction(lambda conn: migrate(conn))
+    return db
+
+
+async def add_memory(db: Database, owner: str, content: str, **kw: object) -> Memory:
+    new = NewMemory(owner=owner, content=content, **kw)  # type: ignore[arg-type]
+    memory, _ = await db.write(lambda conn: memories.upsert(conn, new, memories.now_iso()))
+    return memory
+
+
+async def static_table(texts: Iterable[str]) -> Path:
+    """Path of a static table covering `texts` plus common tokens (built once per process)."""
+    async with _static_lock:
+        if "path" not in _static_cache:
+            teacher = await open_onnx()
+            ids = set(COMMON_TOKEN_IDS)
+            for encoding in teacher.tokenizer.encode_batch(list(texts), add_special_tokens=False):
+                ids.update(encoding.ids)
+            out = Path(tempfile.mkdtemp(prefix="memtap-static-")) / "static.npz"
+            await asyncio.to_thread(build_static_sync, teacher, out, token_ids=sorted(ids))
+            await teacher.close()
+            _static_cache["path"] = out
+        return _static_cache["path"]

@@ -1,0 +1,342 @@
+"""Forward mode through the whole memtap server, with real TLS on both sides.
+
+An HTTPS provider stand-in with its own CA (not memtap's); memtap with `intercept.hosts` naming
+it and `intercept.upstream_ca_file` trusting it; clients with HTTPS_PROXY pointing at memtap
+and trusting memtap's CA only. A direct connection to the stand-in would fail verification,
+so every success here went through memtap's interception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import orjson
+import pytest
+from aiohttp import web
+
+from config.holder import ConfigHolder
+from config.schema import Config, InterceptConfig, MemoryConfig, UpstreamConfig
+from proxy.modes.certs import LeafCertStore, ca_cert_path
+from proxy.server import RunningServer, start_server
+
+API_KEY = "sk-forward-test-key"
+
+
+@dataclass
+class StandIn:
+    """A provider stand-in: records what it received, answers in OpenAI's format."""
+
+    port: int
+    ca_file: Path
+    scheme: str
+    received: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def origin(self) -> str:
+        return f"{self.scheme}://127.0.0.1:{self.port}"
+
+
+def _completion(text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-test",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    event = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "gpt-test",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return b"data: " + orjson.dumps(event) + b"\n\n"
+
+
+async def _start_standin(tmp_path: Path, *, tls: bool) -> tuple[StandIn, web.AppRunner]:
+    pki = LeafCertStore(tmp_path / "standin-pki")
+    ctx = await pki.context_for("127.0.0.1") if tls else None
+    holder: list[StandIn] = []
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        holder[0].received.append(
+            {"path": request.path_qs, "headers": dict(request.headers), "body": body}
+        )
+        if not body.get("stream"):
+            return web.json_response(_completion("hello from upstream"))
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(_chunk({"role": "assistant", "content": ""}))
+        for word in ("hello ", "streamed ", "world"):
+            await response.write(_chunk({"content": word}))
+        await response.write(_chunk({}, "stop"))
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+    async def other(request: web.Request) -> web.Response:
+        holder[0].received.append({"path": request.path_qs, "headers": dict(request.headers)})
+        return web.json_response({"path": request.path_qs})
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    app.router.add_route("*", "/{tail:.*}", other)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
+    await site.start()
+    port = runner.addresses[0][1]
+    holder.append(
+        StandIn(port, ca_cert_path(tmp_path / "standin-pki"), "https" if tls else "http")
+    )
+    return holder[0], runner
+
+
+@pytest.fixture
+async def standin(tmp_path: Path) -> AsyncIterator[StandIn]:
+    server, runner = await _start_standin(tmp_path, tls=True)
+    try:
+        yield server
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def plain_standin(tmp_path: Path) -> AsyncIterator[StandIn]:
+    server, runner = await _start_standin(tmp_path / "plain", tls=False)
+    try:
+        yield server
+    finally:
+        await runner.cleanup()
+
+
+MemtapFactory = Callable[..., "asyncio.Future[RunningServer]"]
+
+
+@pytest.fixture
+async def memtap(
+    tmp_path: Path, standin: StandIn
+) -> AsyncIterator[Callable[..., Any]]:
+    """Start memtap intercepting the stand-in; `await memtap(intercept=..., memory=...)`."""
+    started: list[RunningServer] = []
+
+    async def start(**changes: Any) -> RunningServer:
+        config = Config(
+            listen="127.0.0.1:0",
+            data_dir=str(tmp_path / "data"),
+            intercept=InterceptConfig(
+                hosts=(f"127.0.0.1:{standin.port}",),
+                others="tunnel",
+                upstream_ca_file=str(standin.ca_file),
+            ),
+            memory=MemoryConfig(enabled=False),
+        )
+        config = replace(config, **changes)
+        running = await start_server(
+            ConfigHolder(config), listen=("127.0.0.1", 0), watch_config=False
+        )
+        started.append(running)
+        return running
+
+    try:
+        yield start
+    finally:
+        for running in started:
+            await running.stop()
+
+
+def _memtap_ca(tmp_path: Path) -> Path:
+    return ca_cert_path(tmp_path / "data")
+
+
+async def _ensure_ca(tmp_path: Path) -> Path:
+    """`memtap ca path` before the first intercept: the file the user points SSL_CERT_FILE at."""
+    await LeafCertStore(tmp_path / "data").ensure_ca()
+    return _memtap_ca(tmp_path)
+
+
+async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
+    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    running = await memtap()
+    ca_file = await _ensure_ca(tmp_path)
+    monkeypatch.setenv("HTTPS_PROXY", running.base_url)
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "https_proxy", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    client = openai.AsyncOpenAI(
+        base_url=f"{standin.origin}/v1", api_key=API_KEY, max_retries=0
+    )
+    async with client:
+        completion = await client.chat.completions.create(
+            model="gpt-test",
+            messages=[{"role": "user", "content": "hi"}],
+            extra_headers={"X-Memtap-Session": "s-1"},
+        )
+        assert completion.choices[0].message.content == "hello from upstream"
+        stream = await client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "hi again"}], stream=True
+        )
+        words = [c.choices[0].delta.content async for c in stream if c.choices and c.choices[0].delta.content]
+    assert "".join(words) == "hello streamed world"
+    assert [r["body"]["messages"][-1]["content"] for r in standin.received] == ["hi", "hi again"]
+    first = standin.received[0]["headers"]
+    # memtap's pipeline handled it: its own header was stripped, the key reached the upstream.
+    assert "X-Memtap-Session" not in first
+    assert first["Authorization"] == f"Bearer {API_KEY}"
+    assert first["Host"] == f"127.0.0.1:{standin.port}"
+
+
+async def test_explicit_httpx_client_keeps_alive_inside_the_tunnel(
+    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    running = await memtap()
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        for i in range(3):
+            response = await client.get(f"{standin.origin}/v1/models?i={i}")
+            assert response.status_code == 200
+            assert response.json() == {"path": f"/v1/models?i={i}"}
+    assert len(standin.received) == 3
+
+
+async def test_untrusted_upstream_certificate_is_502_upstream_tls(
+    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    intercept = InterceptConfig(hosts=(f"127.0.0.1:{standin.port}",), upstream_ca_file=None)
+    running = await memtap(intercept=intercept)
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        response = await client.post(
+            f"{standin.origin}/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+        )
+        assert response.status_code == 502
+        error = response.json()["error"]
+        assert error["code"] == "upstream_tls"
+        assert "TLS" in error["message"] and "certificate" in error["message"].lower()
+    assert standin.received == []  # never a silent downgrade
+
+
+async def test_absolute_uri_http_requests_are_proxied(
+    plain_standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    running = await memtap()
+    async with httpx.AsyncClient(proxy=running.base_url, trust_env=False) as client:
+        response = await client.get(f"{plain_standin.origin}/v1/models?limit=2")
+    assert response.status_code == 200
+    assert response.json() == {"path": "/v1/models?limit=2"}
+    assert plain_standin.received[0]["headers"]["Host"] == f"127.0.0.1:{plain_standin.port}"
+
+
+async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
+    standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    upstream = UpstreamConfig(name="standin", url=standin.origin, ca_file=str(standin.ca_file))
+    running = await memtap(upstreams=(upstream,))
+    async with httpx.AsyncClient(proxy=running.base_url, trust_env=False) as client:
+        response = await client.get(f"{running.base_url}/v1/models")
+    assert response.status_code == 200, response.text
+    assert response.json() == {"path": "/v1/models"}
+
+
+async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
+    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="tunnel"))
+    # The client trusts only the stand-in's CA: this succeeds only if memtap did not intercept.
+    verify = ssl.create_default_context(cafile=str(standin.ca_file))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        response = await client.get(f"{standin.origin}/v1/models")
+    assert response.status_code == 200
+    assert not _memtap_ca(tmp_path).exists()  # nothing was intercepted: no CA was even needed
+
+
+async def test_others_deny_refuses_non_intercepted_hosts(
+    standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="deny"))
+    verify = ssl.create_default_context(cafile=str(standin.ca_file))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        with pytest.raises(httpx.ProxyError, match="403"):
+            await client.get(f"{standin.origin}/v1/models")
+    assert standin.received == []
+
+
+async def test_intercept_hosts_follow_the_live_config(
+    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    """`intercept` is read per CONNECT: a runtime change applies to the next tunnel."""
+    running = await memtap(intercept=InterceptConfig(hosts=(), others="deny"))
+    holder = running.runtime.config
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        with pytest.raises(httpx.ProxyError):
+            await client.get(f"{standin.origin}/v1/models")
+    new = replace(
+        holder.current,
+        intercept=InterceptConfig(
+            hosts=(f"127.0.0.1:{standin.port}",), upstream_ca_file=str(standin.ca_file)
+        ),
+    )
+    holder._current = new  # noqa: SLF001 - stands in for a reload; ConfigHolder has no public setter
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        assert (await client.get(f"{standin.origin}/v1/models")).status_code == 200
+
+
+async def test_intercepted_request_gets_memory_like_reverse_mode(
+    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    """The same pipeline as reverse mode: a stored memory reaches the upstream's system level."""
+    from config.schema import EmbeddingConfig, VectorStoreConfig
+    from engine.types import NewMemory
+    from proxy.codecs.memory_block import OPEN
+    from proxy.headers import owner_id_for_key
+
+    running = await memtap(
+        memory=MemoryConfig(enabled=True, strategy="recent", scope="owner"),
+        embedding=EmbeddingConfig(source="none"),
+        vector_store=VectorStoreConfig(kind="none"),
+    )
+    engine = running.runtime.engine
+    assert engine is not None, running.runtime.engine_error
+    fact = "The user deploys everything on Fly.io."
+    await engine.create_memory(NewMemory(owner=owner_id_for_key(API_KEY), content=fact))
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    http_client = httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False)
+    client = openai.AsyncOpenAI(
+        base_url=f"{standin.origin}/v1", api_key=API_KEY, max_retries=0, http_client=http_client
+    )
+    async with client:
+        for stream in (False, True):
+            raw = await client.chat.completions.with_raw_response.create(
+                model="gpt-test",
+                messages=[
+                    {"role": "system", "content": "Be brief."},
+                    {"role": "user", "content": "Where should I deploy?"},
+                ],
+                stream=stream,
+            )
+            assert int(raw.headers["X-Memtap-Memories"]) >= 1
+            if stream:
+                async for _ in raw.parse():
+                    pass
+    assert len(standin.received) == 2
+    for received in standin.received:
+        system = [m["content"] for m in received["body"]["messages"] if m["role"] == "system"]
+        assert any(OPEN in text and fact in text for text in system), system
