@@ -138,12 +138,12 @@ def placeholder(tp: Any) -> Any:
     return {str: "", int: 0, float: 0.0, bool: False}.get(tp)
 
 
-def _yaml_scalar(text: str) -> Any:
+def _yaml_value(text: str) -> Any:
+    """An expanded string read as YAML (`600` → 600, `[user]` → list); unparsable → as is."""
     try:
-        value = yaml.safe_load(text) if text.strip() else None
+        return yaml.safe_load(text) if text.strip() else None
     except yaml.YAMLError:
         return text
-    return value if not isinstance(value, (dict, list)) else text
 
 
 def convert(
@@ -165,7 +165,7 @@ def convert(
         if path in issues.failed:
             return placeholder(tp)
         if expanded and not _accepts_str(tp):
-            value = _yaml_scalar(value)
+            value = _yaml_value(value)
     return _convert_plain(value, tp, path, issues, expanded, environ, expand)
 
 

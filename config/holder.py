@@ -35,9 +35,11 @@ RESTART_KEYS: tuple[str, ...] = (
     "data_dir",
     "admin.listen",
     "vector_store.kind",
+    "log.format",
+    "log.file",
 )
-"""Keys a running process cannot change: a reload keeps their running value and reports
-them as `requires_restart`."""
+"""Keys a running process cannot change (sockets bound, database and log handler opened at
+start): a reload keeps their running value and reports them as `requires_restart`."""
 
 
 def changed_keys(old: Any, new: Any, path: str = "") -> list[str]:

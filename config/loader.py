@@ -71,6 +71,10 @@ def _construct_mapping(
 ) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
+        if (
+            key_node.tag == "tag:yaml.org,2002:merge"
+        ):  # `<<: *anchor` may repeat and override
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if isinstance(key, (str, int, float, bool)) and key in seen:
             raise yaml.constructor.ConstructorError(

@@ -9,6 +9,7 @@ expansion.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
@@ -155,3 +156,10 @@ def describe(holder: ConfigHolder) -> list[SettingView]:
             )
         )
     return views
+
+
+def apply_log_level(old: Config, new: Config, changed: list[str]) -> None:
+    """A ConfigHolder subscriber that makes a changed `log.level` effective on the root
+    logger (`holder.subscribe(apply_log_level)` once logging is configured)."""
+    if "log.level" in changed:
+        logging.getLogger().setLevel(new.log.level.upper())

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 from config.errors import ConfigIssue
+from config.hostpatterns import intercept_pattern_error
 from config.schema import Config
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -118,11 +119,9 @@ def _upstreams(config: Config) -> Iterator[ConfigIssue]:
 
 def _intercept(config: Config) -> Iterator[ConfigIssue]:
     for i, host in enumerate(config.intercept.hosts):
-        if not _HOSTNAME.fullmatch(host):
-            yield ConfigIssue(
-                f"intercept.hosts[{i}]",
-                "not a host name (write api.example.com, no scheme or path)",
-            )
+        problem = intercept_pattern_error(host)
+        if problem is not None:
+            yield ConfigIssue(f"intercept.hosts[{i}]", problem)
 
 
 def _memory(config: Config) -> Iterator[ConfigIssue]:

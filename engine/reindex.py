@@ -37,8 +37,14 @@ class ReindexProgress:
     finished: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"started": True, "done": self.done, "pending": self.pending, "batches": self.batches,
-                "seconds": self.seconds, "finished": self.finished}
+        return {
+            "started": True,
+            "done": self.done,
+            "pending": self.pending,
+            "batches": self.batches,
+            "seconds": self.seconds,
+            "finished": self.finished,
+        }
 
 
 async def run_reindex(
@@ -62,9 +68,18 @@ async def run_reindex(
         done += handled
         batches += 1
         if on_progress is not None:
-            on_progress(ReindexProgress(done, await tier.pending_count(), batches,
-                                        round(time.perf_counter() - started, 3), False))
+            on_progress(
+                ReindexProgress(
+                    done,
+                    await tier.pending_count(),
+                    batches,
+                    round(time.perf_counter() - started, 3),
+                    False,
+                )
+            )
     pending = await tier.pending_count()
-    progress = ReindexProgress(done, pending, batches, round(time.perf_counter() - started, 3), pending == 0)
+    progress = ReindexProgress(
+        done, pending, batches, round(time.perf_counter() - started, 3), pending == 0
+    )
     log.info("vector.reindexed", extra={"fields": progress.to_json()})
     return progress

@@ -32,7 +32,9 @@ AVG_DOC_TOKENS = 12.0
 MAX_INPUT_CHARS = 64 * 1024
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_CJK = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +50,11 @@ class SparseVector:
 
 def _undouble(stem: str) -> str:
     # running -> runn -> run, stopped -> stopp -> stop
-    return stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl" else stem
+    return (
+        stem[:-1]
+        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl"
+        else stem
+    )
 
 
 def _stem(word: str) -> str:
@@ -82,7 +88,11 @@ def tokenize(text: str) -> list[str]:
                 if rest not in STOPWORDS:
                     tokens.append(_stem(rest))
             continue
-        if word in STOPWORDS or word.replace("_", "") == "" or (len(word) == 1 and word.isascii() and word.isalpha()):
+        if (
+            word in STOPWORDS
+            or word.replace("_", "") == ""
+            or (len(word) == 1 and word.isascii() and word.isalpha())
+        ):
             continue
         tokens.append(_stem(word))
     return tokens

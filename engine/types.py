@@ -62,6 +62,9 @@ class NewMemory:
     """Set by import to keep ids stable across export/import; None = a new uuid4."""
     created_at: str | None = None
     updated_at: str | None = None
+    superseded_by: str | None = None
+    """Set by import only: keeps superseded history superseded across export/import."""
+    valid_to: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

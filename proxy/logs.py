@@ -10,7 +10,6 @@ event loop.
 
 from __future__ import annotations
 
-import copy
 import logging
 import logging.handlers
 import queue
@@ -49,8 +48,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
 )
 
 
+# Substrings (lower-case) without which no pattern can match: most lines skip the regexes.
+_TRIGGERS = ("authoriz", "key", "bearer", "basic", "token", "sk-", "aiza")
+
+
 def redact(text: str) -> str:
     """`text` with credential values replaced by `[REDACTED]`."""
+    lowered = text.lower()
+    if not any(trigger in lowered for trigger in _TRIGGERS):
+        return text
     for pattern, replace in _PATTERNS:
         text = pattern.sub(replace, text)
     return text
@@ -111,16 +117,20 @@ class TextFormatter(logging.Formatter):
 
 class _PreformattingQueueHandler(logging.handlers.QueueHandler):
     """Hands records to the writer thread with args merged and the traceback rendered, but
-    keeps `fields` (the default QueueHandler would flatten the record into one string)."""
+    keeps `fields` (the default QueueHandler would flatten the record into one string).
+
+    The record is updated in place rather than copied (the stdlib's choice): this is the
+    only handler, and the merged message is what any other handler would print anyway.
+    """
 
     def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
-        prepared = copy.copy(record)
-        prepared.msg = record.getMessage()
-        prepared.args = None
+        if record.args:
+            record.msg = record.getMessage()
+            record.args = None
         if record.exc_info:
-            prepared.exc_text = logging.Formatter().formatException(record.exc_info)
-        prepared.exc_info = None
-        return prepared
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+        return record
 
 
 class LogSetup:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,8 +49,11 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
     engine = runtime.engine
     if engine is not None:
+        started = time.monotonic()
         try:
             await engine.close()
+            elapsed_ms = round((time.monotonic() - started) * 1000, 1)
+            log.info("memory.closed", extra={"fields": {"ms": elapsed_ms}})
         except Exception as exc:
             log.error(
                 "memory.close_failed",

@@ -19,7 +19,7 @@ import aiohttp
 from aiohttp import web
 
 from proxy.flow import Flow
-from proxy.pipeline import Pipeline
+from proxy.pipeline import Addon, Pipeline
 
 
 class UpstreamBodyError(Exception):
@@ -32,7 +32,16 @@ class UpstreamBodyError(Exception):
         self.kind = kind
 
 
+def _has_done_hooks(pipeline: Pipeline) -> bool:
+    return any(
+        type(addon).response_done is not Addon.response_done
+        for addon in pipeline.addons
+    )
+
+
 async def _done(flow: Flow, pipeline: Pipeline) -> None:
+    if not _has_done_hooks(pipeline):
+        return  # nothing to commit: skip the shield's extra task on the hot path
     # Shielded: a client that disconnects during the commit must not abort a turn whose
     # upstream response already completed.
     await asyncio.shield(pipeline.response_done(flow))

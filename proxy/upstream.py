@@ -76,13 +76,20 @@ def classify(exc: BaseException, route: Route) -> UpstreamFailure:
             "upstream_tls",
             f"TLS handshake with upstream {where} failed: {exc}",
         )
-    # ServerTimeoutError / ConnectionTimeoutError subclass asyncio.TimeoutError.
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return UpstreamFailure(
+            "timeout",
+            504,
+            "upstream_timeout",
+            f"upstream {where} did not accept a connection within {route.connect_timeout_s:g}s",
+        )
+    # SocketTimeoutError (sock_read) and other timeouts subclass asyncio.TimeoutError.
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
         return UpstreamFailure(
             "timeout",
             504,
             "upstream_timeout",
-            f"upstream {where} did not answer in time",
+            f"upstream {where} did not answer within {route.timeout_s:g}s",
         )
     if isinstance(exc, aiohttp.ClientConnectorError):
         return UpstreamFailure(

@@ -32,7 +32,9 @@ from engine.store.driver import choose_driver, load_sqlite_vec
 from engine.store.migrations import migrate
 from engine.types import NewMemory, RetrievalRequest
 
-DEFAULT_SET = Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_set.json"
+DEFAULT_SET = (
+    Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_set.json"
+)
 STRATEGIES = ("keyword", "semantic", "hybrid")
 K = 5
 
@@ -44,14 +46,21 @@ class Score:
     reciprocal: float = 0.0
     by_kind: dict[str, list[int]] = field(default_factory=dict)
     newer_first: list[int] = field(default_factory=lambda: [0, 0])
+    unrelated_empty: list[int] = field(default_factory=lambda: [0, 0])
     misses: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "recall@5": round(self.found / max(self.queries, 1), 3),
             "mrr@5": round(self.reciprocal / max(self.queries, 1), 3),
-            "by_kind": {k: round(v[0] / max(v[1], 1), 3) for k, v in sorted(self.by_kind.items())},
+            "by_kind": {
+                k: round(v[0] / max(v[1], 1), 3)
+                for k, v in sorted(self.by_kind.items())
+            },
             "newer_first": round(self.newer_first[0] / max(self.newer_first[1], 1), 3),
+            "unrelated_empty": round(
+                self.unrelated_empty[0] / max(self.unrelated_empty[1], 1), 3
+            ),
             "misses": self.misses,
         }
 
@@ -62,15 +71,22 @@ def memory_id(owner: str, local_id: str) -> str:
 
 async def load_set(db: Database, data: dict[str, Any]) -> None:
     now = datetime.now(UTC)
-    rows = [(owner, m) for owner, spec in data["owners"].items() for m in spec["memories"]]
+    rows = [
+        (owner, m) for owner, spec in data["owners"].items() for m in spec["memories"]
+    ]
     # Oldest first, so a newer fact supersedes the older one about the same subject.
     rows.sort(key=lambda r: -r[1]["age_days"])
 
     def write(conn: Any) -> None:
         for owner, m in rows:
             stamp = memories.iso(now - timedelta(days=m["age_days"]))
-            new = NewMemory(owner=owner, content=m["content"], id=memory_id(owner, m["id"]),
-                            created_at=stamp, updated_at=stamp)
+            new = NewMemory(
+                owner=owner,
+                content=m["content"],
+                id=memory_id(owner, m["id"]),
+                created_at=stamp,
+                updated_at=stamp,
+            )
             subject = m.get("subject")
             memories.upsert(conn, new, stamp, subject=subject)
             if subject:
@@ -80,14 +96,25 @@ async def load_set(db: Database, data: dict[str, Any]) -> None:
 
 
 async def evaluate(
-    data: dict[str, Any], embedding: EmbeddingConfig, workdir: Path, min_similarity: float | None = None
+    data: dict[str, Any],
+    embedding: EmbeddingConfig,
+    workdir: Path,
+    min_similarity: float | None = None,
 ) -> dict[str, Any]:
     memory = MemoryConfig(strategy="hybrid")
     if min_similarity is not None:
         memory = replace(memory, min_similarity=min_similarity)
-    config = Config(data_dir=str(workdir), memory=memory, embedding=embedding,
-                    vector_store=VectorStoreConfig(kind="sqlite-vec"))
-    db = await Database.open(workdir / "eval.db", choose_driver(), extension_loaders=[("sqlite-vec", load_sqlite_vec)])
+    config = Config(
+        data_dir=str(workdir),
+        memory=memory,
+        embedding=embedding,
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+    )
+    db = await Database.open(
+        workdir / "eval.db",
+        choose_driver(),
+        extension_loaders=[("sqlite-vec", load_sqlite_vec)],
+    )
     tier: SqliteVecTier | None = None
     try:
         await db.write_outside_transaction(lambda conn: migrate(conn))
@@ -95,20 +122,31 @@ async def evaluate(
         holder = _Holder(config)
         tier = await build_vector_tier(holder, db, None)
         if tier is None:
-            raise SystemExit(f"no vector tier for embedding source {embedding.source!r}")
+            raise SystemExit(
+                f"no vector tier for embedding source {embedding.source!r}"
+            )
         await tier.reindex(None, False)
         scores = {s: Score() for s in STRATEGIES}
         ctx = RetrievalContext(db, config.memory, tier)
         for owner, spec in data["owners"].items():
             for q in spec["queries"]:
                 for strategy in STRATEGIES:
-                    req = RetrievalRequest(owner=owner, query=q["query"], strategy=strategy, limit=K, max_tokens=16000)
+                    req = RetrievalRequest(
+                        owner=owner,
+                        query=q["query"],
+                        strategy=strategy,
+                        limit=K,
+                        max_tokens=16000,
+                    )
                     result = await retrieve(ctx, req, side_effects=False)
                     ranked = [h.memory.id for h in result.hits][:K]
                     _score(scores[strategy], owner, q, ranked)
-        return {"source": tier.embedding(), "queries": scores["hybrid"].queries,
-                "min_similarity": config.memory.min_similarity,
-                **{s: sc.to_json() for s, sc in scores.items()}}
+        return {
+            "source": tier.embedding(),
+            "queries": scores["hybrid"].queries,
+            "min_similarity": config.memory.min_similarity,
+            **{s: sc.to_json() for s, sc in scores.items()},
+        }
     finally:
         if tier is not None:
             await tier.close()
@@ -116,6 +154,13 @@ async def evaluate(
 
 
 def _score(score: Score, owner: str, q: dict[str, Any], ranked: list[str]) -> None:
+    if q["expect"] is None:
+        # Nothing related is stored: the relevance floor must leave the answer empty.
+        score.unrelated_empty[1] += 1
+        score.unrelated_empty[0] += not ranked
+        if ranked:
+            score.misses.append(f"{owner}: {q['query']} (unrelated, got {len(ranked)})")
+        return
     expect = memory_id(owner, q["expect"])
     score.queries += 1
     kind = score.by_kind.setdefault(q["kind"], [0, 0])
@@ -129,7 +174,9 @@ def _score(score: Score, owner: str, q: dict[str, Any], ranked: list[str]) -> No
     if q.get("older"):
         older = memory_id(owner, q["older"])
         score.newer_first[1] += 1
-        if expect in ranked and (older not in ranked or ranked.index(expect) < ranked.index(older)):
+        if expect in ranked and (
+            older not in ranked or ranked.index(expect) < ranked.index(older)
+        ):
             score.newer_first[0] += 1
 
 
@@ -139,11 +186,17 @@ class _Holder:
 
 
 async def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0] if __doc__ else None
+    )
     parser.add_argument("--source", choices=("onnx", "static", "both"), default="both")
     parser.add_argument("--data", type=Path, default=DEFAULT_SET)
-    parser.add_argument("--static-table", type=Path, help="a built static table (default: build one)")
-    parser.add_argument("--min-similarity", type=float, help="override memory.min_similarity")
+    parser.add_argument(
+        "--static-table", type=Path, help="a built static table (default: build one)"
+    )
+    parser.add_argument(
+        "--min-similarity", type=float, help="override memory.min_similarity"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     data = json.loads(args.data.read_text(encoding="utf-8"))
@@ -152,29 +205,51 @@ async def main(argv: list[str]) -> int:
         work = Path(tmp)
         if args.source in ("onnx", "both"):
             (work / "onnx").mkdir()
-            results.append(await evaluate(data, EmbeddingConfig(source="onnx"), work / "onnx",
-                                          args.min_similarity))
+            results.append(
+                await evaluate(
+                    data,
+                    EmbeddingConfig(source="onnx"),
+                    work / "onnx",
+                    args.min_similarity,
+                )
+            )
         if args.source in ("static", "both"):
             table = args.static_table
             if table is None:
                 table = work / "static.npz"
                 report = await build_static(table)
-                print(f"built static table in {report.seconds}s ({report.bytes / 1e6:.1f} MB)", file=sys.stderr)
+                print(
+                    f"built static table in {report.seconds}s ({report.bytes / 1e6:.1f} MB)",
+                    file=sys.stderr,
+                )
             (work / "static").mkdir()
-            results.append(await evaluate(data, EmbeddingConfig(source="static", static_path=str(table)),
-                                          work / "static", args.min_similarity))
+            results.append(
+                await evaluate(
+                    data,
+                    EmbeddingConfig(source="static", static_path=str(table)),
+                    work / "static",
+                    args.min_similarity,
+                )
+            )
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     for result in results:
-        print(f"\n== embedding {result['source']} ({result['queries']} queries, top {K}, "
-              f"min_similarity {result['min_similarity']})")
-        print(f"{'strategy':<10}{'recall@5':>10}{'MRR':>8}{'lexical':>9}{'paraphr.':>10}{'temporal':>10}{'newer1st':>10}")
+        print(
+            f"\n== embedding {result['source']} ({result['queries']} queries, top {K}, "
+            f"min_similarity {result['min_similarity']})"
+        )
+        print(
+            f"{'strategy':<10}{'recall@5':>10}{'MRR':>8}{'lexical':>9}{'paraphr.':>10}{'temporal':>10}{'newer1st':>10}{'unrel.=0':>10}"
+        )
         for strategy in STRATEGIES:
             r = result[strategy]
             kinds = r["by_kind"]
-            print(f"{strategy:<10}{r['recall@5']:>10.3f}{r['mrr@5']:>8.3f}{kinds.get('lexical', 0):>9.3f}"
-                  f"{kinds.get('paraphrase', 0):>10.3f}{kinds.get('temporal', 0):>10.3f}{r['newer_first']:>10.3f}")
+            print(
+                f"{strategy:<10}{r['recall@5']:>10.3f}{r['mrr@5']:>8.3f}{kinds.get('lexical', 0):>9.3f}"
+                f"{kinds.get('paraphrase', 0):>10.3f}{kinds.get('temporal', 0):>10.3f}{r['newer_first']:>10.3f}"
+                f"{r['unrelated_empty']:>10.3f}"
+            )
         for strategy in ("keyword", "hybrid"):
             for miss in result[strategy]["misses"]:
                 if strategy == "hybrid" or "verbose" in sys.argv:

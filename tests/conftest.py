@@ -11,8 +11,9 @@
 - `memtap_process` → async factory: `proc = await memtap_process(doc=None, *, args=(),
   yaml_text=None, env=None)` writes a YAML file (defaults below, `doc` deep-merged on top, or
   `yaml_text` verbatim) and runs `memtap serve -c FILE [args]`, waiting for the listening
-  line. `proc.url`, `proc.stderr_text()`, `proc.log_events()` (parsed JSON log lines),
-  `await proc.terminate()` (SIGTERM, returns the exit code). Killed at teardown if still alive.
+  line (`config_file=False`: no `-c`, flags only; the cwd is tmp_path). `proc.url`, `proc.stderr_text()`, `proc.log_events()` (parsed JSON log lines),
+  `await proc.terminate()` (SIGTERM, returns the exit code), `await proc.wait()`. Killed at
+  teardown if still alive.
 - `blocking_guard` → `with blocking_guard(): ...` fails the test when the event loop thread
   does blocking I/O inside the block (blockbuster); for code paths that must stay non-blocking.
 """
@@ -58,13 +59,19 @@ async def standin() -> AsyncIterator[Standin]:
 
 
 @pytest.fixture
-def memtap_config(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Config]:
+def memtap_config(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[..., Config]:
     """Factory for a Config aimed at the stand-in; keyword arguments replace Config fields."""
 
     def make(**changes: Any) -> Config:
         if "upstreams" not in changes:
             upstream = request.getfixturevalue("standin")
-            changes["upstreams"] = (UpstreamConfig(name="standin", url=upstream.url, format="auto", timeout_s=30.0),)
+            changes["upstreams"] = (
+                UpstreamConfig(
+                    name="standin", url=upstream.url, format="auto", timeout_s=30.0
+                ),
+            )
         changes.setdefault("data_dir", str(tmp_path / "data"))
         changes.setdefault("listen", "127.0.0.1:0")
         changes.setdefault("memory", MemoryConfig(enabled=False))
@@ -109,7 +116,11 @@ async def memtap_server(
     ) -> MemtapServer:
         config = config if config is not None else memtap_config()
         # A path that does not exist keeps the repo's config/memtap.yaml out of the test.
-        path = str(config_path) if config_path is not None else str(tmp_path / f"absent-{len(started)}.yaml")
+        path = (
+            str(config_path)
+            if config_path is not None
+            else str(tmp_path / f"absent-{len(started)}.yaml")
+        )
         holder = ConfigHolder(config, path)
         running = await start_server(
             holder,
@@ -170,8 +181,13 @@ class MemtapProcess:
         return rest.decode("utf-8", errors="replace")
 
     async def terminate(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        """Send `sig` (once) and wait for the exit code."""
         if self.proc.returncode is None:
             self.proc.send_signal(sig)
+        return await self.wait(timeout)
+
+    async def wait(self, timeout: float = 30.0) -> int:
+        """Wait for the process to exit on its own (e.g. after a signal the test sent)."""
         return await asyncio.wait_for(self.proc.wait(), timeout)
 
 
@@ -188,6 +204,7 @@ async def memtap_process(
         yaml_text: str | None = None,
         env: dict[str, str] | None = None,
         startup_timeout: float = 30.0,
+        config_file: bool = True,
     ) -> MemtapProcess:
         index = len(started)
         config_path = tmp_path / f"memtap-{index}.yaml"
@@ -201,15 +218,17 @@ async def memtap_process(
             if not (doc and "upstreams" in doc):
                 upstream = request.getfixturevalue("standin")
                 defaults["upstreams"] = [{"name": "standin", "url": upstream.url}]
-            yaml_text = yaml.safe_dump(_deep_merge(defaults, doc or {}), sort_keys=False)
+            yaml_text = yaml.safe_dump(
+                _deep_merge(defaults, doc or {}), sort_keys=False
+            )
         config_path.write_text(yaml_text, encoding="utf-8")
+        config_args = ["-c", str(config_path)] if config_file else []
         stderr_path = tmp_path / f"memtap-{index}.stderr"
         with stderr_path.open("wb") as stderr_file:
             proc = await asyncio.create_subprocess_exec(
                 *_memtap_command(),
                 "serve",
-                "-c",
-                str(config_path),
+                *config_args,
                 *args,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=stderr_file,
@@ -224,14 +243,18 @@ async def memtap_process(
                 raw = await asyncio.wait_for(proc.stdout.readline(), startup_timeout)
                 if not raw:
                     code = await proc.wait()
-                    raise AssertionError(f"memtap exited ({code}) before listening:\n{handle.stderr_text()}")
+                    raise AssertionError(
+                        f"memtap exited ({code}) before listening:\n{handle.stderr_text()}"
+                    )
                 line = raw.decode("utf-8").rstrip("\n")
                 handle.stdout_lines.append(line)
                 if line.startswith(LISTENING_PREFIX):
                     handle.url = line[len(LISTENING_PREFIX) :]
                     return handle
         except TimeoutError:
-            raise AssertionError(f"memtap did not start in {startup_timeout}s:\n{handle.stderr_text()}") from None
+            raise AssertionError(
+                f"memtap did not start in {startup_timeout}s:\n{handle.stderr_text()}"
+            ) from None
 
     yield start
     for handle in started:

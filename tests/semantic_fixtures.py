@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
 from engine.embeddings.onnx import open_onnx
@@ -20,7 +21,7 @@ from engine.store.migrations import migrate
 from engine.types import Memory, NewMemory
 
 # Frequent WordPiece ids (the bert vocabulary is roughly frequency ordered from 1996 on).
-COMMON_TOKEN_IDS = range(1996, 4500)
+COMMON_TOKEN_IDS = range(1996, 3000)
 _static_cache: dict[str, Path] = {}
 _static_lock = asyncio.Lock()
 
@@ -48,7 +49,9 @@ async def open_db(path: Path, with_vec: bool = True) -> Database:
 
 async def add_memory(db: Database, owner: str, content: str, **kw: object) -> Memory:
     new = NewMemory(owner=owner, content=content, **kw)  # type: ignore[arg-type]
-    memory, _ = await db.write(lambda conn: memories.upsert(conn, new, memories.now_iso()))
+    memory, _ = await db.write(
+        lambda conn: memories.upsert(conn, new, memories.now_iso())
+    )
     return memory
 
 
@@ -58,10 +61,76 @@ async def static_table(texts: Iterable[str]) -> Path:
         if "path" not in _static_cache:
             teacher = await open_onnx()
             ids = set(COMMON_TOKEN_IDS)
-            for encoding in teacher.tokenizer.encode_batch(list(texts), add_special_tokens=False):
+            for encoding in teacher.tokenizer.encode_batch(
+                list(texts), add_special_tokens=False
+            ):
                 ids.update(encoding.ids)
             out = Path(tempfile.mkdtemp(prefix="memtap-static-")) / "static.npz"
-            await asyncio.to_thread(build_static_sync, teacher, out, token_ids=sorted(ids))
+            await asyncio.to_thread(
+                build_static_sync, teacher, out, token_ids=sorted(ids)
+            )
             await teacher.close()
             _static_cache["path"] = out
         return _static_cache["path"]
+
+
+class EmbeddingsServer:
+    """An OpenAI-compatible `/v1/embeddings` on 127.0.0.1:0: deterministic bag-of-words
+    vectors (`dim` wide), answers in reversed order with `index` set (clients must sort),
+    records every request; `delay_s` / `status` simulate a slow or failing provider."""
+
+    def __init__(self, dim: int = 16) -> None:
+        self.dim = dim
+        self.requests: list[dict[str, object]] = []
+        self.auth: list[str | None] = []
+        self.delay_s = 0.0
+        self.status = 200
+        self.url = ""
+        self._runner: object | None = None
+
+    def vector(self, text: str) -> list[float]:
+        import hashlib
+
+        out = [0.0] * self.dim
+        for word in text.lower().split():
+            digest = hashlib.sha256(word.encode()).digest()
+            out[digest[0] % self.dim] += 1.0
+        return out
+
+    async def __aenter__(self) -> Self:
+        from aiohttp import web
+
+        async def embeddings(request: web.Request) -> web.Response:
+            body = await request.json()
+            self.requests.append(body)
+            self.auth.append(request.headers.get("Authorization"))
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
+            if self.status != 200:
+                return web.json_response(
+                    {"error": {"message": "boom"}}, status=self.status
+                )
+            items = [
+                {"object": "embedding", "index": i, "embedding": self.vector(t)}
+                for i, t in enumerate(body["input"])
+            ]
+            return web.json_response(
+                {"object": "list", "data": items[::-1], "model": body["model"]}
+            )
+
+        app = web.Application()
+        app.router.add_post("/v1/embeddings", embeddings)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        self.url = f"http://127.0.0.1:{port}"
+        self._runner = runner
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        from aiohttp import web
+
+        if isinstance(self._runner, web.AppRunner):
+            await self._runner.cleanup()

@@ -14,7 +14,13 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from proxy.modes.certs import CA_COMMON_NAME, CertificateAuthority, LeafCertStore, ca_cert_path, leaf_file_name
+from proxy.modes.certs import (
+    CA_COMMON_NAME,
+    CertificateAuthority,
+    LeafCertStore,
+    ca_cert_path,
+    leaf_file_name,
+)
 
 
 def test_ca_created_on_first_use_with_private_key_mode_0600(tmp_path: Path) -> None:
@@ -154,3 +160,43 @@ async def test_leaf_signed_by_another_ca_is_reissued(tmp_path: Path) -> None:
     ctx = await store.context_for("localhost")
     assert (store.issued, store.loaded) == (1, 0)
     await _handshake(ctx, ca_cert_path(mine), "localhost")
+
+
+def test_cli_ca_path_creates_then_reuses_and_regenerate_replaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from proxy.cli.main import main
+
+    monkeypatch.chdir(tmp_path)  # no config/memtap.yaml here: built-in defaults (./data)
+    assert main(["ca", "path"]) == 0
+    printed = Path(capsys.readouterr().out.strip())
+    assert printed == (tmp_path / "data" / "ca" / "memtap-ca.pem").resolve()
+    assert printed.exists()
+    before = printed.read_bytes()
+    assert main(["ca", "path", "--json"]) == 0
+    assert '"created": false' in capsys.readouterr().out
+    assert printed.read_bytes() == before
+    assert main(["ca", "regenerate"]) == 0
+    capsys.readouterr()
+    assert printed.read_bytes() != before
+    assert stat.S_IMODE(os.stat(printed.with_suffix(".key")).st_mode) == 0o600
+    # -c and --data-dir: the config's data_dir, overridden by the flag.
+    (tmp_path / "memtap.yaml").write_text("data_dir: ./elsewhere\n")
+    assert main(["ca", "path", "-c", "memtap.yaml"]) == 0
+    assert capsys.readouterr().out.strip().endswith("elsewhere/ca/memtap-ca.pem")
+    assert main(["ca", "path", "-c", "memtap.yaml", "--data-dir", "flagdir"]) == 0
+    assert capsys.readouterr().out.strip().endswith("flagdir/ca/memtap-ca.pem")
+    (tmp_path / "bad.yaml").write_text("data_dirr: x\n")
+    assert main(["ca", "path", "-c", "bad.yaml"]) == 1
+
+
+def test_concurrent_first_use_creates_one_consistent_ca(tmp_path: Path) -> None:
+    """`memtap serve` and `memtap ca path` racing on a new data_dir end with one CA whose key
+    matches its certificate (the creation is under a file lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        cas = list(pool.map(lambda _: CertificateAuthority.load_or_create(tmp_path), range(6)))
+    final = CertificateAuthority.load_or_create(tmp_path)
+    assert {ca.fingerprint for ca in cas} == {final.fingerprint}
+    assert final.key.public_key().public_numbers() == final.cert.public_key().public_numbers()

@@ -25,9 +25,19 @@ memory:
 """
 
 
-def run(*args: str, cwd: Path = REPO, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path = REPO, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "MEMTAP_ADMIN_TOKEN"}
-    return subprocess.run([MEMTAP, *args], check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [MEMTAP, *args],
+        check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
@@ -59,7 +69,9 @@ def test_check_config_json(bad_yaml: Path) -> None:
 def test_check_config_ok_for_the_committed_file() -> None:
     result = run("check-config", "-c", "config/memtap.yaml")
     assert (result.returncode, result.stdout.strip()) == (0, "ok")
-    as_json = json.loads(run("check-config", "-c", "config/memtap.yaml", "--json").stdout)
+    as_json = json.loads(
+        run("check-config", "-c", "config/memtap.yaml", "--json").stdout
+    )
     assert as_json == {"ok": True, "path": "config/memtap.yaml", "errors": []}
 
 
@@ -87,10 +99,14 @@ def _serve_available() -> bool:
     return run("serve", "--help").returncode == 0
 
 
-def test_serve_with_bad_config_exits_1_naming_the_path(bad_yaml: Path, tmp_path: Path) -> None:
+def test_serve_with_bad_config_exits_1_naming_the_path(
+    bad_yaml: Path, tmp_path: Path
+) -> None:
     if not _serve_available():
         pytest.skip("memtap serve is not implemented yet")
-    result = run("serve", "-c", str(bad_yaml), "--data-dir", str(tmp_path / "data"), timeout=60)
+    result = run(
+        "serve", "-c", str(bad_yaml), "--data-dir", str(tmp_path / "data"), timeout=60
+    )
     assert result.returncode == 1
     output = result.stdout + result.stderr
     assert "upstreams[1].url: not a URL" in output
@@ -101,7 +117,16 @@ def test_serve_with_bad_config_exits_1_naming_the_path(bad_yaml: Path, tmp_path:
 def test_serve_with_bad_flag_exits_1_naming_the_flag(tmp_path: Path) -> None:
     if not _serve_available():
         pytest.skip("memtap serve is not implemented yet")
-    result = run("serve", "-c", "config/memtap.yaml", "--listen", "nowhere", "--data-dir", str(tmp_path), timeout=60)
+    result = run(
+        "serve",
+        "-c",
+        "config/memtap.yaml",
+        "--listen",
+        "nowhere",
+        "--data-dir",
+        str(tmp_path),
+        timeout=60,
+    )
     assert result.returncode == 1
     assert "--listen: must be HOST:PORT" in result.stderr
 
@@ -113,7 +138,16 @@ def test_serve_runs_on_the_committed_config(tmp_path: Path) -> None:
         pytest.skip("memtap serve is not implemented yet")
     env = {k: v for k, v in os.environ.items() if k != "MEMTAP_ADMIN_TOKEN"}
     proc = subprocess.Popen(
-        [MEMTAP, "serve", "-c", "config/memtap.yaml", "--listen", "127.0.0.1:0", "--data-dir", str(tmp_path / "data")],
+        [
+            MEMTAP,
+            "serve",
+            "-c",
+            "config/memtap.yaml",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,
@@ -123,7 +157,10 @@ def test_serve_runs_on_the_committed_config(tmp_path: Path) -> None:
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        assert line.startswith("memtap listening on http://127.0.0.1:"), (line, proc.poll())
+        assert line.startswith("memtap listening on http://127.0.0.1:"), (
+            line,
+            proc.poll(),
+        )
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
     finally:

@@ -28,10 +28,23 @@ log:
 """
 
 
-def holder_for(tmp_path: Path, text: str = BASE_YAML, flags: dict[str, Any] | None = None) -> tuple[ConfigHolder, Path]:
+def holder_for(
+    tmp_path: Path, text: str = BASE_YAML, flags: dict[str, Any] | None = None
+) -> tuple[ConfigHolder, Path]:
     path = tmp_path / "memtap.yaml"
     path.write_text(text, encoding="utf-8")
     return ConfigHolder.load(str(path), flags or {}), path
+
+
+async def aholder_for(
+    tmp_path: Path, text: str = BASE_YAML, flags: dict[str, Any] | None = None
+) -> tuple[ConfigHolder, Path]:
+    """holder_for off the event loop (file I/O never blocks the loop, as in production)."""
+    return await asyncio.to_thread(holder_for, tmp_path, text, flags)
+
+
+async def awrite(path: Path, text: str) -> None:
+    await asyncio.to_thread(path.write_text, text, encoding="utf-8")
 
 
 def record(holder: ConfigHolder) -> list[Change]:
@@ -41,7 +54,9 @@ def record(holder: ConfigHolder) -> list[Change]:
 
 
 def events(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:
-    return [r.__dict__.get("fields", {}) for r in caplog.records if r.getMessage() == name]
+    return [
+        r.__dict__.get("fields", {}) for r in caplog.records if r.getMessage() == name
+    ]
 
 
 # -- changed_keys ----------------------------------------------------------------------------
@@ -57,12 +72,19 @@ def test_changed_keys_are_dotted_paths() -> None:
 # -- hot reload ------------------------------------------------------------------------------
 
 
-async def test_valid_edit_swaps_and_notifies_subscribers(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+async def test_valid_edit_swaps_and_notifies_subscribers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="memtap.config")
-    holder, path = holder_for(tmp_path)
+    holder, path = await aholder_for(tmp_path)
     changes = record(holder)
     old = holder.current
-    path.write_text(BASE_YAML.replace("max_tokens: 600", "max_tokens: 900").replace("level: info", "level: debug"))
+    await awrite(
+        path,
+        BASE_YAML.replace("max_tokens: 600", "max_tokens: 900").replace(
+            "level: info", "level: debug"
+        ),
+    )
     assert await holder.check_file() is True
     assert holder.current.memory.max_tokens == 900
     assert holder.current.log.level == "debug"
@@ -79,19 +101,22 @@ async def test_invalid_edit_keeps_old_config_and_logs_reload_failed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="memtap.config")
-    holder, path = holder_for(tmp_path)
+    holder, path = await aholder_for(tmp_path)
     changes = record(holder)
     before = holder.current
-    path.write_text(BASE_YAML.replace("max_tokens: 600", "max_tokens: 0\n  foo: 1"))
+    await awrite(path, BASE_YAML.replace("max_tokens: 600", "max_tokens: 0\n  foo: 1"))
     assert await holder.check_file() is True
     assert holder.current is before
     assert changes == []
     (fields,) = events(caplog, "config.reload_failed")
-    assert fields["errors"] == ["memory.foo: unknown key", "memory.max_tokens: must be from 1 to 16000"]
+    assert fields["errors"] == [
+        "memory.foo: unknown key",
+        "memory.max_tokens: must be from 1 to 16000",
+    ]
     assert not events(caplog, "config.reloaded")
     # the same bad content is not reported again; fixing it reloads
     assert await holder.check_file() is False
-    path.write_text(BASE_YAML.replace("max_tokens: 600", "max_tokens: 700"))
+    await awrite(path, BASE_YAML.replace("max_tokens: 600", "max_tokens: 700"))
     assert await holder.check_file() is True
     assert holder.current.memory.max_tokens == 700
 
@@ -99,11 +124,11 @@ async def test_invalid_edit_keeps_old_config_and_logs_reload_failed(
 async def test_bad_yaml_syntax_and_deleted_file_keep_old_config(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    holder, path = holder_for(tmp_path)
+    holder, path = await aholder_for(tmp_path)
     before = holder.current
-    path.write_text("memory: [unclosed\n")
+    await awrite(path, "memory: [unclosed\n")
     await holder.check_file()
-    path.unlink()
+    await asyncio.to_thread(path.unlink)
     await holder.check_file()
     assert holder.current is before
     failures = [f["errors"][0] for f in events(caplog, "config.reload_failed")]
@@ -111,18 +136,25 @@ async def test_bad_yaml_syntax_and_deleted_file_keep_old_config(
     assert failures[1] == f"{path}: file not found"
 
 
-async def test_touch_without_content_change_does_not_reload(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+async def test_touch_without_content_change_does_not_reload(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="memtap.config")
-    holder, path = holder_for(tmp_path)
-    path.write_text(BASE_YAML)
+    holder, path = await aholder_for(tmp_path)
+    await awrite(path, BASE_YAML)
     assert await holder.check_file() is False
     assert not events(caplog, "config.reloaded")
 
 
 async def test_reload_keeps_flags_and_runtime_overrides(tmp_path: Path) -> None:
-    holder, path = holder_for(tmp_path, flags={"log.level": "warning"})
+    holder, path = await aholder_for(tmp_path, flags={"log.level": "warning"})
     holder.apply_runtime_overrides({"memory.top_k": 5})
-    path.write_text(BASE_YAML.replace("level: info", "level: error").replace("max_tokens: 600", "max_tokens: 800"))
+    await awrite(
+        path,
+        BASE_YAML.replace("level: info", "level: error").replace(
+            "max_tokens: 600", "max_tokens: 800"
+        ),
+    )
     await holder.check_file()
     assert holder.current.log.level == "warning"  # the flag still wins over the file
     assert holder.current.memory.top_k == 5  # the runtime override still applies
@@ -130,13 +162,18 @@ async def test_reload_keeps_flags_and_runtime_overrides(tmp_path: Path) -> None:
     assert holder.base.memory.top_k == Config().memory.top_k
 
 
-async def test_restart_only_keys_keep_running_value(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+async def test_restart_only_keys_keep_running_value(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="memtap.config")
-    holder, path = holder_for(tmp_path)
+    holder, path = await aholder_for(tmp_path)
     changes = record(holder)
-    path.write_text(
-        BASE_YAML.replace("127.0.0.1:7100", "127.0.0.1:7200").replace("max_tokens: 600", "max_tokens: 650")
-        + "data_dir: /elsewhere\n"
+    await awrite(
+        path,
+        BASE_YAML.replace("127.0.0.1:7100", "127.0.0.1:7200").replace(
+            "max_tokens: 600", "max_tokens: 650"
+        )
+        + "data_dir: /elsewhere\n",
     )
     await holder.check_file()
     assert holder.current.listen == "127.0.0.1:7100"
@@ -149,12 +186,12 @@ async def test_restart_only_keys_keep_running_value(tmp_path: Path, caplog: pyte
 
 
 async def test_watcher_task_picks_up_an_edit(tmp_path: Path) -> None:
-    holder, path = holder_for(tmp_path)
+    holder, path = await aholder_for(tmp_path)
     seen = asyncio.Event()
     holder.subscribe(lambda old, new, keys: seen.set())
     await holder.start_watching(interval_s=0.02)
     try:
-        path.write_text(BASE_YAML.replace("max_tokens: 600", "max_tokens: 1234"))
+        await awrite(path, BASE_YAML.replace("max_tokens: 600", "max_tokens: 1234"))
         await asyncio.wait_for(seen.wait(), timeout=5)
         assert holder.current.memory.max_tokens == 1234
     finally:
@@ -162,8 +199,10 @@ async def test_watcher_task_picks_up_an_edit(tmp_path: Path) -> None:
     await holder.stop_watching()  # idempotent
 
 
-async def test_a_failing_subscriber_does_not_block_others(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    holder, _ = holder_for(tmp_path)
+async def test_a_failing_subscriber_does_not_block_others(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    holder, _ = await aholder_for(tmp_path)
 
     def broken(old: Config, new: Config, keys: list[str]) -> None:
         raise RuntimeError("boom")
@@ -175,16 +214,23 @@ async def test_a_failing_subscriber_does_not_block_others(tmp_path: Path, caplog
     assert events(caplog, "config.subscriber_failed")
 
 
-def test_holder_without_file_runs_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_holder_without_file_runs_on_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     holder = ConfigHolder(Config(), None, {})
     assert holder.path is None
     assert holder.current == Config()
 
 
-async def test_holder_without_file_watching_is_a_noop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def empty_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    holder = ConfigHolder(Config(), None, {})
+    return tmp_path
+
+
+async def test_holder_without_file_watching_is_a_noop(empty_cwd: Path) -> None:
+    holder = await asyncio.to_thread(ConfigHolder, Config(), None, {})
     await holder.start_watching(0.01)
     assert await holder.check_file() is False
     await holder.stop_watching()
@@ -205,7 +251,10 @@ def test_every_setting_is_a_real_config_path_with_help() -> None:
 
 
 def test_apply_overrides_validates_like_yaml() -> None:
-    config = apply_overrides(Config(), {"memory.max_tokens": 800, "memory.extract_from": ["user", "assistant"]})
+    config = apply_overrides(
+        Config(),
+        {"memory.max_tokens": 800, "memory.extract_from": ["user", "assistant"]},
+    )
     assert config.memory.max_tokens == 800
     assert config.memory.extract_from == ("user", "assistant")
     with pytest.raises(ConfigError) as info:
@@ -228,7 +277,9 @@ def test_apply_overrides_validates_like_yaml() -> None:
     ]
 
 
-def test_apply_overrides_does_not_expand_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apply_overrides_does_not_expand_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("MT_SECRET", "debug")
     with pytest.raises(ConfigError, match="log.level: must be one of"):
         apply_overrides(Config(), {"log.level": "${MT_SECRET}"})
@@ -237,10 +288,15 @@ def test_apply_overrides_does_not_expand_environment(monkeypatch: pytest.MonkeyP
 def test_holder_runtime_overrides_replace_and_drop(tmp_path: Path) -> None:
     holder, _ = holder_for(tmp_path)
     changes = record(holder)
-    holder.apply_runtime_overrides({"memory.max_tokens": 900, "memory.extract_from": ("user", "assistant")})
+    holder.apply_runtime_overrides(
+        {"memory.max_tokens": 900, "memory.extract_from": ("user", "assistant")}
+    )
     assert holder.current.memory.max_tokens == 900
     assert holder.base.memory.max_tokens == 600
-    assert holder.runtime_overrides == {"memory.max_tokens": 900, "memory.extract_from": ["user", "assistant"]}
+    assert holder.runtime_overrides == {
+        "memory.max_tokens": 900,
+        "memory.extract_from": ["user", "assistant"],
+    }
     assert changes[-1][2] == ["memory.max_tokens", "memory.extract_from"]
 
     with pytest.raises(ConfigError) as info:
@@ -258,15 +314,27 @@ def test_holder_runtime_overrides_replace_and_drop(tmp_path: Path) -> None:
 
 
 def test_describe_reports_value_and_source(tmp_path: Path) -> None:
-    holder, _ = holder_for(tmp_path, BASE_YAML + "embedding:\n  source: none\n", flags={"log.level": "debug"})
+    holder, _ = holder_for(
+        tmp_path,
+        BASE_YAML + "embedding:\n  source: none\n",
+        flags={"log.level": "debug"},
+    )
     holder.apply_runtime_overrides({"memory.top_k": 7})
     rows = {row["name"]: row for row in describe(holder)}
     assert [row["name"] for row in describe(holder)] == [spec.name for spec in SETTINGS]
-    assert rows["memory.top_k"]["source"] == "override" and rows["memory.top_k"]["value"] == 7
-    assert rows["embedding.source"]["source"] == "yaml" and rows["embedding.source"]["value"] == "none"
+    assert (
+        rows["memory.top_k"]["source"] == "override"
+        and rows["memory.top_k"]["value"] == 7
+    )
+    assert (
+        rows["embedding.source"]["source"] == "yaml"
+        and rows["embedding.source"]["value"] == "none"
+    )
     # set explicitly in the file, even though it equals the default
     assert rows["memory.max_tokens"]["source"] == "yaml"
-    assert rows["log.level"]["source"] == "yaml" and rows["log.level"]["value"] == "debug"  # from the flag
+    assert (
+        rows["log.level"]["source"] == "yaml" and rows["log.level"]["value"] == "debug"
+    )  # from the flag
     assert rows["memory.strategy"]["source"] == "default"
     assert rows["memory.extract_from"]["value"] == ["user"]
     assert all(row["help"] for row in rows.values())
@@ -281,3 +349,32 @@ def test_holder_constructed_directly_reads_explicit_keys(tmp_path: Path) -> None
     rows = {row["name"]: row["source"] for row in describe(holder)}
     assert rows["memory.max_tokens"] == "yaml"
     assert rows["memory.top_k"] == "default"
+
+
+def test_apply_log_level_subscriber(tmp_path: Path) -> None:
+    from config.settings import apply_log_level
+
+    root = logging.getLogger()
+    previous = root.level
+    holder, _ = holder_for(tmp_path)
+    holder.subscribe(apply_log_level)
+    try:
+        holder.apply_runtime_overrides({"log.level": "error"})
+        assert root.level == logging.ERROR
+        holder.apply_runtime_overrides({"log.level": "debug"})
+        assert root.level == logging.DEBUG
+    finally:
+        root.setLevel(previous)
+
+
+async def test_vector_store_kind_change_requires_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="memtap.config")
+    holder, path = await aholder_for(tmp_path)
+    await awrite(path, BASE_YAML + "vector_store:\n  kind: none\n")
+    await holder.check_file()
+    assert holder.current.vector_store.kind == "auto"
+    (fields,) = events(caplog, "config.reloaded")
+    assert fields["requires_restart"] == ["vector_store.kind"]
+    assert fields["changed"] == []

@@ -37,7 +37,9 @@ def _list_item_dataclass(hint: Any) -> type | None:
     return None
 
 
-def schema_paths(cls: type = Config, prefix: str = "") -> Iterator[tuple[str, type, str]]:
+def schema_paths(
+    cls: type = Config, prefix: str = ""
+) -> Iterator[tuple[str, type, str]]:
     """(dotted path, owning dataclass, field name) of every field, recursively; list items
     of dataclasses are addressed as `upstreams[]`."""
     for name, hint in field_hints(cls).items():
@@ -106,7 +108,9 @@ def test_every_schema_field_is_a_key_in_memtap_yaml(yaml_text: str) -> None:
     assert missing == [], f"settings missing from config/memtap.yaml: {missing}"
 
 
-def test_every_key_is_documented_with_its_default_and_allowed_values(yaml_text: str) -> None:
+def test_every_key_is_documented_with_its_default_and_allowed_values(
+    yaml_text: str,
+) -> None:
     lines = yaml_text.splitlines()
     positions = key_lines(yaml_text)
     problems: list[str] = []
@@ -118,18 +122,27 @@ def test_every_key_is_documented_with_its_default_and_allowed_values(yaml_text: 
             continue
         f = next(f for f in dataclasses.fields(cls) if f.name == name)
         hint = field_hints(cls)[name]
-        has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-        is_section = _dataclass_of(hint) is not None or _list_item_dataclass(hint) is not None
+        has_default = (
+            f.default is not dataclasses.MISSING
+            or f.default_factory is not dataclasses.MISSING
+        )
+        is_section = (
+            _dataclass_of(hint) is not None or _list_item_dataclass(hint) is not None
+        )
         if has_default and not is_section and "Default" not in comment:
             problems.append(f"{path}: comment does not state the default")
         if typing.get_origin(hint) is typing.Literal:
             absent = [v for v in typing.get_args(hint) if v not in comment]
             if absent:
-                problems.append(f"{path}: comment does not list allowed values {absent}")
+                problems.append(
+                    f"{path}: comment does not list allowed values {absent}"
+                )
     assert problems == []
 
 
-def test_memtap_yaml_loads_and_equals_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memtap_yaml_loads_and_equals_the_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("MEMTAP_ADMIN_TOKEN", raising=False)
     loaded = to_plain(load_config(str(YAML_PATH)))
     defaults = to_plain(Config())
@@ -142,17 +155,25 @@ def test_memtap_yaml_loads_and_equals_the_defaults(monkeypatch: pytest.MonkeyPat
     assert loaded == defaults
 
 
-def test_memtap_yaml_takes_the_admin_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memtap_yaml_takes_the_admin_token_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("MEMTAP_ADMIN_TOKEN", "from-env")
     assert load_config(str(YAML_PATH)).admin.token == "from-env"
 
 
 def test_memory_defaults_are_the_documented_choice() -> None:
     memory = Config().memory
-    assert (memory.strategy, memory.scope, memory.placement) == ("hybrid", "owner", "after_prefix")
+    assert (memory.strategy, memory.scope, memory.placement) == (
+        "hybrid",
+        "owner",
+        "after_prefix",
+    )
 
 
-def test_commented_examples_for_anthropic_and_gemini_are_valid(yaml_text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_commented_examples_for_anthropic_and_gemini_are_valid(
+    yaml_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Uncommenting the example upstreams gives a valid file (the examples do not rot)."""
     monkeypatch.delenv("MEMTAP_ADMIN_TOKEN", raising=False)
     uncommented = []

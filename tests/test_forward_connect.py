@@ -1,4 +1,5 @@
-"""The CONNECT front (proxy/modes/connect.py) on real sockets, in front of a tiny aiohttp server.
+"""The CONNECT front (proxy/modes/connect.py, targets.py, relay.py) on real sockets, in front
+of a tiny aiohttp server.
 
 Interception is checked with real TLS: httpx through the proxy, trusting only memtap's CA.
 The end-to-end tests through the whole memtap server are in test_forward_e2e.py.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,15 +21,17 @@ from aiohttp import web
 
 from config.schema import InterceptConfig
 from proxy.modes.certs import LeafCertStore, ca_cert_path
-from proxy.modes.connect import (
+from proxy.modes.connect import ForwardProxy
+from proxy.modes.targets import (
     INTERCEPT_EXTRA,
     BadConnect,
-    ForwardProxy,
     InterceptTarget,
     host_matches,
+    intercept_pattern_error,
     parse_authority,
     parse_connect_head,
 )
+from tests.test_forward_e2e import upstream_pki
 
 
 @dataclass
@@ -52,7 +55,7 @@ async def front(tmp_path: Path) -> AsyncIterator[Front]:
 
 
 @contextlib.asynccontextmanager
-async def _front(tmp_path: Path) -> AsyncIterator[Front]:
+async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> AsyncIterator[Front]:
     """memtap's CONNECT front + a tiny aiohttp server that records what reached it."""
     certs = LeafCertStore(tmp_path / "data")
     holder: list[Front] = []
@@ -71,7 +74,7 @@ async def _front(tmp_path: Path) -> AsyncIterator[Front]:
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     server = web.Server(handler)
-    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0)
+    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s)
     listener = await asyncio.get_running_loop().create_server(proxy, "127.0.0.1", 0)
     await certs.ensure_ca()
     holder.append(Front(listener.sockets[0].getsockname()[1], proxy, certs, ca_cert_path(tmp_path / "data")))
@@ -87,8 +90,7 @@ async def _front(tmp_path: Path) -> AsyncIterator[Front]:
 @pytest.fixture
 async def tls_echo(tmp_path: Path) -> AsyncIterator[tuple[int, Path]]:
     """A TLS server with its own CA (not memtap's) that echoes one line: a non-intercepted host."""
-    upstream_pki = LeafCertStore(tmp_path / "echo-pki")
-    ctx = await upstream_pki.context_for("127.0.0.1")
+    ctx, ca_file = upstream_pki(tmp_path / "echo-pki")
 
     async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -100,7 +102,7 @@ async def tls_echo(tmp_path: Path) -> AsyncIterator[tuple[int, Path]]:
 
     server = await asyncio.start_server(echo, "127.0.0.1", 0, ssl=ctx)
     try:
-        yield server.sockets[0].getsockname()[1], ca_cert_path(tmp_path / "echo-pki")
+        yield server.sockets[0].getsockname()[1], ca_file
     finally:
         server.close()
         await server.wait_closed()
@@ -264,7 +266,7 @@ async def test_client_dropping_during_tls_handshake_leaves_memtap_serving(front:
     await writer.drain()
     writer.transport.abort()
     # And one that connects, gets 200, and sends nothing until the handshake times out.
-    reader2, writer2 = await asyncio.open_connection("127.0.0.1", front.port)
+    _, writer2 = await asyncio.open_connection("127.0.0.1", front.port)
     writer2.write(b"CONNECT api.example.test:443 HTTP/1.1\r\n\r\n")
     await _still_serving(front)
     writer2.close()
@@ -379,7 +381,7 @@ async def test_client_gone_while_connecting_upstream(front: Front) -> None:
     """The client hangs up while memtap is still connecting onward: nothing leaks or crashes."""
     front.intercept = InterceptConfig(hosts=(), others="tunnel")
     # 192.0.2.1 (TEST-NET-1) does not answer: the connect hangs until the client leaves.
-    reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
+    _, writer = await asyncio.open_connection("127.0.0.1", front.port)
     writer.write(b"CONNECT 192.0.2.1:443 HTTP/1.1\r\n\r\n")
     await writer.drain()
     await asyncio.sleep(0.05)
@@ -388,22 +390,19 @@ async def test_client_gone_while_connecting_upstream(front: Front) -> None:
     await _still_serving(front)
 
 
-async def _wait(cond: Callable[[], bool], timeout: float = 2.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not cond():
-        assert asyncio.get_running_loop().time() < deadline
-        await asyncio.sleep(0.01)
-
-
 async def test_close_ends_open_tunnels(front: Front, tls_echo: tuple[int, Path]) -> None:
     port, _ = tls_echo
     front.intercept = InterceptConfig(hosts=(), others="tunnel")
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
     writer.write(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
     await reader.readuntil(b"\r\n\r\n")
+    silent_reader, silent_writer = await asyncio.open_connection("127.0.0.1", front.port)
+    await asyncio.sleep(0.05)  # accepted, no byte sent: only the front knows about it
     await front.proxy.close()
     assert await asyncio.wait_for(reader.read(), 5) == b""
+    assert await asyncio.wait_for(silent_reader.read(), 5) == b""
     writer.close()
+    silent_writer.close()
 
 
 
@@ -440,3 +439,53 @@ def test_front_works_on_uvloop(tmp_path: Path) -> None:
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(scenario())
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["api.openai.com", "api.openai.com:443", "*.openai.azure.com", "127.0.0.1:8443", "[::1]:443", "[::1]"],
+)
+def test_valid_intercept_patterns(pattern: str) -> None:
+    assert intercept_pattern_error(pattern) is None
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["https://api.openai.com", "api.openai.com/v1", "api.openai.com:0", "host:x", "::1", "[zz]:1", ""],
+)
+def test_invalid_intercept_patterns(pattern: str) -> None:
+    assert intercept_pattern_error(pattern)
+
+
+async def test_silent_connections_are_closed_until_aiohttp_owns_them(tmp_path: Path) -> None:
+    async with _front(tmp_path, first_bytes_timeout_s=0.2) as front:
+        silent = await asyncio.open_connection("127.0.0.1", front.port)
+        partial = await asyncio.open_connection("127.0.0.1", front.port)
+        partial[1].write(b"CONNECT api.example.test:443 HTTP/1.1\r\n")  # head never finished
+        assert await asyncio.wait_for(silent[0].read(), 5) == b""
+        assert await asyncio.wait_for(partial[0].read(), 5) == b""
+        # A connection that did send a request is aiohttp's: the timer no longer applies.
+        reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
+        writer.write(b"GET /kept HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+        await asyncio.sleep(0.4)
+        writer.write(b"GET /still HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert b"/still" in await asyncio.wait_for(reader.read(), 5)
+        for _, w in (silent, partial, (reader, writer)):
+            w.close()
+
+
+async def test_sni_selects_a_cached_leaf_for_another_name(front: Front) -> None:
+    """CONNECT to an IP with SNI naming a host: the client gets that host's leaf when cached."""
+    front.intercept = InterceptConfig(hosts=("127.0.0.1", "named.example.test"))
+    await front.certs.context_for("named.example.test")
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
+    writer.write(b"CONNECT 127.0.0.1:443 HTTP/1.1\r\n\r\n")
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+    verify = ssl.create_default_context(cafile=str(front.ca_file))
+    await writer.start_tls(verify, server_hostname="named.example.test")  # verifies the name
+    writer.write(b"GET /sni HTTP/1.1\r\nHost: named.example.test\r\nConnection: close\r\n\r\n")
+    out = await asyncio.wait_for(reader.read(), 5)
+    assert out.startswith(b"HTTP/1.1 200")
+    assert orjson.loads(out.partition(b"\r\n\r\n")[2])["target"] == "127.0.0.1"  # routing: CONNECT target
+    writer.close()

@@ -8,7 +8,8 @@ so every success here went through memtap's interception.
 
 from __future__ import annotations
 
-import asyncio
+import datetime as dt
+import ipaddress
 import ssl
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
@@ -20,13 +21,64 @@ import openai
 import orjson
 import pytest
 from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from config.holder import ConfigHolder
+from config.loader import LoadedConfig
 from config.schema import Config, InterceptConfig, MemoryConfig, UpstreamConfig
 from proxy.modes.certs import LeafCertStore, ca_cert_path
 from proxy.server import RunningServer, start_server
 
 API_KEY = "sk-forward-test-key"
+
+
+def upstream_pki(directory: Path) -> tuple[ssl.SSLContext, Path]:
+    """A provider stand-in's own PKI, independent of memtap's code: a self-signed CA and a
+    leaf for 127.0.0.1 it signed. Returns (server context, CA file to trust)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    now = dt.datetime.now(dt.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "stand-in test CA")])
+    ca_cert = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=30))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=30))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    pem = serialization.Encoding.PEM
+    ca_file = directory / "ca.pem"
+    ca_file.write_bytes(ca_cert.public_bytes(pem))
+    chain = directory / "server.pem"
+    chain.write_bytes(
+        leaf.public_bytes(pem)
+        + key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(chain)
+    return ctx, ca_file
 
 
 @dataclass
@@ -68,8 +120,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
 
 
 async def _start_standin(tmp_path: Path, *, tls: bool) -> tuple[StandIn, web.AppRunner]:
-    pki = LeafCertStore(tmp_path / "standin-pki")
-    ctx = await pki.context_for("127.0.0.1") if tls else None
+    ctx, ca_file = upstream_pki(tmp_path / "standin-pki")
     holder: list[StandIn] = []
 
     async def chat(request: web.Request) -> web.StreamResponse:
@@ -98,17 +149,17 @@ async def _start_standin(tmp_path: Path, *, tls: bool) -> tuple[StandIn, web.App
     app.router.add_route("*", "/{tail:.*}", other)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx if tls else None)
     await site.start()
     port = runner.addresses[0][1]
     holder.append(
-        StandIn(port, ca_cert_path(tmp_path / "standin-pki"), "https" if tls else "http")
+        StandIn(port, ca_file, "https" if tls else "http")
     )
     return holder[0], runner
 
 
 @pytest.fixture
-async def standin(tmp_path: Path) -> AsyncIterator[StandIn]:
+async def https_standin(tmp_path: Path) -> AsyncIterator[StandIn]:
     server, runner = await _start_standin(tmp_path, tls=True)
     try:
         yield server
@@ -125,12 +176,9 @@ async def plain_standin(tmp_path: Path) -> AsyncIterator[StandIn]:
         await runner.cleanup()
 
 
-MemtapFactory = Callable[..., "asyncio.Future[RunningServer]"]
-
-
 @pytest.fixture
 async def memtap(
-    tmp_path: Path, standin: StandIn
+    tmp_path: Path, https_standin: StandIn
 ) -> AsyncIterator[Callable[..., Any]]:
     """Start memtap intercepting the stand-in; `await memtap(intercept=..., memory=...)`."""
     started: list[RunningServer] = []
@@ -140,9 +188,9 @@ async def memtap(
             listen="127.0.0.1:0",
             data_dir=str(tmp_path / "data"),
             intercept=InterceptConfig(
-                hosts=(f"127.0.0.1:{standin.port}",),
+                hosts=(f"127.0.0.1:{https_standin.port}",),
                 others="tunnel",
-                upstream_ca_file=str(standin.ca_file),
+                upstream_ca_file=str(https_standin.ca_file),
             ),
             memory=MemoryConfig(enabled=False),
         )
@@ -171,7 +219,7 @@ async def _ensure_ca(tmp_path: Path) -> Path:
 
 
 async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
-    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     running = await memtap()
     ca_file = await _ensure_ca(tmp_path)
@@ -180,7 +228,7 @@ async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "https_proxy", "SSL_CERT_DIR"):
         monkeypatch.delenv(name, raising=False)
     client = openai.AsyncOpenAI(
-        base_url=f"{standin.origin}/v1", api_key=API_KEY, max_retries=0
+        base_url=f"{https_standin.origin}/v1", api_key=API_KEY, max_retries=0
     )
     async with client:
         completion = await client.chat.completions.create(
@@ -194,43 +242,44 @@ async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
         )
         words = [c.choices[0].delta.content async for c in stream if c.choices and c.choices[0].delta.content]
     assert "".join(words) == "hello streamed world"
-    assert [r["body"]["messages"][-1]["content"] for r in standin.received] == ["hi", "hi again"]
-    first = standin.received[0]["headers"]
+    assert [r["body"]["messages"][-1]["content"] for r in https_standin.received] == ["hi", "hi again"]
+    first = https_standin.received[0]["headers"]
     # memtap's pipeline handled it: its own header was stripped, the key reached the upstream.
     assert "X-Memtap-Session" not in first
     assert first["Authorization"] == f"Bearer {API_KEY}"
-    assert first["Host"] == f"127.0.0.1:{standin.port}"
+    assert first["Host"] == f"127.0.0.1:{https_standin.port}"
 
 
 async def test_explicit_httpx_client_keeps_alive_inside_the_tunnel(
-    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap()
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         for i in range(3):
-            response = await client.get(f"{standin.origin}/v1/models?i={i}")
+            response = await client.get(f"{https_standin.origin}/v1/models?i={i}")
             assert response.status_code == 200
             assert response.json() == {"path": f"/v1/models?i={i}"}
-    assert len(standin.received) == 3
+    assert len(https_standin.received) == 3
 
 
 async def test_untrusted_upstream_certificate_is_502_upstream_tls(
-    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
-    intercept = InterceptConfig(hosts=(f"127.0.0.1:{standin.port}",), upstream_ca_file=None)
+    intercept = InterceptConfig(hosts=(f"127.0.0.1:{https_standin.port}",), upstream_ca_file=None)
     running = await memtap(intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         response = await client.post(
-            f"{standin.origin}/v1/chat/completions",
+            f"{https_standin.origin}/v1/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
         )
         assert response.status_code == 502
         error = response.json()["error"]
         assert error["code"] == "upstream_tls"
+        assert error["upstream"] == f"127.0.0.1:{https_standin.port}"
         assert "TLS" in error["message"] and "certificate" in error["message"].lower()
-    assert standin.received == []  # never a silent downgrade
+    assert https_standin.received == []  # never a silent downgrade
 
 
 async def test_absolute_uri_http_requests_are_proxied(
@@ -245,9 +294,9 @@ async def test_absolute_uri_http_requests_are_proxied(
 
 
 async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
-    standin: StandIn, memtap: Callable[..., Any]
+    https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
-    upstream = UpstreamConfig(name="standin", url=standin.origin, ca_file=str(standin.ca_file))
+    upstream = UpstreamConfig(name="https_standin", url=https_standin.origin, ca_file=str(https_standin.ca_file))
     running = await memtap(upstreams=(upstream,))
     async with httpx.AsyncClient(proxy=running.base_url, trust_env=False) as client:
         response = await client.get(f"{running.base_url}/v1/models")
@@ -256,30 +305,30 @@ async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
 
 
 async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
-    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="tunnel"))
     # The client trusts only the stand-in's CA: this succeeds only if memtap did not intercept.
-    verify = ssl.create_default_context(cafile=str(standin.ca_file))
+    verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        response = await client.get(f"{standin.origin}/v1/models")
+        response = await client.get(f"{https_standin.origin}/v1/models")
     assert response.status_code == 200
     assert not _memtap_ca(tmp_path).exists()  # nothing was intercepted: no CA was even needed
 
 
 async def test_others_deny_refuses_non_intercepted_hosts(
-    standin: StandIn, memtap: Callable[..., Any]
+    https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="deny"))
-    verify = ssl.create_default_context(cafile=str(standin.ca_file))
+    verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         with pytest.raises(httpx.ProxyError, match="403"):
-            await client.get(f"{standin.origin}/v1/models")
-    assert standin.received == []
+            await client.get(f"{https_standin.origin}/v1/models")
+    assert https_standin.received == []
 
 
 async def test_intercept_hosts_follow_the_live_config(
-    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
     """`intercept` is read per CONNECT: a runtime change applies to the next tunnel."""
     running = await memtap(intercept=InterceptConfig(hosts=(), others="deny"))
@@ -287,20 +336,20 @@ async def test_intercept_hosts_follow_the_live_config(
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         with pytest.raises(httpx.ProxyError):
-            await client.get(f"{standin.origin}/v1/models")
+            await client.get(f"{https_standin.origin}/v1/models")
     new = replace(
         holder.current,
         intercept=InterceptConfig(
-            hosts=(f"127.0.0.1:{standin.port}",), upstream_ca_file=str(standin.ca_file)
+            hosts=(f"127.0.0.1:{https_standin.port}",), upstream_ca_file=str(https_standin.ca_file)
         ),
     )
-    holder._current = new  # noqa: SLF001 - stands in for a reload; ConfigHolder has no public setter
+    holder.reload_loaded(LoadedConfig(config=new, path=None, explicit=frozenset(), digest=None))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        assert (await client.get(f"{standin.origin}/v1/models")).status_code == 200
+        assert (await client.get(f"{https_standin.origin}/v1/models")).status_code == 200
 
 
 async def test_intercepted_request_gets_memory_like_reverse_mode(
-    tmp_path: Path, standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
     """The same pipeline as reverse mode: a stored memory reaches the upstream's system level."""
     from config.schema import EmbeddingConfig, VectorStoreConfig
@@ -320,7 +369,7 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     http_client = httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False)
     client = openai.AsyncOpenAI(
-        base_url=f"{standin.origin}/v1", api_key=API_KEY, max_retries=0, http_client=http_client
+        base_url=f"{https_standin.origin}/v1", api_key=API_KEY, max_retries=0, http_client=http_client
     )
     async with client:
         for stream in (False, True):
@@ -336,7 +385,60 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
             if stream:
                 async for _ in raw.parse():
                     pass
-    assert len(standin.received) == 2
-    for received in standin.received:
+    assert len(https_standin.received) == 2
+    for received in https_standin.received:
         system = [m["content"] for m in received["body"]["messages"] if m["role"] == "system"]
         assert any(OPEN in text and fact in text for text in system), system
+
+
+async def test_first_intercept_does_not_block_the_event_loop(
+    tmp_path: Path,
+    https_standin: StandIn,
+    memtap: Callable[..., Any],
+    blocking_guard: Callable[[], Any],
+) -> None:
+    """Loading the CA, issuing the leaf and writing it to disk all happen off the event loop."""
+    running = await memtap()
+    ca_file = await _ensure_ca(tmp_path)
+    verify = ssl.create_default_context(cafile=str(ca_file))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        with blocking_guard():
+            response = await client.get(f"{https_standin.origin}/v1/models")
+    assert response.status_code == 200
+    assert (tmp_path / "data" / "ca" / "leaves" / "127.0.0.1.pem").exists()
+
+
+async def test_configured_upstream_at_the_same_origin_lends_its_settings(
+    tmp_path: Path,
+    https_standin: StandIn,
+    memtap: Callable[..., Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An `upstreams` entry for the intercepted origin lends its name and `ca_file`."""
+    upstream = UpstreamConfig(
+        name="provider", url=https_standin.origin, ca_file=str(https_standin.ca_file)
+    )
+    intercept = InterceptConfig(hosts=("127.0.0.1",), upstream_ca_file=None)
+    running = await memtap(upstreams=(upstream,), intercept=intercept)
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    caplog.set_level("INFO", logger="memtap")
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        assert (await client.get(f"{https_standin.origin}/v1/models")).status_code == 200
+    done = [r for r in caplog.records if r.getMessage() == "request.done"]
+    assert [r.fields["upstream"] for r in done] == ["provider"]  # type: ignore[attr-defined]
+
+
+async def test_unusable_upstream_ca_file_never_weakens_verification(
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    """A bundle that is not PEM (edited after start, say): system roots only, so 502, not 500."""
+    bad = tmp_path / "not-a-bundle.pem"
+    bad.write_text("this is not a certificate\n")
+    intercept = InterceptConfig(hosts=("127.0.0.1",), upstream_ca_file=str(bad))
+    running = await memtap(intercept=intercept)
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        response = await client.get(f"{https_standin.origin}/v1/models")
+    assert response.status_code == 502
+    assert response.json()["error"]["code"] == "upstream_tls"
+    assert https_standin.received == []

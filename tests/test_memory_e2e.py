@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gzip
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
@@ -29,7 +30,7 @@ from config.schema import (
 from engine.types import ListQuery
 from proxy.codecs.memory_block import OPEN
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.upstream_standin import Reply, Standin, openai_chat_json, openai_chat_sse
 
 PREFERENCE = "I prefer Postgres for side projects."
 QUESTION = "Should I pick Postgres or SQLite for my next side project?"
@@ -82,7 +83,7 @@ async def memories_of(server: MemtapServer, owner: str) -> list[str]:
 
 
 async def wait_for_memory(
-    server: MemtapServer, owner: str, needle: str, timeout: float = 10.0
+    server: MemtapServer, owner: str, needle: str, timeout: float = 30.0
 ) -> list[str]:
     """Poll until the outbox turned the turn into a memory containing `needle`."""
     deadline = asyncio.get_running_loop().time() + timeout
@@ -175,7 +176,7 @@ async def responses_turn(
                 assert kinds[-1] == "response.completed"
                 return response.headers.get("X-Memtap-Memories", "")
         raw = await client.responses.with_raw_response.create(
-            model="gpt-4.1", input=text
+            model="gpt-4.1", input=text, instructions="Be brief."
         )
         assert raw.parse().output_text
         return raw.headers.get("X-Memtap-Memories", "")
@@ -208,7 +209,7 @@ async def anthropic_turn(
                 assert kinds[-1] == "message_stop"
                 return response.headers.get("X-Memtap-Memories", "")
         raw = await client.messages.with_raw_response.create(**kwargs)
-        assert raw.parse().content
+        assert (await raw.parse()).content
         return raw.headers.get("X-Memtap-Memories", "")
 
 
@@ -236,13 +237,15 @@ async def gemini_turn(
     else:
         body["systemInstruction"] = {"parts": [{"text": "Be brief."}]}
     url = f"{server.url}/v1beta/models/gemini-2.5-flash{suffix}"
-    async with aiohttp.ClientSession() as session:
-        async with session.post(
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
             url, json=body, headers={"x-goog-api-key": key, **headers}
-        ) as response:
-            assert response.status == 200
-            assert await response.read() == case.body  # relayed byte for byte
-            return response.headers.get("X-Memtap-Memories", "")
+        ) as response,
+    ):
+        assert response.status == 200
+        assert await response.read() == case.body  # relayed byte for byte
+        return response.headers.get("X-Memtap-Memories", "")
 
 
 VARIANTS = [
@@ -371,16 +374,18 @@ async def test_unreadable_body_passes_through_unchanged(
     memtap: MemtapServer, standin: Standin
 ) -> None:
     raw = b'{"model": "gpt-4o-mini", "messages": [ this is not json'
-    async with aiohttp.ClientSession() as session:
-        async with session.post(
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
             f"{memtap.url}/v1/chat/completions",
             data=raw,
             headers={
                 "Authorization": "Bearer sk-e2e-bad",
                 "Content-Type": "application/json",
             },
-        ) as response:
-            assert response.status == 400  # the stand-in's answer, relayed
+        ) as response,
+    ):
+        assert response.status == 400  # the stand-in's answer, relayed
     assert standin.last().body == raw
 
 
@@ -407,3 +412,107 @@ async def test_no_api_key_means_no_memory(
             assert response.status == 200
             assert "X-Memtap-Memories" not in response.headers
     assert standin.last().json() == body
+
+
+async def test_only_completed_answers_are_learned(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    key = "sk-e2e-completed-only"
+    owner = owner_of(key)
+    auth = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    # An HTTP error answer.
+    standin.enqueue_fixture("openai-chat", "http_429_rate_limit")
+    with pytest.raises(openai.RateLimitError):
+        await chat_turn(memtap, key, "I prefer tabs over spaces.", False, {})
+    # A streaming refusal (stop_reason: refusal): the stream ends cleanly, but is not learned.
+    standin.enqueue_fixture("anthropic-messages", "streaming_refusal_stop_reason")
+    await anthropic_turn(memtap, key, "I really like Rust.", True, {})
+    # A stream whose body ends before its terminator (no `data: [DONE]`).
+    chunks = openai_chat_sse("Sure.", "gpt-4o-mini")
+    assert chunks[-1].startswith(b"data: [DONE]")
+    standin.enqueue(
+        Reply(
+            headers={"Content-Type": "text/event-stream"},
+            chunks=chunks[:-1],
+            content_length=False,
+        )
+    )
+    body = {
+        "model": "gpt-4o-mini",
+        "stream": True,
+        "messages": [{"role": "user", "content": "I always use vim."}],
+    }
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{memtap.url}/v1/chat/completions", json=body, headers=auth
+        ) as response,
+    ):
+        assert await response.read() == b"".join(chunks[:-1])
+
+    await chat_turn(memtap, key, "I usually deploy on Fridays.", False, {})
+    contents = await wait_for_memory(memtap, owner, "fridays")
+    assert not any(
+        word in c.lower() for c in contents for word in ("tabs", "rust", "vim")
+    ), contents
+
+
+async def test_gzip_answer_is_followed_and_learned(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    key = "sk-e2e-gzip"
+    payload = gzip.compress(
+        json.dumps(openai_chat_json("Noted.", "gpt-4o-mini")).encode()
+    )
+    standin.enqueue(
+        Reply(
+            headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+            chunks=[payload[:10], payload[10:]],
+        )
+    )
+    await chat_turn(memtap, key, "I prefer tabs over spaces.", False, {})
+    await wait_for_memory(memtap, owner_of(key), "tabs")
+
+
+async def test_accept_encoding_limited_to_what_memtap_can_follow(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": QUESTION}]}
+    for offered, mode, sent in [
+        ("br, gzip;q=0.8, zstd", "on", "gzip;q=0.8"),
+        ("br", "on", "identity"),
+        ("gzip, deflate", "on", "gzip, deflate"),
+        (
+            "br, gzip",
+            "read",
+            "br, gzip",
+        ),  # nothing is followed: the header stays as sent
+    ]:
+        headers = {
+            "Authorization": "Bearer sk-e2e-enc",
+            "Accept-Encoding": offered,
+            "X-Memtap-Memory": mode,
+        }
+        async with (
+            aiohttp.ClientSession(auto_decompress=False) as session,
+            session.post(
+                f"{memtap.url}/v1/chat/completions", json=body, headers=headers
+            ) as response,
+        ):
+            assert response.status == 200
+        assert standin.last().headers["Accept-Encoding"] == sent
+
+
+async def test_a_broken_engine_fails_open(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    engine = memtap.runtime.engine
+    assert engine is not None
+    await engine.close()  # the store is gone: every engine call now raises
+    for stream in (True, False):
+        header = await chat_turn(memtap, "sk-e2e-broken", PREFERENCE, stream, {})
+        assert header == "0"
+        assert standin.last().json()["messages"][-1]["content"] == PREFERENCE
+    fallbacks = memtap.metrics.memory_fallbacks
+    assert fallbacks.value("retrieval") == 2
+    assert fallbacks.value("capture") == 2

@@ -16,7 +16,8 @@ from config.schema import UpstreamConfig
 from tests.upstream_standin import FIXTURES, Reply, Standin, gzip_payload, pattern_bytes
 
 FIXTURE_CASES = sorted(
-    (p.parent.name, p.name.removesuffix(".expect.json")) for p in Path(FIXTURES).glob("*/*.expect.json")
+    (p.parent.name, p.name.removesuffix(".expect.json"))
+    for p in Path(FIXTURES).glob("*/*.expect.json")
 )
 
 
@@ -27,8 +28,12 @@ async def client() -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
-@pytest.mark.parametrize(("family", "name"), FIXTURE_CASES, ids=[f"{f}/{n}" for f, n in FIXTURE_CASES])
-async def test_fixture_traffic_is_relayed_byte_exact(family, name, standin, memtap_server, client):
+@pytest.mark.parametrize(
+    ("family", "name"), FIXTURE_CASES, ids=[f"{f}/{n}" for f, n in FIXTURE_CASES]
+)
+async def test_fixture_traffic_is_relayed_byte_exact(
+    family, name, standin, memtap_server, client
+):
     """Every recorded provider response (SSE with CRLF, invalid UTF-8 tails, JSON arrays,
     error bodies) reaches the client unchanged, split as the fixture says, and the request
     body reaches the upstream unchanged."""
@@ -40,7 +45,10 @@ async def test_fixture_traffic_is_relayed_byte_exact(family, name, standin, memt
         method,
         srv.url + target,
         data=request_body,
-        headers={"Content-Type": "application/json", "Authorization": "Bearer sk-test-relay"},
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": "Bearer sk-test-relay",
+        },
     ) as response:
         body = await response.read()
         assert response.status == case.status
@@ -101,7 +109,9 @@ async def test_50mb_download_is_byte_exact(standin, memtap_server, client):
     assert srv.metrics.bytes_relayed.value("downstream") == size
 
 
-async def test_streamed_chunked_request_body_arrives_intact(standin, memtap_server, client):
+async def test_streamed_chunked_request_body_arrives_intact(
+    standin, memtap_server, client
+):
     srv = await memtap_server()
     parts = [bytes([i]) * 10_000 for i in range(50)]
 
@@ -109,12 +119,18 @@ async def test_streamed_chunked_request_body_arrives_intact(standin, memtap_serv
         for part in parts:
             yield part
 
-    async with client.post(srv.url + "/echo", data=produce(), headers={"Content-Type": "application/x-test"}) as r:
+    async with client.post(
+        srv.url + "/echo",
+        data=produce(),
+        headers={"Content-Type": "application/x-test"},
+    ) as r:
         assert r.status == 200
         assert await r.read() == b"".join(parts)
     received = standin.last()
     assert received.body == b"".join(parts)
-    assert "Content-Length" not in received.headers  # unknown length stays chunked upstream
+    assert (
+        "Content-Length" not in received.headers
+    )  # unknown length stays chunked upstream
 
 
 async def test_hop_by_hop_headers_removed_both_ways(standin, memtap_server, client):
@@ -145,16 +161,31 @@ async def test_hop_by_hop_headers_removed_both_ways(standin, memtap_server, clie
     }
     async with client.get(srv.url + "/anything", headers=request_headers) as response:
         assert response.status == 200
-        for name in ("X-Drop-Me-Too", "Keep-Alive", "Proxy-Authenticate", "Trailer", "Upgrade"):
+        for name in (
+            "X-Drop-Me-Too",
+            "Keep-Alive",
+            "Proxy-Authenticate",
+            "Trailer",
+            "Upgrade",
+        ):
             assert name not in response.headers, name
         assert response.headers["X-Kept"] == "yes"
     sent = standin.last().headers
-    for name in ("X-Hop", "Keep-Alive", "Proxy-Authorization", "Proxy-Connection", "TE", "Upgrade"):
+    for name in (
+        "X-Hop",
+        "Keep-Alive",
+        "Proxy-Authorization",
+        "Proxy-Connection",
+        "TE",
+        "Upgrade",
+    ):
         assert name not in sent, name
     assert "X-Memtap-Session" not in sent and "X-Memtap-Memory" not in sent
     assert sent["X-Custom"] == "kept"
     assert sent["Host"] == f"127.0.0.1:{standin.port}"
-    assert sent.get("Connection", "keep-alive").lower() == "keep-alive"  # aiohttp's own, not the client's
+    assert (
+        sent.get("Connection", "keep-alive").lower() == "keep-alive"
+    )  # aiohttp's own, not the client's
 
 
 async def test_proxy_adds_no_request_headers(standin, memtap_server):
@@ -162,24 +193,36 @@ async def test_proxy_adds_no_request_headers(standin, memtap_server):
     Accept-Encoding or Content-Type invented by the HTTP client library."""
     srv = await memtap_server()
     reader, writer = await _raw_connection(srv.url)
-    writer.write(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nX-Only: 1\r\n\r\nabc")
+    writer.write(
+        b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nX-Only: 1\r\n\r\nabc"
+    )
     await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200")
     writer.close()
     received = standin.last()
-    assert sorted(k.lower() for k in received.headers) == ["content-length", "host", "x-only"]
+    assert sorted(k.lower() for k in received.headers) == [
+        "content-length",
+        "host",
+        "x-only",
+    ]
     assert received.body == b"abc"
 
 
-async def _raw_connection(url: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def _raw_connection(
+    url: str,
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     parsed = URL(url)
     return await asyncio.open_connection(parsed.host, parsed.port)
 
 
 async def test_repeated_headers_preserved_both_ways(standin, memtap_server, client):
     srv = await memtap_server()
-    cookies = [("Content-Type", "text/plain"), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")]
+    cookies = [
+        ("Content-Type", "text/plain"),
+        ("Set-Cookie", "a=1"),
+        ("Set-Cookie", "b=2"),
+    ]
     standin.enqueue(Reply(headers=cookies, chunks=[b"ok"]))
     reader, writer = await _raw_connection(srv.url)
     writer.write(b"GET /y HTTP/1.1\r\nHost: x\r\nX-Multi: 1\r\nX-Multi: 2\r\n\r\n")
@@ -190,12 +233,18 @@ async def test_repeated_headers_preserved_both_ways(standin, memtap_server, clie
     assert standin.last().headers.getall("X-Multi") == ["1", "2"]
 
 
-@pytest.mark.parametrize("method", ["GET", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND"])
-async def test_every_method_and_raw_path_passes_through(method, standin, memtap_server, client):
+@pytest.mark.parametrize(
+    "method", ["GET", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND"]
+)
+async def test_every_method_and_raw_path_passes_through(
+    method, standin, memtap_server, client
+):
     srv = await memtap_server()
     target = "/v1/files/a%2Fb/c%20d;x=1?q=%E2%9C%93&key2=&empty"
 
-    async with client.request(method, URL(srv.url + target, encoded=True), data=b"payload") as response:
+    async with client.request(
+        method, URL(srv.url + target, encoded=True), data=b"payload"
+    ) as response:
         assert response.status == 200
     received = standin.last()
     assert received.method == method
@@ -206,7 +255,9 @@ async def test_every_method_and_raw_path_passes_through(method, standin, memtap_
 async def test_head_request_keeps_content_length_without_body(standin, memtap_server):
     srv = await memtap_server()
     reader, writer = await _raw_connection(srv.url)
-    writer.write(b"HEAD /bytes/1234 HTTP/1.1\r\nHost: x\r\n\r\nGET /bytes/5 HTTP/1.1\r\nHost: x\r\n\r\n")
+    writer.write(
+        b"HEAD /bytes/1234 HTTP/1.1\r\nHost: x\r\n\r\nGET /bytes/5 HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
     await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
     assert b"Content-Length: 1234" in head
@@ -217,13 +268,21 @@ async def test_head_request_keeps_content_length_without_body(standin, memtap_se
     writer.close()
 
 
-async def test_longest_prefix_selects_upstream(standin, memtap_server, memtap_config, client):
+async def test_longest_prefix_selects_upstream(
+    standin, memtap_server, memtap_config, client
+):
     async with Standin() as anthropic:
         config = memtap_config(
             upstreams=(
                 UpstreamConfig(name="openai", url=standin.url, prefix="/"),
-                UpstreamConfig(name="anthropic", url=anthropic.url + "/base", prefix="/anthropic"),
-                UpstreamConfig(name="anthropic-beta", url=anthropic.url + "/beta/", prefix="/anthropic/beta/"),
+                UpstreamConfig(
+                    name="anthropic", url=anthropic.url + "/base", prefix="/anthropic"
+                ),
+                UpstreamConfig(
+                    name="anthropic-beta",
+                    url=anthropic.url + "/beta/",
+                    prefix="/anthropic/beta/",
+                ),
             )
         )
         srv = await memtap_server(config)
@@ -239,7 +298,9 @@ async def test_longest_prefix_selects_upstream(standin, memtap_server, memtap_co
             assert upstream.last().path == expected, path
 
 
-async def test_connection_pool_reuses_upstream_connections(standin, memtap_server, client):
+async def test_connection_pool_reuses_upstream_connections(
+    standin, memtap_server, client
+):
     srv = await memtap_server()
     for _ in range(5):
         async with client.get(srv.url + "/anything") as response:
@@ -250,7 +311,9 @@ async def test_connection_pool_reuses_upstream_connections(standin, memtap_serve
 
 async def test_json_response_parses(standin, memtap_server, client):
     srv = await memtap_server()
-    async with client.post(srv.url + "/v1/chat/completions", json={"model": "m", "messages": []}) as response:
+    async with client.post(
+        srv.url + "/v1/chat/completions", json={"model": "m", "messages": []}
+    ) as response:
         payload = json.loads(await response.read())
         assert response.headers["x-request-id"] == "req_standin"
     assert payload["choices"][0]["message"]["content"] == standin.reply_text

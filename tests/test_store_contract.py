@@ -241,7 +241,7 @@ async def test_counts(store: RecordStore) -> None:
     await store.upsert_memory(new("a", type="factual"), at())
     await store.upsert_memory(new("b", type="procedural", owner="bob"), at())
     await store.upsert_memory(new("c", expires_at=at(minutes=-5)), at())
-    old, _ = await store.upsert_memory(new("d", key="k1"), at(), subject="s")
+    await store.upsert_memory(new("d", key="k1"), at(), subject="s")
     newer, _ = await store.upsert_memory(new("e", key="k2"), at(), subject="s")
     await store.supersede("alice", "s", newer.id, at())
     counts = await store.counts(at())

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import itertools
 import json
 import random
 import time
@@ -39,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
@@ -105,9 +106,15 @@ class FixtureCase:
 
     def pieces(self, chunk: int | None = None) -> list[bytes]:
         if chunk:
-            return [self.body[i : i + chunk] for i in range(0, len(self.body), chunk)] or [b""]
-        cuts = [0, *[c for c in self.split_at if 0 < c < len(self.body)], len(self.body)]
-        return [self.body[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a] or [b""]
+            return [
+                self.body[i : i + chunk] for i in range(0, len(self.body), chunk)
+            ] or [b""]
+        cuts = [
+            0,
+            *[c for c in self.split_at if 0 < c < len(self.body)],
+            len(self.body),
+        ]
+        return [self.body[a:b] for a, b in itertools.pairwise(cuts) if b > a] or [b""]
 
 
 def load_fixture(family: str, name: str) -> FixtureCase:
@@ -156,7 +163,11 @@ def openai_chat_json(text: str, model: str) -> dict[str, Any]:
                 "finish_reason": "stop",
             }
         ],
-        "usage": {"prompt_tokens": 12, "completion_tokens": len(_words(text)), "total_tokens": 12 + len(_words(text))},
+        "usage": {
+            "prompt_tokens": 12,
+            "completion_tokens": len(_words(text)),
+            "total_tokens": 12 + len(_words(text)),
+        },
     }
 
 
@@ -167,7 +178,9 @@ def openai_chat_sse(text: str, model: str) -> list[bytes]:
             "object": "chat.completion.chunk",
             "created": 1764700000,
             "model": model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            "choices": [
+                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+            ],
         }
         return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
 
@@ -193,19 +206,36 @@ def anthropic_json(text: str, model: str) -> dict[str, Any]:
 
 def anthropic_sse(text: str, model: str) -> list[bytes]:
     def event(name: str, data: dict[str, Any]) -> bytes:
-        return f"event: {name}\ndata: ".encode() + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
+        return (
+            f"event: {name}\ndata: ".encode()
+            + json.dumps(data, separators=(",", ":")).encode()
+            + b"\n\n"
+        )
 
     message = anthropic_json("", model) | {"content": [], "stop_reason": None}
     message["usage"] = {"input_tokens": 12, "output_tokens": 1}
     events = [
         event("message_start", {"type": "message_start", "message": message}),
-        event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        event(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
         b'event: ping\ndata: {"type": "ping"}\n\n',
     ]
     for word in _words(text):
-        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": word}}
+        delta = {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": word},
+        }
         events.append(event("content_block_delta", delta))
-    events.append(event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    events.append(
+        event("content_block_stop", {"type": "content_block_stop", "index": 0})
+    )
     events.append(
         event(
             "message_delta",
@@ -249,7 +279,9 @@ class Standin:
     def enqueue(self, reply: Reply) -> None:
         self.replies.append(reply)
 
-    def enqueue_fixture(self, family: str, name: str, *, chunk: int | None = None, delay_s: float = 0.0) -> FixtureCase:
+    def enqueue_fixture(
+        self, family: str, name: str, *, chunk: int | None = None, delay_s: float = 0.0
+    ) -> FixtureCase:
         """The next request gets this fixture's response bytes (status, Content-Type) byte-exact."""
         case = load_fixture(family, name)
         self.enqueue(
@@ -277,12 +309,15 @@ class Standin:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> Standin:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         await self.stop()
 
@@ -290,10 +325,19 @@ class Standin:
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
-        peer = request.transport.get_extra_info("peername") if request.transport else None
+        peer = (
+            request.transport.get_extra_info("peername") if request.transport else None
+        )
         headers = CIMultiDictProxy(CIMultiDict(request.headers))
         self.requests.append(
-            RecordedRequest(request.method, request.raw_path, headers, body, time.monotonic(), tuple(peer) if peer else None)
+            RecordedRequest(
+                request.method,
+                request.raw_path,
+                headers,
+                body,
+                time.monotonic(),
+                tuple(peer) if peer else None,
+            )
         )
         if self.replies:
             return await self._scripted(request, self.replies.popleft())
@@ -306,27 +350,41 @@ class Standin:
             _, _, family, name = path.split("/", 3)
             chunk = int(request.query.get("chunk", "0")) or None
             case = load_fixture(family, name)
-            reply = Reply(case.status, {"Content-Type": case.content_type}, case.pieces(chunk), content_length=False)
+            reply = Reply(
+                case.status,
+                {"Content-Type": case.content_type},
+                case.pieces(chunk),
+                content_length=False,
+            )
             return await self._scripted(request, reply)
         if path == "/echo":
-            content_type = request.headers.get("Content-Type", "application/octet-stream")
+            content_type = request.headers.get(
+                "Content-Type", "application/octet-stream"
+            )
             return web.Response(body=body, headers={"Content-Type": content_type})
         if path.startswith("/bytes/"):
             return await self._bytes(request, int(path.rsplit("/", 1)[1]))
         if path == "/gzip":
             return await self._gzip(request)
         if path == "/chunked":
-            count, size = int(request.query.get("count", "10")), int(request.query.get("size", "100"))
+            count, size = (
+                int(request.query.get("count", "10")),
+                int(request.query.get("size", "100")),
+            )
             delay = float(request.query.get("delay_ms", "0")) / 1000
             chunks = [bytes([65 + i % 26]) * size for i in range(count)]
-            return await self._scripted(request, Reply(chunks=chunks, delay_s=delay, content_length=False))
+            return await self._scripted(
+                request, Reply(chunks=chunks, delay_s=delay, content_length=False)
+            )
         if path == "/sse-timed":
             return await self._sse_timed(request)
         if path == "/slow":
             await asyncio.sleep(float(request.query.get("delay_ms", "1000")) / 1000)
             return web.json_response({"slow": True})
         if path == "/close-mid-body":
-            response = web.StreamResponse(headers={"Content-Length": "1000", "Content-Type": "text/plain"})
+            response = web.StreamResponse(
+                headers={"Content-Length": "1000", "Content-Type": "text/plain"}
+            )
             await response.prepare(request)
             await response.write(b"0123456789")
             await asyncio.sleep(0.05)
@@ -338,10 +396,21 @@ class Standin:
             request.transport.close()
             return web.Response()
         return web.json_response(
-            {"method": request.method, "path": path, "query": request.query_string, "body_bytes": len(body)}
+            {
+                "method": request.method,
+                "path": path,
+                "query": request.query_string,
+                "body_bytes": len(body),
+            }
         )
 
-    async def _write_all(self, request: web.Request, response: web.StreamResponse, chunks: Sequence[bytes], delay_s: float) -> None:
+    async def _write_all(
+        self,
+        request: web.Request,
+        response: web.StreamResponse,
+        chunks: Sequence[bytes],
+        delay_s: float,
+    ) -> None:
         await response.prepare(request)
         if request.method == "HEAD":
             chunks = ()  # headers only (aiohttp would write a body we hand it)
@@ -358,32 +427,55 @@ class Standin:
     async def _scripted(self, request: web.Request, reply: Reply) -> web.StreamResponse:
         if reply.headers_delay_s:
             await asyncio.sleep(reply.headers_delay_s)
-        response = web.StreamResponse(status=reply.status, headers=CIMultiDict(reply.headers))
+        response = web.StreamResponse(
+            status=reply.status, headers=CIMultiDict(reply.headers)
+        )
         if reply.content_length:
             response.content_length = sum(len(c) for c in reply.chunks)
         await self._write_all(request, response, reply.chunks, reply.delay_s)
         return response
 
-    async def _llm(self, request: web.Request, body: bytes, as_json: Any, as_sse: Any) -> web.StreamResponse:
+    async def _llm(
+        self, request: web.Request, body: bytes, as_json: Any, as_sse: Any
+    ) -> web.StreamResponse:
         try:
             parsed = json.loads(body)
         except ValueError:
-            return web.json_response({"error": {"message": "invalid JSON", "type": "invalid_request_error"}}, status=400)
+            return web.json_response(
+                {"error": {"message": "invalid JSON", "type": "invalid_request_error"}},
+                status=400,
+            )
         text = request.headers.get("x-standin-text", self.reply_text)
-        model = parsed.get("model", "standin-model") if isinstance(parsed, dict) else "standin-model"
+        model = (
+            parsed.get("model", "standin-model")
+            if isinstance(parsed, dict)
+            else "standin-model"
+        )
         if isinstance(parsed, dict) and parsed.get("stream"):
-            delay = float(request.headers.get("x-standin-delay-ms", self.chunk_delay_s * 1000)) / 1000
+            delay = (
+                float(
+                    request.headers.get("x-standin-delay-ms", self.chunk_delay_s * 1000)
+                )
+                / 1000
+            )
             reply = Reply(
-                headers={"Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache"},
+                headers={
+                    "Content-Type": "text/event-stream; charset=utf-8",
+                    "Cache-Control": "no-cache",
+                },
                 chunks=as_sse(text, model),
                 delay_s=delay,
                 content_length=False,
             )
             return await self._scripted(request, reply)
-        return web.json_response(as_json(text, model), headers={"x-request-id": "req_standin"})
+        return web.json_response(
+            as_json(text, model), headers={"x-request-id": "req_standin"}
+        )
 
     async def _bytes(self, request: web.Request, n: int) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "application/octet-stream"})
+        response = web.StreamResponse(
+            headers={"Content-Type": "application/octet-stream"}
+        )
         response.content_length = n
         await self._write_all(request, response, pattern_bytes(n), 0.0)
         return response
@@ -392,7 +484,11 @@ class Standin:
         payload = gzip_payload()
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
         chunks = [payload[i : i + 700] for i in range(0, len(payload), 700)]
-        reply = Reply(headers=headers, chunks=chunks, content_length=request.query.get("chunked") != "1")
+        reply = Reply(
+            headers=headers,
+            chunks=chunks,
+            content_length=request.query.get("chunked") != "1",
+        )
         return await self._scripted(request, reply)
 
     async def _sse_timed(self, request: web.Request) -> web.StreamResponse:
@@ -415,5 +511,9 @@ class Standin:
 
 def gzip_payload() -> bytes:
     """The exact compressed bytes `GET /gzip` sends."""
-    filler = random.Random(7).randbytes(4000).hex()  # incompressible: several 700-byte writes
-    return gzip.compress(json.dumps({"compressed": True, "filler": filler}).encode(), mtime=0)
+    filler = (
+        random.Random(7).randbytes(4000).hex()
+    )  # incompressible: several 700-byte writes
+    return gzip.compress(
+        json.dumps({"compressed": True, "filler": filler}).encode(), mtime=0
+    )

@@ -22,7 +22,9 @@ ENV_MAX = "MEMORY_EMBEDDING_CACHE_MAX"
 ENV_TTL_MS = "MEMORY_EMBEDDING_CACHE_TTL_MS"
 
 
-def cache_limits(cache_max: int, cache_ttl_ms: int, environ: Mapping[str, str] | None = None) -> tuple[int, int]:
+def cache_limits(
+    cache_max: int, cache_ttl_ms: int, environ: Mapping[str, str] | None = None
+) -> tuple[int, int]:
     """(max entries, ttl ms): the environment wins over the config when it holds an integer."""
     env = os.environ if environ is None else environ
     return _int_env(env, ENV_MAX, cache_max), _int_env(env, ENV_TTL_MS, cache_ttl_ms)
@@ -37,11 +39,15 @@ def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 class EmbeddingCache:
-    def __init__(self, max_entries: int, ttl_ms: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, max_entries: int, ttl_ms: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.max_entries = max_entries
         self.ttl_s = ttl_ms / 1000.0
         self._clock = clock
-        self._entries: OrderedDict[str, tuple[float, npt.NDArray[np.float32]]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[float, npt.NDArray[np.float32]]] = (
+            OrderedDict()
+        )
         self.hits = 0
         self.misses = 0
 

@@ -14,7 +14,13 @@ from typing import Any
 import aiohttp
 import numpy as np
 
-from engine.embeddings.base import EmbeddingError, Vectors, empty_vectors, l2_normalize, make_signature
+from engine.embeddings.base import (
+    EmbeddingError,
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+    make_signature,
+)
 
 log = logging.getLogger("memtap.embeddings")
 
@@ -33,7 +39,13 @@ class RemoteEmbedder:
     name = "remote"
 
     def __init__(
-        self, url: str, model: str, api_key: str | None, dim: int | None, timeout_s: float, batch_size: int
+        self,
+        url: str,
+        model: str,
+        api_key: str | None,
+        dim: int | None,
+        timeout_s: float,
+        batch_size: int,
     ) -> None:
         self._url = embeddings_url(url)
         self._model = model
@@ -50,7 +62,10 @@ class RemoteEmbedder:
     @property
     def dim(self) -> int:
         if self._dim is None:
-            raise EmbeddingError("remote embedding width unknown before the first call", cause="remote_unprobed")
+            raise EmbeddingError(
+                "remote embedding width unknown before the first call",
+                cause="remote_unprobed",
+            )
         return self._dim
 
     @property
@@ -60,24 +75,40 @@ class RemoteEmbedder:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return empty_vectors(self.dim)
-        parts = [await self._embed_batch(texts[i : i + self._batch_size]) for i in range(0, len(texts), self._batch_size)]
+        parts = [
+            await self._embed_batch(texts[i : i + self._batch_size])
+            for i in range(0, len(texts), self._batch_size)
+        ]
         return np.concatenate(parts, axis=0)
 
     async def _embed_batch(self, texts: Sequence[str]) -> Vectors:
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=self._timeout)
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        body: dict[str, Any] = {"model": self._model, "input": list(texts), "encoding_format": "float"}
+        body: dict[str, Any] = {
+            "model": self._model,
+            "input": list(texts),
+            "encoding_format": "float",
+        }
         try:
-            async with self._session.post(self._url, json=body, headers=headers) as resp:
+            async with self._session.post(
+                self._url, json=body, headers=headers
+            ) as resp:
                 if resp.status != 200:
                     detail = (await resp.text())[:200]
-                    raise EmbeddingError(f"remote embeddings HTTP {resp.status}: {detail}", cause="remote_http")
+                    raise EmbeddingError(
+                        f"remote embeddings HTTP {resp.status}: {detail}",
+                        cause="remote_http",
+                    )
                 payload = await resp.json(content_type=None)
         except TimeoutError as exc:
-            raise EmbeddingError("remote embeddings timed out", cause="embedding_timeout") from exc
+            raise EmbeddingError(
+                "remote embeddings timed out", cause="embedding_timeout"
+            ) from exc
         except aiohttp.ClientError as exc:
-            raise EmbeddingError(f"remote embeddings unreachable: {exc}", cause="remote_unreachable") from exc
+            raise EmbeddingError(
+                f"remote embeddings unreachable: {exc}", cause="remote_unreachable"
+            ) from exc
         return self._parse(payload, len(texts))
 
     def _parse(self, payload: Any, expected: int) -> Vectors:
@@ -85,14 +116,20 @@ class RemoteEmbedder:
             items = sorted(payload["data"], key=lambda item: item.get("index", 0))
             matrix = np.asarray([item["embedding"] for item in items], dtype=np.float32)
         except (KeyError, TypeError, ValueError) as exc:
-            raise EmbeddingError(f"remote embeddings: malformed answer ({exc})", cause="remote_malformed") from exc
+            raise EmbeddingError(
+                f"remote embeddings: malformed answer ({exc})", cause="remote_malformed"
+            ) from exc
         if matrix.ndim != 2 or matrix.shape[0] != expected:
-            raise EmbeddingError(f"remote embeddings: expected {expected} vectors", cause="remote_malformed")
+            raise EmbeddingError(
+                f"remote embeddings: expected {expected} vectors",
+                cause="remote_malformed",
+            )
         if self._dim is None:
             self._dim = int(matrix.shape[1])
         elif matrix.shape[1] != self._dim:
             raise EmbeddingError(
-                f"remote embeddings: width {matrix.shape[1]} != configured {self._dim}", cause="remote_malformed"
+                f"remote embeddings: width {matrix.shape[1]} != configured {self._dim}",
+                cause="remote_malformed",
             )
         return l2_normalize(matrix)
 

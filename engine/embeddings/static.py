@@ -11,6 +11,7 @@ average, normalise. No transformer at query time: tens of microseconds per text.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import time
@@ -22,7 +23,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.embeddings.base import EmbeddingError, Vectors, empty_vectors, l2_normalize, make_signature
+from engine.embeddings.base import (
+    EmbeddingError,
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+    make_signature,
+)
 from engine.embeddings.onnx import OnnxEmbedder
 from engine.embeddings.tokenizer import load_tokenizer
 
@@ -31,7 +38,7 @@ log = logging.getLogger("memtap.embeddings")
 STATIC_FILE_NAME = "static.npz"
 DEFAULT_DIMS = 256
 SIF_COEFFICIENT = 1e-4
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 # Below this many texts the lookup costs less than a thread hop; larger batches go to a thread.
 _INLINE_MAX_TEXTS = 8
 
@@ -117,15 +124,23 @@ def _load_table(path: Path) -> dict[str, Any]:
     return table
 
 
-async def open_static(path: str | Path, tokenizer_path: str | None = None) -> StaticEmbedder:
+async def open_static(
+    path: str | Path, tokenizer_path: str | None = None
+) -> StaticEmbedder:
     """Load a built table off the event loop; raises `EmbeddingError` (`static_not_built`)."""
     file = Path(path)
     if not file.is_file():
-        raise EmbeddingError(f"static table not built: {file}", cause="static_not_built")
+        raise EmbeddingError(
+            f"static table not built: {file}", cause="static_not_built"
+        )
     try:
-        table, tokenizer = await asyncio.to_thread(lambda: (_load_table(file), load_tokenizer(tokenizer_path)))
+        table, tokenizer = await asyncio.to_thread(
+            lambda: (_load_table(file), load_tokenizer(tokenizer_path))
+        )
     except Exception as exc:
-        raise EmbeddingError(f"static table unreadable: {exc}", cause="static_load_failed") from exc
+        raise EmbeddingError(
+            f"static table unreadable: {exc}", cause="static_load_failed"
+        ) from exc
     return StaticEmbedder(table, tokenizer)
 
 
@@ -152,14 +167,18 @@ def build_static_sync(
     teacher_vectors = np.empty((len(ids), teacher.dim), dtype=np.float32)
     for start in range(0, len(ids), batch_size):
         chunk = ids[start : start + batch_size]
-        teacher_vectors[start : start + len(chunk)] = teacher.embed_ids([[cls_id, i, sep_id] for i in chunk])
+        teacher_vectors[start : start + len(chunk)] = teacher.embed_ids(
+            [[cls_id, i, sep_id] for i in chunk], normalize=False
+        )
 
     reduced = _pca(teacher_vectors, min(dims, len(ids), teacher.dim))
     # Zipf: a token's probability ~ 1/rank; SIF weight a/(a+p) damps the frequent ones.
     ranks = np.asarray(ids, dtype=np.float64)
     inverse_rank = 1.0 / (ranks + 2.0)
     probability = inverse_rank / inverse_rank.sum()
-    weighted = reduced * (SIF_COEFFICIENT / (SIF_COEFFICIENT + probability))[:, None].astype(np.float32)
+    weighted = reduced * (SIF_COEFFICIENT / (SIF_COEFFICIENT + probability))[
+        :, None
+    ].astype(np.float32)
 
     scales = np.abs(weighted).max(axis=1) / 127.0
     scales[scales == 0] = 1.0
@@ -167,6 +186,9 @@ def build_static_sync(
     index = np.full(vocab_size, -1, dtype=np.int32)
     index[np.asarray(ids)] = np.arange(len(ids), dtype=np.int32)
 
+    # The table's own hash goes into the model name, so a rebuilt (different) table changes
+    # the signature and the vector tier re-embeds instead of mixing two vector spaces.
+    digest = hashlib.sha256(rows.tobytes() + index.tobytes()).hexdigest()[:8]
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp.npz")
@@ -176,7 +198,7 @@ def build_static_sync(
         rows=rows,
         scales=scales.astype(np.float32),
         index=index,
-        model=np.str_(f"{teacher.model}-distilled"),
+        model=np.str_(f"{teacher.model}-distilled-{digest}"),
         teacher=np.str_(teacher.signature),
     )
     os.replace(tmp, out)
@@ -193,8 +215,14 @@ def build_static_sync(
 
 
 def _report_fields(report: StaticBuildReport) -> dict[str, Any]:
-    return {"path": report.path, "tokens": report.tokens, "dims": report.dims, "seconds": report.seconds,
-            "bytes": report.bytes, "teacher": report.teacher}
+    return {
+        "path": report.path,
+        "tokens": report.tokens,
+        "dims": report.dims,
+        "seconds": report.seconds,
+        "bytes": report.bytes,
+        "teacher": report.teacher,
+    }
 
 
 def _is_content_token(token: str | None) -> bool:
@@ -205,7 +233,9 @@ def _is_content_token(token: str | None) -> bool:
 def _pca(matrix: npt.NDArray[np.float32], dims: int) -> npt.NDArray[np.float32]:
     centered = matrix - matrix.mean(axis=0, keepdims=True)
     _, _, vt = np.linalg.svd(centered.astype(np.float64), full_matrices=False)
-    projected: npt.NDArray[np.float32] = (centered @ vt[:dims].T.astype(np.float32)).astype(np.float32)
+    projected: npt.NDArray[np.float32] = (
+        centered @ vt[:dims].T.astype(np.float32)
+    ).astype(np.float32)
     return projected
 
 
@@ -222,6 +252,8 @@ async def build_static(
 
     teacher = await open_onnx(model_path, tokenizer_path)
     try:
-        return await asyncio.to_thread(build_static_sync, teacher, out_path, dims=dims, token_ids=token_ids)
+        return await asyncio.to_thread(
+            build_static_sync, teacher, out_path, dims=dims, token_ids=token_ids
+        )
     finally:
         await teacher.close()

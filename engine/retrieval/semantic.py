@@ -66,7 +66,10 @@ class FallbackLog:
             self._metrics.memory_fallbacks.inc(cause)
         if cause not in self._seen:
             self._seen.add(cause)
-            log.warning("vector.fallback", extra={"fields": {"cause": cause, "error": message[:200]}})
+            log.warning(
+                "vector.fallback",
+                extra={"fields": {"cause": cause, "error": message[:200]}},
+            )
 
 
 class SqliteVecTier:
@@ -107,7 +110,13 @@ class SqliteVecTier:
 
     # -- retrieval ------------------------------------------------------------------------
     async def search(
-        self, owner: str | None, query: str, session: str | None, limit: int, *, backfill: bool = True
+        self,
+        owner: str | None,
+        query: str,
+        session: str | None,
+        limit: int,
+        *,
+        backfill: bool = True,
     ) -> list[tuple[str, float]]:
         """(memory id, cosine similarity) best first; raises `SemanticUnavailable`.
 
@@ -117,15 +126,21 @@ class SqliteVecTier:
         vector = await self._embed_query(query)
         if not vector.any():
             return []
-        return await self._db.read(lambda conn: vectors.knn(conn, vector, owner, session, limit))
+        return await self._db.read(
+            lambda conn: vectors.knn(conn, vector, owner, session, limit)
+        )
 
     async def _embed_query(self, query: str) -> Any:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
         try:
             matrix = await asyncio.wait_for(self._source.embed([query]), timeout_s)
         except TimeoutError as exc:
-            self._fallbacks.record("embedding_timeout", f"query embedding took over {timeout_s:.3f}s")
-            raise SemanticUnavailable("query embedding timed out", "embedding_timeout") from exc
+            self._fallbacks.record(
+                "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"
+            )
+            raise SemanticUnavailable(
+                "query embedding timed out", "embedding_timeout"
+            ) from exc
         except EmbeddingError as exc:
             self._fallbacks.record(exc.cause, str(exc))
             raise SemanticUnavailable(str(exc), exc.cause) from exc
@@ -134,10 +149,15 @@ class SqliteVecTier:
     async def _backfill_owner(self, owner: str) -> None:
         # Best effort: a failing backfill must not cost the request its semantic results.
         try:
-            await asyncio.wait_for(self.backfill(owner, BACKFILL_BUDGET), BACKFILL_BUDGET_S * 4)
+            await asyncio.wait_for(
+                self.backfill(owner, BACKFILL_BUDGET), BACKFILL_BUDGET_S * 4
+            )
         except (TimeoutError, EmbeddingError, EngineError) as exc:
             cause = getattr(exc, "cause", "backfill_failed")
-            self._fallbacks.record(f"backfill_{cause}" if not cause.startswith("backfill") else cause, str(exc))
+            self._fallbacks.record(
+                f"backfill_{cause}" if not cause.startswith("backfill") else cause,
+                str(exc),
+            )
 
     # -- writes ---------------------------------------------------------------------------
     async def upsert(self, memories: Sequence[Memory]) -> None:
@@ -150,17 +170,23 @@ class SqliteVecTier:
             await self._db.write(lambda conn: vectors.delete_vectors(conn, list(ids)))
 
     async def erase_owner(self, owner: str) -> int:
-        return await self._db.write(lambda conn: vectors.erase_owner_vectors(conn, owner))
+        return await self._db.write(
+            lambda conn: vectors.erase_owner_vectors(conn, owner)
+        )
 
     async def _embed_and_store(self, items: list[vectors.PendingMemory]) -> int:
         matrix = await self._source.embed([i.content for i in items])
-        return await self._db.write(lambda conn: vectors.store_vectors(conn, items, matrix))
+        return await self._db.write(
+            lambda conn: vectors.store_vectors(conn, items, matrix)
+        )
 
     # -- backfill / reindex ---------------------------------------------------------------
     async def backfill(self, owner: str | None, max_items: int) -> int:
         """Embed up to `max_items` memories without a vector; returns how many were read."""
         async with self._backfill_lock:
-            items = await self._db.read(lambda conn: vectors.pending_memories(conn, owner, max_items))
+            items = await self._db.read(
+                lambda conn: vectors.pending_memories(conn, owner, max_items)
+            )
             if items:
                 await self._embed_and_store(items)
             return len(items)
@@ -179,12 +205,21 @@ class SqliteVecTier:
     async def status(self) -> dict[str, Any]:
         def read(conn: Any) -> dict[str, Any]:
             meta = vectors.read_meta(conn)
-            return {"vectors": vectors.count_vectors(conn), "needs_reindex": vectors.count_pending(conn),
-                    "dim": meta.dim, "signature": meta.signature, "reset_at": meta.reset_at}
+            return {
+                "vectors": vectors.count_vectors(conn),
+                "needs_reindex": vectors.count_pending(conn),
+                "dim": meta.dim,
+                "signature": meta.signature,
+                "reset_at": meta.reset_at,
+            }
 
         details = await self._db.read(read)
-        return {"kind": SQLITE_VEC, "chunk_size": vectors.CHUNK_SIZE, **details,
-                "embedding": self.resolution.to_json()}
+        return {
+            "kind": SQLITE_VEC,
+            "chunk_size": vectors.CHUNK_SIZE,
+            **details,
+            "embedding": self.resolution.to_json(),
+        }
 
     def health(self) -> str:
         return SQLITE_VEC
@@ -196,35 +231,62 @@ class SqliteVecTier:
         await self._source.close()
 
 
-async def build_vector_tier(holder: ConfigSource, database: Database, metrics: Metrics | None) -> Any:
-    """The vector tier for `vector_store.kind`, or None (keyword tier only; reason logged once).
+async def build_vector_tier(
+    holder: ConfigSource, database: Database, metrics: Metrics | None
+) -> Any:
+    """The vector tier for `vector_store.kind`; `qdrant` (or `auto` with a Qdrant url/path) is
+    delegated to the Qdrant backend.
 
-    `qdrant` (or `auto` with a Qdrant url/path) is delegated to the Qdrant backend."""
+    None when vectors are switched off (`vector_store.kind: none`, `embedding.source: none`).
+    When they are wanted but cannot work (no sqlite-vec, no embedding source could be
+    opened, Qdrant failing), raises `SemanticUnavailable` whose message says why for every
+    source tried: the engine keeps that text for engine-status and stays on keywords."""
     config = holder.current
     kind = config.vector_store.kind
     if kind == "none":
         return None
     qdrant = config.vector_store.qdrant
-    wants_qdrant = kind == "qdrant" or (kind == "auto" and bool(qdrant.url or qdrant.path))
+    wants_qdrant = kind == "qdrant" or (
+        kind == "auto" and bool(qdrant.url or qdrant.path)
+    )
     fallbacks = FallbackLog(metrics)
-    resolution = await resolve_embedding_source(config.embedding, config.data_dir, metrics)
+    resolution = await resolve_embedding_source(
+        config.embedding, config.data_dir, metrics
+    )
     if resolution.source is None:
-        reasons = "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks) or "embedding.source is none"
-        if config.embedding.source != "none":
-            fallbacks.record("no_embedding_source", reasons)
-        return None
+        reasons = (
+            "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks)
+            or "embedding.source is none"
+        )
+        if config.embedding.source == "none":
+            return None
+        fallbacks.record("no_embedding_source", reasons)
+        raise SemanticUnavailable(
+            f"no embedding source: {reasons}", "no_embedding_source"
+        )
     if wants_qdrant:
         return await _build_qdrant(holder, database, metrics, resolution)
     if database.extensions.get(SQLITE_VEC) != "loaded":
         await resolution.source.close()
-        fallbacks.record("no_extension", f"sqlite-vec not loaded: {database.extensions.get(SQLITE_VEC, 'not tried')}")
-        return None
+        reason = (
+            f"sqlite-vec not loaded: {database.extensions.get(SQLITE_VEC, 'not tried')}"
+        )
+        fallbacks.record("no_extension", reason)
+        raise SemanticUnavailable(reason, "no_extension")
     tier = SqliteVecTier(database, resolution, holder, metrics)
     started = time.perf_counter()
     await tier.start()
-    log.info("vector.ready", extra={"fields": {"kind": SQLITE_VEC, "signature": tier.embedding(),
-                                               "needs_reindex": tier.last_reset_marked,
-                                               "ms": round((time.perf_counter() - started) * 1000, 1)}})
+    log.info(
+        "vector.ready",
+        extra={
+            "fields": {
+                "kind": SQLITE_VEC,
+                "signature": tier.embedding(),
+                "needs_reindex": tier.last_reset_marked,
+                "ms": round((time.perf_counter() - started) * 1000, 1),
+            }
+        },
+    )
     return tier
 
 
@@ -232,7 +294,10 @@ open_vector_tier = build_vector_tier
 
 
 async def _build_qdrant(
-    holder: ConfigSource, database: Database, metrics: Metrics | None, resolution: EmbeddingResolution
+    holder: ConfigSource,
+    database: Database,
+    metrics: Metrics | None,
+    resolution: EmbeddingResolution,
 ) -> Any:
     # Qdrant keeps its own vectors; it only needs the resolved embedding source.
     from engine.store.qdrant_store import open_qdrant_store
@@ -240,7 +305,8 @@ async def _build_qdrant(
     assert resolution.source is not None
     try:
         return await open_qdrant_store(holder.current, resolution.source, metrics)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - Qdrant is optional: keyword tier instead
         await resolution.source.close()
-        FallbackLog(metrics).record("qdrant_unavailable", f"{type(exc).__name__}: {exc}")
-        return None
+        reason = f"qdrant: {type(exc).__name__}: {exc}"
+        FallbackLog(metrics).record("qdrant_unavailable", reason)
+        raise SemanticUnavailable(reason, "qdrant_unavailable") from exc

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -134,6 +135,7 @@ class Database:
         self._jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
         self._writer_task: asyncio.Task[None] | None = None
         self._closed = False
+        self._identity: tuple[int, int] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
     @classmethod
@@ -167,6 +169,8 @@ class Database:
         except BaseException as exc:
             await db._close_connections()
             raise translate(exc, driver) from exc
+        st = os.stat(path)
+        db._identity = (st.st_dev, st.st_ino)
         db._writer_task = asyncio.create_task(
             db._writer_loop(), name="memtap-store-writer"
         )
@@ -241,6 +245,16 @@ class Database:
     def closed(self) -> bool:
         return self._closed
 
+    def _check_file(self) -> None:
+        # On POSIX a deleted (or replaced) database file keeps accepting writes through the
+        # open descriptor, and they vanish at the next start: refuse to acknowledge them.
+        try:
+            st = os.stat(self.path)
+        except OSError as exc:
+            raise StoreUnavailable(f"database file is gone: {exc.strerror}") from exc
+        if self._identity is not None and (st.st_dev, st.st_ino) != self._identity:
+            raise StoreUnavailable("database file was replaced while open")
+
     # -- writes -------------------------------------------------------------------------
     async def write(self, fn: Callable[[Conn], T]) -> T:
         """Run `fn(conn)` inside a write transaction; returns once it is committed."""
@@ -288,7 +302,7 @@ class Database:
         try:
             if batch[0].transactional:
                 results = await _in_thread(
-                    writer, lambda: _transaction(_raw(writer), fns)
+                    writer, lambda: _transaction(_raw(writer), fns, self._check_file)
                 )
             else:
                 results = [
@@ -343,8 +357,11 @@ def _install_progress(raw: Conn, deadline: list[float]) -> None:
     raw.set_progress_handler(check, PROGRESS_OPS)
 
 
-def _transaction(raw: Conn, fns: list[Callable[[Conn], Any]]) -> list[tuple[bool, Any]]:
+def _transaction(
+    raw: Conn, fns: list[Callable[[Conn], Any]], check: Callable[[], None]
+) -> list[tuple[bool, Any]]:
     """Runs in the writer thread: one BEGIN IMMEDIATE ... COMMIT around every job."""
+    check()
     raw.execute("BEGIN IMMEDIATE")
     try:
         results: list[tuple[bool, Any]] = []

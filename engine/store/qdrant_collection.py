@@ -46,20 +46,33 @@ class Probe:
     error: str | None = None
 
 
-def _index_schema(kind: str) -> models.PayloadSchemaType | models.KeywordIndexParams | models.TextIndexParams:
+def _index_schema(
+    kind: str,
+) -> models.PayloadSchemaType | models.KeywordIndexParams | models.TextIndexParams:
     if kind == "tenant":
         # Tenant index: Qdrant co-locates each owner's points, so owner-filtered search stays fast.
-        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+        return models.KeywordIndexParams(
+            type=models.KeywordIndexType.KEYWORD, is_tenant=True
+        )
     if kind == "text":
-        return models.TextIndexParams(type=models.TextIndexType.TEXT, tokenizer=models.TokenizerType.WORD,
-                                      lowercase=True)
+        return models.TextIndexParams(
+            type=models.TextIndexType.TEXT,
+            tokenizer=models.TokenizerType.WORD,
+            lowercase=True,
+        )
     return models.PayloadSchemaType(kind)
 
 
 class Collection:
     """Creates and checks one collection; safe to call `ensure()` from many tasks and replicas."""
 
-    def __init__(self, transport: QdrantTransport, name: str, dim: int | None, signature: str | None) -> None:
+    def __init__(
+        self,
+        transport: QdrantTransport,
+        name: str,
+        dim: int | None,
+        signature: str | None,
+    ) -> None:
         self.transport = transport
         self.name = name
         self.dim = dim
@@ -77,24 +90,44 @@ class Collection:
         async with self._lock:
             if self._ready:
                 return
-            created = await self.transport.call("create_collection", self._create_if_missing)
-            info = await self.transport.call("get_collection", lambda c: c.get_collection(self.name))
+            created = await self.transport.call(
+                "create_collection", self._create_if_missing
+            )
+            info = await self.transport.call(
+                "get_collection", lambda c: c.get_collection(self.name)
+            )
             self._validate(info)
             await self._create_indexes()
             self._ready = True
-            log.info("qdrant.collection_ready", extra={"fields": {
-                "collection": self.name, "created": created, "dim": self.dim, "mode": self.transport.mode,
-                "dense": self.has_dense, "indexes": self.indexes}})
+            log.info(
+                "qdrant.collection_ready",
+                extra={
+                    "fields": {
+                        "collection": self.name,
+                        "created": created,
+                        "dim": self.dim,
+                        "mode": self.transport.mode,
+                        "dense": self.has_dense,
+                        "indexes": self.indexes,
+                    }
+                },
+            )
 
     async def _create_if_missing(self, client: AsyncQdrantClient) -> bool:
         if await client.collection_exists(self.name):
             return False
-        dense = {DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)} if self.dim else {}
+        dense = (
+            {DENSE: models.VectorParams(size=self.dim, distance=models.Distance.COSINE)}
+            if self.dim
+            else {}
+        )
         try:
             await client.create_collection(
                 self.name,
                 vectors_config=dense,
-                sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                sparse_vectors_config={
+                    SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                },
                 metadata={"created_by": "memtap", "embedding": self.signature},
             )
         except UnexpectedResponse as exc:
@@ -114,21 +147,25 @@ class Collection:
         if SPARSE not in sparse:
             raise QdrantCollectionMismatch(
                 f"collection {self.name!r} exists without memtap's sparse vector {SPARSE!r}; "
-                "point vector_store.qdrant.collection at a new name")
+                "point vector_store.qdrant.collection at a new name"
+            )
         if self.dim is None:
             self.has_dense = dense_params is not None
             return
         if dense_params is None:
             raise QdrantCollectionMismatch(
                 f"collection {self.name!r} has no dense vector {DENSE!r} but the embedding source produces "
-                f"size {self.dim}; use another collection name or embedding.source: none")
+                f"size {self.dim}; use another collection name or embedding.source: none"
+            )
         if dense_params.size != self.dim:
             raise QdrantCollectionMismatch(
                 f"collection {self.name!r} has dense vectors of size {dense_params.size}, the embedding source "
-                f"({self.signature}) produces size {self.dim}; use another collection name or the matching source")
+                f"({self.signature}) produces size {self.dim}; use another collection name or the matching source"
+            )
         if dense_params.distance != models.Distance.COSINE:
             raise QdrantCollectionMismatch(
-                f"collection {self.name!r} uses distance {dense_params.distance.value}; memtap needs Cosine")
+                f"collection {self.name!r} uses distance {dense_params.distance.value}; memtap needs Cosine"
+            )
         self.has_dense = True
 
     async def _create_indexes(self) -> None:
@@ -139,8 +176,12 @@ class Collection:
         for field_name, kind in (*INDEXED_FIELDS, ("content", "text")):
             schema = _index_schema("tenant" if field_name == "owner" else kind)
 
-            async def create(c: AsyncQdrantClient, f: str = field_name, s: Any = schema) -> models.UpdateResult:
-                return await c.create_payload_index(self.name, f, field_schema=s, wait=True)
+            async def create(
+                c: AsyncQdrantClient, f: str = field_name, s: Any = schema
+            ) -> models.UpdateResult:
+                return await c.create_payload_index(
+                    self.name, f, field_schema=s, wait=True
+                )
 
             await self.transport.call("create_payload_index", create)
         self.indexes = "ready"
@@ -151,16 +192,22 @@ class Collection:
         try:
             await self.transport.call("probe", lambda c: c.collection_exists(self.name))
         except EngineError as exc:
-            return Probe(False, round((time.perf_counter() - started) * 1000, 2), str(exc))
+            return Probe(
+                False, round((time.perf_counter() - started) * 1000, 2), str(exc)
+            )
         return Probe(True, round((time.perf_counter() - started) * 1000, 2))
 
     async def describe(self) -> dict[str, Any]:
-        info = await self.transport.call("get_collection", lambda c: c.get_collection(self.name))
+        info = await self.transport.call(
+            "get_collection", lambda c: c.get_collection(self.name)
+        )
         return {
             "collection": self.name,
             "status": info.status.value if info.status is not None else None,
             "points": info.points_count,
             "segments": info.segments_count,
             "indexed_vectors": info.indexed_vectors_count,
-            "payload_indexes": self.indexes if self.transport.local else sorted(info.payload_schema),
+            "payload_indexes": self.indexes
+            if self.transport.local
+            else sorted(info.payload_schema),
         }

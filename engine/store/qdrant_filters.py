@@ -29,7 +29,9 @@ def owner_filter(owner: str) -> models.Filter:
 
 
 def memory_ids_filter(ids: list[str]) -> models.Filter:
-    return models.Filter(must=[models.FieldCondition(key="memory_id", match=models.MatchAny(any=ids))])
+    return models.Filter(
+        must=[models.FieldCondition(key="memory_id", match=models.MatchAny(any=ids))]
+    )
 
 
 def session_condition(session: str | None) -> models.Condition:
@@ -37,12 +39,18 @@ def session_condition(session: str | None) -> models.Condition:
 
 
 def live_filter(live: Live) -> models.Filter:
+    # live_until_ts > now  ==  not superseded AND not expired (see qdrant_payload).
     must: list[models.Condition] = [
-        match("superseded", False),
-        models.FieldCondition(key="expires_at_ts", range=models.Range(gt=iso_to_ts(live.now))),
+        models.FieldCondition(
+            key="live_until_ts", range=models.Range(gt=iso_to_ts(live.now))
+        ),
     ]
     if live.cutoff is not None:
-        must.append(models.FieldCondition(key="updated_at_ts", range=models.Range(gte=iso_to_ts(live.cutoff))))
+        must.append(
+            models.FieldCondition(
+                key="updated_at_ts", range=models.Range(gte=iso_to_ts(live.cutoff))
+            )
+        )
     if live.owner is not None:
         must.append(match("owner", live.owner))
     if live.match_session:
@@ -63,5 +71,7 @@ def list_filter(query: ListQuery) -> models.Filter:
     if not query.include_superseded:
         must.append(match("superseded", False))
     if query.q and query.q.strip():
-        must.append(models.FieldCondition(key="content", match=models.MatchText(text=query.q)))
+        must.append(
+            models.FieldCondition(key="content", match=models.MatchText(text=query.q))
+        )
     return models.Filter(must=must)

@@ -2,7 +2,8 @@
 
 The payload carries every field of `engine.types.Memory` (so a point alone can be exported),
 plus numeric twins of the timestamps (`*_ts`, unix seconds) for range filters, a
-`superseded` flag for a cheap equality filter, and `vec_sig`, the embedding signature of the
+`superseded` flag, `live_until_ts` (0 when superseded, else the expiry), the extraction
+`subject` (what supersession matches on), and `vec_sig`, the embedding signature of the
 point's dense vector (None when it has none yet: the reindex fills it).
 """
 
@@ -29,6 +30,9 @@ INDEXED_FIELDS: tuple[tuple[str, str], ...] = (
     ("memory_id", "keyword"),
     ("superseded", "bool"),
     ("expires_at_ts", "float"),
+    ("live_until_ts", "float"),
+    ("subject", "keyword"),
+    ("vec_sig", "keyword"),
     ("created_at_ts", "float"),
     ("updated_at_ts", "float"),
 )
@@ -36,10 +40,19 @@ INDEXED_FIELDS: tuple[tuple[str, str], ...] = (
 
 def point_id(owner: str, key: str | None, memory_id: str) -> str:
     """One point per (owner, key): every replica computes the same id, so concurrent upserts of
-    a key land on one point (last writer wins). Keyless memories use their own uuid."""
+    a key land on one point. Keyless memories live at their own id (see `id_point`)."""
     if key is None:
-        return str(uuid.UUID(memory_id))
+        return id_point(memory_id)
     return str(uuid.uuid5(POINT_NAMESPACE, owner + "\x00" + key))
+
+
+def id_point(memory_id: str) -> str:
+    """The point of a memory addressed by id: the id itself when it is a uuid (memtap's own
+    ids), else a uuid derived from it (ids imported from elsewhere)."""
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        return str(uuid.uuid5(POINT_NAMESPACE, "id\x00" + memory_id))
 
 
 def now_iso() -> str:
@@ -47,7 +60,10 @@ def now_iso() -> str:
 
 
 def format_iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+        + f"{moment.microsecond // 1000:03d}Z"
+    )
 
 
 def parse_iso(value: str) -> datetime:
@@ -71,6 +87,11 @@ def memory_to_payload(memory: Memory, vec_sig: str | None) -> dict[str, Any]:
         "created_at_ts": iso_to_ts(memory.created_at),
         "updated_at_ts": iso_to_ts(memory.updated_at),
         "expires_at_ts": NEVER_TS if expires_ts is None else expires_ts,
+        # Live until: superseded → 0, else the expiry. One range condition instead of two
+        # (local mode evaluates every condition per point).
+        "live_until_ts": 0.0
+        if memory.superseded_by is not None
+        else (NEVER_TS if expires_ts is None else expires_ts),
         "valid_to_ts": iso_to_ts(memory.valid_to),
         "vec_sig": vec_sig,
     }
@@ -78,7 +99,9 @@ def memory_to_payload(memory: Memory, vec_sig: str | None) -> dict[str, Any]:
 
 def payload_to_memory(payload: dict[str, Any]) -> Memory:
     kind = payload.get("type")
-    memory_type: MemoryType = cast(MemoryType, kind) if kind in MEMORY_TYPES else "factual"
+    memory_type: MemoryType = (
+        cast(MemoryType, kind) if kind in MEMORY_TYPES else "factual"
+    )
     metadata = payload.get("metadata")
     return Memory(
         id=str(payload["id"]),

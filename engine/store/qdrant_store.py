@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
+import numpy as np
 from qdrant_client import AsyncQdrantClient, models
 
 from config.schema import Config
@@ -42,6 +43,7 @@ from engine.store.qdrant_filters import (
     session_condition,
 )
 from engine.store.qdrant_payload import (
+    id_point,
     iso_to_ts,
     memory_to_payload,
     payload_to_memory,
@@ -114,51 +116,89 @@ class QdrantMemoryStore:
         self.metrics = metrics
         self.rrf_k = rrf_k
         self.collection = Collection(
-            transport, collection, embedder.dim if embedder else None, embedder.signature if embedder else None
+            transport,
+            collection,
+            embedder.dim if embedder else None,
+            embedder.signature if embedder else None,
         )
         self._owns_transport = owns_transport
         self._last_probe: Probe | None = None
+
+    def replace_transport(
+        self, transport: QdrantTransport, *, owns_transport: bool = False
+    ) -> None:
+        """Talk to Qdrant through another client from now on (a reconnect after the
+        `vector_store.qdrant` settings changed); the collection is re-checked on next use."""
+        self.transport = transport
+        self._owns_transport = owns_transport
+        self.collection = Collection(
+            transport,
+            self.collection.name,
+            self.collection.dim,
+            self.collection.signature,
+        )
 
     @property
     def signature(self) -> str | None:
         return self.embedder.signature if self.embedder else None
 
-    async def _call(self, op: str, fn: Callable[[AsyncQdrantClient], Awaitable[T]]) -> T:
+    async def _call(
+        self, op: str, fn: Callable[[AsyncQdrantClient], Awaitable[T]]
+    ) -> T:
         await self.collection.ensure()
         return await self.transport.call(op, fn)
 
     # -- writing points ---------------------------------------------------------------
-    async def _write(self, memories: Sequence[tuple[Memory, str | None]], *, insert_only: bool = False) -> bool:
-        """Upsert points for (memory, subject) pairs, then remove any older point of the same
-        memory id stored under another point id (its key changed). Returns whether dense
-        vectors were stored (False: no source, or it failed; the reindex fills them later)."""
-        if not memories:
+    async def _write(
+        self,
+        items: Sequence[tuple[str, Memory, str | None]],
+        *,
+        insert_only: bool = False,
+        moved: bool = False,
+    ) -> bool:
+        """Upsert (point id, memory, subject) items with both vectors. `moved`: a memory now
+        lives at another point (its key changed), so its older point is removed. Returns
+        whether dense vectors were stored (False: no source, or it failed; reindex fills them)."""
+        if not items:
             return False
         await self.collection.ensure()
-        dense = await self._embed_many([_document_text(m) for m, _ in memories])
+        dense = await self._embed_many([_document_text(m) for _, m, _ in items])
         points: list[models.PointStruct] = []
-        for i, (memory, subject) in enumerate(memories):
+        for i, (pid, memory, subject) in enumerate(items):
             vector: dict[str, Any] = {}
             sparse = document_vector(_document_text(memory))
             if len(sparse):
                 vector[SPARSE] = _to_qdrant_sparse(sparse)
             if dense is not None:
                 vector[DENSE] = dense[i]
-            payload = memory_to_payload(memory, self.signature if dense is not None else None)
+            payload = memory_to_payload(
+                memory, self.signature if dense is not None else None
+            )
             payload["subject"] = subject
-            points.append(models.PointStruct(id=point_id(memory.owner, memory.key, memory.id), vector=vector,
-                                             payload=payload))
+            points.append(models.PointStruct(id=pid, vector=vector, payload=payload))
         name = self.collection.name
         mode = models.UpdateMode.INSERT_ONLY if insert_only else None
-        await self.transport.call("upsert", lambda c: c.upsert(
-            name, points=points, wait=True, ordering=models.WriteOrdering.STRONG, update_mode=mode))
-        stale = models.Filter(
-            must=memory_ids_filter([m.id for m, _ in memories]).must,
-            must_not=[models.HasIdCondition(has_id=[p.id for p in points])],
-        )
         await self.transport.call(
-            "delete_stale", lambda c: c.delete(name, points_selector=models.FilterSelector(filter=stale), wait=True)
+            "upsert",
+            lambda c: c.upsert(
+                name,
+                points=points,
+                wait=True,
+                ordering=models.WriteOrdering.STRONG,
+                update_mode=mode,
+            ),
         )
+        if moved:
+            stale = models.Filter(
+                must=memory_ids_filter([m.id for _, m, _ in items]).must,
+                must_not=[models.HasIdCondition(has_id=[p.id for p in points])],
+            )
+            await self.transport.call(
+                "delete_moved",
+                lambda c: c.delete(
+                    name, points_selector=models.FilterSelector(filter=stale), wait=True
+                ),
+            )
         return dense is not None
 
     async def _embed_many(self, texts: list[str]) -> list[list[float]] | None:
@@ -171,27 +211,49 @@ class QdrantMemoryStore:
                 rows.extend(matrix.astype(float).tolist())
             return rows
         except EmbeddingError as exc:
-            log.warning("qdrant.embed_failed", extra={"fields": {"cause": exc.cause, "count": len(texts)}})
+            log.warning(
+                "qdrant.embed_failed",
+                extra={"fields": {"cause": exc.cause, "count": len(texts)}},
+            )
             if self.metrics is not None:
                 self.metrics.memory_fallbacks.inc(f"qdrant_{exc.cause}")
             return None
 
-    async def _scroll(self, flt: models.Filter, limit: int, order_desc: str | None = None) -> list[models.Record]:
+    async def _scroll(
+        self, flt: models.Filter, limit: int, order_desc: str | None = None
+    ) -> list[models.Record]:
         name = self.collection.name
-        order = models.OrderBy(key=order_desc, direction=models.Direction.DESC) if order_desc else None
+        order = (
+            models.OrderBy(key=order_desc, direction=models.Direction.DESC)
+            if order_desc
+            else None
+        )
         records, _ = await self._call(
-            "scroll", lambda c: c.scroll(name, scroll_filter=flt, limit=limit, order_by=order, with_payload=True)
+            "scroll",
+            lambda c: c.scroll(
+                name, scroll_filter=flt, limit=limit, order_by=order, with_payload=True
+            ),
         )
         return list(records)
 
     async def _find(self, memory_id: str) -> models.Record | None:
-        records = await self._scroll(memory_ids_filter([memory_id]), 1)
-        return records[0] if records else None
+        # Keyless memories sit at their id's point: one lookup. Keyed ones are found by the
+        # (indexed) memory_id payload field.
+        name, pid = self.collection.name, id_point(memory_id)
+        records = await self._call(
+            "retrieve", lambda c: c.retrieve(name, ids=[pid], with_payload=True)
+        )
+        if records and (records[0].payload or {}).get("memory_id") == memory_id:
+            return records[0]
+        found = await self._scroll(memory_ids_filter([memory_id]), 1)
+        return found[0] if found else None
 
     async def _at_point(self, owner: str, key: str) -> models.Record | None:
         pid = point_id(owner, key, "")
         name = self.collection.name
-        records = await self._call("retrieve", lambda c: c.retrieve(name, ids=[pid], with_payload=True))
+        records = await self._call(
+            "retrieve", lambda c: c.retrieve(name, ids=[pid], with_payload=True)
+        )
         return records[0] if records else None
 
     async def _key_free(self, owner: str, key: str | None, memory_id: str) -> None:
@@ -199,49 +261,93 @@ class QdrantMemoryStore:
             return
         holder = await self._at_point(owner, key)
         if holder is not None and (holder.payload or {}).get("memory_id") != memory_id:
-            raise InvalidInput("another memory of this owner already has that key", "key")
+            raise InvalidInput(
+                "another memory of this owner already has that key", "key"
+            )
 
     # -- system of record ---------------------------------------------------------------
-    async def upsert_memory(self, new: NewMemory, now: str, subject: str | None = None) -> tuple[Memory, bool]:
+    async def upsert_memory(
+        self, new: NewMemory, now: str, subject: str | None = None
+    ) -> tuple[Memory, bool]:
         """Insert, or update the memory with the same id or the same (owner, key); a re-stated
         superseded memory becomes live again. Returns (memory, created)."""
         validate_new(new)
         expires = normalise_ts(new.expires_at, "expires_at") if new.expires_at else None
-        created_at = normalise_ts(new.created_at, "created_at") if new.created_at else now
-        updated_at = normalise_ts(new.updated_at, "updated_at") if new.updated_at else now
+        created_at = (
+            normalise_ts(new.created_at, "created_at") if new.created_at else now
+        )
+        updated_at = (
+            normalise_ts(new.updated_at, "updated_at") if new.updated_at else now
+        )
+        # Only an import sets these (history stays history); anything else re-states the memory.
+        valid_to = (
+            normalise_ts(new.valid_to, "valid_to")
+            if new.superseded_by and new.valid_to
+            else None
+        )
         existing = await self._find(new.id) if new.id else None
         if existing is None and new.key is not None:
             existing = await self._at_point(new.owner, new.key)
         if existing is None:
-            memory = Memory(id=new.id or str(uuid.uuid4()), owner=new.owner, session=new.session, type=new.type,
-                            key=new.key, content=new.content, metadata=dict(new.metadata), created_at=created_at,
-                            updated_at=updated_at, expires_at=expires)
+            memory = Memory(
+                id=new.id or str(uuid.uuid4()),
+                owner=new.owner,
+                session=new.session,
+                type=new.type,
+                key=new.key,
+                content=new.content,
+                metadata=dict(new.metadata),
+                created_at=created_at,
+                updated_at=updated_at,
+                expires_at=expires,
+                superseded_by=new.superseded_by,
+                valid_to=valid_to,
+            )
+            pid = point_id(memory.owner, memory.key, memory.id)
             if new.key is None:
-                await self._write([(memory, subject)])
+                await self._write([(pid, memory, subject)])
                 return memory, True
             # Insert-only on the key's point: when another replica inserted the same key
             # between our read and this write, theirs stays and we merge into it below, so
             # both replicas end up with one memory and one id.
-            await self._write([(memory, subject)], insert_only=True)
+            await self._write([(pid, memory, subject)], insert_only=True)
             existing = await self._at_point(new.owner, new.key)
-            if existing is None or (existing.payload or {}).get("memory_id") == memory.id:
+            if (
+                existing is None
+                or (existing.payload or {}).get("memory_id") == memory.id
+            ):
                 return memory, True
         payload = existing.payload or {}
         old = payload_to_memory(payload)
         key = new.key if new.id is not None and old.id == new.id else old.key
         if key != old.key:
             await self._key_free(old.owner, key, old.id)
-        memory = replace(old, session=new.session, type=new.type, key=key, content=new.content,
-                         metadata=merge_patch(old.metadata, new.metadata), updated_at=updated_at,
-                         expires_at=expires, superseded_by=None, valid_to=None)
-        await self._write([(memory, subject or payload.get("subject"))])
+        memory = replace(
+            old,
+            session=new.session,
+            type=new.type,
+            key=key,
+            content=new.content,
+            metadata=merge_patch(old.metadata, new.metadata),
+            updated_at=updated_at,
+            expires_at=expires,
+            superseded_by=new.superseded_by,
+            valid_to=valid_to,
+        )
+        pid = point_id(memory.owner, memory.key, memory.id)
+        await self._write(
+            [(pid, memory, subject or payload.get("subject"))],
+            moved=pid != str(existing.id),
+        )
         return memory, False
 
     async def get_memory(self, memory_id: str) -> Memory | None:
         record = await self._find(memory_id)
         return payload_to_memory(record.payload or {}) if record else None
 
-    async def update_memory(self, memory_id: str, patch: MemoryPatch, now: str) -> Memory | None:
+    async def update_memory(
+        self, memory_id: str, patch: MemoryPatch, now: str
+    ) -> Memory | None:
         record = await self._find(memory_id)
         if record is None:
             return None
@@ -254,7 +360,9 @@ class QdrantMemoryStore:
             memory = replace(memory, content=patch.content)
         if patch.type is not None:
             if patch.type not in MEMORY_TYPES:
-                raise InvalidInput(f"type must be one of {', '.join(MEMORY_TYPES)}", "type")
+                raise InvalidInput(
+                    f"type must be one of {', '.join(MEMORY_TYPES)}", "type"
+                )
             memory = replace(memory, type=patch.type)
         if patch.key is not None:
             memory = replace(memory, key=patch.key or None)
@@ -266,20 +374,31 @@ class QdrantMemoryStore:
         if patch.clear_expires_at:
             memory = replace(memory, expires_at=None)
         elif patch.expires_at is not None:
-            memory = replace(memory, expires_at=normalise_ts(patch.expires_at, "expires_at"))
+            memory = replace(
+                memory, expires_at=normalise_ts(patch.expires_at, "expires_at")
+            )
         memory = replace(memory, updated_at=now)
-        if memory.content == old.content and memory.key == old.key:
+        pid = point_id(memory.owner, memory.key, memory.id)
+        if memory.content == old.content and pid == str(record.id):
             await self._overwrite_payload(record.id, memory, payload)
         else:
-            await self._write([(memory, payload.get("subject"))])
+            await self._write(
+                [(pid, memory, payload.get("subject"))], moved=pid != str(record.id)
+            )
         return memory
 
-    async def _overwrite_payload(self, pid: models.ExtendedPointId, memory: Memory, old: dict[str, Any]) -> None:
+    async def _overwrite_payload(
+        self, pid: models.ExtendedPointId, memory: Memory, old: dict[str, Any]
+    ) -> None:
         payload = memory_to_payload(memory, old.get("vec_sig"))
         payload["subject"] = old.get("subject")
         name = self.collection.name
-        await self._call("overwrite_payload", lambda c: c.overwrite_payload(name, payload=payload, points=[pid],
-                                                                            wait=True))
+        await self._call(
+            "overwrite_payload",
+            lambda c: c.overwrite_payload(
+                name, payload=payload, points=[pid], wait=True
+            ),
+        )
 
     async def delete_memory(self, memory_id: str) -> bool:
         if await self._find(memory_id) is None:
@@ -287,95 +406,198 @@ class QdrantMemoryStore:
         await self.delete([memory_id])
         return True
 
-    async def supersede(self, owner: str, subject: str, new_id: str, now: str) -> list[str]:
+    async def supersede(
+        self, owner: str, subject: str, new_id: str, now: str
+    ) -> list[str]:
         """Mark the owner's other live memories about `subject` as superseded by `new_id`."""
         flt = models.Filter(
-            must=[match("owner", owner), match("subject", subject), match("superseded", False)],
+            must=[
+                match("owner", owner),
+                match("subject", subject),
+                match("superseded", False),
+            ],
             must_not=[match("memory_id", new_id)],
         )
-        ids = [str((r.payload or {})["memory_id"]) for r in await self._scroll(flt, 1000)]
+        ids = [
+            str((r.payload or {})["memory_id"]) for r in await self._scroll(flt, 1000)
+        ]
         if ids:
             name = self.collection.name
-            change = {"superseded_by": new_id, "valid_to": now, "superseded": True, "valid_to_ts": iso_to_ts(now)}
-            await self._call("set_payload", lambda c: c.set_payload(name, payload=change,
-                                                                    points=memory_ids_filter(ids), wait=True))
+            change = {
+                "superseded_by": new_id,
+                "valid_to": now,
+                "superseded": True,
+                "valid_to_ts": iso_to_ts(now),
+                "live_until_ts": 0.0,
+            }
+            await self._call(
+                "set_payload",
+                lambda c: c.set_payload(
+                    name, payload=change, points=memory_ids_filter(ids), wait=True
+                ),
+            )
         return ids
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
-        records = await self._scroll(live_filter(live), limit, order_desc="updated_at_ts")
+        records = await self._scroll(
+            live_filter(live), limit, order_desc="updated_at_ts"
+        )
         return [payload_to_memory(r.payload or {}) for r in records]
 
-    async def keyword(self, query: str, live: Live, limit: int) -> list[tuple[Memory, float]]:
+    async def keyword(
+        self, query: str, live: Live, limit: int
+    ) -> list[tuple[Memory, float]]:
         """Sparse (BM25-style) matches, best first, with Qdrant's score (higher is better)."""
         sparse = query_vector(query)
         if not len(sparse):
             return []
         name, flt = self.collection.name, live_filter(live)
-        response = await self._call("query_sparse", lambda c: c.query_points(
-            name, query=_to_qdrant_sparse(sparse), using=SPARSE, query_filter=flt, limit=limit, with_payload=True))
-        return [(payload_to_memory(p.payload or {}), float(p.score)) for p in response.points if p.score > 0]
+        response = await self._call(
+            "query_sparse",
+            lambda c: c.query_points(
+                name,
+                query=_to_qdrant_sparse(sparse),
+                using=SPARSE,
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            ),
+        )
+        return [
+            (payload_to_memory(p.payload or {}), float(p.score))
+            for p in response.points
+            if p.score > 0
+        ]
 
-    async def hybrid(self, query: str, live: Live, limit: int, min_similarity: float) -> list[Hit]:
-        """Dense + sparse candidates fused by RRF inside Qdrant, in one round trip (a batch of the
-        fused query and its two arms, so each hit also gets its ranks and cosine). A hit is kept
-        when it shares a keyword with the query or its cosine reaches `min_similarity`."""
-        flt = live_filter(live)
+    async def hybrid(
+        self, query: str, live: Live, limit: int, min_similarity: float
+    ) -> list[Hit]:
+        """Dense and sparse candidates fused by RRF inside Qdrant: ONE query whose two prefetch
+        arms share the visibility filter (the dense arm also requires the current embedding
+        signature). The hits come back with their vectors, so the relevance floor is applied
+        here: a hit stays when it shares a keyword with the query (sparse overlap) or its
+        cosine reaches `min_similarity`. `fts_rank`/`vec_rank` rank the fused hits by those
+        two signals."""
         sparse = query_vector(query)
-        dense: list[float] | None = None
-        if self.embedder is not None and self.collection.has_dense:
-            dense = (await self.embedder.embed([query]))[0].astype(float).tolist()
-        arms: list[models.QueryRequest] = []
+        dense = await self._embed_query(query)
         prefetch: list[models.Prefetch] = []
         if dense is not None:
-            dense_filter = models.Filter(must=[*(flt.must or []), match("vec_sig", self.signature or "")])
-            arms.append(models.QueryRequest(query=dense, using=DENSE, filter=dense_filter, limit=limit,
-                                            with_payload=False))
-            prefetch.append(models.Prefetch(query=dense, using=DENSE, filter=dense_filter, limit=limit))
+            prefetch.append(
+                models.Prefetch(
+                    query=dense,
+                    using=DENSE,
+                    limit=limit,
+                    filter=models.Filter(must=[match("vec_sig", self.signature or "")]),
+                )
+            )
         if len(sparse):
-            arms.append(models.QueryRequest(query=_to_qdrant_sparse(sparse), using=SPARSE, filter=flt, limit=limit,
-                                            with_payload=False))
-            prefetch.append(models.Prefetch(query=_to_qdrant_sparse(sparse), using=SPARSE, filter=flt, limit=limit))
-        if not arms:
+            prefetch.append(
+                models.Prefetch(
+                    query=_to_qdrant_sparse(sparse), using=SPARSE, limit=limit
+                )
+            )
+        if not prefetch:
             return []
-        fused = models.QueryRequest(prefetch=prefetch, query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
-                                    filter=flt, limit=limit, with_payload=True)
-        name = self.collection.name
-        responses = await self._call("query_hybrid", lambda c: c.query_batch_points(name, requests=[*arms, fused]))
-        vec_ranks: dict[Any, tuple[int, float]] = {}
-        fts_ranks: dict[Any, int] = {}
-        arm_responses = responses[:-1]
-        if dense is not None:
-            vec_ranks = {p.id: (i + 1, float(p.score)) for i, p in enumerate(arm_responses.pop(0).points)}
-        if arm_responses:
-            fts_ranks = {p.id: i + 1 for i, p in enumerate(arm_responses[0].points) if p.score > 0}
+        name, flt = self.collection.name, live_filter(live)
+        # The top-level filter is propagated into every prefetch by Qdrant.
+        response = await self._call(
+            "query_hybrid",
+            lambda c: c.query_points(
+                name,
+                prefetch=prefetch,
+                query=models.RrfQuery(rrf=models.Rrf(k=self.rrf_k)),
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+                with_vectors=[DENSE, SPARSE] if dense is not None else [SPARSE],
+            ),
+        )
+        query_terms = set(sparse.indices)
+        query_dense = np.asarray(dense, dtype=np.float32) if dense is not None else None
+        scored: list[tuple[models.ScoredPoint, float | None, bool]] = []
+        for point in response.points:
+            vectors = point.vector if isinstance(point.vector, dict) else {}
+            point_sparse = vectors.get(SPARSE)
+            keyword = isinstance(point_sparse, models.SparseVector) and bool(
+                query_terms & set(point_sparse.indices)
+            )
+            similarity: float | None = None
+            point_dense = vectors.get(DENSE)
+            if (
+                query_dense is not None
+                and isinstance(point_dense, list)
+                and (point.payload or {}).get("vec_sig") == self.signature
+            ):
+                similarity = float(
+                    np.dot(query_dense, np.asarray(point_dense, dtype=np.float32))
+                )
+            if keyword or (similarity is not None and similarity >= min_similarity):
+                scored.append((point, similarity, keyword))
+        by_similarity = sorted(
+            ((sim, p.id) for p, sim, _ in scored if sim is not None),
+            key=lambda t: -t[0],
+        )
+        vec_rank = {pid: i for i, (_, pid) in enumerate(by_similarity, start=1)}
+        fts_rank = {
+            p.id: i for i, p in enumerate((p for p, _, kw in scored if kw), start=1)
+        }
         hits: list[Hit] = []
-        for point in responses[-1].points:
-            vec = vec_ranks.get(point.id)
-            fts_rank = fts_ranks.get(point.id)
-            if fts_rank is None and (vec is None or vec[1] < min_similarity):
-                continue
+        for point, similarity, _ in scored:
             memory = payload_to_memory(point.payload or {})
-            hits.append(Hit(memory=memory, score=float(point.score), tier="qdrant",
-                            tokens=estimate_tokens(memory.content), fts_rank=fts_rank,
-                            vec_rank=vec[0] if vec else None, similarity=vec[1] if vec else None))
+            hits.append(
+                Hit(
+                    memory=memory,
+                    score=float(point.score),
+                    tier="qdrant",
+                    tokens=estimate_tokens(memory.content),
+                    fts_rank=fts_rank.get(point.id),
+                    vec_rank=vec_rank.get(point.id),
+                    similarity=similarity,
+                )
+            )
         return hits
+
+    async def _embed_query(self, query: str) -> list[float] | None:
+        """The query's dense vector, or None: no source, or it failed (keyword arm only)."""
+        await self.collection.ensure()
+        if self.embedder is None or not self.collection.has_dense:
+            return None
+        try:
+            return [float(x) for x in (await self.embedder.embed([query]))[0]]
+        except EmbeddingError as exc:
+            log.warning(
+                "qdrant.query_embed_failed", extra={"fields": {"cause": exc.cause}}
+            )
+            if self.metrics is not None:
+                self.metrics.memory_fallbacks.inc(f"qdrant_{exc.cause}")
+            return None
 
     async def list_page(self, query: ListQuery) -> Page:
         """Admin listing: newest first, with total (offset paging, as the admin API uses)."""
         flt = list_filter(query)
         name = self.collection.name
-        total = await self._call("count", lambda c: c.count(name, count_filter=flt, exact=True))
-        records = await self._scroll(flt, query.offset + query.limit, order_desc="created_at_ts")
-        items = tuple(payload_to_memory(r.payload or {}) for r in records[query.offset :])
+        total = await self._call(
+            "count", lambda c: c.count(name, count_filter=flt, exact=True)
+        )
+        records = await self._scroll(
+            flt, query.offset + query.limit, order_desc="created_at_ts"
+        )
+        items = tuple(
+            payload_to_memory(r.payload or {}) for r in records[query.offset :]
+        )
         return Page(items=items, total=int(total.count))
 
     async def export_owner(self, owner: str) -> AsyncIterator[Memory]:
         name, flt = self.collection.name, owner_filter(owner)
         offset: models.ExtendedPointId | None = None
         while True:
-            async def page(c: AsyncQdrantClient, start: models.ExtendedPointId | None = offset
-                           ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
-                return await c.scroll(name, scroll_filter=flt, limit=PAGE, offset=start, with_payload=True)
+
+            async def page(
+                c: AsyncQdrantClient, start: models.ExtendedPointId | None = offset
+            ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
+                return await c.scroll(
+                    name, scroll_filter=flt, limit=PAGE, offset=start, with_payload=True
+                )
 
             records, offset = await self._call("scroll", page)
             for record in records:
@@ -385,35 +607,77 @@ class QdrantMemoryStore:
 
     async def sweep(self, now: str, cutoff: str | None, limit: int = 5000) -> list[str]:
         """Really delete expired and out-of-retention memories; returns their ids."""
-        should: list[models.Condition] = [models.FieldCondition(key="expires_at_ts",
-                                                                range=models.Range(lte=iso_to_ts(now)))]
+        should: list[models.Condition] = [
+            models.FieldCondition(
+                key="expires_at_ts", range=models.Range(lte=iso_to_ts(now))
+            )
+        ]
         if cutoff is not None:
-            should.append(models.FieldCondition(key="updated_at_ts", range=models.Range(lt=iso_to_ts(cutoff))))
-        ids = [str((r.payload or {})["memory_id"]) for r in await self._scroll(models.Filter(should=should), limit)]
+            should.append(
+                models.FieldCondition(
+                    key="updated_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
+                )
+            )
+        ids = [
+            str((r.payload or {})["memory_id"])
+            for r in await self._scroll(models.Filter(should=should), limit)
+        ]
         if ids:
             await self.delete(ids)
         return ids
 
     async def count(self, flt: models.Filter | None = None) -> int:
         name = self.collection.name
-        result = await self._call("count", lambda c: c.count(name, count_filter=flt, exact=True))
+        result = await self._call(
+            "count", lambda c: c.count(name, count_filter=flt, exact=True)
+        )
         return int(result.count)
 
     async def counts(self, now: str) -> dict[str, Any]:
-        by_type = {t: await self.count(models.Filter(must=[match("type", t), match("superseded", False)]))
-                   for t in MEMORY_TYPES}
+        by_type = {
+            t: await self.count(
+                models.Filter(must=[match("type", t), match("superseded", False)])
+            )
+            for t in MEMORY_TYPES
+        }
         superseded = await self.count(models.Filter(must=[match("superseded", True)]))
-        expired = await self.count(models.Filter(must=[models.FieldCondition(
-            key="expires_at_ts", range=models.Range(lte=iso_to_ts(now)))]))
-        stale = models.Filter(must_not=[match("vec_sig", self.signature)]) if self.signature else None
-        pending = await self.count(stale) if stale is not None and self.collection.has_dense else 0
+        expired = await self.count(
+            models.Filter(
+                must=[
+                    models.FieldCondition(
+                        key="expires_at_ts", range=models.Range(lte=iso_to_ts(now))
+                    )
+                ]
+            )
+        )
+        stale = (
+            models.Filter(must_not=[match("vec_sig", self.signature)])
+            if self.signature
+            else None
+        )
+        pending = (
+            await self.count(stale)
+            if stale is not None and self.collection.has_dense
+            else 0
+        )
         name = self.collection.name
-        owners = await self._call("facet", lambda c: c.facet(name, key="owner", limit=OWNERS_FACET_MAX, exact=True))
-        return {"by_type": by_type, "live": sum(by_type.values()), "superseded": superseded, "expired": expired,
-                "owners": len(owners.hits), "needs_reindex": pending}
+        owners = await self._call(
+            "facet",
+            lambda c: c.facet(name, key="owner", limit=OWNERS_FACET_MAX, exact=True),
+        )
+        return {
+            "by_type": by_type,
+            "live": sum(by_type.values()),
+            "superseded": superseded,
+            "expired": expired,
+            "owners": len(owners.hits),
+            "needs_reindex": pending,
+        }
 
     # -- vector tier (engine.store.protocol.VectorTier) ---------------------------------------
-    async def search(self, owner: str | None, query: str, session: str | None, limit: int) -> list[tuple[str, float]]:
+    async def search(
+        self, owner: str | None, query: str, session: str | None, limit: int
+    ) -> list[tuple[str, float]]:
         """Nearest memories by the dense vector: (memory id, cosine), best first."""
         if self.embedder is None:
             return []
@@ -427,19 +691,37 @@ class QdrantMemoryStore:
         if session is not None:
             must.append(session_condition(session))
         name, flt = self.collection.name, models.Filter(must=must)
-        response = await self.transport.call("query_dense", lambda c: c.query_points(
-            name, query=dense, using=DENSE, query_filter=flt, limit=limit, with_payload=["memory_id"]))
-        return [(str((p.payload or {})["memory_id"]), float(p.score)) for p in response.points]
+        response = await self.transport.call(
+            "query_dense",
+            lambda c: c.query_points(
+                name,
+                query=dense,
+                using=DENSE,
+                query_filter=flt,
+                limit=limit,
+                with_payload=["memory_id"],
+            ),
+        )
+        return [
+            (str((p.payload or {})["memory_id"]), float(p.score))
+            for p in response.points
+        ]
 
     async def upsert(self, memories: Sequence[Memory]) -> None:
-        await self._write([(m, None) for m in memories])
+        """Vector-tier write: SQLite keeps one row per (owner, key) and stable ids, so each
+        memory's point is simply its id (no key-change bookkeeping)."""
+        await self._write([(id_point(m.id), m, None) for m in memories])
 
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
         name, flt = self.collection.name, memory_ids_filter(list(ids))
-        await self._call("delete", lambda c: c.delete(name, points_selector=models.FilterSelector(filter=flt),
-                                                      wait=True))
+        await self._call(
+            "delete",
+            lambda c: c.delete(
+                name, points_selector=models.FilterSelector(filter=flt), wait=True
+            ),
+        )
 
     async def erase_owner(self, owner: str) -> int:
         """Delete every point of `owner`; returns how many there were (counted first)."""
@@ -447,15 +729,26 @@ class QdrantMemoryStore:
         removed = await self.count(flt)
         if removed:
             name = self.collection.name
-            await self._call("erase_owner", lambda c: c.delete(
-                name, points_selector=models.FilterSelector(filter=flt), wait=True))
-        log.info("qdrant.owner_erased", extra={"fields": {"owner": owner, "points": removed}})
+            await self._call(
+                "erase_owner",
+                lambda c: c.delete(
+                    name, points_selector=models.FilterSelector(filter=flt), wait=True
+                ),
+            )
+        log.info(
+            "qdrant.owner_erased", extra={"fields": {"owner": owner, "points": removed}}
+        )
         return removed
 
     async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
         """Re-embed points whose dense vector is missing or from another embedding source."""
         if self.embedder is None:
-            return {"started": False, "reason": "no embedding source", "done": 0, "pending": 0}
+            return {
+                "started": False,
+                "reason": "no embedding source",
+                "done": 0,
+                "pending": 0,
+            }
         await self.collection.ensure()
         signature = self.embedder.signature
         stale = None if force else models.Filter(must_not=[match("vec_sig", signature)])
@@ -467,22 +760,45 @@ class QdrantMemoryStore:
             # Without `force` the stale set shrinks as we go, so each batch starts from the top.
             batch = min(EMBED_BATCH, budget - done)
 
-            async def page(c: AsyncQdrantClient, start: models.ExtendedPointId | None = offset, size: int = batch
-                           ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
-                return await c.scroll(name, scroll_filter=stale, limit=size, offset=start, with_payload=True)
+            async def page(
+                c: AsyncQdrantClient,
+                start: models.ExtendedPointId | None = offset,
+                size: int = batch,
+            ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
+                return await c.scroll(
+                    name,
+                    scroll_filter=stale,
+                    limit=size,
+                    offset=start,
+                    with_payload=True,
+                )
 
             records, next_offset = await self.transport.call("scroll", page)
             if not records:
                 break
-            pairs = [(payload_to_memory(r.payload or {}), (r.payload or {}).get("subject")) for r in records]
+            pairs = [
+                (
+                    str(r.id),
+                    payload_to_memory(r.payload or {}),
+                    (r.payload or {}).get("subject"),
+                )
+                for r in records
+            ]
             if not await self._write(pairs):
-                return {"started": True, "done": done, "error": "embedding failed", "pending": len(pairs)}
+                return {
+                    "started": True,
+                    "done": done,
+                    "error": "embedding failed",
+                    "pending": len(pairs),
+                }
             done += len(pairs)
             if force:
                 if next_offset is None:
                     break
                 offset = next_offset
-        pending = await self.count(models.Filter(must_not=[match("vec_sig", signature)]))
+        pending = await self.count(
+            models.Filter(must_not=[match("vec_sig", signature)])
+        )
         return {"started": True, "done": done, "pending": pending}
 
     async def probe(self) -> Probe:
@@ -524,7 +840,10 @@ class QdrantMemoryStore:
 
 
 async def open_qdrant_store(
-    config: Config, embedder: EmbeddingSource | None, metrics: Metrics | None = None, *,
+    config: Config,
+    embedder: EmbeddingSource | None,
+    metrics: Metrics | None = None,
+    *,
     transport: QdrantTransport | None = None,
 ) -> QdrantMemoryStore:
     """Build the store from `vector_store.qdrant` and try to prepare the collection.
@@ -536,8 +855,14 @@ async def open_qdrant_store(
     owns = transport is None
     if transport is None:
         transport = await open_transport(config.vector_store.qdrant)
-    store = QdrantMemoryStore(transport, config.vector_store.qdrant.collection, embedder, metrics,
-                              rrf_k=config.memory.rrf_k, owns_transport=owns)
+    store = QdrantMemoryStore(
+        transport,
+        config.vector_store.qdrant.collection,
+        embedder,
+        metrics,
+        rrf_k=config.memory.rrf_k,
+        owns_transport=owns,
+    )
     try:
         await store.collection.ensure()
     except QdrantUnavailable as exc:

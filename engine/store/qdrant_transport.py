@@ -58,7 +58,13 @@ def is_transient(exc: BaseException) -> bool:
     """True for failures that may succeed when retried a moment later."""
     if isinstance(exc, UnexpectedResponse):
         return exc.status_code in TRANSIENT_STATUS
-    return isinstance(exc, ResponseHandlingException | ResourceExhaustedResponse | TimeoutError | ConnectionError)
+    return isinstance(
+        exc,
+        ResponseHandlingException
+        | ResourceExhaustedResponse
+        | TimeoutError
+        | ConnectionError,
+    )
 
 
 class _LoopThread:
@@ -66,7 +72,9 @@ class _LoopThread:
 
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="memtap-qdrant-local", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="memtap-qdrant-local", daemon=True
+        )
         self._thread.start()
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -120,8 +128,15 @@ class QdrantTransport:
                     delay = self.backoff_s * (2**attempt) * (0.5 + random.random())
                     log.info(
                         "qdrant.retry",
-                        extra={"fields": {"op": op, "attempt": attempt + 1, "error": type(exc).__name__,
-                                          "elapsed_ms": elapsed_ms, "delay_ms": round(delay * 1000, 1)}},
+                        extra={
+                            "fields": {
+                                "op": op,
+                                "attempt": attempt + 1,
+                                "error": type(exc).__name__,
+                                "elapsed_ms": elapsed_ms,
+                                "delay_ms": round(delay * 1000, 1),
+                            }
+                        },
                     )
                     attempt += 1
                     await asyncio.sleep(delay)
@@ -144,23 +159,34 @@ class QdrantTransport:
 
     def _translate(self, op: str, exc: Exception) -> EngineError:
         if is_transient(exc):
-            log.warning("qdrant.unavailable", extra={"fields": {"op": op, "error": type(exc).__name__}})
-            detail = "timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
+            log.warning(
+                "qdrant.unavailable",
+                extra={"fields": {"op": op, "error": type(exc).__name__}},
+            )
+            detail = (
+                "timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
+            )
             return QdrantUnavailable(f"qdrant {op}: {detail}")
         if isinstance(exc, UnexpectedResponse):
-            return QdrantRequestError(f"qdrant {op}: HTTP {exc.status_code} {exc.reason_phrase}")
+            return QdrantRequestError(
+                f"qdrant {op}: HTTP {exc.status_code} {exc.reason_phrase}"
+            )
         return QdrantRequestError(f"qdrant {op}: {type(exc).__name__}: {exc}")
 
     async def close(self) -> None:
         try:
             await self._run(lambda client: client.close())
         except Exception as exc:  # noqa: BLE001 - closing must not mask shutdown
-            log.warning("qdrant.close_failed", extra={"fields": {"error": type(exc).__name__}})
+            log.warning(
+                "qdrant.close_failed", extra={"fields": {"error": type(exc).__name__}}
+            )
         if self._loop_thread is not None:
             await asyncio.to_thread(self._loop_thread.stop)
 
 
-async def open_transport(config: QdrantConfig, *, location: str | None = None) -> QdrantTransport:
+async def open_transport(
+    config: QdrantConfig, *, location: str | None = None
+) -> QdrantTransport:
     """Connect as configured: `url` → a server (or cluster); `path` → local mode on disk;
     `location=":memory:"` (tests) → local mode in memory. No network I/O happens here."""
     if config.url:
@@ -175,7 +201,9 @@ async def open_transport(config: QdrantConfig, *, location: str | None = None) -
         return QdrantTransport(client, timeout_s=config.timeout_s, local=False)
     target = location or config.path
     if not target:
-        raise QdrantConfigError("vector_store.qdrant: set url (a server) or path (local mode)")
+        raise QdrantConfigError(
+            "vector_store.qdrant: set url (a server) or path (local mode)"
+        )
     loop_thread = _LoopThread()
 
     async def build() -> AsyncQdrantClient:
@@ -191,4 +219,9 @@ async def open_transport(config: QdrantConfig, *, location: str | None = None) -
         # Local mode locks its directory: a second process on the same path lands here.
         raise QdrantConfigError(f"vector_store.qdrant.path {target!r}: {exc}") from exc
     # Local mode computes in-process: its own timeout still applies, but it never "goes down".
-    return QdrantTransport(client, timeout_s=max(config.timeout_s, 30.0), local=True, loop_thread=loop_thread)
+    return QdrantTransport(
+        client,
+        timeout_s=max(config.timeout_s, 30.0),
+        local=True,
+        loop_thread=loop_thread,
+    )

@@ -28,20 +28,26 @@ class RecordStore(Protocol):
     name: str
     """"sqlite" | "qdrant"."""
 
-    async def upsert_memory(self, new: NewMemory, now: str, subject: str | None = None) -> tuple[Memory, bool]:
+    async def upsert_memory(
+        self, new: NewMemory, now: str, subject: str | None = None
+    ) -> tuple[Memory, bool]:
         """Insert, or update the memory with the same id or the same (owner, key); a re-stated
         superseded memory becomes live again; metadata is merge-patched. (memory, created)."""
         ...
 
     async def get_memory(self, memory_id: str) -> Memory | None: ...
 
-    async def update_memory(self, memory_id: str, patch: MemoryPatch, now: str) -> Memory | None:
+    async def update_memory(
+        self, memory_id: str, patch: MemoryPatch, now: str
+    ) -> Memory | None:
         """None when missing; `InvalidInput` (field `key`) when the owner has that key already."""
         ...
 
     async def delete_memory(self, memory_id: str) -> bool: ...
 
-    async def supersede(self, owner: str, subject: str, new_id: str, now: str) -> list[str]:
+    async def supersede(
+        self, owner: str, subject: str, new_id: str, now: str
+    ) -> list[str]:
         """Mark the owner's other live memories about `subject` superseded by `new_id`."""
         ...
 
@@ -49,7 +55,9 @@ class RecordStore(Protocol):
         """Newest live memories first (by `updated_at`)."""
         ...
 
-    async def keyword(self, query: str, live: Live, limit: int) -> list[tuple[Memory, float]]:
+    async def keyword(
+        self, query: str, live: Live, limit: int
+    ) -> list[tuple[Memory, float]]:
         """Live memories sharing a topical word with `query`, best first, relevance > 0."""
         ...
 
@@ -77,29 +85,49 @@ class SqliteRecordStore:
         self.db = db
         self.read_timeout_ms = read_timeout_ms
 
-    async def upsert_memory(self, new: NewMemory, now: str, subject: str | None = None) -> tuple[Memory, bool]:
-        return await self.db.write(lambda conn: memories.upsert(conn, new, now, subject))
+    async def upsert_memory(
+        self, new: NewMemory, now: str, subject: str | None = None
+    ) -> tuple[Memory, bool]:
+        return await self.db.write(
+            lambda conn: memories.upsert(conn, new, now, subject)
+        )
 
     async def get_memory(self, memory_id: str) -> Memory | None:
         return await self.db.read(lambda conn: memories.get(conn, memory_id))
 
-    async def update_memory(self, memory_id: str, patch: MemoryPatch, now: str) -> Memory | None:
-        return await self.db.write(lambda conn: memories.update(conn, memory_id, patch, now))
+    async def update_memory(
+        self, memory_id: str, patch: MemoryPatch, now: str
+    ) -> Memory | None:
+        return await self.db.write(
+            lambda conn: memories.update(conn, memory_id, patch, now)
+        )
 
     async def delete_memory(self, memory_id: str) -> bool:
         return await self.db.write(lambda conn: memories.delete(conn, memory_id))
 
-    async def supersede(self, owner: str, subject: str, new_id: str, now: str) -> list[str]:
-        return await self.db.write(lambda conn: memories.supersede(conn, owner, subject, new_id, now))
+    async def supersede(
+        self, owner: str, subject: str, new_id: str, now: str
+    ) -> list[str]:
+        return await self.db.write(
+            lambda conn: memories.supersede(conn, owner, subject, new_id, now)
+        )
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
-        return await self.db.read(lambda conn: memories.recent(conn, live, limit), timeout_ms=self.read_timeout_ms)
+        return await self.db.read(
+            lambda conn: memories.recent(conn, live, limit),
+            timeout_ms=self.read_timeout_ms,
+        )
 
-    async def keyword(self, query: str, live: Live, limit: int) -> list[tuple[Memory, float]]:
+    async def keyword(
+        self, query: str, live: Live, limit: int
+    ) -> list[tuple[Memory, float]]:
         match = fts.build_match(fts.query_terms(query), live)
         if match is None:
             return []
-        return await self.db.read(lambda conn: fts.search(conn, match, live, limit), timeout_ms=self.read_timeout_ms)
+        return await self.db.read(
+            lambda conn: fts.search(conn, match, live, limit),
+            timeout_ms=self.read_timeout_ms,
+        )
 
     async def list_page(self, query: ListQuery) -> Page:
         match = fts.list_match(query.q) if query.q else None
@@ -123,7 +151,9 @@ class SqliteRecordStore:
         return await self.db.write(lambda conn: memories.erase_owner(conn, owner))
 
     async def sweep(self, now: str, cutoff: str | None, limit: int = 5000) -> list[str]:
-        return await self.db.write(lambda conn: memories.sweep(conn, now, cutoff, limit))
+        return await self.db.write(
+            lambda conn: memories.sweep(conn, now, cutoff, limit)
+        )
 
     async def counts(self, now: str) -> dict[str, Any]:
         return await self.db.read(lambda conn: memories.counts(conn, now))

@@ -73,14 +73,19 @@ def ensure_meta(conn: Conn) -> None:
 
 
 def read_meta(conn: Conn) -> VectorMeta:
-    row = conn.execute(f"SELECT signature, dim, reset_at FROM {META_TABLE} WHERE id = 1").fetchone()
+    row = conn.execute(
+        f"SELECT signature, dim, reset_at FROM {META_TABLE} WHERE id = 1"
+    ).fetchone()
     if row is None or not _table_exists(conn, VEC_TABLE):
         return VectorMeta(None, None, None)
     return VectorMeta(row[0], row[1], row[2])
 
 
 def _table_exists(conn: Conn, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+    return (
+        conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+        is not None
+    )
 
 
 def reset_for_signature(conn: Conn, signature: str, dim: int) -> int:
@@ -105,7 +110,10 @@ def reset_for_signature(conn: Conn, signature: str, dim: int) -> int:
         (signature, int(dim), reset_at),
     )
     marked: int = conn.execute("UPDATE memories SET needs_reindex = 1").rowcount
-    log.info("vector.table_reset", extra={"fields": {"signature": signature, "dim": dim, "needs_reindex": marked}})
+    log.info(
+        "vector.table_reset",
+        extra={"fields": {"signature": signature, "dim": dim, "needs_reindex": marked}},
+    )
     return marked
 
 
@@ -118,14 +126,20 @@ def store_vectors(
     flag stays set, so the next backfill embeds the new text. Returns how many were stored."""
     stored = 0
     for item, vector in zip(items, vectors, strict=True):
-        current = conn.execute("SELECT content FROM memories WHERE id = ?", (item.id,)).fetchone()
+        current = conn.execute(
+            "SELECT content FROM memories WHERE id = ?", (item.id,)
+        ).fetchone()
         if current is None or current[0] != item.content:
             continue
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE memory_id = ?", (item.id,))
         if np.any(vector):
             conn.execute(
                 f"INSERT INTO {VEC_TABLE}(memory_id, owner, embedding) VALUES (?, ?, ?)",
-                (item.id, item.owner, np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
+                (
+                    item.id,
+                    item.owner,
+                    np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
+                ),
             )
         # An all-zero vector (no known token) has no direction: nothing to index, but done.
         conn.execute("UPDATE memories SET needs_reindex = 0 WHERE id = ?", (item.id,))
@@ -136,12 +150,16 @@ def store_vectors(
 def delete_vectors(conn: Conn, memory_ids: Sequence[str]) -> int:
     removed = 0
     for memory_id in memory_ids:
-        removed += conn.execute(f"DELETE FROM {VEC_TABLE} WHERE memory_id = ?", (memory_id,)).rowcount
+        removed += conn.execute(
+            f"DELETE FROM {VEC_TABLE} WHERE memory_id = ?", (memory_id,)
+        ).rowcount
     return max(removed, 0)
 
 
 def erase_owner_vectors(conn: Conn, owner: str) -> int:
-    count: int = conn.execute(f"SELECT count(*) FROM {VEC_TABLE} WHERE owner = ?", (owner,)).fetchone()[0]
+    count: int = conn.execute(
+        f"SELECT count(*) FROM {VEC_TABLE} WHERE owner = ?", (owner,)
+    ).fetchone()[0]
     conn.execute(f"DELETE FROM {VEC_TABLE} WHERE owner = ?", (owner,))
     return count
 
@@ -159,7 +177,9 @@ def pending_memories(conn: Conn, owner: str | None, limit: int) -> list[PendingM
 
 
 def count_pending(conn: Conn) -> int:
-    count: int = conn.execute("SELECT count(*) FROM memories WHERE needs_reindex = 1").fetchone()[0]
+    count: int = conn.execute(
+        "SELECT count(*) FROM memories WHERE needs_reindex = 1"
+    ).fetchone()[0]
     return count
 
 
@@ -205,5 +225,12 @@ def knn(
         ORDER BY nearest.distance
         LIMIT :limit
     """
-    params = {"query": blob, "k": k, "owner": owner, "now": now_iso(), "session": session, "limit": int(limit)}
+    params = {
+        "query": blob,
+        "k": k,
+        "owner": owner,
+        "now": now_iso(),
+        "session": session,
+        "limit": int(limit),
+    }
     return [(row[0], 1.0 - float(row[1])) for row in conn.execute(sql, params)]

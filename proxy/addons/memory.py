@@ -25,6 +25,8 @@ from proxy.codecs.memory_block import MemoryLine, build_memory_block
 from proxy.pipeline import Addon
 
 if TYPE_CHECKING:
+    from multidict import CIMultiDict
+
     from proxy.appkeys import Runtime
     from proxy.codecs.base import Completion
     from proxy.flow import Flow
@@ -32,12 +34,34 @@ if TYPE_CHECKING:
 log = logging.getLogger("memtap.memory")
 
 MEMORIES_HEADER = "X-Memtap-Memories"
+MAX_QUERY_CHARS = 4000
 
 # Terminal reasons after which the turn is not learned from: the provider refused, failed or
 # blocked it, so the user's text may be exactly what memory must not keep.
 _UNLEARNABLE_FINISH = frozenset(
     {"error", "failed", "refusal", "truncated", "SAFETY", "content_filter"}
 )
+
+
+_REQUEST_STEPS = frozenset({"inject", "retrieval", "retrieval_timeout"})
+# Content-Encodings the response follower can decode (zlib); see proxy/codecs/followers.py.
+_DECODABLE = frozenset({"gzip", "x-gzip", "deflate", "identity"})
+
+
+def limit_accept_encoding(headers: CIMultiDict[str]) -> None:
+    """Drop encodings memtap cannot observe (`br`, `zstd`...) from Accept-Encoding, so the
+    answer comes back in one it can follow; the client still gets an encoding it asked for."""
+    offered = headers.get("Accept-Encoding")
+    if offered is None:
+        return
+    kept = [
+        token.strip()
+        for token in offered.split(",")
+        if token.split(";")[0].strip().lower() in _DECODABLE
+    ]
+    if len(kept) == len([t for t in offered.split(",") if t.strip()]):
+        return
+    headers["Accept-Encoding"] = ", ".join(kept) if kept else "identity"
 
 
 def _utc_now() -> str:
@@ -104,8 +128,13 @@ class MemoryAddon(Addon):
             return
         flow.memory.conversation = view
         flow.extra_response_headers[MEMORIES_HEADER] = "0"
+        if flow.memory_mode == "on":
+            limit_accept_encoding(flow.request_headers)
+        # A pasted document can make the last user turn huge; its end (where the question
+        # usually is) is what retrieval needs, and a bounded query keeps retrieval fast.
+        query = view.last_user_text[-MAX_QUERY_CHARS:]
         retrieval = await self._retrieve(
-            flow, owner, view.last_user_text, config.retrieval_timeout_ms
+            flow, owner, query, config.retrieval_timeout_ms
         )
         if retrieval is None:
             return
@@ -227,13 +256,18 @@ class MemoryAddon(Addon):
             or flow.codec is None
         ):
             return
+        if follower.failed:
+            self._failed(
+                flow, "capture_decode", ValueError("the response could not be decoded")
+            )
+            return
         try:
-            completion = follower.finish() if not follower.failed else None
-            if completion is None or follower.failed:
+            completion = follower.finish()
+            if follower.failed:
                 self._failed(
                     flow,
                     "capture_decode",
-                    ValueError(completion.error if completion else "follower failed"),
+                    ValueError(completion.error or "finish failed"),
                 )
                 return
             if not _learnable(completion):
@@ -278,7 +312,8 @@ class MemoryAddon(Addon):
     # -- failures -----------------------------------------------------------------------
     def _failed(self, flow: Flow, step: str, exc: BaseException) -> None:
         self.runtime.metrics.memory_fallbacks.inc(step)
-        self.runtime.metrics.memory_requests.inc("failed")
+        if step in _REQUEST_STEPS:
+            self.runtime.metrics.memory_requests.inc("failed")
         flow.memory.skipped_reason = f"{step}_failed"
         log.warning(
             "memory.failed",

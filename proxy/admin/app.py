@@ -48,10 +48,14 @@ _STATUS_CODES: Final = {
     503: "engine_unavailable",
 }
 # Store conditions a client may retry (the engine's StoreError family): 503, not 500.
-_RETRYABLE_ENGINE_CODES: Final = frozenset({"store_busy", "store_timeout", "store_unavailable", "store_closed"})
+_RETRYABLE_ENGINE_CODES: Final = frozenset(
+    {"store_busy", "store_timeout", "store_unavailable", "store_closed"}
+)
 
 
-def error_response(status: int, code: str, message: str, field: str | None = None) -> web.Response:
+def error_response(
+    status: int, code: str, message: str, field: str | None = None
+) -> web.Response:
     error: dict[str, str] = {"code": code, "message": message}
     if field:
         error["field"] = field
@@ -62,13 +66,17 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
 
 
 @web.middleware
-async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+async def error_middleware(
+    request: web.Request, handler: Handler
+) -> web.StreamResponse:
     try:
         response = await handler(request)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        response = error_response(exc.status, _STATUS_CODES.get(exc.status, "http_error"), exc.reason)
+        response = error_response(
+            exc.status, _STATUS_CODES.get(exc.status, "http_error"), exc.reason
+        )
     except asyncio.CancelledError:
         raise
     except InvalidInput as exc:
@@ -80,12 +88,22 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except EngineUnavailable as exc:
         response = error_response(503, "engine_unavailable", str(exc))
     except EngineError as exc:
-        log.warning("admin.engine_error", extra={"fields": {"path": request.path, "code": exc.code, "error": str(exc)}})
+        log.warning(
+            "admin.engine_error",
+            extra={
+                "fields": {"path": request.path, "code": exc.code, "error": str(exc)}
+            },
+        )
         status = 503 if exc.code in _RETRYABLE_ENGINE_CODES else 500
         response = error_response(status, exc.code, str(exc) or type(exc).__name__)
     except Exception as exc:  # every failure must still answer in the JSON shape
-        log.exception("admin.error", extra={"fields": {"path": request.path, "error_type": type(exc).__name__}})
-        response = error_response(500, "internal", f"internal error ({type(exc).__name__})")
+        log.exception(
+            "admin.error",
+            extra={"fields": {"path": request.path, "error_type": type(exc).__name__}},
+        )
+        response = error_response(
+            500, "internal", f"internal error ({type(exc).__name__})"
+        )
     if not response.prepared:
         response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -128,7 +146,9 @@ def _bearer_matches(request: web.Request, token: str) -> bool:
     scheme, _, value = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer":
         return False
-    return hmac.compare_digest(value.strip().encode("utf-8", "replace"), token.encode("utf-8"))
+    return hmac.compare_digest(
+        value.strip().encode("utf-8", "replace"), token.encode("utf-8")
+    )
 
 
 @web.middleware
@@ -140,14 +160,24 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
     token = configured_token(runtime)
     if token is not None:
         if not _bearer_matches(request, token):
-            return error_response(401, "unauthorized", "missing or wrong admin token (Authorization: Bearer ...)")
+            return error_response(
+                401,
+                "unauthorized",
+                "missing or wrong admin token (Authorization: Bearer ...)",
+            )
         return await handler(request)
     if route_handler is health.metrics:
         return await handler(request)
     if not is_loopback(request.remote):
-        return error_response(403, "forbidden", "no admin.token configured: the admin API answers only on loopback")
+        return error_response(
+            403,
+            "forbidden",
+            "no admin.token configured: the admin API answers only on loopback",
+        )
     if not _host_is_loopback(request.host):
-        return error_response(403, "forbidden", "no admin.token configured: Host must be a loopback name")
+        return error_response(
+            403, "forbidden", "no admin.token configured: Host must be a loopback name"
+        )
     if request.method not in _SAFE_METHODS and _foreign_origin(request):
         return error_response(403, "forbidden", "cross-origin request refused")
     return await handler(request)
@@ -158,7 +188,12 @@ def warn_if_open(runtime: Runtime, where: str) -> None:
     if configured_token(runtime) is None:
         log.warning(
             "admin.no_token",
-            extra={"fields": {"listen": where, "hint": "set admin.token to allow non-loopback admin access"}},
+            extra={
+                "fields": {
+                    "listen": where,
+                    "hint": "set admin.token to allow non-loopback admin access",
+                }
+            },
         )
 
 
@@ -171,10 +206,23 @@ def build_admin_app() -> web.Application:
 
 
 def mount_admin(app: web.Application, where: str = "proxy listener") -> None:
-    """Mount the admin sub-app on `app` (which holds the RUNTIME) and warn at start if open."""
+    """Mount the admin sub-app on `app` (which holds the RUNTIME). At start (after the
+    engine's cleanup_ctx opened it: aiohttp runs cleanup contexts before on_startup
+    handlers) re-apply stored settings overrides and warn if the API is unprotected."""
     app.add_subapp(ADMIN_PREFIX, build_admin_app())
 
-    async def _warn(started: web.Application) -> None:
-        warn_if_open(started[RUNTIME], where)
+    async def _started(started: web.Application) -> None:
+        await admin_started(started[RUNTIME], where)
 
-    app.on_startup.append(_warn)
+    app.on_startup.append(_started)
+
+
+async def admin_started(runtime: Runtime, where: str) -> None:
+    warn_if_open(runtime, where)
+    try:
+        await settings.restore_overrides(runtime)
+    except Exception as exc:  # noqa: BLE001 - memtap must start even if overrides cannot load
+        log.warning(
+            "settings.restore_failed",
+            extra={"fields": {"error_type": type(exc).__name__, "error": str(exc)}},
+        )

@@ -29,4 +29,6 @@ def engine_of(request: web.Request) -> MemoryEngine:
 
 def json_response(body: Any, *, status: int = 200) -> web.Response:
     # orjson: memory content can be large and non-ASCII; stdlib json is slower and escapes it.
-    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+    return web.Response(
+        body=orjson.dumps(body), status=status, content_type="application/json"
+    )

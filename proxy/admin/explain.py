@@ -10,6 +10,7 @@ from aiohttp import web
 from engine.types import Hit, Retrieval
 from proxy.admin import validation
 from proxy.admin.common import engine_of, json_response
+from proxy.codecs.memory_block import MemoryLine, build_memory_block
 
 routes = web.RouteTableDef()
 
@@ -32,17 +33,38 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     }
 
 
+def injected_block(retrieval: Retrieval) -> str | None:
+    """The text the proxy would inject for these hits (None: it would inject nothing).
+
+    Mirrors proxy/addons/memory.py (one line per hit, dated by its last update);
+    tests/test_admin_explain.py compares it with what the proxy really sends upstream."""
+    if not retrieval.hits:
+        return None
+    return build_memory_block(
+        [
+            MemoryLine(
+                hit.memory.content,
+                (hit.memory.updated_at or hit.memory.created_at)[:10] or None,
+            )
+            for hit in retrieval.hits
+        ]
+    )
+
+
 def retrieval_json(retrieval: Retrieval) -> dict[str, Any]:
     return {
         "results": [hit_json(hit) for hit in retrieval.hits],
         "tokens": retrieval.tokens,
+        "block": injected_block(retrieval),
         "resolution": retrieval.resolution,
     }
 
 
 @routes.post("/api/retrieve-preview")
 async def retrieve_preview(request: web.Request) -> web.Response:
-    retrieval_request = validation.retrieval_request(await validation.read_json_object(request))
+    retrieval_request = validation.retrieval_request(
+        await validation.read_json_object(request)
+    )
     # The proxy's inject addon calls this same method; side_effects=False only skips lazy
     # backfill writes and counters, never changes ranking, floor or budget.
     retrieval = await engine_of(request).retrieve(retrieval_request, side_effects=False)

@@ -13,7 +13,13 @@ routes = web.RouteTableDef()
 @routes.get("/health")
 async def health(request: web.Request) -> web.Response:
     runtime = request.config_dict[RUNTIME]
-    body: dict[str, str] = {"status": "ok", "version": __version__, "store": "off", "vector": "off", "embedding": "off"}
+    body: dict[str, str] = {
+        "status": "ok",
+        "version": __version__,
+        "store": "off",
+        "vector": "off",
+        "embedding": "off",
+    }
     if runtime.engine is not None:
         try:
             body.update(await runtime.engine.health())
@@ -27,5 +33,9 @@ async def health(request: web.Request) -> web.Response:
 @routes.get("/metrics")
 async def metrics(request: web.Request) -> web.Response:
     runtime = request.config_dict[RUNTIME]
-    return web.Response(text=runtime.metrics.render(), content_type="text/plain", charset="utf-8",
-                        headers={"X-Content-Type-Options": "nosniff"})
+    return web.Response(
+        text=runtime.metrics.render(),
+        content_type="text/plain",
+        charset="utf-8",
+        headers={"X-Content-Type-Options": "nosniff"},
+    )

@@ -21,16 +21,30 @@ DEFAULT_SUMMARIZE_DAYS = 30
 async def summarize(request: web.Request) -> web.Response:
     configured = runtime_of(request).config.current.memory.summarize_after_days
     body = await validation.read_json_object(request, allow_empty=True)
-    parsed = validation.summarize_request(body, configured if configured is not None else DEFAULT_SUMMARIZE_DAYS)
-    result = await engine_of(request).summarize(parsed.older_than_days, parsed.owner, parsed.dry_run)
+    parsed = validation.summarize_request(
+        body, configured if configured is not None else DEFAULT_SUMMARIZE_DAYS
+    )
+    result = await engine_of(request).summarize(
+        parsed.older_than_days, parsed.owner, parsed.dry_run
+    )
     log.info(
         "memories.summarized",
-        extra={"fields": {"older_than_days": parsed.older_than_days, "owner": parsed.owner, "dry_run": parsed.dry_run}},
+        extra={
+            "fields": {
+                "older_than_days": parsed.older_than_days,
+                "owner": parsed.owner,
+                "dry_run": parsed.dry_run,
+            }
+        },
     )
     return json_response(result)
 
 
 @routes.post("/api/reindex")
 async def reindex(request: web.Request) -> web.Response:
-    parsed = validation.reindex_request(await validation.read_json_object(request, allow_empty=True))
-    return json_response(await engine_of(request).reindex(limit=parsed.limit, force=parsed.force))
+    parsed = validation.reindex_request(
+        await validation.read_json_object(request, allow_empty=True)
+    )
+    return json_response(
+        await engine_of(request).reindex(limit=parsed.limit, force=parsed.force)
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from aiohttp import web
 
 from proxy.admin import validation
@@ -13,10 +15,13 @@ routes = web.RouteTableDef()
 @routes.get("/api/memories")
 async def list_memories(request: web.Request) -> web.Response:
     query = validation.list_query(request.query)
-    page = await engine_of(request).list_memories(query)
+    # limit=0 asks only for the total; the engine always wants a positive page size.
+    fetch = query if query.limit > 0 else dataclasses.replace(query, limit=1)
+    page = await engine_of(request).list_memories(fetch)
+    items = page.items if query.limit > 0 else ()
     return json_response(
         {
-            "items": [memory.to_json() for memory in page.items],
+            "items": [memory.to_json() for memory in items],
             "total": page.total,
             "limit": query.limit,
             "offset": query.offset,
@@ -43,7 +48,9 @@ async def get_memory(request: web.Request) -> web.Response:
 async def update_memory(request: web.Request) -> web.Response:
     memory_id = validation.memory_id(request.match_info["id"])
     patch = validation.memory_patch(await validation.read_json_object(request))
-    return json_response((await engine_of(request).update_memory(memory_id, patch)).to_json())
+    return json_response(
+        (await engine_of(request).update_memory(memory_id, patch)).to_json()
+    )
 
 
 @routes.delete("/api/memories/{id}")

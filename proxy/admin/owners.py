@@ -29,7 +29,17 @@ MAX_REPORTED_ERRORS: Final = 100
 async def erase_owner(request: web.Request) -> web.Response:
     owner = validation.owner_id(request.match_info["owner"])
     receipt = await engine_of(request).erase_owner(owner)
-    log.info("owner.erased", extra={"fields": {"owner": owner, "removed": receipt.removed}})
+    # An audit line at the API level (the engine logs its own `memory.owner_erased`).
+    log.info(
+        "admin.owner_erased",
+        extra={
+            "fields": {
+                "owner": owner,
+                "remote": request.remote,
+                "removed": receipt.removed,
+            }
+        },
+    )
     return json_response({"owner": receipt.owner, "removed": receipt.removed})
 
 
@@ -48,10 +58,32 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
         }
     )
     await response.prepare(request)
-    if first is not None:
-        await response.write(orjson.dumps(first.to_json()) + b"\n")
-        async for memory in memories:
-            await response.write(orjson.dumps(memory.to_json()) + b"\n")
+    count = 0
+    try:
+        if first is not None:
+            await response.write(orjson.dumps(first.to_json()) + b"\n")
+            count += 1
+            async for memory in memories:
+                await response.write(orjson.dumps(memory.to_json()) + b"\n")
+                count += 1
+    except ConnectionResetError:
+        return response  # the client went away
+    except Exception as exc:  # noqa: BLE001 - headers are sent: no JSON error possible any more
+        log.error(
+            "admin.export_failed",
+            extra={
+                "fields": {
+                    "owner": owner,
+                    "written": count,
+                    "error_type": type(exc).__name__,
+                }
+            },
+        )
+        # Cut the connection before the final chunk: the client sees a truncated transfer,
+        # never a partial export that looks complete (someone may erase after exporting).
+        if request.transport is not None:
+            request.transport.abort()
+        return response
     await response.write_eof()
     return response
 
@@ -59,19 +91,25 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
 async def _lines(request: web.Request) -> AsyncIterator[bytes]:
     """The body split on newlines, never holding more than one line (plus a read chunk)."""
     if request.content_length is not None and request.content_length > MAX_IMPORT_BYTES:
-        raise validation.PayloadTooLarge(f"import body is larger than {MAX_IMPORT_BYTES} bytes")
+        raise validation.PayloadTooLarge(
+            f"import body is larger than {MAX_IMPORT_BYTES} bytes"
+        )
     pending = b""
     total = 0
     async for chunk in request.content.iter_chunked(256 * 1024):
         total += len(chunk)
         if total > MAX_IMPORT_BYTES:
-            raise validation.PayloadTooLarge(f"import body is larger than {MAX_IMPORT_BYTES} bytes")
+            raise validation.PayloadTooLarge(
+                f"import body is larger than {MAX_IMPORT_BYTES} bytes"
+            )
         pending += chunk
         *complete, pending = pending.split(b"\n")
         for line in complete:
             yield line
         if len(pending) > validation.MAX_IMPORT_LINE:
-            raise validation.PayloadTooLarge(f"an import line is longer than {validation.MAX_IMPORT_LINE} bytes")
+            raise validation.PayloadTooLarge(
+                f"an import line is longer than {validation.MAX_IMPORT_LINE} bytes"
+            )
     if pending:
         yield pending
 
@@ -87,7 +125,11 @@ async def import_memories(request: web.Request) -> web.Response:
         nonlocal created, updated, skipped
         if batch:
             report = await engine.import_memories(list(batch))
-            created, updated, skipped = created + report.created, updated + report.updated, skipped + report.skipped
+            created, updated, skipped = (
+                created + report.created,
+                updated + report.updated,
+                skipped + report.skipped,
+            )
             errors.extend(report.errors)
             batch.clear()
 
@@ -105,7 +147,15 @@ async def import_memories(request: web.Request) -> web.Response:
         if len(batch) >= IMPORT_BATCH:
             await flush()
     await flush()
-    log.info("memories.imported", extra={"fields": {"created": created, "updated": updated, "skipped": skipped}})
+    log.info(
+        "memories.imported",
+        extra={"fields": {"created": created, "updated": updated, "skipped": skipped}},
+    )
     return json_response(
-        {"created": created, "updated": updated, "skipped": skipped, "errors": errors[:MAX_REPORTED_ERRORS]}
+        {
+            "created": created,
+            "updated": updated,
+            "skipped": skipped,
+            "errors": errors[:MAX_REPORTED_ERRORS],
+        }
     )

@@ -11,7 +11,11 @@ from aiohttp import web
 
 routes = web.RouteTableDef()
 
-_ASSETS: Final = {"index.html": "text/html", "admin.js": "text/javascript", "admin.css": "text/css"}
+_ASSETS: Final = {
+    "index.html": "text/html",
+    "admin.js": "text/javascript",
+    "admin.css": "text/css",
+}
 # Scripts only from this origin, no inline code, no framing: memory content is rendered with
 # textContent, and the CSP is the second line of defence against a stored-XSS memory.
 _HEADERS: Final = {
@@ -32,7 +36,12 @@ def _read(name: str) -> bytes:
 
 @routes.get("/")
 async def index(request: web.Request) -> web.Response:
-    return web.Response(body=_read("index.html"), content_type="text/html", charset="utf-8", headers=_HEADERS)
+    return web.Response(
+        body=_read("index.html"),
+        content_type="text/html",
+        charset="utf-8",
+        headers=_HEADERS,
+    )
 
 
 @routes.get("/static/{name}")
@@ -41,4 +50,6 @@ async def asset(request: web.Request) -> web.Response:
     content_type = _ASSETS.get(name)
     if content_type is None:
         raise web.HTTPNotFound(reason="no such asset")
-    return web.Response(body=_read(name), content_type=content_type, charset="utf-8", headers=_HEADERS)
+    return web.Response(
+        body=_read(name), content_type=content_type, charset="utf-8", headers=_HEADERS
+    )

@@ -19,6 +19,7 @@ from config.settings import SETTINGS_BY_NAME, apply_overrides, describe
 from engine.api import InvalidInput, NotFound
 from proxy.admin import validation
 from proxy.admin.common import engine_of, json_response, runtime_of
+from proxy.appkeys import Runtime
 
 log = logging.getLogger("memtap.admin")
 
@@ -31,7 +32,10 @@ SETTINGS_LOCK: Final = web.AppKey("settings_lock", asyncio.Lock)
 
 def _settings_body(request: web.Request) -> dict[str, Any]:
     runtime = runtime_of(request)
-    return {"settings": describe(runtime.config), "overrides": dict(runtime.config.runtime_overrides)}
+    return {
+        "settings": describe(runtime.config),
+        "overrides": dict(runtime.config.runtime_overrides),
+    }
 
 
 @routes.get("/api/settings")
@@ -43,7 +47,9 @@ async def get_settings(request: web.Request) -> web.Response:
 async def put_settings(request: web.Request) -> web.Response:
     changes = await validation.read_json_object(request)
     if not changes:
-        raise InvalidInput("send at least one setting, e.g. {\"memory.max_tokens\": 800}", "body")
+        raise InvalidInput(
+            'send at least one setting, e.g. {"memory.max_tokens": 800}', "body"
+        )
     runtime = runtime_of(request)
     engine = engine_of(request)
     async with request.app[SETTINGS_LOCK]:
@@ -71,7 +77,32 @@ async def delete_setting(request: web.Request) -> web.Response:
         if name not in runtime.config.runtime_overrides:
             raise NotFound(f"setting {name!r} has no runtime override")
         await engine.delete_override(name)
-        remaining = {k: v for k, v in runtime.config.runtime_overrides.items() if k != name}
+        remaining = {
+            k: v for k, v in runtime.config.runtime_overrides.items() if k != name
+        }
         runtime.config.apply_runtime_overrides(remaining)
     log.info("settings.override_dropped", extra={"fields": {"name": name}})
     return json_response(_settings_body(request))
+
+
+async def restore_overrides(runtime: Runtime) -> dict[str, Any]:
+    """At start (after the engine opened): apply the overrides stored in the database on top
+    of the YAML base. An override that no longer validates (the YAML changed under it) is
+    skipped with a warning, not fatal. Returns the overrides applied."""
+    if runtime.engine is None:
+        return {}
+    stored = await runtime.engine.load_overrides()
+    valid: dict[str, Any] = {}
+    for name, value in stored.items():
+        try:
+            apply_overrides(runtime.config.base, {**valid, name: value})
+        except ConfigError as exc:
+            log.warning(
+                "settings.override_skipped",
+                extra={"fields": {"name": name, "error": str(exc)}},
+            )
+            continue
+        valid[name] = value
+    if valid:
+        runtime.config.apply_runtime_overrides(valid)
+    return valid

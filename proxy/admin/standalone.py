@@ -1,7 +1,7 @@
 """`admin.listen`: serve the admin sub-app on its own address instead of the proxy's.
 
-The server calls `start_admin_listener(runtime, host, port)` after the runtime exists and
-`await runner.cleanup()` on shutdown. Paths stay the same (`/_memtap/...`), so clients and the
+The server calls `start_admin_listener(runtime, host, port)` once the engine is open (stored
+settings overrides are re-applied here) and `await runner.cleanup()` on shutdown. Paths stay the same (`/_memtap/...`), so clients and the
 CLI only change the base URL.
 """
 
@@ -11,7 +11,7 @@ import logging
 
 from aiohttp import web
 
-from proxy.admin.app import ADMIN_PREFIX, build_admin_app, warn_if_open
+from proxy.admin.app import ADMIN_PREFIX, admin_started, build_admin_app
 from proxy.appkeys import RUNTIME, Runtime
 
 log = logging.getLogger("memtap.admin")
@@ -32,5 +32,5 @@ async def start_admin_listener(runtime: Runtime, host: str, port: int) -> web.Ap
     bound = runner.addresses[0] if runner.addresses else (host, port)
     where = f"{bound[0]}:{bound[1]}"
     log.info("admin.listening", extra={"fields": {"listen": where}})
-    warn_if_open(runtime, f"admin.listen {where}")
+    await admin_started(runtime, f"admin.listen {where}")
     return runner

@@ -18,7 +18,16 @@ import orjson
 from aiohttp import web
 
 from engine.api import InvalidInput
-from engine.types import MEMORY_TYPES, ListQuery, MemoryPatch, MemoryType, NewMemory, RetrievalRequest, Scope, Strategy
+from engine.types import (
+    MEMORY_TYPES,
+    ListQuery,
+    MemoryPatch,
+    MemoryType,
+    NewMemory,
+    RetrievalRequest,
+    Scope,
+    Strategy,
+)
 
 MAX_JSON_BODY: Final = 1024 * 1024
 """Ordinary JSON bodies; larger ones get 413 before they are parsed."""
@@ -53,7 +62,14 @@ class PayloadTooLarge(Exception):
 # -- primitives -----------------------------------------------------------------------------
 
 
-def _string(value: Any, field: str, *, max_chars: int, multiline: bool = False, allow_empty: bool = False) -> str:
+def _string(
+    value: Any,
+    field: str,
+    *,
+    max_chars: int,
+    multiline: bool = False,
+    allow_empty: bool = False,
+) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string", field)
     if not allow_empty and not value.strip():
@@ -66,7 +82,9 @@ def _string(value: Any, field: str, *, max_chars: int, multiline: bool = False, 
     return value
 
 
-def _optional_string(value: Any, field: str, *, max_chars: int = MAX_SHORT_CHARS) -> str | None:
+def _optional_string(
+    value: Any, field: str, *, max_chars: int = MAX_SHORT_CHARS
+) -> str | None:
     return None if value is None else _string(value, field, max_chars=max_chars)
 
 
@@ -88,7 +106,10 @@ def _bool(value: Any, field: str) -> bool:
 def owner_id(value: Any, field: str = "owner") -> str:
     text = _string(value, field, max_chars=MAX_SHORT_CHARS)
     if not _OWNER_RE.fullmatch(text):
-        raise InvalidInput(f"{field} may contain only letters, digits and _ . : @ - (no leading dot)", field)
+        raise InvalidInput(
+            f"{field} may contain only letters, digits and _ . : @ - (no leading dot)",
+            field,
+        )
     return text
 
 
@@ -113,10 +134,15 @@ def timestamp(value: Any, field: str) -> str:
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
-        raise InvalidInput(f"{field} must be an ISO 8601 timestamp (2026-12-31T23:59:59Z)", field) from None
+        raise InvalidInput(
+            f"{field} must be an ISO 8601 timestamp (2026-12-31T23:59:59Z)", field
+        ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{parsed.microsecond // 1000:03d}Z"
+    return (
+        parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+        + f"{parsed.microsecond // 1000:03d}Z"
+    )
 
 
 def metadata(value: Any, field: str = "metadata") -> dict[str, Any]:
@@ -146,7 +172,9 @@ def _require(body: Mapping[str, Any], field: str) -> Any:
 # -- bodies ---------------------------------------------------------------------------------
 
 
-async def read_json_object(request: web.Request, *, limit: int = MAX_JSON_BODY, allow_empty: bool = False) -> dict[str, Any]:
+async def read_json_object(
+    request: web.Request, *, limit: int = MAX_JSON_BODY, allow_empty: bool = False
+) -> dict[str, Any]:
     """The request body as a JSON object; 413 past `limit` (checked before and while reading)."""
     raw = await read_body(request, limit)
     if not raw.strip():
@@ -156,7 +184,9 @@ async def read_json_object(request: web.Request, *, limit: int = MAX_JSON_BODY, 
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise InvalidInput(f"request body is not valid JSON: {exc.msg}", "body") from None
+        raise InvalidInput(
+            f"request body is not valid JSON: {exc.msg}", "body"
+        ) from None
     if not isinstance(body, dict):
         raise InvalidInput("request body must be a JSON object", "body")
     return body
@@ -177,9 +207,19 @@ async def read_body(request: web.Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-_CREATE_FIELDS = frozenset({"owner", "content", "type", "key", "session", "metadata", "expires_at"})
-_IMPORT_FIELDS = _CREATE_FIELDS | {"id", "created_at", "updated_at", "superseded_by", "valid_to"}
-_PATCH_FIELDS = frozenset({"content", "type", "key", "session", "metadata", "expires_at"})
+_CREATE_FIELDS = frozenset(
+    {"owner", "content", "type", "key", "session", "metadata", "expires_at"}
+)
+_IMPORT_FIELDS = _CREATE_FIELDS | {
+    "id",
+    "created_at",
+    "updated_at",
+    "superseded_by",
+    "valid_to",
+}
+_PATCH_FIELDS = frozenset(
+    {"content", "type", "key", "session", "metadata", "expires_at"}
+)
 
 
 def new_memory(body: Mapping[str, Any], *, imported: bool = False) -> NewMemory:
@@ -188,15 +228,36 @@ def new_memory(body: Mapping[str, Any], *, imported: bool = False) -> NewMemory:
     expires_at = body.get("expires_at")
     return NewMemory(
         owner=owner_id(_require(body, "owner")),
-        content=_string(_require(body, "content"), "content", max_chars=MAX_CONTENT_CHARS, multiline=True),
+        content=_string(
+            _require(body, "content"),
+            "content",
+            max_chars=MAX_CONTENT_CHARS,
+            multiline=True,
+        ),
         type=memory_type(body["type"]) if body.get("type") is not None else "factual",
         key=_optional_string(body.get("key"), "key"),
         session=_optional_string(body.get("session"), "session"),
         metadata=metadata(body["metadata"]) if body.get("metadata") is not None else {},
-        expires_at=timestamp(expires_at, "expires_at") if expires_at is not None else None,
-        id=memory_id(_string(body["id"], "id", max_chars=128)) if imported and body.get("id") is not None else None,
-        created_at=_optional_timestamp(body.get("created_at"), "created_at") if imported else None,
-        updated_at=_optional_timestamp(body.get("updated_at"), "updated_at") if imported else None,
+        expires_at=timestamp(expires_at, "expires_at")
+        if expires_at is not None
+        else None,
+        id=memory_id(_string(body["id"], "id", max_chars=128))
+        if imported and body.get("id") is not None
+        else None,
+        created_at=_optional_timestamp(body.get("created_at"), "created_at")
+        if imported
+        else None,
+        updated_at=_optional_timestamp(body.get("updated_at"), "updated_at")
+        if imported
+        else None,
+        superseded_by=memory_id(
+            _string(body["superseded_by"], "superseded_by", max_chars=128)
+        )
+        if imported and body.get("superseded_by") is not None
+        else None,
+        valid_to=_optional_timestamp(body.get("valid_to"), "valid_to")
+        if imported
+        else None,
     )
 
 
@@ -208,25 +269,35 @@ def memory_patch(body: Mapping[str, Any]) -> MemoryPatch:
     """PUT /api/memories/{id}: only the fields present change; `expires_at: null` clears it."""
     _only(body, _PATCH_FIELDS, "a memory update")
     if not body:
-        raise InvalidInput("nothing to update: send at least one of " + ", ".join(sorted(_PATCH_FIELDS)), "body")
+        raise InvalidInput(
+            "nothing to update: send at least one of "
+            + ", ".join(sorted(_PATCH_FIELDS)),
+            "body",
+        )
     for field in ("content", "type", "metadata"):
         if field in body and body[field] is None:
             raise InvalidInput(f"{field} cannot be null", field)
     expires_at = body.get("expires_at")
     return MemoryPatch(
-        content=_string(body["content"], "content", max_chars=MAX_CONTENT_CHARS, multiline=True)
+        content=_string(
+            body["content"], "content", max_chars=MAX_CONTENT_CHARS, multiline=True
+        )
         if "content" in body
         else None,
         type=memory_type(body["type"]) if "type" in body else None,
         key=_optional_string(body.get("key"), "key"),
         session=_optional_string(body.get("session"), "session"),
         metadata=metadata(body["metadata"]) if "metadata" in body else None,
-        expires_at=timestamp(expires_at, "expires_at") if expires_at is not None else None,
+        expires_at=timestamp(expires_at, "expires_at")
+        if expires_at is not None
+        else None,
         clear_expires_at="expires_at" in body and expires_at is None,
     )
 
 
-_PREVIEW_FIELDS = frozenset({"owner", "query", "strategy", "max_tokens", "session", "limit", "scope"})
+_PREVIEW_FIELDS = frozenset(
+    {"owner", "query", "strategy", "max_tokens", "session", "limit", "scope"}
+)
 
 
 def retrieval_request(body: Mapping[str, Any]) -> RetrievalRequest:
@@ -235,7 +306,9 @@ def retrieval_request(body: Mapping[str, Any]) -> RetrievalRequest:
     _only(body, _PREVIEW_FIELDS, "a retrieve-preview request")
     strategy = body.get("strategy")
     if strategy is not None and strategy not in STRATEGIES:
-        raise InvalidInput(f"strategy must be one of {', '.join(STRATEGIES)}", "strategy")
+        raise InvalidInput(
+            f"strategy must be one of {', '.join(STRATEGIES)}", "strategy"
+        )
     scope = body.get("scope")
     if scope is not None and scope not in SCOPES:
         raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}", "scope")
@@ -243,12 +316,22 @@ def retrieval_request(body: Mapping[str, Any]) -> RetrievalRequest:
     limit = body.get("limit")
     return RetrievalRequest(
         owner=owner_id(_require(body, "owner")),
-        query=_string(_require(body, "query"), "query", max_chars=MAX_CONTENT_CHARS, multiline=True, allow_empty=True),
+        query=_string(
+            _require(body, "query"),
+            "query",
+            max_chars=MAX_CONTENT_CHARS,
+            multiline=True,
+            allow_empty=True,
+        ),
         session=_optional_string(body.get("session"), "session"),
         strategy=cast(Strategy | None, strategy),
         scope=cast(Scope | None, scope),
-        max_tokens=None if max_tokens is None else _int(max_tokens, "max_tokens", minimum=0, maximum=MAX_PREVIEW_TOKENS),
-        limit=None if limit is None else _int(limit, "limit", minimum=0, maximum=MAX_PREVIEW_LIMIT),
+        max_tokens=None
+        if max_tokens is None
+        else _int(max_tokens, "max_tokens", minimum=0, maximum=MAX_PREVIEW_TOKENS),
+        limit=None
+        if limit is None
+        else _int(limit, "limit", minimum=0, maximum=MAX_PREVIEW_LIMIT),
     )
 
 
@@ -260,12 +343,16 @@ class SummarizeRequest:
 
 
 def summarize_request(body: Mapping[str, Any], default_days: int) -> SummarizeRequest:
-    _only(body, frozenset({"older_than_days", "owner", "dry_run"}), "a summarize request")
+    _only(
+        body, frozenset({"older_than_days", "owner", "dry_run"}), "a summarize request"
+    )
     days = body.get("older_than_days")
     owner = body.get("owner")
     dry_run = body.get("dry_run")
     return SummarizeRequest(
-        older_than_days=default_days if days is None else _int(days, "older_than_days", minimum=0, maximum=36_500),
+        older_than_days=default_days
+        if days is None
+        else _int(days, "older_than_days", minimum=0, maximum=36_500),
         owner=None if owner is None else owner_id(owner),
         dry_run=False if dry_run is None else _bool(dry_run, "dry_run"),
     )
@@ -282,14 +369,18 @@ def reindex_request(body: Mapping[str, Any]) -> ReindexRequest:
     limit = body.get("limit")
     force = body.get("force")
     return ReindexRequest(
-        limit=None if limit is None else _int(limit, "limit", minimum=1, maximum=1_000_000),
+        limit=None
+        if limit is None
+        else _int(limit, "limit", minimum=1, maximum=1_000_000),
         force=False if force is None else _bool(force, "force"),
     )
 
 
 # -- query strings --------------------------------------------------------------------------
 
-_LIST_PARAMS = frozenset({"owner", "session", "type", "q", "limit", "offset", "include_superseded"})
+_LIST_PARAMS = frozenset(
+    {"owner", "session", "type", "q", "limit", "offset", "include_superseded"}
+)
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 
@@ -305,17 +396,23 @@ def list_query(params: Mapping[str, str]) -> ListQuery:
     _only(params, _LIST_PARAMS, "the query string")
     include = params.get("include_superseded", "").lower()
     if include not in _TRUE | _FALSE:
-        raise InvalidInput("include_superseded must be true or false", "include_superseded")
-    q = params.get("q")
+        raise InvalidInput(
+            "include_superseded must be true or false", "include_superseded"
+        )
+    q = (params.get("q") or "").strip()
     return ListQuery(
         owner=owner_id(params["owner"]) if params.get("owner") else None,
-        session=_string(params["session"], "session", max_chars=MAX_SHORT_CHARS) if params.get("session") else None,
+        session=_string(params["session"], "session", max_chars=MAX_SHORT_CHARS)
+        if params.get("session")
+        else None,
         type=memory_type(params["type"]) if params.get("type") else None,
         q=_string(q, "q", max_chars=MAX_QUERY_CHARS) if q else None,
         limit=_query_int(params["limit"], "limit", minimum=0, maximum=MAX_LIST_LIMIT)
         if "limit" in params
         else DEFAULT_LIST_LIMIT,
-        offset=_query_int(params["offset"], "offset", minimum=0, maximum=10**9) if "offset" in params else 0,
+        offset=_query_int(params["offset"], "offset", minimum=0, maximum=10**9)
+        if "offset" in params
+        else 0,
         include_superseded=include in _TRUE,
     )
 
@@ -325,7 +422,9 @@ def import_line(line: bytes, number: int) -> NewMemory:
     try:
         item = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        raise InvalidInput(f"line {number}: not valid JSON ({exc.msg})", "body") from None
+        raise InvalidInput(
+            f"line {number}: not valid JSON ({exc.msg})", "body"
+        ) from None
     if not isinstance(item, dict):
         raise InvalidInput(f"line {number}: expected a JSON object", "body")
     try:

@@ -10,6 +10,7 @@ readable tables by default and raw JSON with `--json`; progress bars go to stder
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import re
@@ -48,10 +49,22 @@ class Unreachable(Exception):
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     """--url / --token / -c / --json, shared by every command that talks to the admin API."""
-    parser.add_argument("--url", help="memtap base URL (default: $MEMTAP_ADMIN_URL or the config's listen address)")
-    parser.add_argument("--token", help="admin token (default: $MEMTAP_ADMIN_TOKEN or the config's admin.token)")
-    parser.add_argument("-c", "--config", help=f"config file to read the address and token from (default {DEFAULT_CONFIG})")
-    parser.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    parser.add_argument(
+        "--url",
+        help="memtap base URL (default: $MEMTAP_ADMIN_URL or the config's listen address)",
+    )
+    parser.add_argument(
+        "--token",
+        help="admin token (default: $MEMTAP_ADMIN_TOKEN or the config's admin.token)",
+    )
+    parser.add_argument(
+        "-c",
+        "--config",
+        help=f"config file to read the address and token from (default {DEFAULT_CONFIG})",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="machine-readable JSON output"
+    )
 
 
 _ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -61,7 +74,10 @@ def _expand(value: Any) -> str | None:
     # Same `${VAR}` / `${VAR:-default}` rule as the server's loader, for the two keys we read.
     if not isinstance(value, str):
         return None
-    return _ENV_REF.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value) or None
+    return (
+        _ENV_REF.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value)
+        or None
+    )
 
 
 def _config_values(path: str | None) -> tuple[str | None, str | None, str | None]:
@@ -77,7 +93,11 @@ def _config_values(path: str | None) -> tuple[str | None, str | None, str | None
     admin = data.get("admin")
     if not isinstance(admin, dict):
         admin = {}
-    return _expand(data.get("listen")), _expand(admin.get("listen")), _expand(admin.get("token"))
+    return (
+        _expand(data.get("listen")),
+        _expand(admin.get("listen")),
+        _expand(admin.get("token")),
+    )
 
 
 def url_from_listen(listen: str) -> str:
@@ -96,9 +116,15 @@ class Target:
     token: str | None
 
 
-def resolve_target(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Target:
+def resolve_target(
+    args: argparse.Namespace, environ: Mapping[str, str] = os.environ
+) -> Target:
     listen, admin_listen, config_token = _config_values(getattr(args, "config", None))
-    url = args.url or environ.get("MEMTAP_ADMIN_URL") or url_from_listen(admin_listen or listen or DEFAULT_LISTEN)
+    url = (
+        args.url
+        or environ.get("MEMTAP_ADMIN_URL")
+        or url_from_listen(admin_listen or listen or DEFAULT_LISTEN)
+    )
     token = args.token or environ.get("MEMTAP_ADMIN_TOKEN") or config_token
     return Target(base_url=url.rstrip("/"), token=token)
 
@@ -114,13 +140,23 @@ class AdminClient:
     def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
         query = ""
         if params:
-            kept = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in params.items() if v is not None}
+            kept = {
+                k: str(v).lower() if isinstance(v, bool) else str(v)
+                for k, v in params.items()
+                if v is not None
+            }
             query = "?" + urllib.parse.urlencode(kept) if kept else ""
         return f"{self.target.base_url}{ADMIN_PREFIX}{path}{query}"
 
     def _open(
-        self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None,
-        data: bytes | Iterable[bytes] | None = None, content_type: str = "application/json",
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        data: bytes | Iterable[bytes] | None = None,
+        content_type: str = "application/json",
         length: int | None = None,
     ) -> Any:
         headers = {"Accept": "application/json"}
@@ -132,21 +168,38 @@ class AdminClient:
             headers["Content-Type"] = content_type
             if length is not None:
                 headers["Content-Length"] = str(length)
-        request = urllib.request.Request(self.url(path, params), data=data, method=method, headers=headers)
+        request = urllib.request.Request(
+            self.url(path, params), data=data, method=method, headers=headers
+        )
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout_s)  # noqa: S310 - URL chosen by the operator
+            return urllib.request.urlopen(request, timeout=self.timeout_s)
         except urllib.error.HTTPError as exc:
             raise _api_error(exc) from None
         except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise Unreachable(f"cannot reach memtap at {self.target.base_url}: {reason}") from None
+            raise Unreachable(
+                f"cannot reach memtap at {self.target.base_url}: {reason}"
+            ) from None
 
-    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None) -> Any:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+    ) -> Any:
         with self._open(method, path, params=params, body=body) as response:
             return json.loads(response.read() or b"null")
 
     def upload_lines(self, path: str, chunks: Iterable[bytes], length: int) -> Any:
-        with self._open("POST", path, data=chunks, content_type="application/x-ndjson", length=length) as response:
+        with self._open(
+            "POST",
+            path,
+            data=chunks,
+            content_type="application/x-ndjson",
+            length=length,
+        ) as response:
             return json.loads(response.read())
 
     def stream_lines(self, path: str) -> Iterator[bytes]:
@@ -160,22 +213,49 @@ def _api_error(exc: urllib.error.HTTPError) -> ApiError:
         error = json.loads(raw)["error"]
         return ApiError(exc.code, str(error["code"]), str(error["message"]))
     except (ValueError, KeyError, TypeError):
-        return ApiError(exc.code, "http_error", raw[:200].decode("utf-8", "replace") or str(exc.reason))
+        return ApiError(
+            exc.code,
+            "http_error",
+            raw[:200].decode("utf-8", "replace") or str(exc.reason),
+        )
 
 
-def run_api_command(action: Callable[[AdminClient], int], args: argparse.Namespace) -> int:
+def run_api_command(
+    action: Callable[[AdminClient], int], args: argparse.Namespace
+) -> int:
     """Run `action` with a client for `args`, turning API and connection errors into exit codes."""
     try:
         return action(AdminClient(resolve_target(args)))
     except ApiError as exc:
         if getattr(args, "json", False):
-            print(json.dumps({"error": {"code": exc.code, "message": exc.message, "status": exc.status}}), file=sys.stderr)
+            print(
+                json.dumps(
+                    {
+                        "error": {
+                            "code": exc.code,
+                            "message": exc.message,
+                            "status": exc.status,
+                        }
+                    }
+                ),
+                file=sys.stderr,
+            )
         else:
-            print(f"memtap: {exc.message} ({exc.code}, HTTP {exc.status})", file=sys.stderr)
+            print(
+                f"memtap: {exc.message} ({exc.code}, HTTP {exc.status})",
+                file=sys.stderr,
+            )
         return EXIT_API_ERROR
     except Unreachable as exc:
         print(f"memtap: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
+    except (http.client.IncompleteRead, ConnectionError) as exc:
+        # The server cut a streamed answer (e.g. an export failed half-way).
+        print(
+            f"memtap: incomplete answer from memtap: {type(exc).__name__}",
+            file=sys.stderr,
+        )
+        return EXIT_API_ERROR
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -191,21 +271,43 @@ def _cell(value: Any, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
-def print_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[tuple[str, int]], out: IO[str] = sys.stdout) -> None:
+def print_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[tuple[str, int]],
+    out: IO[str] = sys.stdout,
+) -> None:
     """Fixed columns `(name, max width)`; the last column takes what is left of the text."""
     widths = [
-        min(limit, max([len(name)] + [len(_cell(row.get(name), limit)) for row in rows])) for name, limit in columns
+        min(
+            limit, max([len(name)] + [len(_cell(row.get(name), limit)) for row in rows])
+        )
+        for name, limit in columns
     ]
-    out.write("  ".join(name.upper().ljust(w) for (name, _), w in zip(columns, widths, strict=True)).rstrip() + "\n")
+    out.write(
+        "  ".join(
+            name.upper().ljust(w) for (name, _), w in zip(columns, widths, strict=True)
+        ).rstrip()
+        + "\n"
+    )
     for row in rows:
-        cells = [_cell(row.get(name), w).ljust(w) for (name, _), w in zip(columns, widths, strict=True)]
+        cells = [
+            _cell(row.get(name), w).ljust(w)
+            for (name, _), w in zip(columns, widths, strict=True)
+        ]
         out.write("  ".join(cells).rstrip() + "\n")
 
 
 class Progress:
     """A one-line progress bar on stderr; silent when stderr is not a terminal (scripts, CI)."""
 
-    def __init__(self, label: str, total: int, stream: IO[str] = sys.stderr, *, force: bool = False) -> None:
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        stream: IO[str] = sys.stderr,
+        *,
+        force: bool = False,
+    ) -> None:
         self.label, self.total, self.stream = label, max(total, 1), stream
         self.enabled = force or stream.isatty()
         self.done = 0
@@ -221,7 +323,9 @@ class Progress:
             self._last = now
             fraction = min(1.0, done / self.total)
             bar = "#" * int(fraction * 30)
-            self.stream.write(f"\r{self.label} [{bar:<30}] {fraction * 100:5.1f}% {done}/{self.total}")
+            self.stream.write(
+                f"\r{self.label} [{bar:<30}] {fraction * 100:5.1f}% {done}/{self.total}"
+            )
             self.stream.flush()
 
     def finish(self) -> None:
@@ -231,30 +335,48 @@ class Progress:
             self.stream.flush()
 
 
-def file_chunks(stream: IO[bytes], progress: Progress, size: int = 64 * 1024) -> Iterator[bytes]:
+def file_chunks(
+    stream: IO[bytes], progress: Progress, size: int = 64 * 1024
+) -> Iterator[bytes]:
     while chunk := stream.read(size):
         progress.advance(len(chunk))
         yield chunk
 
 
-def reindex_with_progress(client: AdminClient, *, batch: int = 256, force: bool = False) -> dict[str, Any]:
-    """Drive POST /api/reindex in batches (it is resumable) until nothing remains, with a bar.
+def reindex_with_progress(
+    client: AdminClient,
+    *,
+    batch: int = 256,
+    force: bool = False,
+    stream: IO[str] | None = None,
+    force_bar: bool = False,
+) -> dict[str, Any]:
+    """Drive POST /api/reindex in batches (it is resumable) until nothing is pending, with a bar.
 
-    Each call reports `remaining` (and `processed`); the loop stops when nothing remains or a
-    batch made no progress, and returns the last report with `processed` summed."""
-    total_processed = 0
+    Each call embeds at most `batch` memories and reports `done`, `pending` and `finished`;
+    `force` (re-embed everything) is sent with the first batch only, since it marks every
+    memory pending once. Returns the last report with `done` summed over the batches."""
+    total_done = 0
     progress: Progress | None = None
     report: dict[str, Any] = {}
     while True:
-        report = client.request("POST", "/api/reindex", body={"limit": batch, "force": force and total_processed == 0})
-        processed = int(report.get("processed", 0))
-        remaining = int(report.get("remaining", 0))
-        total_processed += processed
+        report = client.request(
+            "POST",
+            "/api/reindex",
+            body={"limit": batch, "force": force and progress is None},
+        )
+        if not report.get("started", True):
+            break  # no vector tier: the report says why
+        done = int(report.get("done", 0))
+        pending = int(report.get("pending", 0))
+        total_done += done
         if progress is None:
-            progress = Progress("reindex", total_processed + remaining)
-        progress.update(total_processed)
-        if remaining <= 0 or processed <= 0:
+            progress = Progress(
+                "reindex", total_done + pending, stream or sys.stderr, force=force_bar
+            )
+        progress.update(total_done)
+        if report.get("finished") or pending <= 0 or done <= 0:
             break
     if progress is not None:
         progress.finish()
-    return {**report, "processed": total_processed}
+    return {**report, "done": total_done}

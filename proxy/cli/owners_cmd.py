@@ -5,25 +5,43 @@ from __future__ import annotations
 import argparse
 import sys
 
-from proxy.cli.client import EXIT_OK, EXIT_USAGE, AdminClient, add_target_arguments, print_json, run_api_command
+from proxy.cli.client import (
+    EXIT_OK,
+    EXIT_USAGE,
+    AdminClient,
+    add_target_arguments,
+    print_json,
+    run_api_command,
+)
 from proxy.cli.memories_cmd import segment
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     owners = sub.add_parser("owners", help="per-owner operations (admin API)")
     actions = owners.add_subparsers(dest="action", required=True, metavar="ACTION")
-    erase = actions.add_parser("erase", help="delete every memory and trace of an owner (GDPR erase)")
+    erase = actions.add_parser(
+        "erase", help="delete every memory and trace of an owner (GDPR erase)"
+    )
     add_target_arguments(erase)
-    erase.add_argument("owner", metavar="OWNER", help="owner id (see `memtap owner-id`)")
-    erase.add_argument("-y", "--yes", action="store_true", help="do not ask for confirmation")
+    erase.add_argument(
+        "owner", metavar="OWNER", help="owner id (see `memtap owner-id`)"
+    )
+    erase.add_argument(
+        "-y", "--yes", action="store_true", help="do not ask for confirmation"
+    )
     erase.set_defaults(handler=_erase)
 
 
 def _confirmed(owner: str) -> bool:
     if not sys.stdin.isatty():
-        print("memtap: refusing to erase without --yes (stdin is not a terminal)", file=sys.stderr)
+        print(
+            "memtap: refusing to erase without --yes (stdin is not a terminal)",
+            file=sys.stderr,
+        )
         return False
-    answer = input(f"Erase every memory of owner {owner}? This cannot be undone. Type the owner id to confirm: ")
+    answer = input(
+        f"Erase every memory of owner {owner}? This cannot be undone. Type the owner id to confirm: "
+    )
     return answer.strip() == owner
 
 
@@ -36,7 +54,9 @@ def _erase(args: argparse.Namespace) -> int:
         if args.json:
             print_json(receipt)
             return EXIT_OK
-        removed = ", ".join(f"{place} {count}" for place, count in receipt["removed"].items())
+        removed = ", ".join(
+            f"{place} {count}" for place, count in receipt["removed"].items()
+        )
         print(f"erased owner {receipt['owner']}: {removed}")
         return EXIT_OK
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.common import error_of, parse_arguments
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonBodyFollower
 from proxy.codecs.memory_block import strip_memory_block
-from proxy.codecs.openai_chat import error_of, parse_arguments
 
 _PATH = re.compile(r"(?:^|/)v1/messages$|^/messages$")
 

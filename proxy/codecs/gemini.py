@@ -13,10 +13,10 @@ from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.common import error_of
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonArrayFollower
 from proxy.codecs.memory_block import strip_memory_block
-from proxy.codecs.openai_chat import error_of
 
 _PATH = re.compile(
     r"/(?:models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent)$"
@@ -85,11 +85,15 @@ class GeminiStreamState:
             if not isinstance(candidate, dict) or candidate.get("index", 0) != 0:
                 continue
             content = candidate.get("content")
-            self._text.append(_parts_text(content))
-            for part in (
-                (content or {}).get("parts") or () if isinstance(content, dict) else ()
-            ):
-                call = part.get("functionCall") if isinstance(part, dict) else None
+            parts = content.get("parts") if isinstance(content, dict) else None
+            for part in parts if isinstance(parts, list) else ():
+                if not isinstance(part, dict):
+                    continue
+                # Text parts of a response are fragments of one answer: joined without a
+                # separator. Thought summaries are not part of the visible answer.
+                if isinstance(part.get("text"), str) and not part.get("thought"):
+                    self._text.append(part["text"])
+                call = part.get("functionCall")
                 if isinstance(call, dict):
                     self._calls.append(
                         {

@@ -8,12 +8,12 @@ conversation written with the `developer` role gets a `developer` message.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.common import content_text, error_of, parse_arguments
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonBodyFollower
 from proxy.codecs.memory_block import strip_memory_block
@@ -43,29 +43,6 @@ def rejects_system_role(model: str | None) -> bool:
     )
 
 
-def content_text(content: Any) -> str:
-    """Text of a message `content`: a string, or the text parts of a parts list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type") in ("text", "input_text")
-            and isinstance(part.get("text"), str)
-        )
-    return ""
-
-
-def parse_arguments(raw: str) -> Any:
-    """Tool-call arguments parsed to JSON; the raw string when they are not valid JSON."""
-    try:
-        return json.loads(raw) if raw else {}
-    except ValueError:
-        return raw
-
-
 def usage_of(usage: Any) -> dict[str, int]:
     if not isinstance(usage, dict):
         return {}
@@ -77,14 +54,6 @@ def usage_of(usage: Any) -> dict[str, int]:
         if isinstance(usage.get(src), int):
             out[dst] = usage[src]
     return out
-
-
-def error_of(err: Any) -> str:
-    if isinstance(err, dict):
-        kind = err.get("type") or err.get("code") or "error"
-        message = err.get("message")
-        return f"{kind}: {message}" if message else str(kind)
-    return str(err)
 
 
 class ChatStreamState:

@@ -12,10 +12,10 @@ from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
+from proxy.codecs.common import content_text, error_of, parse_arguments
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonBodyFollower
 from proxy.codecs.memory_block import strip_memory_block
-from proxy.codecs.openai_chat import content_text, error_of, parse_arguments
 
 _PATH = re.compile(r"(?:^|/)responses$")
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")

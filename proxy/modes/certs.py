@@ -13,6 +13,7 @@ so only the first connection to a host pays for a certificate.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import ipaddress
 import logging
@@ -22,6 +23,7 @@ import shutil
 import ssl
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +72,23 @@ def _write_private(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+@contextlib.contextmanager
+def _ca_lock(directory: Path) -> Iterator[None]:
+    """An exclusive advisory lock on `<data_dir>/ca/.lock` (no-op where fcntl is missing)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with open(directory / ".lock", "a") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
 def _san_for(host: str) -> x509.GeneralName:
     try:
         return x509.IPAddress(ipaddress.ip_address(host))
@@ -95,14 +114,22 @@ class CertificateAuthority:
         key_path = directory / CA_KEY_NAME
         if cert_path.exists() and key_path.exists():
             return cls._load(cert_path, key_path)
-        return cls.create(data_dir)
+        # Two processes on one data_dir (memtap serve + `memtap ca path`) must not both create
+        # one: the second would pair its certificate with the first one's key.
+        with _ca_lock(directory):
+            if cert_path.exists() and key_path.exists():
+                return cls._load(cert_path, key_path)
+            return cls._create(data_dir)
 
     @classmethod
     def create(cls, data_dir: str | os.PathLike[str]) -> CertificateAuthority:
         """Create a fresh CA (replacing any existing one) and drop cached leaves. Blocking."""
+        with _ca_lock(ca_dir(data_dir)):
+            return cls._create(data_dir)
+
+    @classmethod
+    def _create(cls, data_dir: str | os.PathLike[str]) -> CertificateAuthority:
         directory = ca_dir(data_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        os.chmod(directory, 0o700)
         key = ec.generate_private_key(ec.SECP256R1())
         name = x509.Name(
             [

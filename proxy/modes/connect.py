@@ -16,110 +16,39 @@ aiohttp never routes `CONNECT` to handlers, so every accepted connection starts 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import re
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from typing import Any, cast
+from typing import cast
 
 import orjson
 
-from config.schema import Config, InterceptConfig
+from config.schema import InterceptConfig
 from proxy.modes.certs import LeafCertStore
+from proxy.modes.relay import InterceptedTransport, Tunnel, TunnelSide
+from proxy.modes.targets import (
+    INTERCEPT_EXTRA,
+    BadConnect,
+    InterceptTarget,
+    host_matches,
+    parse_connect_head,
+)
+
+__all__ = [
+    "INTERCEPT_EXTRA",
+    "FirstLineSniffer",
+    "ForwardProxy",
+    "InterceptTarget",
+    "ProtocolFactory",
+]
 
 log = logging.getLogger("memtap.connect")
-
-INTERCEPT_EXTRA = "memtap.intercept"
-"""`transport.get_extra_info(INTERCEPT_EXTRA)` → the `InterceptTarget` of a decrypted CONNECT tunnel."""
 
 _CONNECT = b"CONNECT "
 _MAX_HEAD = 16 * 1024
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
-_REQUEST_LINE = re.compile(rb"CONNECT ([^\s]+) HTTP/1\.[01]\Z")
-_HOSTNAME = re.compile(
-    r"(?=.{1,253}\Z)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,62}))*\.?\Z"
-)
 _ESTABLISHED = b"HTTP/1.1 200 Connection Established\r\n\r\n"
-
-
-@dataclass(frozen=True, slots=True)
-class InterceptTarget:
-    """Where an intercepted CONNECT tunnel was going: the real upstream for its requests."""
-
-    host: str
-    """Lowercase hostname or IP literal (IPv6 without brackets)."""
-    port: int
-
-    @property
-    def authority(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return host if self.port == 443 else f"{host}:{self.port}"
-
-
-class BadConnect(ValueError):
-    """The CONNECT request line is malformed."""
-
-
-def parse_connect_head(head: bytes) -> InterceptTarget:
-    """Parse the request line of a CONNECT head (`CONNECT host:port HTTP/1.1`); headers are ignored."""
-    line = head.split(b"\n", 1)[0].rstrip(b"\r")
-    match = _REQUEST_LINE.match(line)
-    if match is None:
-        raise BadConnect("expected 'CONNECT host:port HTTP/1.1'")
-    try:
-        authority = match.group(1).decode("ascii")
-    except UnicodeDecodeError as exc:
-        raise BadConnect("non-ASCII CONNECT target") from exc
-    return parse_authority(authority)
-
-
-def parse_authority(authority: str) -> InterceptTarget:
-    if authority.startswith("["):
-        host, sep, port_text = authority[1:].partition("]:")
-        if not sep:
-            raise BadConnect("CONNECT target needs a port")
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError as exc:
-            raise BadConnect("bad IPv6 literal") from exc
-    else:
-        host, sep, port_text = authority.rpartition(":")
-        if not sep or not host:
-            raise BadConnect("CONNECT target needs host:port")
-        if not _HOSTNAME.match(host):
-            raise BadConnect("bad host name")
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise BadConnect("bad port")
-    return InterceptTarget(host=host.lower().rstrip("."), port=int(port_text))
-
-
-def host_matches(target: InterceptTarget, patterns: tuple[str, ...]) -> bool:
-    """True if some pattern names the target: `host`, `host:port`, `[v6]:port`, wildcards (`*.x.com`)."""
-    for pattern in patterns:
-        pattern = pattern.strip().lower()
-        port: int | None = None
-        if pattern.startswith("["):
-            host_pattern, _, rest = pattern[1:].partition("]")
-            if rest.startswith(":") and rest[1:].isdigit():
-                port = int(rest[1:])
-        elif pattern.count(":") == 1:
-            host_pattern, _, port_text = pattern.partition(":")
-            if port_text.isdigit():
-                port = int(port_text)
-            elif port_text != "*":
-                continue
-        else:
-            host_pattern = pattern
-        if port is not None and port != target.port:
-            continue
-        if host_pattern == target.host or (
-            "*" in host_pattern and fnmatchcase(target.host, host_pattern)
-        ):
-            return True
-    return False
 
 
 def _json_response(status: int, reason: str, code: str, message: str) -> bytes:
@@ -131,145 +60,8 @@ def _json_response(status: int, reason: str, code: str, message: str) -> bytes:
     return head.encode("ascii") + body
 
 
-class InterceptedTransport(asyncio.Transport):
-    """The TLS transport of an intercepted tunnel, plus `INTERCEPT_EXTRA` in its extra info.
-
-    A thin delegate: aiohttp's protocol writes through it; reads never pass through it (the
-    TLS transport calls aiohttp's protocol directly).
-    """
-
-    __slots__ = ("_inner", "target")
-
-    def __init__(self, inner: asyncio.Transport, target: InterceptTarget) -> None:
-        super().__init__()
-        self._inner = inner
-        self.target = target
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        if name == INTERCEPT_EXTRA:
-            return self.target
-        return self._inner.get_extra_info(name, default)
-
-    def write(self, data: bytes | bytearray | memoryview) -> None:
-        self._inner.write(data)
-
-    def writelines(self, list_of_data: Any) -> None:
-        self._inner.writelines(list_of_data)
-
-    def write_eof(self) -> None:
-        self._inner.write_eof()
-
-    def can_write_eof(self) -> bool:
-        return self._inner.can_write_eof()
-
-    def is_closing(self) -> bool:
-        return self._inner.is_closing()
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def abort(self) -> None:
-        self._inner.abort()
-
-    def is_reading(self) -> bool:
-        return self._inner.is_reading()
-
-    def pause_reading(self) -> None:
-        self._inner.pause_reading()
-
-    def resume_reading(self) -> None:
-        self._inner.resume_reading()
-
-    def set_write_buffer_limits(
-        self, high: int | None = None, low: int | None = None
-    ) -> None:
-        self._inner.set_write_buffer_limits(high, low)
-
-    def get_write_buffer_size(self) -> int:
-        return self._inner.get_write_buffer_size()
-
-    def get_write_buffer_limits(self) -> tuple[int, int]:
-        return self._inner.get_write_buffer_limits()
-
-    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
-        self._inner.set_protocol(protocol)
-
-    def get_protocol(self) -> asyncio.BaseProtocol:
-        return self._inner.get_protocol()
-
-
-class _Tunnel:
-    """A blind relay between two transports with flow control and half-close."""
-
-    __slots__ = ("eofs", "sides")
-
-    def __init__(self) -> None:
-        self.sides: list[_TunnelSide] = []
-        self.eofs = 0
-
-    def close(self) -> None:
-        for side in self.sides:
-            if side.transport is not None:
-                side.transport.close()
-
-
-class _TunnelSide(asyncio.Protocol):
-    __slots__ = ("early", "on_lost", "peer", "transport", "tunnel")
-
-    def __init__(
-        self, tunnel: _Tunnel, on_lost: Callable[[_Tunnel], None] | None = None
-    ) -> None:
-        self.tunnel = tunnel
-        self.transport: asyncio.Transport | None = None
-        self.peer: _TunnelSide | None = None
-        self.on_lost = on_lost
-        self.early = b""
-        """Bytes that arrived before the other side was attached (server-speaks-first protocols)."""
-        tunnel.sides.append(self)
-
-    def attach(self, peer: _TunnelSide) -> None:
-        self.peer = peer
-        if self.early and peer.transport is not None:
-            peer.transport.write(self.early)
-        self.early = b""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # uvloop's transports are not asyncio.Transport subclasses: duck-typed, hence the cast.
-        self.transport = cast(asyncio.Transport, transport)
-
-    def data_received(self, data: bytes) -> None:
-        if self.peer is not None and self.peer.transport is not None:
-            self.peer.transport.write(data)
-        elif self.peer is None:
-            self.early += data
-
-    def eof_received(self) -> bool:
-        peer = self.peer.transport if self.peer is not None else None
-        self.tunnel.eofs += 1
-        if peer is None or self.tunnel.eofs >= 2 or not peer.can_write_eof():
-            self.tunnel.close()
-            return False
-        peer.write_eof()
-        return True  # keep our write side open: the peer may still answer (half-close)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
-        if self.peer is not None and self.peer.transport is not None:
-            self.peer.transport.close()
-        if self.on_lost is not None:
-            self.on_lost(self.tunnel)
-
-    def pause_writing(self) -> None:
-        # Our outgoing buffer is full: stop reading what would be written into it.
-        if self.peer is not None and self.peer.transport is not None:
-            self.peer.transport.pause_reading()
-
-    def resume_writing(self) -> None:
-        if self.peer is not None and self.peer.transport is not None:
-            self.peer.transport.resume_reading()
-
-
-ProtocolFactory = Callable[[], asyncio.BaseProtocol]
+ProtocolFactory = Callable[[], asyncio.Protocol]
+"""aiohttp's `web.Server` (its RequestHandler is a plain `asyncio.Protocol`)."""
 
 
 class ForwardProxy:
@@ -288,19 +80,34 @@ class ForwardProxy:
         *,
         handshake_timeout_s: float = 10.0,
         connect_timeout_s: float = 10.0,
+        first_bytes_timeout_s: float = 75.0,
+        before_intercept: Callable[[], bool] | None = None,
+        prepare_intercept: Callable[[], None] | None = None,
     ) -> None:
         self.http_factory = http_factory
         self.intercept_config = intercept_config
         self.certs = certs
         self.handshake_timeout_s = handshake_timeout_s
         self.connect_timeout_s = connect_timeout_s
+        self.first_bytes_timeout_s = first_bytes_timeout_s
+        """A connection that has not shown its first request line by then is closed (aiohttp's
+        default keep-alive timeout is 75 s too)."""
+        self.needs_prepare = before_intercept
+        self.prepare_intercept = prepare_intercept
+        """Blocking set-up an intercepted tunnel needs (the onward SSL context reads CA files):
+        run in a thread, only when `needs_prepare()` says so (cheap check on the loop)."""
         self._tasks: set[asyncio.Task[None]] = set()
-        self._tunnels: set[_Tunnel] = set()
+        self._tunnels: set[Tunnel] = set()
+        self.undecided: set[FirstLineSniffer] = set()
+        """Connections that have not sent their first line yet: nobody else would close them."""
 
     def __call__(self) -> asyncio.Protocol:
         return FirstLineSniffer(self)
 
     async def close(self) -> None:
+        for sniffer in list(self.undecided):
+            if sniffer.transport is not None:
+                sniffer.transport.close()
         for task in list(self._tasks):
             task.cancel()
         for tunnel in list(self._tunnels):
@@ -340,7 +147,7 @@ class ForwardProxy:
             if host_matches(target, config.hosts):
                 await self._intercept(sniffer, transport, target, rest)
             elif config.others == "tunnel":
-                await self._tunnel(transport, target, rest)
+                await self._tunnel(sniffer, transport, target, rest)
             else:
                 log.info(
                     "connect.denied", extra={"fields": {"target": target.authority}}
@@ -381,7 +188,14 @@ class ForwardProxy:
             transport.close()
             return
         server_ctx = await self.certs.context_for(target.host)
+        if self.prepare_intercept is not None and (
+            self.needs_prepare is None or self.needs_prepare()
+        ):
+            await asyncio.to_thread(self.prepare_intercept)
         if sniffer.closed:
+            return
+        if sniffer.buffer:  # same as `rest`: bytes that raced pause_reading
+            transport.close()
             return
         transport.write(_ESTABLISHED)
         sniffer.state = _TLS
@@ -414,11 +228,15 @@ class ForwardProxy:
         sniffer.hand_over(tls_transport, target)
 
     async def _tunnel(
-        self, transport: asyncio.Transport, target: InterceptTarget, rest: bytes
+        self,
+        sniffer: FirstLineSniffer,
+        transport: asyncio.Transport,
+        target: InterceptTarget,
+        rest: bytes,
     ) -> None:
         loop = asyncio.get_running_loop()
-        tunnel = _Tunnel()
-        upstream_side = _TunnelSide(tunnel, self._tunnels.discard)
+        tunnel = Tunnel()
+        upstream_side = TunnelSide(tunnel, self._tunnels.discard)
         try:
             async with asyncio.timeout(self.connect_timeout_s):
                 await loop.create_connection(
@@ -435,15 +253,23 @@ class ForwardProxy:
             )
             transport.close()
             return
-        client_side = _TunnelSide(tunnel, self._tunnels.discard)
+        client_side = TunnelSide(tunnel, self._tunnels.discard)
         self._tunnels.add(tunnel)
         transport.set_protocol(client_side)
         client_side.connection_made(transport)
         if transport.is_closing():  # the client left while we were connecting
             tunnel.close()
             return
+        if (
+            upstream_side.transport is None
+        ):  # the upstream hung up before we could relay
+            transport.close()
+            return
         transport.write(_ESTABLISHED)
-        client_side.early = rest
+        client_side.early = (
+            rest + sniffer.buffer
+        )  # bytes that raced pause_reading, if any
+        sniffer.buffer = b""
         client_side.attach(upstream_side)
         upstream_side.attach(client_side)
         transport.resume_reading()
@@ -459,7 +285,7 @@ _DONE = 3
 class FirstLineSniffer(asyncio.Protocol):
     """Decides, from the first bytes of a connection, who serves it; then steps aside."""
 
-    __slots__ = ("buffer", "closed", "proxy", "state", "task", "transport")
+    __slots__ = ("buffer", "closed", "idle", "proxy", "state", "task", "transport")
 
     def __init__(self, proxy: ForwardProxy) -> None:
         self.proxy = proxy
@@ -468,10 +294,27 @@ class FirstLineSniffer(asyncio.Protocol):
         self.state = _SNIFF
         self.closed = False
         self.task: asyncio.Task[None] | None = None
+        self.idle: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses: duck-typed, hence the cast.
         self.transport = cast(asyncio.Transport, transport)
+        self.proxy.undecided.add(self)
+        # aiohttp closes a connection that never sends a request; until it owns this one, we do.
+        self.idle = asyncio.get_running_loop().call_later(
+            self.proxy.first_bytes_timeout_s, self._idle_timeout
+        )
+
+    def _idle_timeout(self) -> None:
+        if self.state == _SNIFF and self.transport is not None:
+            self.state = _DONE
+            self.transport.close()
+
+    def _decided(self) -> None:
+        self.proxy.undecided.discard(self)
+        if self.idle is not None:
+            self.idle.cancel()
+            self.idle = None
 
     def data_received(self, data: bytes) -> None:
         if self.state != _SNIFF:
@@ -506,6 +349,7 @@ class FirstLineSniffer(asyncio.Protocol):
             return
         self.buffer = b""
         self.state = _BUSY
+        self._decided()
         assert self.transport is not None
         self.transport.pause_reading()
         self.proxy.start_connect(self, buf[: end.start()], buf[end.end() :])
@@ -514,11 +358,11 @@ class FirstLineSniffer(asyncio.Protocol):
         transport = self.transport
         assert transport is not None
         self.state = _DONE
+        self._decided()
         protocol = self.proxy.http_factory()
         transport.set_protocol(protocol)
         protocol.connection_made(transport)
-        if isinstance(protocol, asyncio.Protocol):
-            protocol.data_received(first)
+        protocol.data_received(first)
 
     def hand_over(
         self, tls_transport: asyncio.Transport, target: InterceptTarget
@@ -530,7 +374,7 @@ class FirstLineSniffer(asyncio.Protocol):
         tls_transport.set_protocol(protocol)
         protocol.connection_made(wrapped)
         pending, self.buffer = self.buffer, b""
-        if pending and isinstance(protocol, asyncio.Protocol):
+        if pending:
             protocol.data_received(pending)
 
     def eof_received(self) -> bool | None:
@@ -539,16 +383,8 @@ class FirstLineSniffer(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.transport = None
+        self._decided()
         # A CONNECT still being decided (cert, upstream connect) is for nobody now. During the
         # TLS handshake start_tls itself fails, so the task ends on its own.
         if self.task is not None and self.state == _BUSY:
             self.task.cancel()
-
-
-def forward_front(
-    http_factory: ProtocolFactory, current_config: Callable[[], Config]
-) -> ForwardProxy:
-    """The forward-proxy front for a memtap listener: live `intercept` settings, leaf
-    certificates under the configured `data_dir` (the CA is created on the first intercept)."""
-    certs = LeafCertStore(current_config().data_dir)
-    return ForwardProxy(http_factory, lambda: current_config().intercept, certs)

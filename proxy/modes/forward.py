@@ -13,16 +13,22 @@ memory endpoints as reverse mode get memory). Onward TLS always verifies: system
 from __future__ import annotations
 
 import ipaddress
+import logging
 import ssl
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 from yarl import URL
 
 from config.schema import Config, UpstreamConfig
-from proxy.modes.connect import INTERCEPT_EXTRA, InterceptTarget
+from proxy.modes.certs import LeafCertStore
+from proxy.modes.connect import ForwardProxy, ProtocolFactory
+from proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
 from proxy.routing import Mode, Route
 from proxy.upstream import ssl_context_for
+
+log = logging.getLogger("memtap.forward")
 
 _DEFAULTS = UpstreamConfig(name="forward", url="")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -46,15 +52,19 @@ def resolve_forward_route(request: web.BaseRequest, config: Config) -> Route | N
         if raw_target.startswith("/"):
             path, _, query = raw_target.partition("?")
         else:
-            url = URL(raw_target, encoded=True)
+            try:
+                url = URL(raw_target, encoded=True)
+            except ValueError:
+                return None
+            if not url.absolute:
+                return None  # `*` and other oddities: no route (404)
             path, query = url.raw_path or "/", url.raw_query_string
         return _route(
             config, "https", target.host, target.port, path, query, "intercept"
         )
+    # Origin-form is reverse mode: the common case, decided by the two checks above.
     if raw_target.startswith("/"):
-        return (
-            None  # origin-form: reverse mode (the common case: decided in two checks)
-        )
+        return None
     try:
         url = URL(raw_target, encoded=True)
     except ValueError:
@@ -125,9 +135,22 @@ def _configured_upstream(
 
 
 def _onward_ssl(config: Config, known: UpstreamConfig | None) -> ssl.SSLContext | None:
-    """System roots + the extra bundle, verifying (None = aiohttp's default verifying context)."""
+    """System roots + the extra bundle, verifying (None = aiohttp's default verifying context).
+
+    An unreadable bundle falls back to the system roots alone: stricter, never weaker, so a
+    host that needed the bundle fails verification as a 502 `upstream_tls`.
+    """
     ca_file = config.intercept.upstream_ca_file or (known.ca_file if known else None)
-    return ssl_context_for(ca_file) if ca_file else None
+    if not ca_file:
+        return None
+    try:
+        return ssl_context_for(ca_file)
+    except (OSError, ssl.SSLError) as exc:
+        log.error(
+            "intercept.ca_file_unusable",
+            extra={"fields": {"path": ca_file, "error": repr(exc)}},
+        )
+        return None
 
 
 def _is_own_address(request: web.BaseRequest, host: str, port: int) -> bool:
@@ -143,7 +166,32 @@ def _is_own_address(request: web.BaseRequest, host: str, port: int) -> bool:
     return address.is_loopback or address.is_unspecified or str(address) == sockname[0]
 
 
-def warm_onward_tls(config: Config) -> None:
-    """Build the onward SSL context ahead of the first request (reads files; call in a thread)."""
-    if config.intercept.upstream_ca_file:
-        ssl_context_for(config.intercept.upstream_ca_file)
+def forward_front(
+    http_factory: ProtocolFactory, current_config: Callable[[], Config]
+) -> ForwardProxy:
+    """The forward-proxy front for a memtap listener: live `intercept` settings, leaf
+    certificates under the configured `data_dir` (the CA is created on the first intercept),
+    and the onward SSL context built off the event loop before the first request needs it."""
+    certs = LeafCertStore(current_config().data_dir)
+    warmed: set[str] = set()
+
+    def needs_warm_up() -> bool:
+        ca_file = current_config().intercept.upstream_ca_file
+        return ca_file is not None and ca_file not in warmed
+
+    def warm_up() -> None:
+        ca_file = current_config().intercept.upstream_ca_file
+        if ca_file is not None:
+            try:
+                ssl_context_for(ca_file)  # lru-cached: the request path finds it ready
+            except (OSError, ssl.SSLError):
+                return  # the request path raises it where it can become a 502
+            warmed.add(ca_file)
+
+    return ForwardProxy(
+        http_factory,
+        lambda: current_config().intercept,
+        certs,
+        before_intercept=needs_warm_up,
+        prepare_intercept=warm_up,
+    )

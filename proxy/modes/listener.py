@@ -13,7 +13,8 @@ from aiohttp import web
 from aiohttp.web_server import Server
 
 from proxy.appkeys import RUNTIME
-from proxy.modes.connect import ForwardProxy, forward_front
+from proxy.modes.connect import ForwardProxy
+from proxy.modes.forward import forward_front
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -39,7 +40,11 @@ def format_hostport(host: str, port: int) -> str:
 
 
 async def start_listener(
-    runtime_app_server: Server | ForwardProxy, host: str, port: int, *, backlog: int = 512
+    runtime_app_server: Server | ForwardProxy,
+    host: str,
+    port: int,
+    *,
+    backlog: int = 512,
 ) -> asyncio.Server:
     """Bind `host:port` and serve HTTP/1.1 with aiohttp's protocol factory.
 
@@ -83,10 +88,13 @@ class ListenerSite(web.BaseSite):
         if runtime is not None:
             holder = runtime.config
             self._front = forward_front(server, lambda: holder.current)
-        self._server = await start_listener(self._front or server, self._host, self._port)
+        self._server = await start_listener(
+            self._front or server, self._host, self._port
+        )
         self._bound_port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
         await super().stop()
         if self._front is not None:
-            await self._front.close()  # blind tunnels and handshakes are not aiohttp's to close
+            # Blind tunnels and TLS handshakes in flight are not aiohttp's to close.
+            await self._front.close()

@@ -123,6 +123,7 @@ async function preview(event) {
       cell(tr, hit.content, "content");
       rows.appendChild(tr);
     }
+    $("block").textContent = result.block || "(nothing would be injected)";
     $("resolution").textContent = JSON.stringify(result.resolution, null, 2);
     setStatus(`${result.results.length} results`, false);
   } catch (error) {

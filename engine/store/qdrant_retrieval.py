@@ -1,0 +1,149 @@
+"""Retrieval when Qdrant is the system of record: the same rules as `engine/retrieval/retrieve.py`
+(scope, expiry, retention, supersession, relevance floor, newer-first ties, token budget), with
+the candidates coming from Qdrant: `hybrid` is one fused query inside Qdrant, `keyword` the
+sparse arm, `semantic` the dense arm, `recent` an ordered scroll.
+
+The proxy path is bounded by `memory.retrieval_timeout_ms`; a timeout or an outage raises an
+EngineError and the proxy sends the request without memory (fail-open).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from config.schema import MemoryConfig
+from engine.retrieval.budget import clamp_budget, walk
+from engine.store.memories import Live, cutoff_for, iso
+from engine.store.qdrant_store import QdrantMemoryStore
+from engine.store.qdrant_transport import QdrantUnavailable
+from engine.types import Hit, Retrieval, RetrievalRequest, estimate_tokens
+
+MAX_LIMIT = 100
+
+
+def live_for(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
+    now = datetime.now(UTC)
+    return Live(
+        now=iso(now),
+        cutoff=cutoff_for(cfg.retention_days, now),
+        owner=None if scope == "global" else req.owner,
+        session=req.session,
+        match_session=scope == "session",
+    )
+
+
+async def _candidates(
+    store: QdrantMemoryStore,
+    req: RetrievalRequest,
+    strategy: str,
+    live: Live,
+    pool: int,
+    cfg: MemoryConfig,
+    resolution: dict[str, Any],
+) -> list[Hit]:
+    if strategy == "recent":
+        rows = await store.recent(live, pool)
+        resolution["tiers"].append("recent")
+        return [
+            Hit(m, 1.0 / (cfg.rrf_k + i), "recent", estimate_tokens(m.content))
+            for i, m in enumerate(rows, 1)
+        ]
+    if strategy == "keyword":
+        found = await store.keyword(req.query, live, pool)
+        resolution["tiers"].append("keyword")
+        return [
+            Hit(m, s, "keyword", estimate_tokens(m.content), fts_rank=i)
+            for i, (m, s) in enumerate(found, 1)
+            if s > cfg.min_score
+        ]
+    hits = await store.hybrid(req.query, live, pool, cfg.min_similarity)
+    semantic_ok = store.embedder is not None and store.collection.has_dense
+    resolution["tiers"].append("qdrant-hybrid" if semantic_ok else "qdrant-keyword")
+    if not semantic_ok:
+        resolution["fallbacks"].append(
+            {"tier": "vector", "reason": "no dense vectors (no embedding source)"}
+        )
+    if strategy == "semantic":
+        if not semantic_ok:
+            return [h for h in hits if h.fts_rank is not None]
+        dense = [
+            h
+            for h in hits
+            if h.similarity is not None and h.similarity >= cfg.min_similarity
+        ]
+        return [
+            Hit(
+                h.memory,
+                h.similarity or 0.0,
+                "vector",
+                h.tokens,
+                vec_rank=h.vec_rank,
+                similarity=h.similarity,
+            )
+            for h in dense
+        ]
+    return hits
+
+
+async def retrieve_from_qdrant(
+    store: QdrantMemoryStore, cfg: MemoryConfig, req: RetrievalRequest
+) -> Retrieval:
+    started = time.perf_counter()
+    strategy = req.strategy or cfg.strategy
+    scope = req.scope or cfg.scope
+    budget = clamp_budget(
+        req.max_tokens if req.max_tokens is not None else cfg.max_tokens
+    )
+    max_items = max(
+        1, min(MAX_LIMIT, req.limit if req.limit is not None else cfg.max_items)
+    )
+    pool = max(cfg.top_k, max_items)
+    resolution: dict[str, Any] = {
+        "strategy": strategy,
+        "scope": scope,
+        "max_tokens": budget,
+        "tiers": [],
+        "fallbacks": [],
+        "timings_ms": {},
+        "store": "qdrant",
+        "floor": {"min_score": cfg.min_score, "min_similarity": cfg.min_similarity},
+    }
+    live = live_for(req, scope, cfg)
+    timeout_s = cfg.retrieval_timeout_ms / 1000
+    try:
+        candidates = await asyncio.wait_for(
+            _candidates(store, req, strategy, live, pool, cfg, resolution), timeout_s
+        )
+    except TimeoutError as exc:
+        raise QdrantUnavailable(
+            f"qdrant retrieval took over {cfg.retrieval_timeout_ms} ms"
+        ) from exc
+    ranked = sorted(
+        candidates, key=lambda h: (-h.score, _newer_first(h.memory.updated_at))
+    )
+    hits = walk(
+        [
+            Hit(
+                h.memory,
+                round(h.score, 6),
+                h.tier,
+                h.tokens,
+                h.fts_rank,
+                h.vec_rank,
+                h.similarity,
+            )
+            for h in ranked
+        ],
+        budget,
+        max_items,
+    )
+    resolution["candidates"] = len(ranked)
+    resolution["timings_ms"]["total"] = round((time.perf_counter() - started) * 1000, 3)
+    return Retrieval(hits=tuple(hits), resolution=resolution)
+
+
+def _newer_first(ts: str) -> tuple[int, ...]:
+    return tuple(-ord(ch) for ch in ts)

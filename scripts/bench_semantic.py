@@ -1,0 +1,222 @@
+"""Semantic-tier benchmarks: hybrid retrieval latency per owner size and RSS per embedding source.
+
+    .venv/bin/python scripts/bench_semantic.py                   # static + onnx, 10k and 100k
+    .venv/bin/python scripts/bench_semantic.py --sizes 10000 --sources static --json
+
+For each source and size N, one owner gets N memories (plus 2,000 rows of other owners) in a
+fresh SQLite file. Vectors are random unit vectors written straight into the vec0 table:
+KNN cost depends on the row count and width, not on the text, and embedding 100k texts
+would only measure the embedder. Timed: `engine.retrieval.retrieve` with strategy hybrid
+(FTS5 + KNN + RRF + re-read + budget), p50/p99 over `--queries` runs,
+- excluding the query embedding: the same query repeated (the embedding cache answers),
+- including it: a different query each time (cache misses);
+plus the KNN alone. RSS is measured in a child process per source (source + 10k-row search).
+`scripts/bench_memory.py` calls `run_semantic_bench()` for its `--semantic` section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
+from engine.embeddings.static import build_static
+from engine.retrieval.retrieve import RetrievalContext, retrieve
+from engine.retrieval.semantic import SqliteVecTier, build_vector_tier
+from engine.store import memories, vectors
+from engine.store.database import Database
+from engine.store.driver import choose_driver, load_sqlite_vec
+from engine.store.migrations import migrate
+from engine.types import RetrievalRequest
+
+WORDS = (
+    "postgres redis kafka python rust golang typescript react docker kubernetes terraform aws gcp "
+    "azure linux debian fedora macos vim neovim emacs vscode tabs spaces pytest jest coffee tea "
+    "bike train remote office berlin lisbon london dog cat chess guitar running climbing sushi "
+    "pizza vegan dark-mode light-mode monorepo microservices graphql grpc rest sqlite mongodb "
+    "grafana prometheus loki jenkins gitlab github nginx caddy tailwind svelte vue django flask"
+).split()
+VERBS = ("I prefer", "I use", "I like", "I avoid", "We run", "My team picked", "I switched to", "I always use")
+
+
+@dataclass(frozen=True, slots=True)
+class _Holder:
+    current: Config
+
+
+def _vocabulary() -> list[str]:
+    # A few thousand distinct terms, so each one matches a realistic share of memories
+    # (a real memory set is not 100k permutations of 70 words).
+    syllables = ("ka", "lo", "mi", "ren", "tu", "sa", "vor", "el", "dan", "qui", "po", "zet", "ri", "mun")
+    made = [a + b + c for a in syllables for b in syllables for c in syllables]
+    return WORDS + made
+
+
+VOCAB = _vocabulary()
+
+
+def fact(rng: random.Random) -> str:
+    return f"{rng.choice(VERBS)} {rng.choice(VOCAB)} for {rng.choice(VOCAB)} and {rng.choice(VOCAB)}"
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+
+async def fill(db: Database, owner: str, n: int, dim: int) -> None:
+    rng = random.Random(7)
+    vec_rng = np.random.default_rng(7)
+    now = memories.now_iso()
+    rows = [(owner, n)] + [(f"other{i}", 200) for i in range(10)]
+    for who, count in rows:
+        for start in range(0, count, 5000):
+            size = min(5000, count - start)
+            block = vec_rng.standard_normal((size, dim)).astype(np.float32)
+            block /= np.linalg.norm(block, axis=1, keepdims=True)
+
+            def write(conn: Any, who: str = who, start: int = start, size: int = size, block: Any = block) -> None:
+                for i in range(size):
+                    mid = f"{who}-{start + i}"
+                    conn.execute(
+                        "INSERT INTO memories(id, owner, type, content, created_at, updated_at, needs_reindex) "
+                        "VALUES (?, ?, 'factual', ?, ?, ?, 0)",
+                        (mid, who, fact(rng), now, now),
+                    )
+                    conn.execute(
+                        f"INSERT INTO {vectors.VEC_TABLE}(memory_id, owner, embedding) VALUES (?, ?, ?)",
+                        (mid, who, block[i].tobytes()),
+                    )
+
+            await db.write(write)
+
+
+async def bench_one(source: str, n: int, queries: int, static_table: Path | None, work: Path) -> dict[str, Any]:
+    embedding = EmbeddingConfig(source=source, static_path=str(static_table) if static_table else None)  # type: ignore[arg-type]
+    config = Config(
+        data_dir=str(work),
+        memory=MemoryConfig(strategy="hybrid", min_similarity=-1.0, retrieval_timeout_ms=10_000),
+        embedding=embedding,
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+    )
+    db = await Database.open(
+        work / f"bench-{source}-{n}.db", choose_driver(), extension_loaders=[("sqlite-vec", load_sqlite_vec)]
+    )
+    tier: SqliteVecTier | None = None
+    try:
+        await db.write_outside_transaction(lambda conn: migrate(conn))
+        tier = await build_vector_tier(_Holder(config), db, None)
+        assert tier is not None
+        t0 = time.perf_counter()
+        await fill(db, "owner", n, tier.source.dim)
+        fill_s = time.perf_counter() - t0
+        ctx = RetrievalContext(db, config.memory, tier)
+        rng = random.Random(3)
+        texts = [f"which {rng.choice(VOCAB)} setup fits {rng.choice(VOCAB)}?" for _ in range(queries)]
+
+        async def one(query: str) -> float:
+            started = time.perf_counter()
+            await retrieve(ctx, RetrievalRequest(owner="owner", query=query, limit=10), side_effects=False)
+            return (time.perf_counter() - started) * 1000
+
+        for q in texts[:5]:
+            await one(q)  # warm-up: page cache, onnxruntime arenas
+        cached = [await one(texts[0]) for _ in range(queries)]
+        fresh = [await one(f"{q} #{i}") for i, q in enumerate(texts)]
+        vector = (await tier.source.embed([texts[0]]))[0]
+        knn_ms = []
+        for _ in range(queries):
+            started = time.perf_counter()
+            await db.read(lambda conn: vectors.knn(conn, vector, "owner", None, 20))
+            knn_ms.append((time.perf_counter() - started) * 1000)
+        embed_ms = []
+        for i in range(queries):
+            started = time.perf_counter()
+            await tier.source.embed([f"uncached query number {i} about {texts[i]}"])
+            embed_ms.append((time.perf_counter() - started) * 1000)
+        return {
+            "source": tier.embedding(), "memories": n, "fill_s": round(fill_s, 1),
+            "file_mb": round(sum(p.stat().st_size for p in work.glob(f"bench-{source}-{n}.db*")) / 1e6, 1),
+            "hybrid_excl_embed_ms": {"p50": pct(cached, 0.5), "p99": pct(cached, 0.99)},
+            "hybrid_incl_embed_ms": {"p50": pct(fresh, 0.5), "p99": pct(fresh, 0.99)},
+            "knn_ms": {"p50": pct(knn_ms, 0.5), "p99": pct(knn_ms, 0.99)},
+            "query_embed_ms": {"p50": pct(embed_ms, 0.5), "mean": round(statistics.mean(embed_ms), 3)},
+        }
+    finally:
+        if tier is not None:
+            await tier.close()
+        await db.close()
+
+
+def rss_child(source: str, static_table: Path | None, work: Path) -> dict[str, Any]:
+    """Max RSS of a fresh process that opens `source`, fills 10k rows and runs 50 hybrid queries."""
+    cmd = [sys.executable, __file__, "--rss-child", source, "--queries", "50", "--work", str(work)]
+    if static_table:
+        cmd += ["--static-table", str(static_table)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+async def run_semantic_bench(
+    sizes: list[int], sources: list[str], queries: int = 200, static_table: Path | None = None, rss: bool = True
+) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="memtap-bench-") as tmp:
+        work = Path(tmp)
+        if "static" in sources and static_table is None:
+            static_table = work / "static.npz"
+            report = await build_static(static_table)
+            results.append({"static_build": {"seconds": report.seconds, "mb": round(report.bytes / 1e6, 1)}})
+        for source in sources:
+            for n in sizes:
+                results.append(await bench_one(source, n, queries, static_table, work))
+            if rss:
+                results.append(await asyncio.to_thread(rss_child, source, static_table, work))
+    return results
+
+
+async def _child(source: str, queries: int, static_table: Path | None, work: Path) -> None:
+    await bench_one(source, 10_000, queries, static_table, work / "child")
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"rss_source": source, "max_rss_mb": round(rss_mb, 1)}))
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="semantic-tier benchmarks")
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--sources", default="static,onnx")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--static-table", type=Path)
+    parser.add_argument("--no-rss", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--rss-child", help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.rss_child:
+        (args.work / "child").mkdir(parents=True, exist_ok=True)
+        asyncio.run(_child(args.rss_child, args.queries, args.static_table, args.work))
+        return 0
+    results = asyncio.run(
+        run_semantic_bench([int(s) for s in args.sizes.split(",")], args.sources.split(","), args.queries,
+                           args.static_table, rss=not args.no_rss)
+    )
+    for row in results:
+        print(json.dumps(row) if args.json else row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,210 @@
+"""Fail-open at the engine boundary: a read-only, deleted, locked or corrupt store and a
+failing vector tier make engine calls raise EngineError (or degrade) quickly; nothing hangs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Awaitable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from config.holder import ConfigHolder
+from config.schema import Config, MemoryConfig, VectorStoreConfig
+from engine.api import EngineError
+from engine.engine import Engine, database_path, open_engine
+from engine.metrics import Metrics
+from engine.store.database import StoreBusy
+from engine.types import Memory, NewMemory, RetrievalRequest, Turn
+
+OWNER = "e" * 24
+T = TypeVar("T")
+
+
+def holder(tmp_path: Path, **memory: Any) -> ConfigHolder:
+    return ConfigHolder(
+        Config(
+            data_dir=str(tmp_path),
+            memory=MemoryConfig(**{"strategy": "keyword", **memory}),
+            vector_store=VectorStoreConfig(kind="none"),
+        )
+    )
+
+
+async def quick(awaitable: Awaitable[T], limit: float = 3.0) -> tuple[T | BaseException, float]:
+    """Run with a hard deadline; returns (result or the EngineError raised, seconds)."""
+    t0 = time.monotonic()
+    try:
+        result: T | BaseException = await asyncio.wait_for(awaitable, limit)
+    except EngineError as exc:
+        result = exc
+    return result, time.monotonic() - t0
+
+
+def turn(i: int) -> Turn:
+    return Turn(f"r{i}", OWNER, None, "openai-chat", "I prefer green tea.", "ok")
+
+
+def request() -> RetrievalRequest:
+    return RetrievalRequest(owner=OWNER, query="green tea")
+
+
+async def seeded(tmp_path: Path) -> Engine:
+    engine = await open_engine(holder(tmp_path), Metrics())
+    await engine.create_memory(NewMemory(owner=OWNER, content="Prefers green tea"))
+    return engine
+
+
+async def test_read_only_store(tmp_path: Path) -> None:
+    engine = await seeded(tmp_path)
+    try:
+        if os.geteuid() != 0:
+            os.chmod(database_path(engine.config), 0o444)
+        # root ignores file modes: make the writer connection refuse writes the way a
+        # read-only file does ("attempt to write a readonly database").
+        await engine.db.write_outside_transaction(lambda c: c.execute("PRAGMA query_only = ON"))
+        result, took = await quick(engine.enqueue_turn(turn(1)))
+        assert isinstance(result, EngineError) and took < 3
+        result, took = await quick(engine.create_memory(NewMemory(owner=OWNER, content="x")))
+        assert isinstance(result, EngineError)
+        retrieval, _ = await quick(engine.retrieve(request()))
+        assert not isinstance(retrieval, BaseException) and len(retrieval.hits) == 1
+    finally:
+        await engine.close()
+
+
+async def test_deleted_database_mid_run(tmp_path: Path) -> None:
+    engine = await seeded(tmp_path)
+    try:
+        path = database_path(engine.config)
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        result, took = await quick(engine.enqueue_turn(turn(1)))
+        assert isinstance(result, EngineError) and took < 3, result
+        retrieval, took = await quick(engine.retrieve(request()))
+        assert took < 3  # stale reads or an EngineError, never a hang or another exception
+        assert isinstance(retrieval, BaseException) or len(retrieval.hits) <= 1
+        assert isinstance(await engine.health(), dict)
+    finally:
+        await engine.close()
+
+
+async def test_write_lock_held_by_another_connection(tmp_path: Path) -> None:
+    engine = await seeded(tmp_path)
+    # The same SQLite library as the engine: two different SQLite copies in one process do
+    # not see each other's POSIX locks (that is why everything must go through choose_driver).
+    other = engine.db.driver.connect(str(database_path(engine.config)))
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO settings_overrides(name, value, updated_at) VALUES ('x', '1', 'now')")
+        # WAL: reads never wait on a writer
+        retrieval, took = await quick(engine.retrieve(request()))
+        assert not isinstance(retrieval, BaseException) and len(retrieval.hits) == 1 and took < 0.5
+        result, took = await quick(engine.enqueue_turn(turn(1)))
+        assert isinstance(result, StoreBusy) and took < 3
+        other.execute("ROLLBACK")
+        await engine.enqueue_turn(turn(2))  # recovers once the lock is gone
+    finally:
+        other.close()
+        await engine.close()
+
+
+async def test_exclusive_locking_mode_blocks_readers_briefly(tmp_path: Path) -> None:
+    engine = await seeded(tmp_path)
+    # The same SQLite library as the engine: two different SQLite copies in one process do
+    # not see each other's POSIX locks (that is why everything must go through choose_driver).
+    other = engine.db.driver.connect(str(database_path(engine.config)))
+    release = threading.Event()
+    try:
+        other.execute("PRAGMA locking_mode = EXCLUSIVE")
+        other.execute("BEGIN EXCLUSIVE")
+        retrieval, took = await quick(engine.retrieve(request()))
+        assert took < 3
+        assert isinstance(retrieval, EngineError) or len(retrieval.hits) == 1
+        result, took = await quick(engine.enqueue_turn(turn(1)))
+        assert isinstance(result, EngineError) and took < 3
+    finally:
+        release.set()
+        other.execute("ROLLBACK")
+        other.close()
+        await engine.close()
+
+
+async def test_corrupt_file_fails_at_open(tmp_path: Path) -> None:
+    path = tmp_path / "memtap.db"
+    path.write_bytes(b"this is not a database" * 100)
+    t0 = time.monotonic()
+    with pytest.raises(EngineError):
+        await asyncio.wait_for(open_engine(holder(tmp_path), Metrics()), 5)
+    assert time.monotonic() - t0 < 5
+
+
+class BrokenTier:
+    """A vector tier whose every call fails or stalls (a plugin, not a memtap component)."""
+
+    name = "sqlite-vec"
+
+    def __init__(self, stall: bool) -> None:
+        self.stall = stall
+
+    async def search(self, owner: str | None, query: str, session: str | None, limit: int) -> list[tuple[str, float]]:
+        if self.stall:
+            await asyncio.sleep(30)
+        raise RuntimeError("vector index corrupt")
+
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        raise RuntimeError("down")
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        raise RuntimeError("down")
+
+    async def erase_owner(self, owner: str) -> int:
+        raise RuntimeError("down")
+
+    async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
+        raise RuntimeError("down")
+
+    async def status(self) -> dict[str, Any]:
+        raise RuntimeError("down")
+
+    def health(self) -> str:
+        return "degraded"
+
+    def embedding(self) -> str:
+        return "none"
+
+    async def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("stall", [False, True])
+async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: bool) -> None:
+    engine = await open_engine(holder(tmp_path, strategy="hybrid", retrieval_timeout_ms=100), Metrics())
+    try:
+        engine.vector_tier = BrokenTier(stall)
+        await engine.create_memory(NewMemory(owner=OWNER, content="Prefers green tea"))  # upsert fails: ignored
+        retrieval, took = await quick(engine.retrieve(request()))
+        assert not isinstance(retrieval, BaseException) and took < 2
+        assert [h.memory.content for h in retrieval.hits] == ["Prefers green tea"]
+        assert retrieval.resolution["fallbacks"][0]["tier"] == "vector"
+        cause = "vector_timeout" if stall else "vector_error"
+        assert engine.metrics.memory_fallbacks.value(cause) == 1
+        semantic = await engine.retrieve(RetrievalRequest(owner=OWNER, query="green tea", strategy="semantic"))
+        assert [h.tier for h in semantic.hits] == ["keyword"]
+        status = await engine.status()
+        assert status["vector"]["available"] is False
+    finally:
+        engine.vector_tier = None
+        await engine.close()
+
+
+async def test_engine_errors_only(tmp_path: Path) -> None:
+    engine = await seeded(tmp_path)
+    await engine.close()
+    for call in (engine.retrieve(request()), engine.enqueue_turn(turn(1)), engine.status()):
+        with pytest.raises(EngineError):
+            await asyncio.wait_for(call, 3)

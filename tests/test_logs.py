@@ -1,0 +1,200 @@
+"""Logs: JSON/text format, the request.done fields, and no secret in any line."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+
+import aiohttp
+import pytest
+
+from proxy.logs import JsonFormatter, TextFormatter, configure_logging, redact
+
+SECRET = "sk-test-SECRET-9f8e7d6c5b4a"
+GOOGLE_SECRET = "AIzaTestSecretValue-0123456789abcdef"
+QUERY_SECRET = "query-secret-4242"
+OPAQUE_SECRET = (
+    "opaque-tok-77aa88bb"  # no provider shape: only its header name gives it away
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Authorization: Bearer {OPAQUE_SECRET}",
+        f'{{"authorization":"Bearer {OPAQUE_SECRET}"}}',
+        f"<CIMultiDict('Host': 'x', 'x-api-key': '{OPAQUE_SECRET}')>",
+        f"[('X-Goog-Api-Key', '{OPAQUE_SECRET}')]",
+        f"GET https://generativelanguage.googleapis.com/v1beta/models?alt=sse&key={OPAQUE_SECRET} failed",
+        f"headers={{'Proxy-Authorization': 'Basic {OPAQUE_SECRET}'}}",
+        f"token was {SECRET} in a message",
+        f"bearer {OPAQUE_SECRET}",
+        f"api_key={OPAQUE_SECRET}",
+    ],
+)
+def test_redact_removes_credentials(text):
+    cleaned = redact(text)
+    assert OPAQUE_SECRET not in cleaned and SECRET not in cleaned
+    assert "[REDACTED]" in cleaned
+
+
+def test_redact_leaves_ordinary_text_alone():
+    text = "request.done path=/v1/chat/completions owner=ab12cd34ef56ab12cd34ef56 status=200"
+    assert redact(text) == text
+
+
+def _record(
+    msg: str, fields: dict[str, object], exc: BaseException | None = None
+) -> logging.LogRecord:
+    exc_info = (type(exc), exc, exc.__traceback__) if exc is not None else None
+    record = logging.LogRecord(
+        "memtap.test", logging.WARNING, __file__, 1, msg, None, exc_info
+    )
+    record.fields = fields
+    return record
+
+
+def test_json_formatter_shape_and_exception_redaction():
+    try:
+        raise ValueError(f"upstream said no to Authorization: Bearer {OPAQUE_SECRET}")
+    except ValueError as exc:
+        line = JsonFormatter().format(
+            _record("request.done", {"status": 502, "owner": "abc"}, exc)
+        )
+    payload = json.loads(line)
+    assert payload["event"] == "request.done"
+    assert payload["level"] == "warning"
+    assert payload["ts"].endswith("Z") and "T" in payload["ts"]
+    assert payload["status"] == 502 and payload["owner"] == "abc"
+    assert "ValueError" in payload["exc"]
+    assert OPAQUE_SECRET not in line
+    assert "\n" not in line
+
+
+def test_text_formatter():
+    line = TextFormatter().format(
+        _record("request.done", {"status": 200, "path": "/v1/x", "note": "two words"})
+    )
+    assert " request.done " in line
+    assert "status=200" in line and "path=/v1/x" in line and 'note="two words"' in line
+
+
+def test_configure_logging_writes_redacted_lines_off_thread():
+    stream = io.StringIO()
+    setup = configure_logging("json", "debug", stream=stream)
+    try:
+        logging.getLogger("memtap.test").info(
+            "thing.happened", extra={"fields": {"key": f"x-api-key: {OPAQUE_SECRET}"}}
+        )
+        logging.getLogger("aiohttp.client").error(
+            "failed for %s", f"https://h/p?key={OPAQUE_SECRET}"
+        )
+    finally:
+        setup.close()
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [line["event"] for line in lines] == [
+        "thing.happened",
+        "failed for https://h/p?key=[REDACTED]",
+    ]
+    assert OPAQUE_SECRET not in stream.getvalue()
+
+
+# -- end to end: a real memtap process -------------------------------------------------
+
+
+async def test_request_done_fields_and_no_secret_anywhere(standin, memtap_process):
+    proc = await memtap_process(
+        {
+            "log": {"level": "debug"},
+            "upstreams": [
+                {"name": "standin", "url": standin.url},
+                {"name": "dead", "url": "http://127.0.0.1:9", "prefix": "/dead"},
+            ],
+        }
+    )
+    async with aiohttp.ClientSession() as client:
+        requests = [
+            (
+                "POST",
+                "/v1/chat/completions",
+                {"Authorization": f"Bearer {SECRET}"},
+                {"model": "m", "messages": []},
+            ),
+            (
+                "POST",
+                "/v1/messages",
+                {"x-api-key": SECRET},
+                {"model": "m", "max_tokens": 5, "stream": True},
+            ),
+            (
+                "GET",
+                f"/v1beta/models?key={QUERY_SECRET}",
+                {"x-goog-api-key": GOOGLE_SECRET},
+                None,
+            ),
+            (
+                "GET",
+                f"/dead/v1/models?key={QUERY_SECRET}",
+                {"Authorization": f"Bearer {SECRET}"},
+                None,
+            ),
+            (
+                "GET",
+                f"/v1/models?key={QUERY_SECRET}",
+                {"Proxy-Authorization": f"Basic {OPAQUE_SECRET}"},
+                None,
+            ),
+        ]
+        for method, path, headers, body in requests:
+            async with client.request(
+                method, proc.url + path, headers=headers, json=body
+            ) as response:
+                await response.read()
+    assert await proc.terminate() == 0
+    output = (
+        proc.stderr_text() + "\n".join(proc.stdout_lines) + await proc.read_stdout()
+    )
+    for secret in (SECRET, GOOGLE_SECRET, QUERY_SECRET, OPAQUE_SECRET):
+        assert secret not in output, secret
+
+    done = [e for e in proc.log_events() if e["event"] == "request.done"]
+    assert len(done) == len(requests)
+    for event in done:
+        for field in (
+            "request_id", "method", "path", "upstream", "status", "duration_ms",
+            "ttfb_ms", "owner", "memories_injected", "stream", "ts", "level",
+        ):  # fmt: skip
+            assert field in event, field
+    first, sse, gemini, dead, _ = done
+    assert first["owner"] == hashlib.sha256(SECRET.encode()).hexdigest()[:24]
+    assert (
+        first["status"] == 200
+        and first["stream"] is False
+        and first["upstream"] == "standin"
+    )
+    assert sse["stream"] is True and sse["bytes_out"] > 0 and sse["ttfb_ms"] is not None
+    assert gemini["owner"] == hashlib.sha256(GOOGLE_SECRET.encode()).hexdigest()[:24]
+    assert gemini["path"] == "/v1beta/models"  # never the query string
+    assert (
+        dead["status"] == 502
+        and dead["upstream"] == "dead"
+        and dead["error_kind"] == "connect"
+    )
+
+
+async def test_text_log_format(standin, memtap_process):
+    proc = await memtap_process(args=["--log-format", "text"])
+    async with (
+        aiohttp.ClientSession() as client,
+        client.get(proc.url + "/v1/models") as response,
+    ):
+        assert response.status == 200
+    assert await proc.terminate() == 0
+    lines = [
+        line for line in proc.stderr_text().splitlines() if " request.done " in line
+    ]
+    assert len(lines) == 1
+    assert "status=200" in lines[0] and "upstream=standin" in lines[0]
+    assert not proc.stderr_text().lstrip().startswith("{")
