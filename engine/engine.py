@@ -16,7 +16,7 @@ import contextlib
 import functools
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -26,7 +26,7 @@ from engine.extraction.worker import OutboxWorker
 from engine.metrics import Metrics
 from engine.retrieval.retrieve import RetrievalContext, retrieve
 from engine.store import fts, memories, migrations, outbox, settings_store
-from engine.store.database import Database, StoreError
+from engine.store.database import Database, StoreGone, StoreTimeout
 from engine.store.driver import Driver, choose_driver, load_sqlite_vec
 from engine.store.memories import cutoff_for, now_iso
 from engine.store.protocol import VectorTier
@@ -60,19 +60,26 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _guarded(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+def _guarded(
+    fn: Callable[P, Coroutine[Any, Any, R]],
+) -> Callable[P, Coroutine[Any, Any, R]]:
     """Anything but an EngineError leaving a public method becomes one (fail-open contract)."""
 
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return await fn(*args, **kwargs)
+        except StoreGone:
+            engine = args[0]
+            if isinstance(engine, Engine):
+                engine.store_gone()
+            raise
         except EngineError:
             raise
         except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
         except TimeoutError as exc:
-            raise StoreError("memory store timed out") from exc
+            raise StoreTimeout("memory store timed out") from exc
         except Exception as exc:
             raise EngineError(f"{type(exc).__name__}: {exc}") from exc
 
@@ -90,6 +97,8 @@ class Engine:
         self.worker = OutboxWorker(db, holder, metrics, on_written=self._vector_upsert)
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
+        self._reopening: asyncio.Task[None] | None = None
+        self.extension_loaders: list[tuple[str, Callable[[Any], None]]] = []
 
     @property
     def config(self) -> Config:
@@ -111,6 +120,9 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        if self._reopening is not None:
+            with contextlib.suppress(BaseException):
+                await self._reopening
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(BaseException):
@@ -120,6 +132,54 @@ class Engine:
             with contextlib.suppress(Exception):
                 await self.vector_tier.close()
         await self.db.close()
+
+    def store_gone(self) -> None:
+        """The database file vanished under us (deleted or replaced): reopen it in the
+        background — a fresh, migrated file — so memory comes back without a restart.
+        Until then every call fails fast with an EngineError (the proxy runs without memory)."""
+        if self._closed or self._reopening is not None:
+            return
+        self.metrics.memory_fallbacks.inc("store_gone")
+        log.error("memory.store_gone", extra={"fields": {"path": str(self.db.path)}})
+        self._reopening = asyncio.create_task(
+            self._reopen(), name="memtap-store-reopen"
+        )
+
+    async def _reopen(self) -> None:
+        old = self.db
+        try:
+            new = await Database.open(
+                old.path, old.driver, extension_loaders=self.extension_loaders
+            )
+            try:
+                await new.write_outside_transaction(migrations.migrate)
+            except BaseException:
+                await new.close()
+                raise
+        except Exception as exc:  # noqa: BLE001 - retried at the next failing call
+            log.error(
+                "memory.store_reopen_failed",
+                extra={"fields": {"error": f"{type(exc).__name__}: {exc}"[:200]}},
+            )
+            self._reopening = None
+            return
+        was_running = self.worker.running
+        await self.worker.stop(0.0)
+        self.db = new
+        self.worker = OutboxWorker(
+            new, self.holder, self.metrics, on_written=self._vector_upsert
+        )
+        if was_running:
+            self.worker.start()
+        if self.vector_tier is not None:
+            tier, self.vector_tier = self.vector_tier, None
+            with contextlib.suppress(Exception):
+                await tier.close()
+            await _attach_vector_tier(self, self.holder, self.metrics)
+        self.metrics.outbox_depth.set(0)
+        await old.close()
+        log.warning("memory.store_reopened", extra={"fields": {"path": str(new.path)}})
+        self._reopening = None
 
     # -- the proxy's path ---------------------------------------------------------------------
     def _context(self) -> RetrievalContext:
@@ -140,10 +200,9 @@ class Engine:
         if not turn.owner:
             raise InvalidInput("owner is required", "owner")
         now = now_iso()
-        await asyncio.wait_for(
-            self.db.write(lambda conn: outbox.insert(conn, turn, now)),
-            ENQUEUE_TIMEOUT_S,
-        )
+        # asyncio.timeout, not wait_for: no extra task on the response's tail.
+        async with asyncio.timeout(ENQUEUE_TIMEOUT_S):
+            await self.db.write(lambda conn: outbox.insert(conn, turn, now))
         self.metrics.outbox_depth.inc()
         self.worker.wake()
 
@@ -510,8 +569,16 @@ async def open_engine(
     start_worker: bool = True,
     driver: Driver | None = None,
 ) -> Engine:
-    """Choose the driver, open + migrate the database, attach the vector tier, start."""
+    """Choose the driver, open + migrate the database, attach the vector tier, start.
+
+    With `vector_store.kind: qdrant` Qdrant is the system of record (several replicas share
+    it); the local SQLite file then keeps only this replica's outbox and settings.
+    """
     config = holder.current
+    if config.vector_store.kind == "qdrant":
+        from engine.store.qdrant_engine import open_qdrant_engine
+
+        return await open_qdrant_engine(holder, metrics, start_worker=start_worker, driver=driver)
     if driver is None:
         driver = await asyncio.to_thread(
             choose_driver, os.environ.get("MEMTAP_SQLITE_DRIVER") or None
@@ -526,6 +593,7 @@ async def open_engine(
     try:
         await db.write_outside_transaction(migrations.migrate)
         engine = Engine(holder, metrics, db)
+        engine.extension_loaders = loaders
         await _attach_vector_tier(engine, holder, metrics)
         await engine.start(worker=start_worker)
     except BaseException:

@@ -4,17 +4,18 @@ with secrets redacted from every line.
 Loggers are plain stdlib loggers named `memtap.<area>`; the message is the event name and
 fields go in `extra={"fields": {...}}`. Redaction runs on the finished line, so it also covers
 exception text, reprs of header dicts and other libraries' messages. Records are formatted
-and written by a background thread (QueueListener): a slow stderr reader never blocks the
-event loop.
+and written in batches by a background thread (`BatchingHandler`): a slow stderr reader never
+blocks the event loop.
 """
 
 from __future__ import annotations
 
+import atexit
+import collections
 import logging
-import logging.handlers
-import queue
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import IO, Any
@@ -115,36 +116,78 @@ class TextFormatter(logging.Formatter):
         return redact(text)
 
 
-class _PreformattingQueueHandler(logging.handlers.QueueHandler):
-    """Hands records to the writer thread with args merged and the traceback rendered, but
-    keeps `fields` (the default QueueHandler would flatten the record into one string).
+class BatchingHandler(logging.Handler):
+    """Formats and writes records on a background thread, in batches.
 
-    The record is updated in place rather than copied (the stdlib's choice): this is the
-    only handler, and the merged message is what any other handler would print anyway.
+    `emit` (on the event loop) only merges the message, renders a traceback and appends to a
+    deque: no lock hand-off, no syscall. The writer thread wakes every `interval_s`, formats
+    what accumulated and writes it in one call, so a slow log reader never blocks the proxy
+    and a busy proxy pays one write per batch, not per line. `close()` writes what is left.
     """
 
-    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+    def __init__(
+        self, stream: IO[str], formatter: logging.Formatter, interval_s: float = 0.02
+    ) -> None:
+        super().__init__()
+        self.setFormatter(formatter)
+        self._stream = stream
+        self._interval_s = interval_s
+        self._pending: collections.deque[logging.LogRecord] = collections.deque()
+        self._stopping = threading.Event()
+        self._writer = threading.Thread(
+            target=self._run, name="memtap-log-writer", daemon=True
+        )
+        self._writer.start()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # Render now what must not outlive the call (args, the live traceback); keep `fields`.
         if record.args:
             record.msg = record.getMessage()
             record.args = None
         if record.exc_info:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text = _TRACEBACKS.formatException(record.exc_info)
             record.exc_info = None
-        return record
+        self._pending.append(record)
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self._interval_s):
+            self._write_pending()
+        self._write_pending()
+
+    def _write_pending(self) -> None:
+        lines: list[str] = []
+        while self._pending:
+            record = self._pending.popleft()
+            try:
+                lines.append(self.format(record))
+            except Exception:  # noqa: BLE001 - a bad record must not stop the writer
+                self.handleError(record)
+        if lines:
+            try:
+                self._stream.write("\n".join(lines) + "\n")
+                self._stream.flush()
+            except (OSError, ValueError):
+                pass  # stderr closed (shutting down): nothing left to tell
+
+    def flush(self) -> None:
+        self._write_pending()
+
+    def close(self) -> None:
+        self._stopping.set()
+        if self._writer.is_alive() and self._writer is not threading.current_thread():
+            self._writer.join(timeout=5)
+        super().close()
+
+
+_TRACEBACKS = logging.Formatter()
 
 
 class LogSetup:
-    """What `configure_logging` installed; `close()` flushes and removes it."""
+    """What `configure_logging` installed; `close()` writes what is pending and removes it."""
 
-    def __init__(
-        self,
-        listener: logging.handlers.QueueListener,
-        handler: logging.Handler,
-        target: logging.Handler,
-    ):
-        self._listener = listener
+    def __init__(self, handler: BatchingHandler, owned_file: IO[str] | None) -> None:
         self._handler = handler
-        self._target = target
+        self._owned_file = owned_file
         self._closed = False
 
     def close(self) -> None:
@@ -152,8 +195,9 @@ class LogSetup:
             return
         self._closed = True
         logging.getLogger().removeHandler(self._handler)
-        self._listener.stop()
-        self._target.close()
+        self._handler.close()
+        if self._owned_file is not None:
+            self._owned_file.close()
 
 
 def parse_level(level: str) -> int:
@@ -175,21 +219,23 @@ def configure_logging(
     for existing in list(root.handlers):
         if getattr(existing, "_memtap", False):
             root.removeHandler(existing)
-    target: logging.Handler
-    if file:
-        target = logging.FileHandler(file, encoding="utf-8")
-    else:
-        target = logging.StreamHandler(stream if stream is not None else sys.stderr)
-    target.setFormatter(TextFormatter() if fmt == "text" else JsonFormatter())
-    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-    handler = _PreformattingQueueHandler(records)
-    handler._memtap = True  # type: ignore[attr-defined]
-    listener = logging.handlers.QueueListener(
-        records, target, respect_handler_level=False
+    root_level = parse_level(level)
+    owned_file = open(file, "a", encoding="utf-8") if file else None  # noqa: SIM115 - closed by LogSetup
+    target = owned_file or (stream if stream is not None else sys.stderr)
+    handler = BatchingHandler(
+        target, TextFormatter() if fmt == "text" else JsonFormatter()
     )
-    listener.start()
+    handler._memtap = True  # type: ignore[attr-defined]
     root.addHandler(handler)
-    root.setLevel(parse_level(level))
+    root.setLevel(root_level)
+    # No formatter here prints caller, thread or process: skip collecting them per record
+    # (the logging HOWTO's "Optimization" switches; findCaller walks the stack every call).
+    logging._srcfile = None  # type: ignore[attr-defined]
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     # aiohttp's per-request access log duplicates request.done; memtap writes its own.
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
-    return LogSetup(listener, handler, target)
+    setup = LogSetup(handler, owned_file)
+    atexit.register(setup.close)  # an unexpected exit still writes the last lines
+    return setup

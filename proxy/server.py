@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memtap.server")
 
+MEMORY_ADDON_NAME = "memory"
+
 AddonFactory = Callable[[Runtime], Sequence[Addon]]
 
 
@@ -46,6 +48,11 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
         await _open_engine(runtime)
     else:
         log.info("memory.disabled")
+    if runtime.engine is None:
+        # The engine is only opened here, so without one the memory addon can do nothing for
+        # this process's lifetime: take it off the per-request path.
+        kept = [a for a in runtime.pipeline.addons if a.name != MEMORY_ADDON_NAME]
+        runtime.pipeline = Pipeline(kept)
     yield
     engine = runtime.engine
     if engine is not None:

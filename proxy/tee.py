@@ -20,6 +20,7 @@ from aiohttp import web
 
 from proxy.flow import Flow
 from proxy.pipeline import Addon, Pipeline
+from proxy.upstream import IdleWatchdog
 
 
 class UpstreamBodyError(Exception):
@@ -58,13 +59,39 @@ async def relay_body(
     flow: Flow,
     pipeline: Pipeline,
     expected_length: int | None,
+    watchdog: IdleWatchdog | None = None,
 ) -> None:
     """Copy the body; return after the client was sent the end of it.
 
     `expected_length` is the body size the client was promised (Content-Length; 0 for
     HEAD/204/304), or None for a chunked / close-delimited body. Raises `UpstreamBodyError`
-    when the upstream fails mid-body; client-side errors (disconnect) propagate as they are.
+    when the upstream fails mid-body or `watchdog` (which cancels this task when the body
+    makes no progress) fired; client-side errors (disconnect) propagate as they are.
     """
+    try:
+        await _relay(upstream, client, flow, pipeline, expected_length, watchdog)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if (
+            watchdog is not None
+            and watchdog.fired
+            and task is not None
+            and task.uncancel() == 0
+        ):
+            raise UpstreamBodyError(
+                "upstream went silent mid-body (timeout_s)", "timeout"
+            ) from None
+        raise
+
+
+async def _relay(
+    upstream: aiohttp.ClientResponse,
+    client: web.StreamResponse,
+    flow: Flow,
+    pipeline: Pipeline,
+    expected_length: int | None,
+    watchdog: IdleWatchdog | None,
+) -> None:
     remaining = expected_length
     if remaining == 0:
         await _done(flow, pipeline)
@@ -78,10 +105,8 @@ async def relay_body(
             chunk = await reader.readany()
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
             raise UpstreamBodyError(f"upstream body broke off: {exc!r}") from exc
-        except TimeoutError as exc:
-            raise UpstreamBodyError(
-                "upstream went silent mid-body (timeout_s)", "timeout"
-            ) from exc
+        if watchdog is not None:
+            watchdog.touch()
         if not chunk:
             break
         if remaining is not None and len(chunk) >= remaining:

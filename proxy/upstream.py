@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import AsyncIterable
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Literal
 
 import aiohttp
+from aiohttp.payload import Payload
 from multidict import CIMultiDict
 from yarl import URL
 
@@ -118,31 +119,69 @@ async def open_response(
     route: Route,
     method: str,
     headers: CIMultiDict[str],
-    body: bytes | AsyncIterable[bytes] | None,
+    body: bytes | Payload | None,
 ) -> aiohttp.ClientResponse:
     """Send the request; return once the upstream's status and headers arrived.
 
-    `route.timeout_s` bounds every wait for upstream bytes (headers, then each chunk);
-    `route.connect_timeout_s` bounds getting a connection. Raises `UpstreamFailure`.
+    `route.timeout_s` bounds the wait for the response headers (the body's idle limit is an
+    `IdleWatchdog`); `route.connect_timeout_s` bounds getting a connection. Raises
+    `UpstreamFailure`.
     """
-    timeout = aiohttp.ClientTimeout(
-        total=None, connect=route.connect_timeout_s, sock_read=route.timeout_s
-    )
+    # No sock_read: aiohttp would re-arm a timer on every read of a streaming body.
+    timeout = aiohttp.ClientTimeout(total=None, connect=route.connect_timeout_s)
     ssl_option: ssl.SSLContext | bool = (
         route.ssl_context if route.ssl_context is not None else True
     )
     try:
-        return await session.request(
-            method,
-            URL(route.url, encoded=True),
-            headers=headers,
-            data=body,
-            allow_redirects=False,
-            timeout=timeout,
-            ssl=ssl_option,
-            compress=None,
-        )
+        async with asyncio.timeout(route.timeout_s):
+            return await session.request(
+                method,
+                URL(route.url, encoded=True),
+                headers=headers,
+                data=body,
+                allow_redirects=False,
+                timeout=timeout,
+                ssl=ssl_option,
+                compress=None,
+            )
     except aiohttp.ClientError as exc:
         raise classify(exc, route) from exc
     except (TimeoutError, ssl.SSLError) as exc:
         raise classify(exc, route) from exc
+
+
+class IdleWatchdog:
+    """Calls `on_idle` once `timeout_s` pass without `touch()`.
+
+    Activity is a timestamp and one timer re-arms itself only when it fires, so a stream of
+    thousands of small chunks costs no timer operation per chunk.
+    """
+
+    __slots__ = ("_handle", "_last", "_loop", "_on_idle", "_timeout_s", "fired")
+
+    def __init__(self, timeout_s: float, on_idle: Callable[[], object]) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._timeout_s = timeout_s
+        self._on_idle = on_idle
+        self._last = self._loop.time()
+        self.fired = False
+        self._handle: asyncio.TimerHandle | None = self._loop.call_at(
+            self._last + timeout_s, self._check
+        )
+
+    def touch(self) -> None:
+        self._last = self._loop.time()
+
+    def _check(self) -> None:
+        deadline = self._last + self._timeout_s
+        if self._loop.time() < deadline:
+            self._handle = self._loop.call_at(deadline, self._check)
+            return
+        self._handle = None
+        self.fired = True
+        self._on_idle()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None

@@ -11,7 +11,7 @@ would only measure the embedder. Timed: `engine.retrieval.retrieve` with strateg
 - excluding the query embedding: the same query repeated (the embedding cache answers),
 - including it: a different query each time (cache misses);
 plus the KNN alone. RSS is measured in a child process per source (source + 10k-row search).
-`scripts/bench_memory.py` calls `run_semantic_bench()` for its `--semantic` section.
+`run_semantic_bench()` is the entry point for `scripts/bench_memory.py` (a `--semantic` section).
 """
 
 from __future__ import annotations
@@ -42,14 +42,84 @@ from engine.store.driver import choose_driver, load_sqlite_vec
 from engine.store.migrations import migrate
 from engine.types import RetrievalRequest
 
-WORDS = (
-    "postgres redis kafka python rust golang typescript react docker kubernetes terraform aws gcp "
-    "azure linux debian fedora macos vim neovim emacs vscode tabs spaces pytest jest coffee tea "
-    "bike train remote office berlin lisbon london dog cat chess guitar running climbing sushi "
-    "pizza vegan dark-mode light-mode monorepo microservices graphql grpc rest sqlite mongodb "
-    "grafana prometheus loki jenkins gitlab github nginx caddy tailwind svelte vue django flask"
-).split()
-VERBS = ("I prefer", "I use", "I like", "I avoid", "We run", "My team picked", "I switched to", "I always use")
+WORDS = [
+    "postgres",
+    "redis",
+    "kafka",
+    "python",
+    "rust",
+    "golang",
+    "typescript",
+    "react",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "aws",
+    "gcp",
+    "azure",
+    "linux",
+    "debian",
+    "fedora",
+    "macos",
+    "vim",
+    "neovim",
+    "emacs",
+    "vscode",
+    "tabs",
+    "spaces",
+    "pytest",
+    "jest",
+    "coffee",
+    "tea",
+    "bike",
+    "train",
+    "remote",
+    "office",
+    "berlin",
+    "lisbon",
+    "london",
+    "dog",
+    "cat",
+    "chess",
+    "guitar",
+    "running",
+    "climbing",
+    "sushi",
+    "pizza",
+    "vegan",
+    "dark-mode",
+    "light-mode",
+    "monorepo",
+    "microservices",
+    "graphql",
+    "grpc",
+    "rest",
+    "sqlite",
+    "mongodb",
+    "grafana",
+    "prometheus",
+    "loki",
+    "jenkins",
+    "gitlab",
+    "github",
+    "nginx",
+    "caddy",
+    "tailwind",
+    "svelte",
+    "vue",
+    "django",
+    "flask",
+]
+VERBS = (
+    "I prefer",
+    "I use",
+    "I like",
+    "I avoid",
+    "We run",
+    "My team picked",
+    "I switched to",
+    "I always use",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +130,22 @@ class _Holder:
 def _vocabulary() -> list[str]:
     # A few thousand distinct terms, so each one matches a realistic share of memories
     # (a real memory set is not 100k permutations of 70 words).
-    syllables = ("ka", "lo", "mi", "ren", "tu", "sa", "vor", "el", "dan", "qui", "po", "zet", "ri", "mun")
+    syllables = (
+        "ka",
+        "lo",
+        "mi",
+        "ren",
+        "tu",
+        "sa",
+        "vor",
+        "el",
+        "dan",
+        "qui",
+        "po",
+        "zet",
+        "ri",
+        "mun",
+    )
     made = [a + b + c for a in syllables for b in syllables for c in syllables]
     return WORDS + made
 
@@ -88,7 +173,13 @@ async def fill(db: Database, owner: str, n: int, dim: int) -> None:
             block = vec_rng.standard_normal((size, dim)).astype(np.float32)
             block /= np.linalg.norm(block, axis=1, keepdims=True)
 
-            def write(conn: Any, who: str = who, start: int = start, size: int = size, block: Any = block) -> None:
+            def write(
+                conn: Any,
+                who: str = who,
+                start: int = start,
+                size: int = size,
+                block: Any = block,
+            ) -> None:
                 for i in range(size):
                     mid = f"{who}-{start + i}"
                     conn.execute(
@@ -104,16 +195,29 @@ async def fill(db: Database, owner: str, n: int, dim: int) -> None:
             await db.write(write)
 
 
-async def bench_one(source: str, n: int, queries: int, static_table: Path | None, work: Path) -> dict[str, Any]:
-    embedding = EmbeddingConfig(source=source, static_path=str(static_table) if static_table else None)  # type: ignore[arg-type]
+async def bench_one(
+    source: str,
+    n: int,
+    queries: int,
+    static_table: Path | None,
+    work: Path,
+    hybrid: bool = True,
+) -> dict[str, Any]:
+    embedding = EmbeddingConfig(
+        source=source, static_path=str(static_table) if static_table else None
+    )  # type: ignore[arg-type]
     config = Config(
         data_dir=str(work),
-        memory=MemoryConfig(strategy="hybrid", min_similarity=-1.0, retrieval_timeout_ms=10_000),
+        memory=MemoryConfig(
+            strategy="hybrid", min_similarity=-1.0, retrieval_timeout_ms=10_000
+        ),
         embedding=embedding,
         vector_store=VectorStoreConfig(kind="sqlite-vec"),
     )
     db = await Database.open(
-        work / f"bench-{source}-{n}.db", choose_driver(), extension_loaders=[("sqlite-vec", load_sqlite_vec)]
+        work / f"bench-{source}-{n}.db",
+        choose_driver(),
+        extension_loaders=[("sqlite-vec", load_sqlite_vec)],
     )
     tier: SqliteVecTier | None = None
     try:
@@ -125,35 +229,69 @@ async def bench_one(source: str, n: int, queries: int, static_table: Path | None
         fill_s = time.perf_counter() - t0
         ctx = RetrievalContext(db, config.memory, tier)
         rng = random.Random(3)
-        texts = [f"which {rng.choice(VOCAB)} setup fits {rng.choice(VOCAB)}?" for _ in range(queries)]
+        texts = [
+            f"which {rng.choice(VOCAB)} setup fits {rng.choice(VOCAB)}?"
+            for _ in range(queries)
+        ]
 
         async def one(query: str) -> float:
             started = time.perf_counter()
-            await retrieve(ctx, RetrievalRequest(owner="owner", query=query, limit=10), side_effects=False)
+            await retrieve(
+                ctx,
+                RetrievalRequest(owner="owner", query=query, limit=10),
+                side_effects=False,
+            )
             return (time.perf_counter() - started) * 1000
 
-        for q in texts[:5]:
-            await one(q)  # warm-up: page cache, onnxruntime arenas
-        cached = [await one(texts[0]) for _ in range(queries)]
-        fresh = [await one(f"{q} #{i}") for i, q in enumerate(texts)]
+        cached: list[float] = []
+        fresh: list[float] = []
+        if hybrid:
+            for q in texts[:5]:
+                await one(q)  # warm-up: page cache, onnxruntime arenas
+            cached = [await one(texts[0]) for _ in range(queries)]
+            fresh = [await one(f"{q} #{i}") for i, q in enumerate(texts)]
         vector = (await tier.source.embed([texts[0]]))[0]
         knn_ms = []
         for _ in range(queries):
             started = time.perf_counter()
             await db.read(lambda conn: vectors.knn(conn, vector, "owner", None, 20))
             knn_ms.append((time.perf_counter() - started) * 1000)
+        tier_ms = []
+        for i in range(queries):
+            started = time.perf_counter()
+            await tier.search(
+                "owner", f"semantic only {texts[i]}", None, 20, backfill=False
+            )
+            tier_ms.append((time.perf_counter() - started) * 1000)
         embed_ms = []
         for i in range(queries):
             started = time.perf_counter()
             await tier.source.embed([f"uncached query number {i} about {texts[i]}"])
             embed_ms.append((time.perf_counter() - started) * 1000)
         return {
-            "source": tier.embedding(), "memories": n, "fill_s": round(fill_s, 1),
-            "file_mb": round(sum(p.stat().st_size for p in work.glob(f"bench-{source}-{n}.db*")) / 1e6, 1),
-            "hybrid_excl_embed_ms": {"p50": pct(cached, 0.5), "p99": pct(cached, 0.99)},
-            "hybrid_incl_embed_ms": {"p50": pct(fresh, 0.5), "p99": pct(fresh, 0.99)},
+            "source": tier.embedding(),
+            "memories": n,
+            "fill_s": round(fill_s, 1),
+            "file_mb": round(
+                sum(p.stat().st_size for p in work.glob(f"bench-{source}-{n}.db*"))
+                / 1e6,
+                1,
+            ),
+            "hybrid_excl_embed_ms": {"p50": pct(cached, 0.5), "p99": pct(cached, 0.99)}
+            if hybrid
+            else None,
+            "hybrid_incl_embed_ms": {"p50": pct(fresh, 0.5), "p99": pct(fresh, 0.99)}
+            if hybrid
+            else None,
             "knn_ms": {"p50": pct(knn_ms, 0.5), "p99": pct(knn_ms, 0.99)},
-            "query_embed_ms": {"p50": pct(embed_ms, 0.5), "mean": round(statistics.mean(embed_ms), 3)},
+            "vector_search_incl_embed_ms": {
+                "p50": pct(tier_ms, 0.5),
+                "p99": pct(tier_ms, 0.99),
+            },
+            "query_embed_ms": {
+                "p50": pct(embed_ms, 0.5),
+                "mean": round(statistics.mean(embed_ms), 3),
+            },
         }
     finally:
         if tier is not None:
@@ -163,7 +301,16 @@ async def bench_one(source: str, n: int, queries: int, static_table: Path | None
 
 def rss_child(source: str, static_table: Path | None, work: Path) -> dict[str, Any]:
     """Max RSS of a fresh process that opens `source`, fills 10k rows and runs 50 hybrid queries."""
-    cmd = [sys.executable, __file__, "--rss-child", source, "--queries", "50", "--work", str(work)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--rss-child",
+        source,
+        "--queries",
+        "50",
+        "--work",
+        str(work),
+    ]
     if static_table:
         cmd += ["--static-table", str(static_table)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -171,24 +318,46 @@ def rss_child(source: str, static_table: Path | None, work: Path) -> dict[str, A
 
 
 async def run_semantic_bench(
-    sizes: list[int], sources: list[str], queries: int = 200, static_table: Path | None = None, rss: bool = True
+    sizes: list[int],
+    sources: list[str],
+    queries: int = 200,
+    static_table: Path | None = None,
+    rss: bool = True,
+    hybrid_max: int = 10_000,
 ) -> list[dict[str, Any]]:
+    """Rows of results. Full hybrid retrieval is timed up to `hybrid_max` rows per owner;
+    above that only the vector path (the keyword query's cost grows with the owner's rows)."""
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memtap-bench-") as tmp:
         work = Path(tmp)
         if "static" in sources and static_table is None:
             static_table = work / "static.npz"
             report = await build_static(static_table)
-            results.append({"static_build": {"seconds": report.seconds, "mb": round(report.bytes / 1e6, 1)}})
+            results.append(
+                {
+                    "static_build": {
+                        "seconds": report.seconds,
+                        "mb": round(report.bytes / 1e6, 1),
+                    }
+                }
+            )
         for source in sources:
             for n in sizes:
-                results.append(await bench_one(source, n, queries, static_table, work))
+                results.append(
+                    await bench_one(
+                        source, n, queries, static_table, work, hybrid=n <= hybrid_max
+                    )
+                )
             if rss:
-                results.append(await asyncio.to_thread(rss_child, source, static_table, work))
+                results.append(
+                    await asyncio.to_thread(rss_child, source, static_table, work)
+                )
     return results
 
 
-async def _child(source: str, queries: int, static_table: Path | None, work: Path) -> None:
+async def _child(
+    source: str, queries: int, static_table: Path | None, work: Path
+) -> None:
     await bench_one(source, 10_000, queries, static_table, work / "child")
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"rss_source": source, "max_rss_mb": round(rss_mb, 1)}))
@@ -201,6 +370,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--static-table", type=Path)
     parser.add_argument("--no-rss", action="store_true")
+    parser.add_argument(
+        "--hybrid-max",
+        type=int,
+        default=10_000,
+        help="time full hybrid up to this size",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -210,8 +385,14 @@ def main(argv: list[str]) -> int:
         asyncio.run(_child(args.rss_child, args.queries, args.static_table, args.work))
         return 0
     results = asyncio.run(
-        run_semantic_bench([int(s) for s in args.sizes.split(",")], args.sources.split(","), args.queries,
-                           args.static_table, rss=not args.no_rss)
+        run_semantic_bench(
+            [int(s) for s in args.sizes.split(",")],
+            args.sources.split(","),
+            args.queries,
+            args.static_table,
+            rss=not args.no_rss,
+            hybrid_max=args.hybrid_max,
+        )
     )
     for row in results:
         print(json.dumps(row) if args.json else row)

@@ -5,6 +5,8 @@ from the packaged ONNX model over a small vocabulary subset (the full build take
 from __future__ import annotations
 
 import asyncio
+import atexit
+import shutil
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -65,7 +67,9 @@ async def static_table(texts: Iterable[str]) -> Path:
                 list(texts), add_special_tokens=False
             ):
                 ids.update(encoding.ids)
-            out = Path(tempfile.mkdtemp(prefix="memtap-static-")) / "static.npz"
+            folder = tempfile.mkdtemp(prefix="memtap-static-")
+            atexit.register(shutil.rmtree, folder, True)
+            out = Path(folder) / "static.npz"
             await asyncio.to_thread(
                 build_static_sync, teacher, out, token_ids=sorted(ids)
             )

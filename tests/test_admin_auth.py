@@ -197,3 +197,16 @@ def test_loopback_detection() -> None:
         "garbage",
     ):
         assert not is_loopback(remote), remote
+
+
+async def test_readyz_needs_no_token_and_turns_503_while_draining(admin: Admin) -> None:
+    ready = await admin.call("GET", "/readyz", token=None)
+    assert ready.status == 200
+    assert ready.body["ready"] is True and ready.body["memory"] == "ready"
+    assert ready.body["store"].startswith("sqlite") and ready.body["store_latency_ms"] >= 0
+    admin.server.runtime.draining = True
+    try:
+        draining = await admin.call("GET", "/readyz", token=None)
+    finally:
+        admin.server.runtime.draining = False
+    assert draining.status == 503 and draining.body["ready"] is False

@@ -191,11 +191,6 @@ async def test_erase_unknown_owner_and_bad_owner(admin: Admin) -> None:
         assert reply.status == 400 and reply.body["error"]["field"] == "owner", bad
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: NewMemory has no superseded_by/valid_to and upsert clears them, so an "
-    "import turns superseded history into active memories (reported to the engine owner)",
-)
 async def test_export_import_keeps_superseded_history(admin: Admin) -> None:
     for i in range(2):
         await admin.create(content=f"Long old note {i}: " + "details " * 40)

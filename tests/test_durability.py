@@ -37,7 +37,7 @@ CHILD = textwrap.dedent(
         engine = await open_engine(holder, Metrics(), start_worker=False)
         for i in range(100):
             await engine.enqueue_turn(
-                Turn(f"req-{i}", "%s", None, "anthropic", f"I prefer flavour{i} ice cream.", "Noted.")
+                Turn(f"req-{i}", "OWNER_ID", None, "anthropic", f"I prefer flavour{i} ice cream.", "Noted.")
             )
         print("queued", flush=True)
         if mode == "mid":
@@ -48,8 +48,7 @@ CHILD = textwrap.dedent(
 
     asyncio.run(main())
     """
-    % OWNER
-)
+).replace("OWNER_ID", OWNER)
 
 
 async def run_child(data_dir: Path, mode: str) -> str:

@@ -125,3 +125,17 @@ async def test_missing_model_is_an_embedding_error(tmp_path: Path) -> None:
     with pytest.raises(EmbeddingError) as info:
         await open_onnx(str(broken))
     assert info.value.cause == "onnx_load_failed"
+
+
+@module_loop
+async def test_long_texts_are_batched_under_the_token_cap(onnx: OnnxEmbedder) -> None:
+    texts = [
+        "short one",
+        "word " * 400,
+        "another short text",
+        "medium length text " * 20,
+    ]
+    together = await onnx.embed(texts)
+    for i, text in enumerate(texts):
+        alone = await onnx.embed([text])
+        assert np.allclose(together[i], alone[0], atol=1e-4), text[:20]

@@ -88,6 +88,33 @@ def test_habits(text: str, expected: str, polarity: str) -> None:
     assert facts[0].category == "habit" and facts[0].type == "factual" and facts[0].polarity == polarity
 
 
+@pytest.mark.parametrize(
+    ("text", "expected", "polarity"),
+    [
+        ("I\u2019m going to use Terraform", "Decided to use Terraform", "positive"),
+        ("I don\u2019t like Java", "Does not like Java", "negative"),
+        ("I'm not a fan of Java", "Is not a fan of Java", "negative"),
+        ("I'm a big fan of Haskell", "Is a fan of Haskell", "positive"),
+        ("I'd rather use Go", "Prefers Go", "positive"),
+        ("I'd rather not use ORMs", "Would rather not use ORMs", "negative"),
+        ("I prefer not to use ORMs", "Prefers not to use ORMs", "negative"),
+        ("I usually don't eat meat", "Usually don't eat meat", "negative"),
+        ("I switched from tabs to spaces", "Switched from tabs to spaces", "positive"),
+    ],
+)
+def test_more_forms_and_curly_quotes(text: str, expected: str, polarity: str) -> None:
+    facts = extract_facts(text, "user")
+    assert [(f.content, f.polarity) for f in facts] == [(expected, polarity)]
+
+
+def test_several_facts_in_one_line() -> None:
+    assert contents("I prefer tabs; I hate YAML. I usually test first") == [
+        "Prefers tabs",
+        "Hates YAML",
+        "Usually test first",
+    ]
+
+
 def test_questions_pronouns_and_noise_extract_nothing() -> None:
     assert contents("Do I prefer tabs?") == []
     assert contents("I like it.") == []
@@ -153,7 +180,7 @@ def test_dedupe_within_batch_and_order() -> None:
 def test_subjects_for_supersession() -> None:
     tabs = extract_facts("I prefer tabs", "user")[0]
     spaces = extract_facts("I now prefer spaces", "user")[0]
-    assert tabs.subject == spaces.subject == "preference:indentation"
+    assert tabs.subject == spaces.subject == "choice:indentation"
     assert tabs.key != spaces.key
     like = extract_facts("I like Java", "user")[0]
     dislike = extract_facts("I don't like Java", "user")[0]
@@ -162,4 +189,14 @@ def test_subjects_for_supersession() -> None:
     assert extract_facts("I like Rust", "user")[0].subject != like.subject
     pg = extract_facts("I'll use Postgres", "user")[0]
     my = extract_facts("I chose MySQL", "user")[0]
-    assert pg.subject == my.subject == "decision:database"
+    assert pg.subject == my.subject == "choice:database"
+    # one current choice per domain across families
+    switched = extract_facts("I switched from tabs to spaces", "user")[0]
+    always = extract_facts("I always use spaces", "user")[0]
+    fav = extract_facts("My favourite editor is Emacs", "user")[0]
+    assert switched.subject == always.subject == "choice:indentation"
+    assert (
+        fav.subject
+        == extract_facts("I'll use vim", "user")[0].subject
+        == "choice:editor"
+    )

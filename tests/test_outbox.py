@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -200,5 +202,29 @@ async def test_enqueue_is_fast(tmp_path: Path) -> None:
             samples.append(time.perf_counter() - t0)
         samples.sort()
         assert samples[len(samples) // 2] < 0.005  # p50 well under 5 ms even on a busy CI box
+    finally:
+        await engine.close()
+
+
+async def test_request_path_never_blocks_the_event_loop(
+    tmp_path: Path, blocking_guard: Callable[[], AbstractContextManager[object]]
+) -> None:
+    from engine.types import NewMemory, RetrievalRequest
+
+    engine = await open_engine(holder(tmp_path, strategy="hybrid"), Metrics())
+    try:
+        await engine.create_memory(NewMemory(owner=OWNER, content="Prefers oolong tea"))
+        with blocking_guard():
+            for i in range(20):
+                result = await engine.retrieve(
+                    RetrievalRequest(owner=OWNER, query="oolong tea")
+                )
+                assert len(result.hits) == 1
+                await engine.enqueue_turn(turn(i))
+            await wait_empty(engine)
+            await engine.create_memory(
+                NewMemory(owner=OWNER, content="Likes green tea")
+            )
+            await engine.list_memories(ListQuery(owner=OWNER, q="tea"))
     finally:
         await engine.close()

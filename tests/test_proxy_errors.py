@@ -306,3 +306,40 @@ async def test_bad_bodies_unchanged_with_memory_on(
     assert probe.read_bodies == [
         True
     ]  # memory's path: read whole, then forwarded as read
+
+
+async def test_idle_stream_is_cut_after_timeout_s(
+    standin, memtap_server, memtap_config
+):
+    config = memtap_config(
+        upstreams=(UpstreamConfig(name="slow", url=standin.url, timeout_s=0.3),)
+    )
+    srv = await memtap_server(config)
+    async with aiohttp.ClientSession() as client:
+        async with client.get(srv.url + "/sse-timed?count=3&interval_ms=1000") as r:
+            assert r.status == 200
+            assert await r.content.readuntil(b"\n\n") == b"data: 0\n\n"
+            started = time.monotonic()
+            with pytest.raises(aiohttp.ClientPayloadError):
+                await r.read()
+        assert (
+            time.monotonic() - started < 0.9
+        )  # cut by memtap, not by the upstream's next event
+        async with client.get(srv.url + "/v1/models") as again:
+            assert again.status == 200
+    assert srv.metrics.upstream_errors.value("timeout") == 1
+
+
+async def test_long_stream_with_short_gaps_is_not_cut(
+    standin, memtap_server, memtap_config
+):
+    """timeout_s limits silence, not the stream's total duration."""
+    config = memtap_config(
+        upstreams=(UpstreamConfig(name="steady", url=standin.url, timeout_s=0.3),)
+    )
+    srv = await memtap_server(config)
+    url = srv.url + "/sse-timed?count=6&interval_ms=150"
+    async with aiohttp.ClientSession() as client, client.get(url) as r:
+        body = await r.read()
+    assert body == b"".join(f"data: {i}\n\n".encode() for i in range(6))
+    assert srv.metrics.upstream_errors.value("timeout") == 0

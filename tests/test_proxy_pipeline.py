@@ -220,3 +220,11 @@ async def test_scripted_status_and_empty_bodies(standin, memtap_server):
                 assert await r.read() == b""
     assert recorder.hooks.count("response_done") == 3
     assert all(f.completed for f in recorder.flows)
+
+
+async def test_memory_addon_leaves_the_pipeline_without_an_engine(
+    standin, memtap_server
+):
+    srv = await memtap_server()  # memory disabled: no engine for this process
+    assert srv.runtime.engine is None
+    assert [a.name for a in srv.runtime.pipeline.addons] == ["access_log"]

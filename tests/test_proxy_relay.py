@@ -317,3 +317,34 @@ async def test_json_response_parses(standin, memtap_server, client):
         payload = json.loads(await response.read())
         assert response.headers["x-request-id"] == "req_standin"
     assert payload["choices"][0]["message"]["content"] == standin.reply_text
+
+
+async def test_expect_100_continue_answered_by_memtap(standin, memtap_server):
+    srv = await memtap_server()
+    reader, writer = await _raw_connection(srv.url)
+    writer.write(
+        b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"
+    )
+    await writer.drain()
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 100 Continue")
+    writer.write(b"hello")
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200")
+    assert await reader.readexactly(5) == b"hello"
+    writer.close()
+    assert "Expect" not in standin.last().headers
+    assert standin.last().body == b"hello"
+
+
+async def test_http10_client_gets_close_delimited_stream(standin, memtap_server):
+    srv = await memtap_server()
+    reader, writer = await _raw_connection(srv.url)
+    writer.write(b"GET /chunked?count=3&size=4 HTTP/1.0\r\nHost: x\r\n\r\n")
+    await writer.drain()
+    raw = await reader.read()  # until memtap closes the connection
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 200")
+    assert b"Transfer-Encoding" not in head
+    assert body == b"AAAABBBBCCCC"

@@ -255,3 +255,21 @@ async def test_proxy_keeps_working_through_an_outage_and_learns_after(
 
 async def _depth_is(engine: QdrantEngine, depth: int) -> bool:
     return await engine.db.read(outbox.depth) == depth
+
+
+async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(tmp_path: Path) -> None:
+    from engine.engine import open_engine
+
+    config = Config(
+        data_dir=str(tmp_path / "data"),
+        embedding=EmbeddingConfig(source="none"),
+        vector_store=VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"))),
+    )
+    engine = await open_engine(ConfigHolder(config, None, {}), Metrics())
+    try:
+        assert isinstance(engine, QdrantEngine)
+        created = await engine.create_memory(NewMemory(owner="o1", content="I prefer Postgres for side projects"))
+        assert (await engine.get_memory(created.id)).content == created.content
+        assert (await engine.health())["store"].startswith("qdrant:")
+    finally:
+        await engine.close()

@@ -374,3 +374,46 @@ async def test_against_a_real_server() -> None:
         await store.transport.call("drop", lambda c: c.delete_collection(name))
         await other.close()
         await store.close()
+
+
+async def test_tier_mode_reindex_follows_the_sqlite_flags(
+    transport: QdrantTransport, tmp_path: Path
+) -> None:
+    from engine.store import memories, migrations
+    from engine.store.database import Database
+    from engine.store.driver import choose_driver
+
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    try:
+        await db.write_outside_transaction(migrations.migrate)
+        row, _ = await db.write(
+            lambda conn: memories.upsert(
+                conn, NewMemory(owner="alice", content="ansible roles"), at()
+            )
+        )
+        embedder = HashEmbedder()
+        store = QdrantMemoryStore(
+            transport, "tier", embedder, owns_transport=False, database=db
+        )
+        flagged = "SELECT needs_reindex FROM memories WHERE id = ?"
+        embedder.fail = True
+        await store.upsert(
+            [row]
+        )  # the write reached Qdrant without a vector: the flag stays
+        assert (
+            await db.read(lambda conn: conn.execute(flagged, (row.id,)).fetchone()[0])
+            == 1
+        )
+        embedder.fail = False
+        progress = await store.reindex(limit=None, force=False)
+        assert progress["done"] == 1 and progress["pending"] == 0
+        assert (
+            await db.read(lambda conn: conn.execute(flagged, (row.id,)).fetchone()[0])
+            == 0
+        )
+        assert [mid for mid, _ in await store.search("alice", "ansible", None, 5)] == [
+            row.id
+        ]
+        assert (await store.reindex(limit=None, force=True))["done"] == 1
+    finally:
+        await db.close()

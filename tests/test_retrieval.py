@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from config.holder import ConfigHolder
 from config.schema import Config, MemoryConfig, VectorStoreConfig
@@ -17,8 +19,9 @@ from engine.engine import Engine, open_engine
 from engine.metrics import Metrics
 from engine.retrieval.budget import walk
 from engine.retrieval.rrf import rrf_fuse
-from engine.store import outbox
-from engine.store.memories import iso
+from engine.store import fts, memories, migrations, outbox
+from engine.store.driver import choose_driver
+from engine.store.memories import Live, iso
 from engine.types import Hit, ListQuery, Memory, NewMemory, RetrievalRequest, Turn
 
 OWNER, OTHER = "a" * 24, "b" * 24
@@ -221,3 +224,192 @@ def test_rrf_fuse() -> None:
     assert rrf_fuse([], 60) == []
     assert [i for i, _ in rrf_fuse([["x", "y"], ["y", "x"]], 60)] == ["x", "y"]  # tie: first appearance
     assert rrf_fuse([["a", "a"]], 1) == [("a", 0.5)]
+
+
+class ScriptedTier:
+    """A vector tier that answers from a fixed table (stands in for sqlite-vec/Qdrant at the
+    VectorTier seam; the real tiers have their own tests)."""
+
+    name = "sqlite-vec"
+
+    def __init__(self, answers: list[tuple[str, float]]) -> None:
+        self.answers = answers
+        self.calls: list[tuple[str | None, str, str | None, int]] = []
+        self.backfills: list[bool] = []
+
+    async def search(
+        self,
+        owner: str | None,
+        query: str,
+        session: str | None,
+        limit: int,
+        *,
+        backfill: bool = True,
+    ) -> list[tuple[str, float]]:
+        self.calls.append((owner, query, session, limit))
+        self.backfills.append(backfill)
+        return self.answers[:limit]
+
+    async def upsert(self, memories: Any) -> None:
+        return None
+
+    async def delete(self, ids: Any) -> None:
+        return None
+
+    async def erase_owner(self, owner: str) -> int:
+        return 0
+
+    async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
+        return {"started": True}
+
+    async def status(self) -> dict[str, Any]:
+        return {}
+
+    def health(self) -> str:
+        return "sqlite-vec"
+
+    def embedding(self) -> str:
+        return "scripted"
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_vector_seam_rrf_and_filters(make_engine: Callable[..., Any]) -> None:
+    engine = await make_engine(strategy="hybrid", min_similarity=0.5)
+    kw_only = await add(engine, "Plays chess on weekends")
+    both = await add(engine, "Chess clubs and board games")
+    vec_only = await add(engine, "Enjoys strategy games")
+    weak = await add(engine, "Knits scarves")
+    expired = await add(engine, "Old hobby", expires_at=ago(seconds=1))
+    other = await add(engine, "Other owner's games", owner=OTHER)
+    tier = ScriptedTier(
+        [
+            (both.id, 0.9),
+            (vec_only.id, 0.8),
+            (expired.id, 0.95),
+            (other.id, 0.99),
+            (weak.id, 0.2),
+            ("no-such-id", 0.9),
+        ]
+    )
+    engine.vector_tier = tier
+    try:
+        result = await engine.retrieve(
+            RetrievalRequest(owner=OWNER, query="chess"), side_effects=False
+        )
+        by_content = {h.memory.content: h for h in result.hits}
+        assert set(by_content) == {kw_only.content, both.content, vec_only.content}
+        assert result.hits[0].memory.id == both.id and result.hits[0].tier == "hybrid"
+        assert (
+            by_content[vec_only.content].tier == "vector"
+            and by_content[vec_only.content].fts_rank is None
+        )
+        assert by_content[kw_only.content].vec_rank is None
+        assert (
+            "recent" not in result.resolution["tiers"]
+            and "sqlite-vec" in result.resolution["tiers"]
+        )
+        assert tier.calls[-1][0] == OWNER
+        # a vector match alone passes the floor; a weak one does not
+        result = await engine.retrieve(
+            RetrievalRequest(owner=OWNER, query="pastimes"), side_effects=False
+        )
+        assert [h.memory.id for h in result.hits] == [both.id, vec_only.id]
+        tier.answers = [(weak.id, 0.2)]
+        assert (
+            await engine.retrieve(
+                RetrievalRequest(owner=OWNER, query="pastimes"), side_effects=False
+            )
+        ).hits == ()
+        # semantic uses the vector ranking only; global scope passes owner=None
+        tier.answers = [(vec_only.id, 0.8), (other.id, 0.7)]
+        result = await engine.retrieve(
+            RetrievalRequest(
+                owner=OWNER, query="chess", strategy="semantic", scope="global"
+            ),
+            side_effects=False,
+        )
+        assert [h.memory.id for h in result.hits] == [
+            vec_only.id,
+            other.id,
+        ] and tier.calls[-1][0] is None
+        session = await engine.retrieve(
+            RetrievalRequest(
+                owner=OWNER,
+                query="x",
+                session="s9",
+                scope="session",
+                strategy="semantic",
+            ),
+            side_effects=False,
+        )
+        assert tier.calls[-1][2] == "s9" and session.hits == ()
+        # preview (side_effects=False) asks the tier not to write (no lazy backfill)
+        assert set(tier.backfills) == {False}
+        await engine.retrieve(RetrievalRequest(owner=OWNER, query="chess"))
+        assert tier.backfills[-1] is True
+    finally:
+        engine.vector_tier = None
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    query=st.text(max_size=200),
+    owner=st.text(min_size=1, max_size=40),
+    session=st.none() | st.text(max_size=20),
+)
+def test_any_text_is_a_valid_match_expression(
+    tmp_path: Path, query: str, owner: str, session: str | None
+) -> None:
+    conn = _fuzz_connection(tmp_path)
+    live = Live(
+        now=iso(datetime.now(UTC)),
+        cutoff=None,
+        owner=owner,
+        session=session,
+        match_session=True,
+    )
+    match = fts.build_match(fts.query_terms(query), live)
+    if match is not None:
+        fts.search(conn, match, live, 5)
+    # a memory of that owner/session is found by its own words, whatever the ids look like
+    conn.execute("BEGIN")
+    memories.upsert(
+        conn,
+        NewMemory(
+            owner=owner, session=session, content="Collects zeppelins", key="fuzz"
+        ),
+        iso(datetime.now(UTC)),
+    )
+    conn.execute("COMMIT")
+    found = fts.search(conn, fts.build_match(["zeppelins"], live) or "", live, 5)
+    assert [(m.owner, m.session) for m, _ in found] == [(owner, session)]
+    listing = fts.list_match(query)
+    if listing is not None:
+        conn.execute(
+            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (listing,)
+        ).fetchone()
+
+
+_FUZZ: dict[str, Any] = {}
+
+
+def _fuzz_connection(tmp_path: Path) -> Any:
+    if "conn" not in _FUZZ:
+        driver = choose_driver()
+        conn = driver.connect(":memory:")
+        migrations.migrate(conn)
+        conn.execute("BEGIN")
+        memories.upsert(
+            conn,
+            NewMemory(owner="o", content='Likes "quoted" AND text * NEAR(x)'),
+            iso(datetime.now(UTC)),
+        )
+        conn.execute("COMMIT")
+        _FUZZ["conn"] = conn
+    return _FUZZ["conn"]

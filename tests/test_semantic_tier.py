@@ -3,11 +3,13 @@ retrieval code on top; lazy backfill, signature change → reindex, isolation, f
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from config.holder import ConfigHolder
 from config.schema import EmbeddingConfig, MemoryConfig, RemoteEmbeddingConfig
 from engine.metrics import Metrics
 from engine.retrieval.retrieve import RetrievalContext, retrieve
@@ -52,6 +54,9 @@ async def test_lazy_backfill_then_paraphrase_search(tmp_path: Path) -> None:
     tier = await build_vector_tier(holder, db, Metrics())
     try:
         assert isinstance(tier, SqliteVecTier)
+        tier.backfill_timeout_s = (
+            10.0  # two shared CPUs: not the latency budget under test here
+        )
         assert (await tier.status())["needs_reindex"] == 5  # nothing embedded yet
         preview = await tier.search(
             "alice", "which database do I like?", None, 5, backfill=False
@@ -226,3 +231,41 @@ async def test_embedding_timeout_falls_back_for_that_request(
         finally:
             await tier.close()
     await db.close()
+
+
+async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
+    # embedding.source is a runtime setting: the tier follows the live config holder.
+    db, ids = await seeded(tmp_path)
+    table = await static_table([fact for facts in FACTS.values() for fact in facts])
+    (tmp_path / "embeddings").mkdir()
+    shutil.copy(table, tmp_path / "embeddings" / "static.npz")
+    holder = ConfigHolder(make_config(tmp_path), str(tmp_path / "absent.yaml"))
+    tier = await build_vector_tier(holder, db, Metrics())
+    try:
+        await tier.reindex(None, False)
+        assert tier.embedding().startswith("onnx:")
+        holder.apply_runtime_overrides({"embedding.source": "static"})
+        assert tier.switching is not None
+        await tier.switching
+        assert tier.embedding().startswith("static:")
+        status = await tier.status()
+        assert (status["vectors"], status["needs_reindex"], status["dim"]) == (
+            0,
+            5,
+            256,
+        )
+        found = await tier.search(
+            "bob", "my cat is named Biscuit", None, 1
+        )  # lazy backfill
+        assert found[0][0] == ids["My cat is named Biscuit"]
+
+        holder.apply_runtime_overrides({"embedding.source": "none"})
+        await tier.switching
+        assert tier.embedding() == "none"
+        with pytest.raises(SemanticUnavailable) as info:
+            await tier.search("bob", "my cat", None, 1)
+        assert info.value.cause == "no_embedding_source"
+        assert (await tier.reindex(None, False))["done"] == 0  # nothing to embed with
+    finally:
+        await tier.close()
+        await db.close()

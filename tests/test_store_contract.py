@@ -8,10 +8,15 @@ supersession, listing, sweep, erase and export.
 
 from __future__ import annotations
 
+import asyncio
+import tempfile
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from config.schema import QdrantConfig
 from engine.api import InvalidInput
@@ -248,3 +253,91 @@ async def test_counts(store: RecordStore) -> None:
     assert counts["by_type"]["procedural"] == 1 and counts["by_type"]["factual"] == 3
     assert counts["live"] == 4 and counts["superseded"] == 1 and counts["expired"] == 1
     assert counts["owners"] == 2
+
+
+# -- both stores agree, and nothing leaks across owners or sessions -------------------------
+
+WORDS = ("postgres", "redis", "kafka", "vim", "emacs", "rust", "docker")
+ITEM = st.tuples(
+    st.sampled_from(["alice", "bob"]),
+    st.sampled_from([None, "s1", "s2"]),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    st.booleans(),
+)
+
+
+async def _visible(
+    store: RecordStore,
+    items: list[tuple[str, str | None, list[str], bool]],
+    query: str,
+    view: Live,
+) -> tuple[set[str], set[str]]:
+    for i, (owner, session, words, expired) in enumerate(items):
+        expires = at(minutes=-1) if expired else None
+        await store.upsert_memory(
+            new(
+                f"uses {' '.join(words)} #{i}",
+                owner=owner,
+                session=session,
+                expires_at=expires,
+            ),
+            at(),
+        )
+    recent = {m.content for m in await store.recent(view, 100)}
+    keyword = {m.content for m, _ in await store.keyword(query, view, 100)}
+    return recent, keyword
+
+
+async def _both(
+    items: list[tuple[str, str | None, list[str], bool]], query: str, view: Live
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = await Database.open(Path(tmp) / "memtap.db", choose_driver())
+        await db.write_outside_transaction(migrations.migrate)
+        transport = await open_transport(QdrantConfig(), location=":memory:")
+        try:
+            sqlite = await _visible(SqliteRecordStore(db), items, query, view)
+            qdrant = await _visible(
+                QdrantMemoryStore(transport, "prop", None, owns_transport=False),
+                items,
+                query,
+                view,
+            )
+        finally:
+            await transport.close()
+            await db.close()
+    assert qdrant == sqlite, "the two stores disagree"
+    allowed = {
+        f"uses {' '.join(words)} #{i}"
+        for i, (owner, session, words, expired) in enumerate(items)
+        if not expired
+        and (view.owner is None or owner == view.owner)
+        and (not view.match_session or session == view.session)
+    }
+    assert sqlite[0] == allowed
+    assert sqlite[1] <= allowed and all(
+        any(w in c for w in query.split()) for c in sqlite[1]
+    )
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(ITEM, min_size=1, max_size=10),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=2),
+    st.sampled_from(["owner", "session", "global"]),
+    st.sampled_from([None, "s1"]),
+)
+def test_stores_agree_and_never_leak(
+    items: list[tuple[str, str | None, list[str], bool]],
+    query_words: list[str],
+    scope: str,
+    session: str | None,
+) -> None:
+    view = Live(
+        now=at(),
+        cutoff=None,
+        owner=None if scope == "global" else "alice",
+        session=session,
+        match_session=scope == "session",
+    )
+    asyncio.run(_both(items, " ".join(query_words), view))

@@ -29,6 +29,8 @@ from engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
 log = logging.getLogger("memtap.embeddings")
 
 PACKAGED_MODEL_NAME = "all-MiniLM-L6-v2-int8"
+MAX_BATCH_TOKENS = 1024
+"""Padded tokens per inference call: 32 short memories, or 4 texts of 256 tokens."""
 
 
 def packaged_model_path() -> Path | None:
@@ -87,9 +89,20 @@ class OnnxEmbedder:
         encodings = self._tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.empty((len(texts), self._dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            out[chunk] = self.embed_ids([encodings[i].ids for i in chunk])
+        chunk: list[int] = []
+        for i in order:
+            # Sorted by length, so the current text is the longest of its batch: cap both
+            # the count and the padded token total (attention memory grows with n * L^2).
+            width = len(encodings[i].ids)
+            if chunk and (
+                len(chunk) >= self._batch_size
+                or (len(chunk) + 1) * width > MAX_BATCH_TOKENS
+            ):
+                out[chunk] = self.embed_ids([encodings[j].ids for j in chunk])
+                chunk = []
+            chunk.append(i)
+        if chunk:
+            out[chunk] = self.embed_ids([encodings[j].ids for j in chunk])
         return out
 
     def embed_ids(
@@ -131,6 +144,8 @@ def _load_sync(
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    # No arena: it keeps the peak of the largest batch ever seen for the process lifetime.
+    options.enable_cpu_mem_arena = False
     session = ort.InferenceSession(
         str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
     )

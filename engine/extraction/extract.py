@@ -39,7 +39,10 @@ _BLOCK = re.compile(
 )
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|(?<=[。！？])")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
+_FIRST_PERSON = re.compile(r"\b(?:i|my)\b", re.IGNORECASE)
+_NEGATED = re.compile(r"(?:not|do\s+not|don't|never|no\s+longer)\b", re.IGNORECASE)
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "＇": "'", "“": '"', "”": '"'})
 _SPACE = re.compile(r"\s+")
 _KEY_CHARS = re.compile(r"[^\w]+", re.UNICODE)
 
@@ -111,11 +114,17 @@ def _domain(obj: str) -> str | None:
 
 def _subject(pattern: Pattern, obj: str, what: str | None) -> str:
     if what:
+        words = normalise(what).split("_")
+        for name in DOMAINS:
+            if name in words or name.replace("_", " ") == " ".join(words):
+                return f"choice:{name}"  # "my favourite editor is vim" = a choice of editor
         return f"{pattern.category}:{normalise(what) or stable_key('', what)}"
     if pattern.exclusive:
         domain = _domain(obj)
         if domain:
-            return f"{pattern.category}:{domain}"
+            # One current choice per domain, whichever family stated it: "I prefer tabs",
+            # then "I switched to spaces" or "I always use spaces" replaces it.
+            return f"choice:{domain}"
     # Same thing liked, then disliked: the object itself is the subject (polarity aside).
     return stable_key(pattern.category, obj)
 
@@ -123,6 +132,8 @@ def _subject(pattern: Pattern, obj: str, what: str | None) -> str:
 def _match(sentence: str, role: Role) -> ExtractedFact | None:
     if sentence.rstrip().endswith("?"):
         return None  # a question states nothing
+    if not _FIRST_PERSON.search(sentence):
+        return None  # every pattern speaks in the first person: skip the rest cheaply
     for pattern in PATTERNS:
         m = pattern.regex.search(sentence)
         if m is None:
@@ -137,8 +148,14 @@ def _match(sentence: str, role: Role) -> ExtractedFact | None:
         groups = m.groupdict()
         verb = groups.get("verb2") or groups.get("verb") or ""
         what = sanitise(groups["what"], 60) if groups.get("what") else None
+        source = _clean_object(groups["from"]) if groups.get("from") else None
+        polarity = pattern.polarity
+        if polarity == "positive" and _NEGATED.match(obj):
+            polarity = "negative"  # "I usually don't eat meat"
         if what:
             content = f"Favourite {what} is {obj}"
+        elif source:
+            content = f"{_wording(pattern, verb)} from {source} to {obj}"
         else:
             content = f"{_wording(pattern, verb)} {obj}"
         if role == "assistant":
@@ -151,7 +168,7 @@ def _match(sentence: str, role: Role) -> ExtractedFact | None:
             content=content,
             key=prefix + stable_key(pattern.category, content),
             subject=prefix + _subject(pattern, obj, what),
-            polarity=pattern.polarity,
+            polarity=polarity,
             role=role,
         )
     return None
@@ -161,7 +178,7 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
     """Facts stated in `text` by `role`, deduplicated by key, in order of appearance."""
     if not text:
         return []
-    text = strip_injected(text)
+    text = strip_injected(text).translate(_QUOTES)
     if len(text) > MAX_INPUT_CHARS:
         text = text[-MAX_INPUT_CHARS:]  # the tail is the most recent part of the turn
     text = _FENCE.sub(" ", text)

@@ -89,7 +89,51 @@ PATTERNS: tuple[Pattern, ...] = (
             "": "Dislikes",
         },
     ),
+    _p(
+        "preference",
+        "negative",
+        "factual",
+        _I + _ADV + r"(?P<verb>prefer|would\s+rather)\s+not\s+(?:to\s+)?(?P<obj>.+)",
+        False,
+        {
+            "prefer": "Prefers not to",
+            "would rather": "Would rather not",
+            "": "Prefers not to",
+        },
+    ),
+    _p(
+        "preference",
+        "negative",
+        "factual",
+        r"(?:^|(?<=[\s,;:(\"']))I(?:'m|\s+am)\s+(?P<verb>not\s+(?:a\s+|really\s+a\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<obj>.+)",
+        False,
+        {"": "Is not a fan of"},
+    ),
+    _p(
+        "preference",
+        "negative",
+        "factual",
+        r"(?:^|(?<=[\s,;:(\"']))I(?:'d|\s+would)\s+(?P<verb>rather)\s+not\s+(?:to\s+)?(?P<obj>.+)",
+        False,
+        {"": "Would rather not"},
+    ),
     # -- preferences, positive ---------------------------------------------------------
+    _p(
+        "preference",
+        "positive",
+        "factual",
+        r"(?:^|(?<=[\s,;:(\"']))I(?:'d|\s+would)\s+(?P<verb>rather)\s+(?:use\s+)?(?P<obj>.+)",
+        True,
+        {"": "Prefers"},
+    ),
+    _p(
+        "preference",
+        "positive",
+        "factual",
+        r"(?:^|(?<=[\s,;:(\"']))I(?:'m|\s+am)\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?(?P<verb>fan)\s+of\s+(?P<obj>.+)",
+        False,
+        {"": "Is a fan of"},
+    ),
     _p(
         "preference",
         "positive",
@@ -141,6 +185,22 @@ PATTERNS: tuple[Pattern, ...] = (
         {"": "Decided not to use"},
     ),
     # -- decisions, positive -----------------------------------------------------------
+    _p(
+        "decision",
+        "positive",
+        "episodic",
+        _I
+        + _ADV
+        + r"(?P<verb>switched|moved|migrated|changed)\s+from\s+(?P<from>.+?)\s+to\s+(?P<obj>.+)",
+        True,
+        {
+            "switched": "Switched",
+            "moved": "Moved",
+            "migrated": "Migrated",
+            "changed": "Changed",
+            "": "Switched",
+        },
+    ),
     _p(
         "decision",
         "positive",

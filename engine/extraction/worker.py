@@ -37,6 +37,7 @@ log = logging.getLogger("memtap.extraction")
 
 PAGE_SIZE = 200
 IDLE_POLL_S = 5.0
+BATCH_DELAY_S = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +144,7 @@ class OutboxWorker:
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self.processed = 0
+        self.batch_delay_s = BATCH_DELAY_S
         self.last_error: str | None = None
 
     def start(self) -> None:
@@ -184,6 +186,10 @@ class OutboxWorker:
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=IDLE_POLL_S)
+                    if not self._stopping:
+                        # Gather the turns of a burst into one page and one transaction
+                        # instead of competing with live requests turn by turn.
+                        await asyncio.sleep(self.batch_delay_s)
                     continue
                 await self.process(rows)
                 after = rows[-1].seq

@@ -35,7 +35,7 @@ from typing import Any
 from config.schema import MemoryConfig
 from engine.metrics import Metrics
 from engine.retrieval.budget import clamp_budget, walk
-from engine.retrieval.hybrid import fuse
+from engine.retrieval.hybrid import fuse, keyword_and_recent
 from engine.retrieval.keyword import keyword
 from engine.retrieval.recent import recent
 from engine.store import memories
@@ -80,6 +80,7 @@ def _live(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
 
 async def _vector(
     ctx: RetrievalContext,
+    side_effects: bool,
     req: RetrievalRequest,
     live: Live,
     limit: int,
@@ -98,6 +99,7 @@ async def _vector(
                 req.query,
                 req.session if live.match_session else None,
                 limit,
+                backfill=side_effects,
             ),
             timeout=ctx.config.retrieval_timeout_ms / 1000,
         )
@@ -117,6 +119,7 @@ async def _vector(
         (time.perf_counter() - started) * 1000, 3
     )
     resolution["tiers"].append(tier.name)
+    resolution["embedding"] = tier.embedding()
     good = [(mid, sim) for mid, sim in found if sim >= ctx.config.min_similarity]
     rows = await ctx.db.read(
         lambda conn: memories.get_many(conn, [m for m, _ in good], live)
@@ -167,11 +170,14 @@ async def retrieve(
         ]
     else:
         t0 = time.perf_counter()
-        kw = [
-            (m, s)
-            for m, s in await keyword(ctx.db, req.query, live, pool, timeout)
-            if s > cfg.min_score
-        ]
+        recent_rows: list[Memory] | None = None
+        if strategy == "hybrid" and ctx.vector_tier is None:
+            found, recent_rows = await keyword_and_recent(
+                ctx.db, req.query, live, pool, timeout
+            )
+        else:
+            found = await keyword(ctx.db, req.query, live, pool, timeout)
+        kw = [(m, s) for m, s in found if s > cfg.min_score]
         resolution["timings_ms"]["keyword"] = round(
             (time.perf_counter() - t0) * 1000, 3
         )
@@ -182,7 +188,7 @@ async def retrieve(
         ]
         vec: list[_Candidate] | None = None
         if strategy in ("semantic", "hybrid"):
-            vec = await _vector(ctx, req, live, pool, resolution)
+            vec = await _vector(ctx, side_effects, req, live, pool, resolution)
         if strategy == "keyword" or (strategy == "semantic" and vec is None):
             if strategy == "semantic":
                 resolution["fallbacks"].append(
@@ -196,11 +202,13 @@ async def retrieve(
         elif strategy == "semantic":
             candidates = vec or []
         else:
-            candidates = await _hybrid(ctx, live, pool, kw_cands, vec, resolution)
+            candidates = await _hybrid(
+                ctx, live, pool, kw_cands, vec, resolution, recent_rows
+            )
 
-    ranked = sorted(
-        candidates, key=lambda c: (-c.score, _neg_time(c.memory.updated_at))
-    )
+    # Two stable sorts: newest first, then by score, so newer wins among equal scores.
+    ranked = sorted(candidates, key=lambda c: c.memory.updated_at, reverse=True)
+    ranked.sort(key=lambda c: -c.score)
     hits = walk(
         [
             Hit(
@@ -232,6 +240,7 @@ async def _hybrid(
     kw: list[_Candidate],
     vec: list[_Candidate] | None,
     resolution: dict[str, Any],
+    recent_rows: list[Memory] | None,
 ) -> list[_Candidate]:
     if not kw and not vec:
         return []  # relevance floor: nothing matched the query
@@ -248,7 +257,9 @@ async def _hybrid(
             else:
                 by_id[c.memory.id] = c
     else:
-        rows = await recent(ctx.db, live, pool, ctx.config.retrieval_timeout_ms)
+        rows = recent_rows
+        if rows is None:
+            rows = await recent(ctx.db, live, pool, ctx.config.retrieval_timeout_ms)
         resolution["tiers"].append("recent")
         rankings.append([m.id for m in rows])
         for m in rows:
@@ -261,8 +272,3 @@ async def _hybrid(
             c.tier = "hybrid"
         out.append(c)
     return out
-
-
-def _neg_time(ts: str) -> tuple[int, ...]:
-    # Sort key that puts newer timestamps first among equal scores.
-    return tuple(-ord(ch) for ch in ts)

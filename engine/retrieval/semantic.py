@@ -1,14 +1,15 @@
 """The semantic tier over sqlite-vec: embed the query, KNN in the owner's partition.
 
 `SqliteVecTier` implements `engine.store.protocol.VectorTier`. The engine builds it with
-`build_vector_tier(holder, database, metrics)` (alias `open_vector_tier`), which returns None
-when there is nothing to search with (no sqlite-vec, no embedding source, `kind: none`): the
-engine then stays on the keyword tier. Why each piece is there:
+`build_vector_tier(holder, database, metrics)` (alias `open_vector_tier`): None when vectors
+are switched off, `SemanticUnavailable` (with every reason) when they cannot work; the engine
+then stays on the keyword tier. Why each piece is there:
 
 - The query embedding is bounded by `embedding.timeout_ms`; an error or timeout raises
   `SemanticUnavailable` and the engine answers that request from the keyword tier.
 - Lazy backfill: before a search, up to `BACKFILL_BUDGET` of the owner's memories that have
-  no vector yet are embedded (a few ms), so a model change heals with real traffic.
+  no vector yet are embedded (bounded by `BACKFILL_BUDGET_S`; skipped while another backfill
+  runs), so a model change heals with real traffic without holding requests up.
 - Each fallback cause is logged once (first time) and counted every time in
   `memtap_memory_fallbacks_total{cause}`.
 """
@@ -16,9 +17,10 @@ engine then stays on the keyword tier. Why each piece is there:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from config.schema import Config
@@ -35,7 +37,8 @@ log = logging.getLogger("memtap.vector")
 
 BACKFILL_BUDGET = 16
 """Memories embedded inline before one search (static: ~1 ms, onnx: ~20 ms)."""
-BACKFILL_BUDGET_S = 0.05
+BACKFILL_BUDGET_S = 0.1
+"""Well inside `memory.retrieval_timeout_ms` (250 ms), which bounds the whole vector search."""
 SQLITE_VEC = "sqlite-vec"
 
 
@@ -88,8 +91,14 @@ class SqliteVecTier:
         self.resolution = resolution
         self._config = config
         self._fallbacks = FallbackLog(metrics)
+        self._metrics = metrics
         self._backfill_lock = asyncio.Lock()
+        self.backfill_timeout_s = BACKFILL_BUDGET_S
         self.last_reset_marked = 0
+        self._disabled: str | None = None
+        """Why searches are refused after a runtime switch to no source (None = working)."""
+        self._unsubscribe: Callable[[], None] | None = None
+        self.switching: asyncio.Task[None] | None = None
 
     @property
     def source(self) -> EmbeddingSource:
@@ -108,6 +117,53 @@ class SqliteVecTier:
 
         self.last_reset_marked = await self._db.write(prepare)
 
+    # -- runtime switch of embedding.* (admin settings API, config reload) ---------------------
+    def watch(self, holder: object) -> None:
+        """Follow `embedding.*` changes of a `ConfigHolder` (one with `subscribe`)."""
+        subscribe = getattr(holder, "subscribe", None)
+        if callable(subscribe):
+            self._unsubscribe = subscribe(self._on_config_change)
+
+    def _on_config_change(self, old: Config, new: Config, changed: list[str]) -> None:
+        # Called on the event loop by the holder after each swap.
+        if any(key == "embedding" or key.startswith("embedding.") for key in changed):
+            self.switching = asyncio.get_running_loop().create_task(
+                self.switch_source(), name="memtap-embedding-switch"
+            )
+
+    async def switch_source(self) -> None:
+        """Resolve `embedding.*` again; a new signature rebuilds the table (then backfill and
+        reindex refill it). With no source left, searches fall back to keywords."""
+        config = self._config.current
+        resolution = await resolve_embedding_source(
+            config.embedding, config.data_dir, self._metrics
+        )
+        if resolution.source is None:
+            self._disabled = (
+                "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks)
+                or "embedding.source is none"
+            )
+            self.resolution = resolution
+            log.warning(
+                "vector.embedding_off", extra={"fields": {"reason": self._disabled}}
+            )
+            return
+        previous, self._source = self._source, resolution.source
+        self.resolution, self._disabled = resolution, None
+        await self.start()
+        log.info(
+            "vector.embedding_switched",
+            extra={
+                "fields": {
+                    "from": previous.signature,
+                    "to": self._source.signature,
+                    "needs_reindex": self.last_reset_marked,
+                }
+            },
+        )
+        if previous is not self._source:
+            await previous.close()
+
     # -- retrieval ------------------------------------------------------------------------
     async def search(
         self,
@@ -121,6 +177,9 @@ class SqliteVecTier:
         """(memory id, cosine similarity) best first; raises `SemanticUnavailable`.
 
         `backfill=False` (retrieve-preview) makes no writes."""
+        if self._disabled is not None:
+            self._fallbacks.record("no_embedding_source", self._disabled)
+            raise SemanticUnavailable(self._disabled, "no_embedding_source")
         if backfill and owner is not None:
             await self._backfill_owner(owner)
         vector = await self._embed_query(query)
@@ -148,9 +207,11 @@ class SqliteVecTier:
 
     async def _backfill_owner(self, owner: str) -> None:
         # Best effort: a failing backfill must not cost the request its semantic results.
+        if self._backfill_lock.locked():
+            return
         try:
             await asyncio.wait_for(
-                self.backfill(owner, BACKFILL_BUDGET), BACKFILL_BUDGET_S * 4
+                self.backfill(owner, BACKFILL_BUDGET), self.backfill_timeout_s
             )
         except (TimeoutError, EmbeddingError, EngineError) as exc:
             cause = getattr(exc, "cause", "backfill_failed")
@@ -175,14 +236,20 @@ class SqliteVecTier:
         )
 
     async def _embed_and_store(self, items: list[vectors.PendingMemory]) -> int:
-        matrix = await self._source.embed([i.content for i in items])
+        if self._disabled is not None:
+            return 0  # rows keep needs_reindex = 1 until a source is back
+        source = self._source
+        matrix = await source.embed([i.content for i in items])
+        signature = source.signature
         return await self._db.write(
-            lambda conn: vectors.store_vectors(conn, items, matrix)
+            lambda conn: vectors.store_vectors(conn, items, matrix, signature)
         )
 
     # -- backfill / reindex ---------------------------------------------------------------
     async def backfill(self, owner: str | None, max_items: int) -> int:
         """Embed up to `max_items` memories without a vector; returns how many were read."""
+        if self._disabled is not None:
+            return 0
         async with self._backfill_lock:
             items = await self._db.read(
                 lambda conn: vectors.pending_memories(conn, owner, max_items)
@@ -219,15 +286,22 @@ class SqliteVecTier:
             "chunk_size": vectors.CHUNK_SIZE,
             **details,
             "embedding": self.resolution.to_json(),
+            "disabled": self._disabled,
         }
 
     def health(self) -> str:
         return SQLITE_VEC
 
     def embedding(self) -> str:
-        return self._source.signature
+        return "none" if self._disabled is not None else self._source.signature
 
     async def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        if self.switching is not None and not self.switching.done():
+            self.switching.cancel()
+            with contextlib.suppress(BaseException):
+                await self.switching
         await self._source.close()
 
 
@@ -276,6 +350,7 @@ async def build_vector_tier(
     tier = SqliteVecTier(database, resolution, holder, metrics)
     started = time.perf_counter()
     await tier.start()
+    tier.watch(holder)
     log.info(
         "vector.ready",
         extra={
@@ -304,8 +379,8 @@ async def _build_qdrant(
 
     assert resolution.source is not None
     try:
-        return await open_qdrant_store(holder.current, resolution.source, metrics)
-    except Exception as exc:  # noqa: BLE001 - Qdrant is optional: keyword tier instead
+        return await open_qdrant_store(holder.current, resolution.source, metrics, database=database)
+    except Exception as exc:
         await resolution.source.close()
         reason = f"qdrant: {type(exc).__name__}: {exc}"
         FallbackLog(metrics).record("qdrant_unavailable", reason)

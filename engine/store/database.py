@@ -63,6 +63,12 @@ class StoreClosed(StoreError):
     code = "store_closed"
 
 
+class StoreGone(StoreUnavailable):
+    """The database file was deleted or replaced while open: the engine reopens it."""
+
+    code = "store_gone"
+
+
 _UNAVAILABLE_MARKERS = (
     "readonly",
     "read-only",
@@ -168,7 +174,10 @@ class Database:
                 db._pool.put_nowait(reader)
         except BaseException as exc:
             await db._close_connections()
-            raise translate(exc, driver) from exc
+            err = translate(exc, driver)
+            if err is exc:
+                raise
+            raise err from exc
         st = os.stat(path)
         db._identity = (st.st_dev, st.st_ino)
         db._writer_task = asyncio.create_task(
@@ -187,6 +196,9 @@ class Database:
         conn = aiosqlite.Connection(
             lambda: driver.connect(path, timeout=busy_ms / 1000), 64
         )
+        # A forgotten close() must not keep the process alive at exit; WAL makes an
+        # abandoned transaction as safe as a crash.
+        conn._thread.daemon = True
         await conn
 
         def setup() -> None:
@@ -251,9 +263,9 @@ class Database:
         try:
             st = os.stat(self.path)
         except OSError as exc:
-            raise StoreUnavailable(f"database file is gone: {exc.strerror}") from exc
+            raise StoreGone(f"database file is gone: {exc.strerror}") from exc
         if self._identity is not None and (st.st_dev, st.st_ino) != self._identity:
-            raise StoreUnavailable("database file was replaced while open")
+            raise StoreGone("database file was replaced while open")
 
     # -- writes -------------------------------------------------------------------------
     async def write(self, fn: Callable[[Conn], T]) -> T:
@@ -344,8 +356,13 @@ class Database:
 
             return await _in_thread(reader.conn, run)
         except BaseException as exc:
-            raise translate(exc, self.driver) from exc
+            err = translate(exc, self.driver)
+            if err is exc:
+                raise
+            raise err from exc
         finally:
+            # Safe even when the caller was cancelled mid-read: aiosqlite runs this
+            # connection's jobs one after another, so the next read just queues behind.
             self._pool.put_nowait(reader)
 
 

@@ -23,6 +23,22 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     [
         "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "any",
+        "anything",
+        "before",
+        "both",
+        "each",
+        "few",
+        "something",
+        "remember",
+        "said",
+        "say",
+        "see",
         "an",
         "and",
         "are",
@@ -207,7 +223,15 @@ def query_terms(text: str) -> list[str]:
 
 def quote(text: str) -> str:
     """An FTS5 string literal: the whole text is one phrase, never syntax."""
-    return '"' + text.replace('"', '""') + '"'
+    # NUL would end the expression early inside SQLite (C strings): drop it. It is not a
+    # token character, so the phrase still matches the same tokens.
+    return '"' + text.replace("\x00", "").replace('"', '""') + '"'
+
+
+def _has_token(text: str) -> bool:
+    """Whether `text` can be a phrase filter: some token character, and no NUL (SQLite reads
+    text as C strings in places, so the indexed value and the phrase could disagree)."""
+    return "\x00" not in text and any(ch.isalnum() for ch in text)
 
 
 def build_match(terms: list[str], live: Live) -> str | None:
@@ -216,9 +240,11 @@ def build_match(terms: list[str], live: Live) -> str | None:
     if not terms:
         return None
     parts = []
-    if live.owner is not None:
+    # An id with no token characters ("-") would be an empty phrase that matches nothing;
+    # leave it to the SQL equality filter, which `search` always applies as well.
+    if live.owner is not None and _has_token(live.owner):
         parts.append(f"owner : {quote(live.owner)}")
-    if live.match_session and live.session:
+    if live.match_session and live.session and _has_token(live.session):
         parts.append(f"session : {quote(live.session)}")
     parts.append("{content key} : (" + " OR ".join(quote(t) for t in terms) + ")")
     return " AND ".join(parts)
@@ -240,7 +266,7 @@ def search(
     where, params = live.where("m")
     rows = conn.execute(
         f"""SELECT {M_COLUMNS}, bm25(memories_fts, 2.0, 1.0, 0.0, 0.0) AS rank
-            FROM memories_fts JOIN memories m ON m.rowid_pk = memories_fts.rowid
+            FROM memories_fts CROSS JOIN memories m ON m.rowid_pk = memories_fts.rowid
             WHERE memories_fts MATCH ? AND {where}
             ORDER BY rank, m.updated_at DESC, m.rowid_pk DESC LIMIT ?""",
         (match, *params, limit),

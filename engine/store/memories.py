@@ -118,18 +118,18 @@ def validate_new(new: NewMemory) -> None:
 
 _UPSERT = f"""
 INSERT INTO memories (id, owner, session, type, key, content, metadata, created_at, updated_at,
-                      expires_at, subject, needs_reindex)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                      expires_at, subject, superseded_by, valid_to, needs_reindex)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
 ON CONFLICT(id) DO UPDATE SET
     session = excluded.session, type = excluded.type, key = excluded.key, content = excluded.content,
     metadata = json_patch(memories.metadata, excluded.metadata), updated_at = excluded.updated_at,
-    expires_at = excluded.expires_at, superseded_by = NULL, valid_to = NULL,
+    expires_at = excluded.expires_at, superseded_by = excluded.superseded_by, valid_to = excluded.valid_to,
     subject = coalesce(excluded.subject, memories.subject),
     needs_reindex = CASE WHEN memories.content IS excluded.content THEN memories.needs_reindex ELSE 1 END
 ON CONFLICT(owner, key) DO UPDATE SET
     session = excluded.session, type = excluded.type, content = excluded.content,
     metadata = json_patch(memories.metadata, excluded.metadata), updated_at = excluded.updated_at,
-    expires_at = excluded.expires_at, superseded_by = NULL, valid_to = NULL,
+    expires_at = excluded.expires_at, superseded_by = excluded.superseded_by, valid_to = excluded.valid_to,
     subject = coalesce(excluded.subject, memories.subject),
     needs_reindex = CASE WHEN memories.content IS excluded.content THEN memories.needs_reindex ELSE 1 END
 RETURNING {COLUMNS}
@@ -140,7 +140,8 @@ def upsert(
     conn: Conn, new: NewMemory, now: str, subject: str | None = None
 ) -> tuple[Memory, bool]:
     """Insert, or update the row with the same id or the same (owner, key). A re-stated
-    superseded memory becomes live again. Returns (memory, created)."""
+    superseded memory becomes live again unless `new` carries supersession itself (import
+    of history). Returns (memory, created)."""
     validate_new(new)
     new_id = new.id or str(uuid.uuid4())
     expires = normalise_ts(new.expires_at, "expires_at") if new.expires_at else None
@@ -162,6 +163,8 @@ def upsert(
                 updated,
                 expires,
                 subject,
+                new.superseded_by,
+                normalise_ts(new.valid_to, "valid_to") if new.valid_to else None,
             ),
         ).fetchone()
     except Exception as exc:
@@ -277,7 +280,7 @@ def list_page(conn: Conn, query: ListQuery, fts_match: str | None) -> Page:
     params: list[Any] = []
     source = "memories m"
     if fts_match is not None:
-        source = "memories_fts f JOIN memories m ON m.rowid_pk = f.rowid"
+        source = "memories_fts f CROSS JOIN memories m ON m.rowid_pk = f.rowid"
         where.append("memories_fts MATCH ?")
         params.append(fts_match)
     if query.owner is not None:

@@ -38,10 +38,17 @@ class VectorTier(Protocol):
     """"sqlite-vec" | "qdrant" — reported in health/status and as the hit tier."""
 
     async def search(
-        self, owner: str | None, query: str, session: str | None, limit: int
+        self,
+        owner: str | None,
+        query: str,
+        session: str | None,
+        limit: int,
+        *,
+        backfill: bool = True,
     ) -> list[tuple[str, float]]:
         """Nearest memories to `query`: (memory id, cosine similarity in [-1, 1]), best first.
-        `owner=None` means every owner (scope `global`); `session` not None restricts to it."""
+        `owner=None` means every owner (scope `global`); `session` not None restricts to it.
+        `backfill=False` (retrieve-preview, `side_effects=False`) must make no writes."""
         ...
 
     async def upsert(self, memories: Sequence[Memory]) -> None: ...

@@ -118,12 +118,19 @@ def reset_for_signature(conn: Conn, signature: str, dim: int) -> int:
 
 
 def store_vectors(
-    conn: Conn, items: Sequence[PendingMemory], vectors: npt.NDArray[np.float32]
+    conn: Conn,
+    items: Sequence[PendingMemory],
+    vectors: npt.NDArray[np.float32],
+    signature: str | None = None,
 ) -> int:
     """Insert or replace the vectors of `items` and clear their `needs_reindex` flag.
 
     A memory whose content changed (or that was deleted) since it was read is skipped: its
-    flag stays set, so the next backfill embeds the new text. Returns how many were stored."""
+    flag stays set, so the next backfill embeds the new text. With `signature`, nothing is
+    stored unless the table was made for it (a source switch raced this batch). Returns how
+    many were stored."""
+    if signature is not None and read_meta(conn).signature != signature:
+        return 0
     stored = 0
     for item, vector in zip(items, vectors, strict=True):
         current = conn.execute(

@@ -1,6 +1,8 @@
-"""GET /_memtap/health (no auth) and GET /_memtap/metrics."""
+"""GET /_memtap/health and /_memtap/readyz (no auth), GET /_memtap/metrics."""
 
 from __future__ import annotations
+
+import time
 
 from aiohttp import web
 
@@ -28,6 +30,27 @@ async def health(request: web.Request) -> web.Response:
     elif runtime.engine_error:
         body["store"] = "error"
     return web.json_response(body)
+
+
+@routes.get("/readyz")
+async def readyz(request: web.Request) -> web.Response:
+    """Readiness for load balancers. 503 only while this replica drains on shutdown: a store
+    outage does not take a replica out of rotation, because the proxy fails open without
+    memory. The body says whether memory's store answered and how fast."""
+    runtime = request.config_dict[RUNTIME]
+    body: dict[str, object] = {"ready": not runtime.draining, "memory": "off"}
+    if runtime.engine is not None:
+        started = time.perf_counter()
+        try:
+            details = await runtime.engine.health()
+            body["memory"] = "ready" if details.get("ready", "true") == "true" else "unavailable"
+            body["store"] = details.get("store")
+        except Exception as exc:  # noqa: BLE001 - readiness must answer even when memory is broken
+            body["memory"] = f"error: {type(exc).__name__}"
+        body["store_latency_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    elif runtime.engine_error:
+        body["memory"] = "error"
+    return web.json_response(body, status=200 if body["ready"] else 503)
 
 
 @routes.get("/metrics")

@@ -85,6 +85,7 @@ def _announce(base_url: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from config.holder import ConfigHolder
     from config.loader import ConfigError
+    from config.settings import apply_log_level
     from proxy.logs import configure_logging
     from proxy.server import serve
 
@@ -103,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"memtap: cannot set up logging: {exc}", file=sys.stderr)
         return 1
+    # log.level can change at run time (YAML reload or a settings override).
+    holder.subscribe(apply_log_level)
     try:
 
         async def main() -> int:

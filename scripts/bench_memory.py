@@ -1,0 +1,294 @@
+"""Benchmark of the memory engine (not a test): retrieval latency and extraction throughput.
+
+    .venv/bin/python scripts/bench_memory.py                      # 1k, 10k, 100k memories
+    .venv/bin/python scripts/bench_memory.py --sizes 1000,10000 --queries 500 --json
+
+Parts (each a function taking the parsed args and returning a dict of figures):
+- `retrieval`: one owner holding N memories (plus other owners' noise), keyword strategy,
+  through `Engine.retrieve` (the proxy's exact path): p50/p99 in milliseconds;
+- `enqueue`: the outbox commit the proxy waits for at the end of a response: p50/p99;
+- `extraction`: turns/s through the outbox worker (extract + store + delete, in batches);
+- `proxy`: memory-on vs memory-off latency through a real memtap server, in one run.
+
+Extension points: `--store` selects the record store (`sqlite` here; helper H adds
+`qdrant`), `--semantic` is reserved for the vector-tier parts (helper E): register more
+parts in `PARTS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from config.holder import ConfigHolder
+from config.schema import Config, MemoryConfig, VectorStoreConfig
+from engine.engine import Engine, open_engine
+from engine.metrics import Metrics
+from engine.store import outbox
+from engine.store.memories import now_iso
+from engine.types import RetrievalRequest, Turn
+
+OWNER = "0123456789abcdef01234567"
+SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "vi", "pe", "da", "zu", "go", "ba", "xi", "fo", "ne"]
+
+
+def vocabulary(size: int, rng: random.Random) -> list[str]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def percentile(samples: list[float], pct: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * pct / 100))]
+
+
+def figures(samples_s: list[float]) -> dict[str, float]:
+    ms = [s * 1000 for s in samples_s]
+    return {"p50_ms": round(percentile(ms, 50), 3), "p99_ms": round(percentile(ms, 99), 3),
+            "mean_ms": round(statistics.fmean(ms), 3)}
+
+
+async def open_bench_engine(data_dir: str, strategy: str = "keyword") -> Engine:
+    holder = ConfigHolder(
+        Config(data_dir=data_dir, memory=MemoryConfig(strategy=strategy),  # type: ignore[arg-type]
+               vector_store=VectorStoreConfig(kind="none"))
+    )
+    return await open_engine(holder, Metrics(), start_worker=False)
+
+
+async def fill(engine: Engine, n: int, words: list[str], rng: random.Random) -> None:
+    """Bulk-load n memories for OWNER (+10% for other owners) in big transactions."""
+    now = now_iso()
+    templates = ["Prefers {} for {}", "Decided to use {} with {}", "Usually {} before {}", "Likes {} and {}"]
+
+    def rows(count: int, owner_of: Callable[[int], str], offset: int) -> list[tuple[Any, ...]]:
+        out = []
+        for i in range(count):
+            a, b, c = rng.sample(words, 3)
+            content = rng.choice(templates).format(f"{a} {b}", c)
+            out.append((f"{offset + i:08d}-bench", owner_of(i), "factual", f"bench:{offset + i}", content, "{}", now, now))
+        return out
+
+    batch = 5000
+    others = max(1, n // 10)
+    for start in range(0, n + others, batch):
+        count = min(batch, n + others - start)
+        data = rows(count, lambda i, s=start: OWNER if s + i < n else f"other{(s + i) % 50:02d}", start)
+        await engine.db.write(
+            lambda c, d=data: c.executemany(
+                "INSERT INTO memories(id, owner, type, key, content, metadata, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                d,
+            )
+        )
+
+
+async def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(7)
+    words = vocabulary(5000, rng)
+    out: dict[str, Any] = {}
+    for size in args.sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = await open_bench_engine(tmp)
+            try:
+                t0 = time.perf_counter()
+                await fill(engine, size, words, rng)
+                load_s = time.perf_counter() - t0
+                queries = [f"what do you know about {rng.choice(words)} and {rng.choice(words)}?"
+                           for _ in range(args.queries)]
+                for q in queries[:20]:  # warm caches
+                    await engine.retrieve(RetrievalRequest(owner=OWNER, query=q))
+                samples, hits = [], 0
+                for q in queries:
+                    t = time.perf_counter()
+                    result = await engine.retrieve(RetrievalRequest(owner=OWNER, query=q, strategy="keyword"))
+                    samples.append(time.perf_counter() - t)
+                    hits += len(result.hits)
+                recent = []
+                for _ in range(min(200, args.queries)):
+                    t = time.perf_counter()
+                    await engine.retrieve(RetrievalRequest(owner=OWNER, query="", strategy="recent"))
+                    recent.append(time.perf_counter() - t)
+                out[str(size)] = {"keyword": figures(samples), "recent": figures(recent),
+                                  "avg_hits": round(hits / len(queries), 2), "load_s": round(load_s, 2)}
+            finally:
+                await engine.close()
+        print(f"retrieval {size:>7}: {out[str(size)]}", file=sys.stderr)
+    return out
+
+
+async def bench_enqueue_and_extraction(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(11)
+    words = vocabulary(2000, rng)
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = await open_bench_engine(tmp)
+        try:
+            samples = []
+            for i in range(args.turns):
+                a, b = rng.sample(words, 2)
+                turn = Turn(f"req-{i}", f"owner{i % 20:02d}", None, "openai-chat",
+                            f"Hello there. I prefer {a} for {b}. I usually test {b} first. What next?",
+                            "Sure, here is a long answer. " * 20)
+                t = time.perf_counter()
+                await engine.enqueue_turn(turn)
+                samples.append(time.perf_counter() - t)
+            depth = await engine.db.read(outbox.depth)
+            t0 = time.perf_counter()
+            engine.worker.start()
+            while await engine.db.read(outbox.depth):
+                await asyncio.sleep(0.01)
+            elapsed = time.perf_counter() - t0
+            status = await engine.status()
+        finally:
+            await engine.close()
+    result = {"enqueue": figures(samples), "extraction": {
+        "turns": depth, "seconds": round(elapsed, 3), "turns_per_s": round(depth / elapsed, 1),
+        "memories": status["counts"]["live"] + status["counts"]["superseded"]}}
+    print(f"outbox: {result}", file=sys.stderr)
+    return result
+
+
+async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
+    """memory-on vs memory-off through a real memtap server (in-process, one event loop, with a
+    local upstream), interleaved in one run; the owner holds `--proxy-memories` memories."""
+    import hashlib
+
+    import aiohttp
+    from aiohttp import web
+
+    from config.schema import UpstreamConfig
+    from proxy.server import start_server
+
+    key = "sk-bench-memory-overhead"
+    owner = hashlib.sha256(key.encode()).hexdigest()[:24]
+    rng = random.Random(5)
+    words = vocabulary(5000, rng)
+    reply = json.dumps({"id": "c", "object": "chat.completion", "model": "bench", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "Sure. " * 50}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60}}).encode()
+
+    async def chat(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(body=reply, content_type="application/json")
+
+    upstream_app = web.Application()
+    upstream_app.router.add_post("/v1/chat/completions", chat)
+    upstream = web.AppRunner(upstream_app, access_log=None)
+    await upstream.setup()
+    site = web.TCPSite(upstream, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = await open_bench_engine(tmp)
+        await fill(engine, args.proxy_memories, words, rng)
+        await engine.db.write(lambda c: c.execute("UPDATE memories SET owner = ? WHERE owner = ?", (owner, OWNER)))
+        await engine.close()
+        config = Config(
+            listen="127.0.0.1:0", data_dir=tmp,
+            upstreams=(UpstreamConfig(name="bench", url=f"http://127.0.0.1:{port}"),),
+            memory=MemoryConfig(strategy=args.proxy_strategy),  # type: ignore[arg-type]
+            vector_store=VectorStoreConfig(kind="none"),
+        )
+        import logging
+
+        logging.getLogger("memtap").setLevel(logging.WARNING)
+        server = await start_server(ConfigHolder(config, str(Path(tmp) / "absent.yaml")),
+                                    listen=("127.0.0.1", 0), watch_config=False)
+        samples: dict[str, list[float]] = {"on": [], "off": []}
+        injected = 0
+        try:
+            async with aiohttp.ClientSession() as client:
+                url = server.base_url + "/v1/chat/completions"
+                for i in range(args.proxy_requests + 50):
+                    mode = "on" if i % 2 else "off"
+                    a, b = rng.sample(words, 2)
+                    body = {"model": "bench", "messages": [
+                        {"role": "user", "content": f"Tell me about {a} and {b}. I prefer {a} for {b}."}]}
+                    headers = {"Authorization": f"Bearer {key}"}
+                    if mode == "off":
+                        headers["X-Memtap-Memory"] = "off"
+                    t = time.perf_counter()
+                    async with client.post(url, json=body, headers=headers) as response:
+                        await response.read()
+                        injected += int(response.headers.get("X-Memtap-Memories", "0") or 0)
+                    if i >= 50:  # warm-up excluded
+                        samples[mode].append(time.perf_counter() - t)
+            histogram = server.runtime.metrics.retrieval_duration
+            retrieval_mean = sum(histogram._sums.values()) / max(1, sum(histogram.count(*k) for k in histogram._sums))
+        finally:
+            await server.stop()
+            await upstream.cleanup()
+    on, off = figures(samples["on"]), figures(samples["off"])
+    result = {"memories_per_owner": args.proxy_memories, "strategy": args.proxy_strategy,
+              "memory_on": on, "memory_off": off,
+              "added_p50_ms": round(on["p50_ms"] - off["p50_ms"], 3),
+              "retrieval_mean_ms": round(retrieval_mean, 3),
+              "avg_injected": round(injected / max(1, len(samples["on"]) + 25), 2)}
+    print(f"proxy: {result}", file=sys.stderr)
+    return result
+
+
+PARTS: dict[str, Callable[[argparse.Namespace], Awaitable[dict[str, Any]]]] = {
+    "retrieval": bench_retrieval,
+    "outbox": bench_enqueue_and_extraction,
+    "proxy": bench_proxy_overhead,
+}
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000", help="memories per owner, comma-separated")
+    parser.add_argument("--queries", type=int, default=500, help="retrieval queries per size")
+    parser.add_argument("--turns", type=int, default=5000, help="turns through the outbox")
+    parser.add_argument("--proxy-memories", type=int, default=10_000, help="memories of the proxied owner")
+    parser.add_argument("--proxy-requests", type=int, default=1000, help="requests (half with memory off)")
+    parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"which parts to run ({', '.join(PARTS)})")
+    parser.add_argument("--store", default="sqlite", choices=["sqlite", "qdrant"],
+                        help="record store (sqlite; qdrant: see bench_qdrant_store)")
+    parser.add_argument("--semantic", action="store_true", help="reserved: vector-tier parts")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
+    args = parser.parse_args(argv)
+    args.sizes = [int(s) for s in str(args.sizes).split(",") if s]
+    return args
+
+
+# -- --store qdrant (helper H) -----------------------------------------------------------------
+async def bench_qdrant_store(args: argparse.Namespace) -> dict[str, Any]:
+    """The Qdrant store's figures (scripts/bench_qdrant.py): bulk upsert, upsert_memory and
+    owner-filtered hybrid search, in local mode (sizes up to 10k) and against $QDRANT_URL."""
+    import os
+
+    from scripts.bench_qdrant import run_qdrant_bench
+
+    return {"runs": await run_qdrant_bench(args.sizes, args.queries, os.environ.get("QDRANT_URL"))}
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"store": args.store}
+    if args.store == "qdrant":
+        out["qdrant"] = await bench_qdrant_store(args)
+        return out
+    for name in str(args.parts).split(","):
+        out[name] = await PARTS[name](args)
+    return out
+
+
+if __name__ == "__main__":
+    arguments = parse()
+    report = asyncio.run(main(arguments))
+    if arguments.json:
+        print(json.dumps(report, indent=2))

@@ -1,0 +1,161 @@
+"""The Database: driver choice, WAL + pragmas, one writer with group commit (a failing job
+rolls back alone), reads that never wait on the writer, read time limits, error mapping."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.store import migrations
+from engine.store.database import Database, StoreClosed, StoreError, StoreTimeout
+from engine.store.driver import choose_driver
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "t.db", choose_driver(), readers=2)
+    await database.write_outside_transaction(migrations.migrate)
+    await database.write(
+        lambda c: c.execute("CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER)")
+    )
+    yield database
+    await database.close()
+
+
+def test_driver_choice_is_logged_and_usable(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="memtap.store"):
+        driver = choose_driver()
+    assert driver.name in ("sqlite3", "pysqlite3", "sqlite3-noext")
+    assert driver.has_fts5
+    record = next(r for r in caplog.records if r.getMessage() == "store.driver")
+    assert record.fields["driver"] == driver.name  # type: ignore[attr-defined]
+    noext = choose_driver("sqlite3-noext")
+    assert noext.name == "sqlite3-noext" and not noext.can_load_extensions
+    conn = noext.connect(":memory:")
+    try:
+        with pytest.raises(noext.error):
+            conn.execute("SELEC nonsense")
+    finally:
+        conn.close()
+
+
+async def test_pragmas(db: Database) -> None:
+    mode = await db.read(lambda c: c.execute("PRAGMA journal_mode").fetchone()[0])
+    assert mode == "wal"
+    assert (
+        await db.write_outside_transaction(
+            lambda c: c.execute("PRAGMA synchronous").fetchone()[0]
+        )
+        == 1
+    )
+    assert (
+        await db.write_outside_transaction(
+            lambda c: c.execute("PRAGMA busy_timeout").fetchone()[0]
+        )
+        == 1000
+    )
+    assert (
+        await db.write_outside_transaction(
+            lambda c: c.execute("PRAGMA secure_delete").fetchone()[0]
+        )
+        == 1
+    )
+
+
+async def test_group_commit_isolates_a_failing_job(db: Database) -> None:
+    def put(key: str, fail: bool = False) -> Any:
+        def job(c: Any) -> str:
+            c.execute("INSERT INTO kv VALUES (?, 1)", (key,))
+            if fail:
+                raise ValueError("job failed")
+            return key
+
+        return job
+
+    results = await asyncio.gather(
+        *(db.write(put(f"k{i}", fail=i == 5)) for i in range(20)),
+        return_exceptions=True,
+    )
+    assert isinstance(results[5], ValueError)
+    assert [r for i, r in enumerate(results) if i != 5] == [
+        f"k{i}" for i in range(20) if i != 5
+    ]
+    keys = await db.read(
+        lambda c: [r[0] for r in c.execute("SELECT k FROM kv ORDER BY rowid")]
+    )
+    assert keys == [f"k{i}" for i in range(20) if i != 5]
+    # a driver error in one job (duplicate key) maps to StoreError and spares the others
+    results = await asyncio.gather(
+        db.write(put("k0")), db.write(put("new")), return_exceptions=True
+    )
+    assert isinstance(results[0], StoreError) and results[1] == "new"
+
+
+async def test_reads_do_not_wait_for_the_writer(db: Database) -> None:
+    started = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def slow_write(c: Any) -> None:
+        c.execute("INSERT INTO kv VALUES ('slow', 1)")
+        loop.call_soon_threadsafe(started.set)
+        time.sleep(0.5)  # holds the write transaction open (in the writer's thread)
+
+    writing = asyncio.create_task(db.write(slow_write))
+    await started.wait()
+    t0 = time.monotonic()
+    count = await db.read(lambda c: c.execute("SELECT count(*) FROM kv").fetchone()[0])
+    assert time.monotonic() - t0 < 0.3
+    assert count == 0  # the uncommitted row is invisible
+    await writing
+    assert (
+        await db.read(lambda c: c.execute("SELECT count(*) FROM kv").fetchone()[0]) == 1
+    )
+
+
+async def test_long_read_is_interrupted(db: Database) -> None:
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    t0 = time.monotonic()
+    with pytest.raises(StoreTimeout):
+        await db.read(lambda c: c.execute(endless).fetchone(), timeout_ms=50)
+    assert time.monotonic() - t0 < 2
+    # the reader is usable afterwards, and reads without a limit are not interrupted
+    assert await db.read(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+
+
+async def test_closed_database_raises_store_closed(tmp_path: Path) -> None:
+    database = await Database.open(tmp_path / "c.db", choose_driver())
+    await database.close()
+    with pytest.raises(StoreClosed):
+        await database.write(lambda c: None)
+    with pytest.raises(StoreClosed):
+        await database.read(lambda c: None)
+
+
+async def test_close_finishes_queued_writes(tmp_path: Path) -> None:
+    database = await Database.open(tmp_path / "q.db", choose_driver())
+    await database.write(lambda c: c.execute("CREATE TABLE t (x)"))
+    pending = [
+        asyncio.ensure_future(
+            database.write(lambda c, i=i: c.execute("INSERT INTO t VALUES (?)", (i,)))
+        )
+        for i in range(50)
+    ]
+    await asyncio.sleep(0)
+    await database.close()
+    await asyncio.gather(*pending)
+    again = await Database.open(tmp_path / "q.db", choose_driver())
+    try:
+        assert (
+            await again.read(
+                lambda c: c.execute("SELECT count(*) FROM t").fetchone()[0]
+            )
+            == 50
+        )
+    finally:
+        await again.close()
