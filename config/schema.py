@@ -126,7 +126,9 @@ class ServerConfig:
     """Bodies larger than this are streamed upstream untouched (no memory)."""
 
 
-DEFAULT_UPSTREAM = UpstreamConfig(name="openai", url="https://api.openai.com", format="auto")
+DEFAULT_UPSTREAM = UpstreamConfig(
+    name="openai", url="https://api.openai.com", format="auto"
+)
 
 
 @dataclass(frozen=True, slots=True)

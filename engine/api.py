@@ -51,7 +51,9 @@ class MemoryEngine(Protocol):
         ...
 
     # -- the proxy's path -------------------------------------------------------------
-    async def retrieve(self, request: RetrievalRequest, *, side_effects: bool = True) -> Retrieval:
+    async def retrieve(
+        self, request: RetrievalRequest, *, side_effects: bool = True
+    ) -> Retrieval:
         """Rank memories for a request. The same code serves the proxy and retrieve-preview
         (`side_effects=False`: no lazy backfill writes, no counters)."""
         ...
@@ -77,9 +79,13 @@ class MemoryEngine(Protocol):
 
     async def import_memories(self, items: list[NewMemory]) -> ImportReport: ...
 
-    async def summarize(self, older_than_days: int, owner: str | None, dry_run: bool) -> dict[str, Any]: ...
+    async def summarize(
+        self, older_than_days: int, owner: str | None, dry_run: bool
+    ) -> dict[str, Any]: ...
 
-    async def reindex(self, limit: int | None = None, force: bool = False) -> dict[str, Any]: ...
+    async def reindex(
+        self, limit: int | None = None, force: bool = False
+    ) -> dict[str, Any]: ...
 
     async def load_overrides(self) -> dict[str, Any]:
         """Runtime settings overrides stored in the database (name -> JSON value)."""

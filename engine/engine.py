@@ -578,7 +578,9 @@ async def open_engine(
     if config.vector_store.kind == "qdrant":
         from engine.store.qdrant_engine import open_qdrant_engine
 
-        return await open_qdrant_engine(holder, metrics, start_worker=start_worker, driver=driver)
+        return await open_qdrant_engine(
+            holder, metrics, start_worker=start_worker, driver=driver
+        )
     if driver is None:
         driver = await asyncio.to_thread(
             choose_driver, os.environ.get("MEMTAP_SQLITE_DRIVER") or None

@@ -61,12 +61,32 @@ class Gauge(Counter):
         return lines
 
 
-DEFAULT_BUCKETS_MS = (1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)
+DEFAULT_BUCKETS_MS = (
+    1,
+    2.5,
+    5,
+    10,
+    25,
+    50,
+    100,
+    250,
+    500,
+    1000,
+    2500,
+    5000,
+    10000,
+    30000,
+    60000,
+)
 
 
 class Histogram:
     def __init__(
-        self, name: str, help_text: str, labels: Sequence[str] = (), buckets: Sequence[float] = DEFAULT_BUCKETS_MS
+        self,
+        name: str,
+        help_text: str,
+        labels: Sequence[str] = (),
+        buckets: Sequence[float] = DEFAULT_BUCKETS_MS,
     ) -> None:
         self.name, self.help, self.label_names = name, help_text, tuple(labels)
         self.buckets = tuple(sorted(buckets))
@@ -76,7 +96,9 @@ class Histogram:
 
     def observe(self, value: float, *label_values: str) -> None:
         with self._lock:
-            counts = self._counts.setdefault(label_values, [0] * (len(self.buckets) + 1))
+            counts = self._counts.setdefault(
+                label_values, [0] * (len(self.buckets) + 1)
+            )
             counts[bisect.bisect_left(self.buckets, value)] += 1
             self._sums[label_values] = self._sums.get(label_values, 0.0) + value
 
@@ -90,11 +112,17 @@ class Histogram:
             for bound, n in zip(self.buckets, counts, strict=False):
                 running += n
                 le = 'le="' + f"{bound:g}" + '"'
-                lines.append(f"{self.name}_bucket{_labels(self.label_names, key, le)} {running}")
+                lines.append(
+                    f"{self.name}_bucket{_labels(self.label_names, key, le)} {running}"
+                )
             running += counts[-1]
             inf = 'le="+Inf"'
-            lines.append(f"{self.name}_bucket{_labels(self.label_names, key, inf)} {running}")
-            lines.append(f"{self.name}_sum{_labels(self.label_names, key)} {self._sums[key]:g}")
+            lines.append(
+                f"{self.name}_bucket{_labels(self.label_names, key, inf)} {running}"
+            )
+            lines.append(
+                f"{self.name}_sum{_labels(self.label_names, key)} {self._sums[key]:g}"
+            )
             lines.append(f"{self.name}_count{_labels(self.label_names, key)} {running}")
         return lines
 
@@ -103,32 +131,64 @@ class Metrics:
     """Every metric memtap exports, declared once."""
 
     def __init__(self) -> None:
-        self.requests = Counter("memtap_requests_total", "Proxied requests by upstream and status.", ["upstream", "status"])
-        self.request_duration = Histogram(
-            "memtap_request_duration_ms", "Total request duration in milliseconds.", ["upstream"]
+        self.requests = Counter(
+            "memtap_requests_total",
+            "Proxied requests by upstream and status.",
+            ["upstream", "status"],
         )
-        self.ttfb = Histogram("memtap_ttfb_ms", "Time to the first response byte in milliseconds.", ["upstream"])
-        self.inflight = Gauge("memtap_inflight_requests", "Requests being proxied right now.")
-        self.inflight_streams = Gauge("memtap_inflight_streams", "Streaming responses being relayed right now.")
+        self.request_duration = Histogram(
+            "memtap_request_duration_ms",
+            "Total request duration in milliseconds.",
+            ["upstream"],
+        )
+        self.ttfb = Histogram(
+            "memtap_ttfb_ms",
+            "Time to the first response byte in milliseconds.",
+            ["upstream"],
+        )
+        self.inflight = Gauge(
+            "memtap_inflight_requests", "Requests being proxied right now."
+        )
+        self.inflight_streams = Gauge(
+            "memtap_inflight_streams", "Streaming responses being relayed right now."
+        )
         self.bytes_relayed = Counter(
-            "memtap_bytes_relayed_total", "Body bytes relayed, by direction (upstream|downstream).", ["direction"]
+            "memtap_bytes_relayed_total",
+            "Body bytes relayed, by direction (upstream|downstream).",
+            ["direction"],
         )
         self.upstream_errors = Counter(
-            "memtap_upstream_errors_total", "Upstream failures by kind (connect|timeout|tls|protocol).", ["kind"]
+            "memtap_upstream_errors_total",
+            "Upstream failures by kind (connect|timeout|tls|protocol).",
+            ["kind"],
         )
-        self.memories_injected = Counter("memtap_memories_injected_total", "Memories injected into requests.")
+        self.memories_injected = Counter(
+            "memtap_memories_injected_total", "Memories injected into requests."
+        )
         self.memory_requests = Counter(
-            "memtap_memory_requests_total", "Requests that went through memory, by outcome.", ["outcome"]
+            "memtap_memory_requests_total",
+            "Requests that went through memory, by outcome.",
+            ["outcome"],
         )
-        self.memories_extracted = Counter("memtap_memories_extracted_total", "Memories written by extraction.")
+        self.memories_extracted = Counter(
+            "memtap_memories_extracted_total", "Memories written by extraction."
+        )
         self.retrieval_duration = Histogram(
-            "memtap_retrieval_duration_ms", "Retrieval latency in milliseconds, by strategy.", ["strategy"]
+            "memtap_retrieval_duration_ms",
+            "Retrieval latency in milliseconds, by strategy.",
+            ["strategy"],
         )
         self.memory_fallbacks = Counter(
-            "memtap_memory_fallbacks_total", "Memory tier fallbacks and fail-open events, by cause.", ["cause"]
+            "memtap_memory_fallbacks_total",
+            "Memory tier fallbacks and fail-open events, by cause.",
+            ["cause"],
         )
-        self.outbox_depth = Gauge("memtap_outbox_depth", "Turns waiting in the extraction outbox.")
-        self.config_reloads = Counter("memtap_config_reloads_total", "Config reloads by result.", ["result"])
+        self.outbox_depth = Gauge(
+            "memtap_outbox_depth", "Turns waiting in the extraction outbox."
+        )
+        self.config_reloads = Counter(
+            "memtap_config_reloads_total", "Config reloads by result.", ["result"]
+        )
 
     def render(self) -> str:
         lines: list[str] = []

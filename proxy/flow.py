@@ -65,8 +65,10 @@ class Flow:
     @property
     def memories_injected(self) -> int | None:
         """None when the request did not go through memory (the log field stays null)."""
-        return None if self.codec is None or self.owner_id is None or self.memory_mode == "off" else len(
-            self.memory.injected_ids
+        return (
+            None
+            if self.codec is None or self.owner_id is None or self.memory_mode == "off"
+            else len(self.memory.injected_ids)
         )
 
     def elapsed_ms(self) -> float:

@@ -52,12 +52,21 @@ class Pipeline:
     def __init__(self, addons: Sequence[Addon]) -> None:
         self.addons: tuple[Addon, ...] = tuple(addons)
         # Only addons that override response_chunk are called per chunk: the hot path.
-        self._chunk_observers = tuple(a for a in self.addons if type(a).response_chunk is not Addon.response_chunk)
+        self._chunk_observers = tuple(
+            a for a in self.addons if type(a).response_chunk is not Addon.response_chunk
+        )
 
     def _failed(self, addon: Addon, hook: str, flow: Flow, exc: BaseException) -> None:
         log.error(
             "addon.error",
-            extra={"fields": {"addon": addon.name, "hook": hook, "request_id": flow.request_id, "error": repr(exc)}},
+            extra={
+                "fields": {
+                    "addon": addon.name,
+                    "hook": hook,
+                    "request_id": flow.request_id,
+                    "error": repr(exc),
+                }
+            },
             exc_info=exc,
         )
 

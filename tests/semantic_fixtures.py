@@ -24,6 +24,7 @@ from engine.types import Memory, NewMemory
 
 # Frequent WordPiece ids (the bert vocabulary is roughly frequency ordered from 1996 on).
 COMMON_TOKEN_IDS = range(1996, 3000)
+_static_ids: dict[str, set[int]] = {}
 _static_cache: dict[str, Path] = {}
 _static_lock = asyncio.Lock()
 
@@ -58,23 +59,30 @@ async def add_memory(db: Database, owner: str, content: str, **kw: object) -> Me
 
 
 async def static_table(texts: Iterable[str]) -> Path:
-    """Path of a static table covering `texts` plus common tokens (built once per process)."""
+    """Path of a static table covering `texts` plus common tokens. Built once per process and
+    rebuilt (over the union) only when a later caller needs tokens the table lacks, so the
+    result never depends on which test file asked first."""
     async with _static_lock:
-        if "path" not in _static_cache:
-            teacher = await open_onnx()
-            ids = set(COMMON_TOKEN_IDS)
+        teacher = await open_onnx()
+        try:
+            wanted = set(COMMON_TOKEN_IDS)
             for encoding in teacher.tokenizer.encode_batch(
                 list(texts), add_special_tokens=False
             ):
-                ids.update(encoding.ids)
-            folder = tempfile.mkdtemp(prefix="memtap-static-")
-            atexit.register(shutil.rmtree, folder, True)
-            out = Path(folder) / "static.npz"
-            await asyncio.to_thread(
-                build_static_sync, teacher, out, token_ids=sorted(ids)
-            )
+                wanted.update(encoding.ids)
+            covered: set[int] = _static_ids.get("ids", set())
+            if "path" not in _static_cache or not wanted <= covered:
+                ids = wanted | covered
+                folder = tempfile.mkdtemp(prefix="memtap-static-")
+                atexit.register(shutil.rmtree, folder, True)
+                out = Path(folder) / "static.npz"
+                await asyncio.to_thread(
+                    build_static_sync, teacher, out, token_ids=sorted(ids)
+                )
+                _static_cache["path"] = out
+                _static_ids["ids"] = ids
+        finally:
             await teacher.close()
-            _static_cache["path"] = out
         return _static_cache["path"]
 
 

@@ -379,7 +379,9 @@ async def _build_qdrant(
 
     assert resolution.source is not None
     try:
-        return await open_qdrant_store(holder.current, resolution.source, metrics, database=database)
+        return await open_qdrant_store(
+            holder.current, resolution.source, metrics, database=database
+        )
     except Exception as exc:
         await resolution.source.close()
         reason = f"qdrant: {type(exc).__name__}: {exc}"

@@ -33,7 +33,9 @@ ADMIN_PREFIX: Final = "/_memtap"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Reachable without credentials: liveness and the static page (it asks for the token itself).
-_PUBLIC_HANDLERS: Final = frozenset({health.health, health.readyz, page.index, page.asset})
+_PUBLIC_HANDLERS: Final = frozenset(
+    {health.health, health.readyz, page.index, page.asset}
+)
 _LOOPBACK_HOSTS: Final = frozenset({"localhost"})
 _SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 

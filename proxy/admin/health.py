@@ -43,7 +43,9 @@ async def readyz(request: web.Request) -> web.Response:
         started = time.perf_counter()
         try:
             details = await runtime.engine.health()
-            body["memory"] = "ready" if details.get("ready", "true") == "true" else "unavailable"
+            body["memory"] = (
+                "ready" if details.get("ready", "true") == "true" else "unavailable"
+            )
             body["store"] = details.get("store")
         except Exception as exc:  # noqa: BLE001 - readiness must answer even when memory is broken
             body["memory"] = f"error: {type(exc).__name__}"

@@ -9,13 +9,29 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from proxy.cli import ca_cmd, config_cmd, embeddings_cmd, memories_cmd, owners_cmd, serve_cmd
+from proxy.cli import (
+    ca_cmd,
+    config_cmd,
+    embeddings_cmd,
+    memories_cmd,
+    owners_cmd,
+    serve_cmd,
+)
 
-COMMAND_MODULES = (serve_cmd, config_cmd, memories_cmd, owners_cmd, embeddings_cmd, ca_cmd)
+COMMAND_MODULES = (
+    serve_cmd,
+    config_cmd,
+    memories_cmd,
+    owners_cmd,
+    embeddings_cmd,
+    ca_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memtap", description="Persistent memory proxy for LLM APIs.")
+    parser = argparse.ArgumentParser(
+        prog="memtap", description="Persistent memory proxy for LLM APIs."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub)

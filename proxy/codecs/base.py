@@ -69,7 +69,9 @@ class Codec(Protocol):
         """Read a parsed JSON body (dict). Raises ValueError when the shape is not this API's."""
         ...
 
-    def inject(self, body: Any, memory_text: str, placement: Placement, model: str | None) -> Any:
+    def inject(
+        self, body: Any, memory_text: str, placement: Placement, model: str | None
+    ) -> Any:
         """Return the body with `memory_text` added at the system level (a new object; the
         input is not mutated)."""
         ...
