@@ -242,6 +242,19 @@ class Engine:
         return updated
 
     @_guarded
+    async def restore_summary(self, summary_id: str) -> Memory:
+        """Undo one compaction by `summarize`: the original is live again, the summary is
+        gone. NotFound when `summary_id` is not a summary."""
+        original_id = await self.db.write(
+            lambda conn: summarizer.restore(conn, summary_id)
+        )
+        if original_id is None:
+            raise NotFound(f"memory {summary_id!r} is not a summary")
+        await self._vector_delete([summary_id])
+        original = await self.get_memory(original_id)
+        await self._vector_upsert([original])
+        return original
+
     async def delete_memory(self, memory_id: str) -> None:
         if not await self.db.write(lambda conn: memories.delete(conn, memory_id)):
             raise NotFound(f"memory {memory_id!r} not found")

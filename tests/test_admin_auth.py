@@ -25,6 +25,7 @@ API_ROUTES = [
     ("GET", "/api/engine-status"),
     ("POST", "/api/reindex"),
     ("POST", "/api/summarize"),
+    ("POST", "/api/summarize/restore"),
     ("DELETE", "/api/owners/abc"),
     ("GET", "/api/owners/abc/export"),
     ("POST", "/api/import"),

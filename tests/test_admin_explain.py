@@ -244,6 +244,31 @@ async def test_summarize_keeps_originals(admin: Admin) -> None:
         assert bad.status == 400 and bad.body["error"]["field"] == field
 
 
+async def test_summarize_restore_brings_the_original_back(admin: Admin) -> None:
+    original = await admin.create(content="Old note: " + "details " * 40)
+    done = await admin.call(
+        "POST", "/api/summarize", json={"older_than_days": 0, "owner": OWNER}
+    )
+    (summary_id,) = done.body["summaries"]
+    restored = await admin.call(
+        "POST", "/api/summarize/restore", json={"summary_id": summary_id}
+    )
+    assert restored.status == 200
+    assert restored.body["id"] == original["id"]
+    assert restored.body["content"] == original["content"]
+    assert restored.body["superseded_by"] is None
+    active = await admin.call("GET", "/api/memories", params={"owner": OWNER})
+    assert [m["id"] for m in active.body["items"]] == [original["id"]]
+    gone = await admin.call("GET", f"/api/memories/{summary_id}")
+    assert gone.status == 404
+    not_a_summary = await admin.call(
+        "POST", "/api/summarize/restore", json={"summary_id": original["id"]}
+    )
+    assert not_a_summary.status == 404
+    bad = await admin.call("POST", "/api/summarize/restore", json={"summary_id": "../x"})
+    assert bad.status == 400 and bad.body["error"]["field"] == "summary_id"
+
+
 async def test_reindex_without_vector_tier_reports_why(admin: Admin) -> None:
     reply = await admin.call("POST", "/api/reindex", json={})
     assert (

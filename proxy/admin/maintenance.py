@@ -1,4 +1,5 @@
-"""Maintenance: summarize (compact old memories, originals kept as superseded history) and
+"""Maintenance: summarize (compact old memories, originals kept as superseded history; undo
+one with summarize/restore) and
 reindex (resumable: each call processes at most `limit` memories and reports what remains)."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ import logging
 
 from aiohttp import web
 
+from engine.api import EngineError
 from proxy.admin import validation
 from proxy.admin.common import engine_of, json_response, runtime_of
 
@@ -38,6 +40,23 @@ async def summarize(request: web.Request) -> web.Response:
         },
     )
     return json_response(result)
+
+
+@routes.post("/api/summarize/restore")
+async def restore_summary(request: web.Request) -> web.Response:
+    """Undo one compaction: `{"summary_id"}` → the original memory, live again."""
+    body = await validation.read_json_object(request)
+    summary_id = validation.restore_request(body)
+    engine = engine_of(request)
+    restore = getattr(engine, "restore_summary", None)
+    if restore is None:
+        raise EngineError("this store cannot restore summaries")
+    original = await restore(summary_id)
+    log.info(
+        "memories.summary_restored",
+        extra={"fields": {"summary_id": summary_id, "original_id": original.id}},
+    )
+    return json_response(original.to_json())
 
 
 @routes.post("/api/reindex")

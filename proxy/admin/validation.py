@@ -364,6 +364,15 @@ class ReindexRequest:
     force: bool
 
 
+def restore_request(body: Mapping[str, Any]) -> str:
+    _only(body, frozenset({"summary_id"}), "a restore request")
+    value = _string(_require(body, "summary_id"), "summary_id", max_chars=64)
+    try:
+        return memory_id(value)
+    except InvalidInput as exc:
+        raise InvalidInput("summary_id is not a valid memory id", "summary_id") from exc
+
+
 def reindex_request(body: Mapping[str, Any]) -> ReindexRequest:
     _only(body, frozenset({"limit", "force"}), "a reindex request")
     limit = body.get("limit")
