@@ -53,20 +53,42 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
 _TRIGGERS = ("authoriz", "key", "bearer", "basic", "token", "sk-", "aiza")
 
 
+def _may_hold_secret(lowered: str) -> bool:
+    # Plain substring tests, spelled out: about 2x faster than any() over _TRIGGERS and 20x
+    # faster than one case-insensitive alternation regex (measured on a request.done line).
+    return (
+        "key" in lowered
+        or "authoriz" in lowered
+        or "bearer" in lowered
+        or "token" in lowered
+        or "basic" in lowered
+        or "sk-" in lowered
+        or "aiza" in lowered
+    )
+
+
 def redact(text: str) -> str:
     """`text` with credential values replaced by `[REDACTED]`."""
-    lowered = text.lower()
-    if not any(trigger in lowered for trigger in _TRIGGERS):
+    if not _may_hold_secret(text.lower()):
         return text
     for pattern, replace in _PATTERNS:
         text = pattern.sub(replace, text)
     return text
 
 
+_last_second: tuple[int, str] = (-1, "")
+"""The last second `_iso_ts` rendered and its text: lines come in bursts within a second."""
+
+
 def _iso_ts(created: float) -> str:
+    global _last_second
     seconds = int(created)
     millis = int((created - seconds) * 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+    cached = _last_second  # one reference read: a consistent pair from any thread
+    if cached[0] != seconds:
+        cached = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)))
+        _last_second = cached
+    return f"{cached[1]}.{millis:03d}Z"
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
@@ -230,7 +252,7 @@ def configure_logging(
     root.setLevel(root_level)
     # No formatter here prints caller, thread or process: skip collecting them per record
     # (the logging HOWTO's "Optimization" switches; findCaller walks the stack every call).
-    logging._srcfile = None  # type: ignore[attr-defined]
+    logging._srcfile = None
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False

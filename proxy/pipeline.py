@@ -48,13 +48,28 @@ class Addon:
         return None
 
 
+_HOOKS = ("request", "response_headers", "response_done", "error", "finished")
+
+
+def _overriding(addons: tuple[Addon, ...], hook: str) -> tuple[Addon, ...]:
+    base = getattr(Addon, hook)
+    return tuple(a for a in addons if getattr(type(a), hook, base) is not base)
+
+
 class Pipeline:
     def __init__(self, addons: Sequence[Addon]) -> None:
         self.addons: tuple[Addon, ...] = tuple(addons)
+        # Per hook, only the addons that override it: a no-op hook costs no coroutine per
+        # request (with memory off only the access log's `finished` is left).
+        self._by_hook: dict[str, tuple[Addon, ...]] = {
+            hook: _overriding(self.addons, hook) for hook in _HOOKS
+        }
         # Only addons that override response_chunk are called per chunk: the hot path.
-        self._chunk_observers = tuple(
-            a for a in self.addons if type(a).response_chunk is not Addon.response_chunk
-        )
+        self._chunk_observers = _overriding(self.addons, "response_chunk")
+        self.has_chunk_observers = bool(self._chunk_observers)
+        """False: the relay loop skips `response_chunk` altogether."""
+        self.has_done_hooks = bool(self._by_hook["response_done"])
+        """False: nothing to commit before the end of a body (no shielded task needed)."""
 
     def _failed(self, addon: Addon, hook: str, flow: Flow, exc: BaseException) -> None:
         log.error(
@@ -71,7 +86,7 @@ class Pipeline:
         )
 
     async def _call(self, hook: str, flow: Flow, *args: Any) -> None:
-        for addon in self.addons:
+        for addon in self._by_hook[hook]:
             try:
                 await getattr(addon, hook)(flow, *args)
             except Exception as exc:  # noqa: BLE001 - an addon must never fail the request

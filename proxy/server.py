@@ -14,7 +14,7 @@ import asyncio
 import logging
 import signal
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,7 @@ from engine.metrics import Metrics
 from proxy.addons import default_addons
 from proxy.admin.app import ADMIN_PREFIX, mount_admin
 from proxy.appkeys import RUNTIME, Runtime
+from proxy.modes.forward import addressed_elsewhere
 from proxy.modes.listener import ListenerSite, format_hostport, parse_listen
 from proxy.modes.reverse import error_body, handle
 from proxy.pipeline import Addon, Pipeline
@@ -103,7 +104,27 @@ async def _config_watch_ctx(app: web.Application) -> AsyncIterator[None]:
 # -- the application ----------------------------------------------------------------------
 
 
-async def _admin_elsewhere(request: web.Request) -> web.Response:
+@web.middleware
+async def _forwarded_admin_paths(
+    request: web.Request,
+    handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+) -> web.StreamResponse:
+    """aiohttp routes by path alone, so a forwarded request for `/_memtap/...` (intercepted
+    tunnel, absolute URI for another host) would reach the admin sub-app: it belongs to the
+    target host. Only mounted with the admin sub-app, whose own middlewares already make
+    aiohttp run the middleware chain for every request; the path test keeps it cheap."""
+    target = request.raw_path
+    if target.startswith(ADMIN_PREFIX) or (
+        not target.startswith("/") and ADMIN_PREFIX in target
+    ):
+        forwarded = addressed_elsewhere(request)
+        return await (handle(request) if forwarded else handler(request))
+    return await handler(request)
+
+
+async def _admin_elsewhere(request: web.Request) -> web.StreamResponse:
+    if addressed_elsewhere(request):
+        return await handle(request)  # the target host's path, not memtap's admin API
     body = error_body(
         "not_found",
         "the admin API listens on admin.listen, not on the proxy port",
@@ -127,15 +148,16 @@ def build_app(
         pipeline=Pipeline(()),
     )
     runtime.pipeline = Pipeline(addons(runtime))
-    app = web.Application()
+    admin_here = not holder.current.admin.listen
+    app = web.Application(middlewares=(_forwarded_admin_paths,) if admin_here else ())
     app[RUNTIME] = runtime
     app.cleanup_ctx.extend((_engine_ctx, _upstream_ctx))
     if watch_config:
         app.cleanup_ctx.append(_config_watch_ctx)
-    if holder.current.admin.listen:
-        app.router.add_route("*", ADMIN_PREFIX + "{tail:(/.*)?}", _admin_elsewhere)
-    else:
+    if admin_here:
         mount_admin(app)
+    else:
+        app.router.add_route("*", ADMIN_PREFIX + "{tail:(/.*)?}", _admin_elsewhere)
     app.router.add_route("*", "/{tail:.*}", handle)
     return app
 

@@ -19,7 +19,7 @@ import aiohttp
 from aiohttp import web
 
 from proxy.flow import Flow
-from proxy.pipeline import Addon, Pipeline
+from proxy.pipeline import Pipeline
 from proxy.upstream import IdleWatchdog
 
 
@@ -33,15 +33,8 @@ class UpstreamBodyError(Exception):
         self.kind = kind
 
 
-def _has_done_hooks(pipeline: Pipeline) -> bool:
-    return any(
-        type(addon).response_done is not Addon.response_done
-        for addon in pipeline.addons
-    )
-
-
 async def _done(flow: Flow, pipeline: Pipeline) -> None:
-    if not _has_done_hooks(pipeline):
+    if not pipeline.has_done_hooks:
         return  # nothing to commit: skip the shield's extra task on the hot path
     # Shielded: a client that disconnects during the commit must not abort a turn whose
     # upstream response already completed.
@@ -99,32 +92,45 @@ async def _relay(
         await client.write_eof()
         flow.completed = True
         return
-    reader = upstream.content
-    while True:
-        try:
-            chunk = await reader.readany()
-        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
-            raise UpstreamBodyError(f"upstream body broke off: {exc!r}") from exc
-        if watchdog is not None:
-            watchdog.touch()
-        if not chunk:
-            break
-        if remaining is not None and len(chunk) >= remaining:
-            # The chunk that completes the body: observe and commit, then deliver.
-            pipeline.response_chunk(flow, chunk)
-            await _done(flow, pipeline)
-            _first_byte(flow)
-            await client.write(chunk)
-            flow.bytes_out += len(chunk)
-            await client.write_eof()
-            flow.completed = True
-            return
-        _first_byte(flow)
-        await client.write(chunk)
-        flow.bytes_out += len(chunk)
-        pipeline.response_chunk(flow, chunk)
-        if remaining is not None:
-            remaining -= len(chunk)
+    # Per chunk: one read, one write and plain attribute updates; observers are only called
+    # when the pipeline has any, the watchdog's touch is a timestamp (no timer operation).
+    readany = upstream.content.readany
+    write = client.write
+    observe = pipeline.response_chunk if pipeline.has_chunk_observers else None
+    touch = watchdog.touch if watchdog is not None else None
+    sent = 0
+    try:
+        while True:
+            try:
+                chunk = await readany()
+            except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+                raise UpstreamBodyError(f"upstream body broke off: {exc!r}") from exc
+            if touch is not None:
+                touch()
+            if not chunk:
+                break
+            size = len(chunk)
+            if remaining is not None and size >= remaining:
+                # The chunk that completes the body: observe and commit, then deliver.
+                if observe is not None:
+                    observe(flow, chunk)
+                await _done(flow, pipeline)
+                _first_byte(flow)
+                await write(chunk)
+                sent += size
+                await client.write_eof()
+                flow.completed = True
+                return
+            if not sent:
+                _first_byte(flow)
+            await write(chunk)
+            sent += size
+            if observe is not None:
+                observe(flow, chunk)
+            if remaining is not None:
+                remaining -= size
+    finally:
+        flow.bytes_out += sent
     if remaining:
         raise UpstreamBodyError(
             f"upstream body ended {remaining} bytes short of Content-Length"

@@ -114,36 +114,52 @@ def classify(exc: BaseException, route: Route) -> UpstreamFailure:
     )
 
 
+@lru_cache(maxsize=32)
+def _client_timeout(connect_s: float) -> aiohttp.ClientTimeout:
+    # No sock_read: aiohttp would re-arm a timer on every read of a streaming body.
+    return aiohttp.ClientTimeout(total=None, connect=connect_s)
+
+
 async def open_response(
     session: aiohttp.ClientSession,
     route: Route,
     method: str,
     headers: CIMultiDict[str],
     body: bytes | Payload | None,
+    watchdog: IdleWatchdog | None = None,
 ) -> aiohttp.ClientResponse:
     """Send the request; return once the upstream's status and headers arrived.
 
     `route.timeout_s` bounds the wait for the response headers (the body's idle limit is an
     `IdleWatchdog`); `route.connect_timeout_s` bounds getting a connection. Raises
-    `UpstreamFailure`.
+    `UpstreamFailure`. With `watchdog` (armed with `route.timeout_s`, cancelling this task)
+    the header wait uses it instead of a timeout of its own: the same timer then guards the
+    body, one timer per request instead of two.
     """
-    # No sock_read: aiohttp would re-arm a timer on every read of a streaming body.
-    timeout = aiohttp.ClientTimeout(total=None, connect=route.connect_timeout_s)
     ssl_option: ssl.SSLContext | bool = (
         route.ssl_context if route.ssl_context is not None else True
     )
+    request = session.request(
+        method,
+        URL(route.url, encoded=True),
+        headers=headers,
+        data=body,
+        allow_redirects=False,
+        timeout=_client_timeout(route.connect_timeout_s),
+        ssl=ssl_option,
+        compress=None,
+    )
     try:
-        async with asyncio.timeout(route.timeout_s):
-            return await session.request(
-                method,
-                URL(route.url, encoded=True),
-                headers=headers,
-                data=body,
-                allow_redirects=False,
-                timeout=timeout,
-                ssl=ssl_option,
-                compress=None,
-            )
+        if watchdog is None:
+            async with asyncio.timeout(route.timeout_s):
+                return await request
+        try:
+            return await request
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if watchdog.fired and task is not None and task.uncancel() == 0:
+                raise TimeoutError() from None
+            raise
     except aiohttp.ClientError as exc:
         raise classify(exc, route) from exc
     except (TimeoutError, ssl.SSLError) as exc:

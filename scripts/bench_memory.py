@@ -11,7 +11,8 @@ Parts (each a function taking the parsed args and returning a dict of figures):
 - `proxy`: memory-on vs memory-off latency through a real memtap server, in one run.
 
 Extension points: `--store` selects the record store (`sqlite` here; helper H adds
-`qdrant`), `--semantic` is reserved for the vector-tier parts (helper E): register more
+`qdrant`), `--semantic` adds the vector-tier figures of `scripts/bench_semantic.py` (hybrid
+p50/p99 excluding and including the query embedding, KNN, RSS per source): register more
 parts in `PARTS`.
 """
 
@@ -259,7 +260,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--parts", default=",".join(PARTS), help=f"which parts to run ({', '.join(PARTS)})")
     parser.add_argument("--store", default="sqlite", choices=["sqlite", "qdrant"],
                         help="record store (sqlite; qdrant: see bench_qdrant_store)")
-    parser.add_argument("--semantic", action="store_true", help="reserved: vector-tier parts")
+    parser.add_argument("--semantic", action="store_true",
+                        help="also the vector tier: hybrid p50/p99 and RSS per embedding source "
+                             "(scripts/bench_semantic.py)")
+    parser.add_argument("--semantic-sources", default="static,onnx", help="sources for --semantic")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
     args = parser.parse_args(argv)
     args.sizes = [int(s) for s in str(args.sizes).split(",") if s]
@@ -284,6 +288,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         return out
     for name in str(args.parts).split(","):
         out[name] = await PARTS[name](args)
+    if args.semantic:
+        from scripts.bench_semantic import run_semantic_bench
+
+        out["semantic"] = await run_semantic_bench(
+            args.sizes, str(args.semantic_sources).split(","), min(args.queries, 200))
     return out
 
 

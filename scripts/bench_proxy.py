@@ -174,6 +174,16 @@ class Result:
     stable on a busy machine where wall-clock throughput is not."""
     cpu_us_sse: float = 0.0
 
+    @staticmethod
+    def median(runs: list[Result]) -> Result:
+        """Per-metric median over interleaved rounds: the typical figure on a shared machine."""
+        return Result(
+            *(
+                statistics.median(getattr(r, name) for r in runs)
+                for name in Result.__dataclass_fields__
+            )
+        )
+
     def better(self, other: Result) -> Result:
         """Best of two runs per metric (noise on a shared machine only ever slows things down)."""
         return Result(
@@ -320,8 +330,8 @@ async def bench(args: argparse.Namespace) -> None:
                         "minimal relay": relay,
                         "memtap": memtap_target,
                     }
-                    results: dict[str, Result] = {}
-                    # Interleaved rounds, best of each metric: a noisy neighbour hits every
+                    rounds: dict[str, list[Result]] = {}
+                    # Interleaved rounds, median of each metric: a noisy neighbour hits every
                     # target alike instead of whichever happened to run at the wrong time.
                     for round_number in range(1, args.rounds + 1):
                         for name, (url, pid) in targets.items():
@@ -333,12 +343,16 @@ async def bench(args: argparse.Namespace) -> None:
                             result = await measure(
                                 url, pid, args.requests, args.duration
                             )
-                            results[name] = (
-                                results[name].better(result)
-                                if name in results
-                                else result
-                            )
-    print_report(results)
+                            rounds.setdefault(name, []).append(result)
+    print(f"median of {args.rounds} interleaved rounds:")
+    print_report({name: Result.median(runs) for name, runs in rounds.items()})
+    best = {}
+    for name, runs in rounds.items():
+        best[name] = runs[0]
+        for run in runs[1:]:
+            best[name] = best[name].better(run)
+    print(f"\nbest of {args.rounds} interleaved rounds (per metric):")
+    print_report(best)
 
 
 def print_report(results: dict[str, Result]) -> None:
@@ -651,8 +665,8 @@ def main() -> None:
     parser.add_argument(
         "--rounds",
         type=int,
-        default=3,
-        help="interleaved rounds; the best of each metric is kept",
+        default=5,
+        help="interleaved rounds; the median (and the best) of each metric is reported",
     )
     args = parser.parse_args()
     if args.role == "upstream":

@@ -28,7 +28,13 @@ from cryptography.x509.oid import NameOID
 
 from config.holder import ConfigHolder
 from config.loader import LoadedConfig
-from config.schema import Config, InterceptConfig, MemoryConfig, UpstreamConfig
+from config.schema import (
+    AdminConfig,
+    Config,
+    InterceptConfig,
+    MemoryConfig,
+    UpstreamConfig,
+)
 from proxy.modes.certs import LeafCertStore, ca_cert_path
 from proxy.server import RunningServer, start_server
 
@@ -261,6 +267,43 @@ async def test_explicit_httpx_client_keeps_alive_inside_the_tunnel(
             assert response.status_code == 200
             assert response.json() == {"path": f"/v1/models?i={i}"}
     assert len(https_standin.received) == 3
+
+
+async def test_admin_paths_of_a_forwarded_request_belong_to_the_target(
+    tmp_path: Path, https_standin: StandIn, plain_standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    running = await memtap()
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+        intercepted = await client.get(f"{https_standin.origin}/_memtap/health?x=1")
+        absolute = await client.get(f"{plain_standin.origin}/_memtap/stats")
+    # The stand-in answered (memtap's own /_memtap/health has no "path" field).
+    assert intercepted.status_code == 200
+    assert intercepted.json() == {"path": "/_memtap/health?x=1"}
+    assert [r["path"] for r in https_standin.received] == ["/_memtap/health?x=1"]
+    assert absolute.status_code == 200
+    assert absolute.json() == {"path": "/_memtap/stats"}
+    # memtap's admin API still answers requests addressed to memtap itself.
+    async with httpx.AsyncClient(trust_env=False) as client:
+        own = await client.get(f"{running.base_url}/_memtap/health")
+    assert own.status_code == 200 and "path" not in own.json()
+
+
+async def test_admin_paths_are_forwarded_when_the_admin_api_listens_elsewhere(
+    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+) -> None:
+    running = await memtap(admin=AdminConfig(listen="127.0.0.1:0"))
+    verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
+        forwarded = await client.get(f"{https_standin.origin}/_memtap/memories")
+    assert forwarded.status_code == 200
+    assert forwarded.json() == {"path": "/_memtap/memories"}
+    # Addressed to memtap itself, the proxy port still says where the admin API is.
+    async with httpx.AsyncClient(trust_env=False) as client:
+        own = await client.get(f"{running.base_url}/_memtap/health")
+    assert own.status_code == 404 and own.json()["error"]["code"] == "not_found"
 
 
 async def test_untrusted_upstream_certificate_is_502_upstream_tls(

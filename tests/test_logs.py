@@ -73,6 +73,28 @@ def test_json_formatter_shape_and_exception_redaction():
     assert "\n" not in line
 
 
+def test_timestamps_are_exact_across_seconds():
+    """The formatter caches the rendered second: records from different seconds (and back
+    again, out of order) must each get their own."""
+    formatter = JsonFormatter()
+    stamps = []
+    for created in (
+        1_700_000_000.5,
+        1_700_000_000.999,
+        1_700_000_001,
+        1_700_000_000.25,
+    ):
+        record = _record("tick", {})
+        record.created = created
+        stamps.append(json.loads(formatter.format(record))["ts"])
+    assert stamps == [
+        "2023-11-14T22:13:20.500Z",
+        "2023-11-14T22:13:20.999Z",
+        "2023-11-14T22:13:21.000Z",
+        "2023-11-14T22:13:20.250Z",
+    ]
+
+
 def test_text_formatter():
     line = TextFormatter().format(
         _record("request.done", {"status": 200, "path": "/v1/x", "note": "two words"})

@@ -209,6 +209,39 @@ async def test_proxy_adds_no_request_headers(standin, memtap_server):
     assert received.body == b"abc"
 
 
+@pytest.mark.parametrize("split", [False, True])
+async def test_request_body_with_length_arrives_whole_in_one_packet_or_later(
+    split, standin, memtap_server
+):
+    """A body that came with the head goes upstream as ready bytes, one that is still
+    arriving is streamed: both reach the upstream intact with the client's Content-Length,
+    and both count as bytes relayed upstream."""
+    srv = await memtap_server()
+    body = b'{"model":"m","input":"' + b"x" * 3000 + b'"}'
+    head = b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body)
+    reader, writer = await _raw_connection(srv.url)
+    if split:
+        writer.write(head + body[:100])
+        await writer.drain()
+        await asyncio.sleep(0.05)  # the handler starts with the body incomplete
+        writer.write(body[100:])
+    else:
+        writer.write(head + body)
+    await writer.drain()
+    response_head = await reader.readuntil(b"\r\n\r\n")
+    assert response_head.startswith(b"HTTP/1.1 200")
+    writer.close()
+    received = standin.last()
+    assert received.body == body
+    assert received.headers["Content-Length"] == str(len(body))
+    assert "Transfer-Encoding" not in received.headers
+    for _ in range(100):  # the access log's metrics follow the response's last byte
+        if srv.metrics.bytes_relayed.value("upstream"):
+            break
+        await asyncio.sleep(0.01)
+    assert srv.metrics.bytes_relayed.value("upstream") == len(body)
+
+
 async def _raw_connection(
     url: str,
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

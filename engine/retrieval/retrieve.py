@@ -38,9 +38,8 @@ from engine.retrieval.budget import clamp_budget, walk
 from engine.retrieval.hybrid import fuse, keyword_and_recent
 from engine.retrieval.keyword import keyword
 from engine.retrieval.recent import recent
-from engine.store import memories
 from engine.store.database import Database
-from engine.store.memories import Live, cutoff_for, iso
+from engine.store.memories import M_COLUMNS, Live, cutoff_for, iso, to_memory
 from engine.store.protocol import VectorTier
 from engine.types import Hit, Memory, Retrieval, RetrievalRequest, Tier, estimate_tokens
 
@@ -76,6 +75,26 @@ def _live(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
         session=req.session,
         match_session=scope == "session",
     )
+
+
+def _rows_by_id(conn: Any, ids: list[str], live: Live) -> dict[str, Memory]:
+    """`memories.get_many`, planned id-first: given `owner = ?` in the filter, SQLite walked
+    the owner's whole index (3.7 ms at 10k rows, 33 ms at 100k) instead of ~40 primary-key
+    lookups (0.3 ms). The CROSS JOIN fixes the loop order; the filter is the same."""
+    out: dict[str, Memory] = {}
+    where, params = live.where("m")
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        values = ",".join(["(?)"] * len(chunk))
+        rows = conn.execute(
+            f"""WITH wanted(id) AS (VALUES {values})
+                SELECT {M_COLUMNS} FROM wanted CROSS JOIN memories m ON m.id = wanted.id
+                WHERE {where}""",
+            (*chunk, *params),
+        )
+        for row in rows:
+            out[row[0]] = to_memory(row)
+    return out
 
 
 async def _vector(
@@ -121,9 +140,8 @@ async def _vector(
     resolution["tiers"].append(tier.name)
     resolution["embedding"] = tier.embedding()
     good = [(mid, sim) for mid, sim in found if sim >= ctx.config.min_similarity]
-    rows = await ctx.db.read(
-        lambda conn: memories.get_many(conn, [m for m, _ in good], live)
-    )
+    wanted = [m for m, _ in good]
+    rows = await ctx.db.read(lambda conn: _rows_by_id(conn, wanted, live))
     out = []
     for rank, (mid, sim) in enumerate(good, start=1):
         if mid in rows:

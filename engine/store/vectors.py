@@ -8,8 +8,11 @@ with 32 it takes 2.5 MB, and KNN speed measured the same from 32 to 128.
 
 `memory_vector_meta` records the embedding signature (`source:model:dim`) the vectors were
 made with. A different signature drops and recreates the table and marks every memory
-`needs_reindex = 1`; backfill and reindex then fill it again. Memories own the flag: the
-engine sets it on every content write, `store_vectors` clears it once the vector is in.
+`needs_reindex = 1`; backfill and reindex then fill it again. Its `version` counter goes up
+with every vector write, in the same transaction: `engine.store.vector_cache` compares it on
+each query to notice writes it was not told about (another process on the same file).
+Memories own the flag: the engine sets it on every content write, `store_vectors` clears it
+once the vector is in.
 
 Every function runs in a connection's thread (`Database.read` / `Database.write`).
 """
@@ -24,6 +27,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from engine.store.vector_cache import VectorCache, unit_rows
 
 log = logging.getLogger("memtap.store")
 
@@ -40,6 +45,18 @@ class VectorMeta:
     signature: str | None
     dim: int | None
     reset_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVectors:
+    """What one `store_vectors_tracked` call changed, for patching the in-process cache."""
+
+    stored: int
+    version: int
+    upserts: list[tuple[str, str, npt.NDArray[np.float32]]]
+    """(memory id, owner, vector) now in the table."""
+    deletes: list[str]
+    """Memory ids whose vector is gone (an all-zero vector replaced it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +84,27 @@ def ensure_meta(conn: Conn) -> None:
             id INTEGER PRIMARY KEY CHECK (id = 1),
             signature TEXT,
             dim INTEGER,
-            reset_at TEXT
+            reset_at TEXT,
+            version INTEGER NOT NULL DEFAULT 0
         )"""
     )
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({META_TABLE})")}
+    if "version" not in columns:  # a file made before the counter existed
+        conn.execute(
+            f"ALTER TABLE {META_TABLE} ADD COLUMN version INTEGER NOT NULL DEFAULT 0"
+        )
+
+
+def read_version(conn: Conn) -> int:
+    """The vector write counter (0 before the first reset)."""
+    row = conn.execute(f"SELECT version FROM {META_TABLE} WHERE id = 1").fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def bump_version(conn: Conn) -> int:
+    """Count one vector write (inside its transaction); returns the new version."""
+    conn.execute(f"UPDATE {META_TABLE} SET version = version + 1 WHERE id = 1")
+    return read_version(conn)
 
 
 def read_meta(conn: Conn) -> VectorMeta:
@@ -109,6 +144,7 @@ def reset_for_signature(conn: Conn, signature: str, dim: int) -> int:
             reset_at = excluded.reset_at""",
         (signature, int(dim), reset_at),
     )
+    bump_version(conn)
     marked: int = conn.execute("UPDATE memories SET needs_reindex = 1").rowcount
     log.info(
         "vector.table_reset",
@@ -129,9 +165,21 @@ def store_vectors(
     flag stays set, so the next backfill embeds the new text. With `signature`, nothing is
     stored unless the table was made for it (a source switch raced this batch). Returns how
     many were stored."""
+    return store_vectors_tracked(conn, items, vectors, signature).stored
+
+
+def store_vectors_tracked(
+    conn: Conn,
+    items: Sequence[PendingMemory],
+    vectors: npt.NDArray[np.float32],
+    signature: str | None = None,
+) -> StoredVectors:
+    """`store_vectors`, also saying which vectors changed and the version it made."""
     if signature is not None and read_meta(conn).signature != signature:
-        return 0
+        return StoredVectors(0, read_version(conn), [], [])
     stored = 0
+    upserts: list[tuple[str, str, npt.NDArray[np.float32]]] = []
+    deletes: list[str] = []
     for item, vector in zip(items, vectors, strict=True):
         current = conn.execute(
             "SELECT content FROM memories WHERE id = ?", (item.id,)
@@ -148,10 +196,14 @@ def store_vectors(
                     np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
                 ),
             )
+            upserts.append((item.id, item.owner, vector))
+        else:
+            deletes.append(item.id)
         # An all-zero vector (no known token) has no direction: nothing to index, but done.
         conn.execute("UPDATE memories SET needs_reindex = 0 WHERE id = ?", (item.id,))
         stored += 1
-    return stored
+    version = bump_version(conn) if stored else read_version(conn)
+    return StoredVectors(stored, version, upserts, deletes)
 
 
 def delete_vectors(conn: Conn, memory_ids: Sequence[str]) -> int:
@@ -160,7 +212,10 @@ def delete_vectors(conn: Conn, memory_ids: Sequence[str]) -> int:
         removed += conn.execute(
             f"DELETE FROM {VEC_TABLE} WHERE memory_id = ?", (memory_id,)
         ).rowcount
-    return max(removed, 0)
+    removed = max(removed, 0)
+    if removed:
+        bump_version(conn)
+    return removed
 
 
 def erase_owner_vectors(conn: Conn, owner: str) -> int:
@@ -168,6 +223,7 @@ def erase_owner_vectors(conn: Conn, owner: str) -> int:
         f"SELECT count(*) FROM {VEC_TABLE} WHERE owner = ?", (owner,)
     ).fetchone()[0]
     conn.execute(f"DELETE FROM {VEC_TABLE} WHERE owner = ?", (owner,))
+    bump_version(conn)
     return count
 
 
@@ -241,3 +297,90 @@ def knn(
         "limit": int(limit),
     }
     return [(row[0], 1.0 - float(row[1])) for row in conn.execute(sql, params)]
+
+
+def load_owner(
+    conn: Conn, owner: str, dim: int
+) -> tuple[list[str], npt.NDArray[np.float32]]:
+    """Every (memory id, unit vector) of `owner`'s partition, for the in-process cache.
+
+    Rows are copied straight into a matrix sized from the owner's memory count (an index
+    lookup; `count(*)` on vec0 scans the partition): building it from fetched batches or a
+    growing buffer left 2-4x the matrix size in the reader thread's malloc arena as RSS."""
+    estimate = conn.execute(
+        "SELECT count(*) FROM memories WHERE owner = ?", (owner,)
+    ).fetchone()[0]
+    matrix = np.empty((max(int(estimate), 16), dim), dtype=np.float32)
+    flat = matrix.data.cast("B")
+    width = dim * 4
+    ids: list[str] = []
+    for memory_id, blob in conn.execute(
+        f"SELECT memory_id, embedding FROM {VEC_TABLE} WHERE owner = ?", (owner,)
+    ):
+        n = len(ids)
+        if n == matrix.shape[0]:  # vectors without a memory row: rare, grow
+            grown = np.empty((n + n // 2, dim), dtype=np.float32)
+            grown[:n] = matrix
+            matrix, flat = grown, grown.data.cast("B")
+        flat[n * width : (n + 1) * width] = blob
+        ids.append(memory_id)
+    if len(ids) < matrix.shape[0] // 2:  # most memories lack a vector (after a reset)
+        matrix = matrix[: len(ids)].copy()
+    unit_rows(matrix[: len(ids)])
+    return ids, matrix  # rows past len(ids): room for upserts
+
+
+def warm_owner(conn: Conn, cache: VectorCache, owner: str, dim: int) -> int:
+    """Load `owner`'s rows into `cache` (if not there); returns how many rows it holds."""
+    version = read_version(conn)
+    cache.observe(version)
+    if cache.holds(owner):
+        return -1
+    ids, matrix = load_owner(conn, owner, dim)
+    cache.put(owner, ids, matrix, version)
+    return len(ids)
+
+
+def knn_cached(
+    conn: Conn,
+    cache: VectorCache,
+    query: npt.NDArray[np.float32],
+    owner: str | None,
+    session: str | None,
+    limit: int,
+    overfetch: int = 4,
+) -> list[tuple[str, float]]:
+    """`knn` answered from `cache` (same candidates, same filters, same order).
+
+    One reader hop does it all: read the write counter, rank the owner's cached rows, join
+    the candidates back to `memories`. An owner not cached (not loaded yet, or dropped
+    because another process wrote vectors) is answered by `vec0`: loading takes ~0.1 s per
+    10k rows, so the caller does it in the background (`warm_owner`). The global scope (no
+    owner) has no partition to cache and stays on `vec0`."""
+    if owner is None:
+        return knn(conn, query, owner, session, limit, overfetch)
+    k = min(MAX_KNN_K, max(limit * overfetch, limit + 16))
+    unit = np.asarray(query, dtype=np.float32)
+    norm = float(np.linalg.norm(unit))
+    if norm == 0.0:
+        return []
+    unit = unit / norm
+    version = read_version(conn)
+    cache.observe(version)
+    found = cache.top(owner, unit, k)
+    if found is None:
+        return knn(conn, query, owner, session, limit, overfetch)
+    if not found:
+        return []
+    marks = ",".join("?" * len(found))
+    alive = {
+        row[0]
+        for row in conn.execute(
+            f"""SELECT m.id FROM memories m WHERE m.id IN ({marks})
+                AND m.superseded_by IS NULL
+                AND (m.expires_at IS NULL OR m.expires_at > ?)
+                AND (? IS NULL OR m.session = ?)""",
+            (*(mid for mid, _ in found), now_iso(), session, session),
+        )
+    }
+    return [(mid, sim) for mid, sim in found if mid in alive][: int(limit)]

@@ -2,8 +2,9 @@
 
 The YAML file (plus flags) is the base; overrides are stored in the database by the engine and
 applied on top by the ConfigHolder. GET shows every runtime setting with its effective value
-and source (default | yaml | override). PUT takes `{"memory.max_tokens": 800, ...}`: all the
-values are validated together, exactly like the YAML file, before anything is stored.
+and source (default | yaml | override). PUT takes `{"memory.max_tokens": 800, ...}` or the
+nested YAML shape `{"memory": {"max_tokens": 800}}`: all the values are validated together,
+exactly like the YAML file, before anything is stored.
 """
 
 from __future__ import annotations
@@ -43,9 +44,21 @@ async def get_settings(request: web.Request) -> web.Response:
     return json_response(_settings_body(request))
 
 
+def _flatten(changes: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """`{"memory": {"max_tokens": 800}}` (the YAML's shape) means `{"memory.max_tokens": 800}`."""
+    flat: dict[str, Any] = {}
+    for key, value in changes.items():
+        name = prefix + key
+        if isinstance(value, dict) and name not in SETTINGS_BY_NAME:
+            flat.update(_flatten(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
 @routes.put("/api/settings")
 async def put_settings(request: web.Request) -> web.Response:
-    changes = await validation.read_json_object(request)
+    changes = _flatten(await validation.read_json_object(request))
     if not changes:
         raise InvalidInput(
             'send at least one setting, e.g. {"memory.max_tokens": 800}', "body"

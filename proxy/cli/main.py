@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from proxy import __version__
 from proxy.cli import (
     ca_cmd,
     config_cmd,
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memtap", description="Persistent memory proxy for LLM APIs."
     )
+    parser.add_argument("--version", action="version", version=f"memtap {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(sub)

@@ -74,7 +74,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add = actions.add_parser("add", help="create a memory")
     add_target_arguments(add)
     add.add_argument("--owner", required=True, help="owner id (see `memtap owner-id`)")
-    add.add_argument("content", help="memory text, or - to read it from stdin")
+    add.add_argument(
+        "content", nargs="?", help="memory text, or - to read it from stdin"
+    )
+    # Also as a flag: `memtap memories add --owner X --content Y` is what people type.
+    add.add_argument(
+        "--content",
+        dest="content_flag",
+        metavar="TEXT",
+        help="memory text (instead of the positional CONTENT)",
+    )
     add.add_argument("--type", choices=MEMORY_TYPES, default="factual")
     add.add_argument(
         "--key",
@@ -94,7 +103,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "export", help="export an owner's memories as JSON lines"
     )
     add_target_arguments(export)
-    export.add_argument("owner", metavar="OWNER")
+    export.add_argument("owner", metavar="OWNER", nargs="?")
+    export.add_argument(
+        "--owner", dest="owner_flag", help="owner id (instead of the positional OWNER)"
+    )
     export.add_argument("-o", "--output", help="file to write (default stdout)")
     export.set_defaults(handler=_export)
 
@@ -102,7 +114,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "import", help="import JSON lines (as written by export); upserts by id"
     )
     add_target_arguments(imp)
-    imp.add_argument("file", metavar="FILE", help="JSON lines file, or - for stdin")
+    imp.add_argument(
+        "file",
+        metavar="FILE",
+        nargs="?",
+        default="-",
+        help="JSON lines file, or - for stdin (the default)",
+    )
     imp.set_defaults(handler=_import)
 
 
@@ -139,8 +157,22 @@ def _list(args: argparse.Namespace) -> int:
     return run_api_command(action, args)
 
 
+def _one_of(positional: str | None, flag: str | None, name: str) -> str | None:
+    """The value given either way; None (after printing why) when missing or given twice."""
+    if positional is not None and flag is not None and positional != flag:
+        print(f"memtap: give {name} once (positional or --{name})", file=sys.stderr)
+        return None
+    value = positional if positional is not None else flag
+    if value is None:
+        print(f"memtap: {name} is required", file=sys.stderr)
+    return value
+
+
 def _add(args: argparse.Namespace) -> int:
-    content = sys.stdin.read() if args.content == "-" else args.content
+    given = _one_of(args.content, args.content_flag, "content")
+    if given is None:
+        return EXIT_USAGE
+    content = sys.stdin.read() if given == "-" else given
     body: dict[str, Any] = {"owner": args.owner, "content": content, "type": args.type}
     for field in ("key", "session", "expires_at"):
         if getattr(args, field) is not None:
@@ -184,8 +216,12 @@ def segment(value: str) -> str:
 
 
 def _export(args: argparse.Namespace) -> int:
+    owner = _one_of(args.owner, args.owner_flag, "owner")
+    if owner is None:
+        return EXIT_USAGE
+
     def action(client: AdminClient) -> int:
-        path = f"/api/owners/{segment(args.owner)}/export"
+        path = f"/api/owners/{segment(owner)}/export"
         if not args.output:
             for line in client.stream_lines(path):
                 sys.stdout.buffer.write(line)
@@ -212,6 +248,11 @@ def _export(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     if args.file == "-":
+        if (
+            sys.stdin.isatty()
+        ):  # no file and nothing piped in: say so instead of waiting
+            print("memtap: give a FILE or pipe JSON lines into stdin", file=sys.stderr)
+            return EXIT_USAGE
         data = sys.stdin.buffer.read()
         source: IO[bytes] = io.BytesIO(data)
         size = len(data)

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
+import signal
 import sys
 from collections.abc import Callable, Coroutine
+from types import FrameType
 from typing import Any
 
 FORMATS = ("openai", "anthropic", "gemini")
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+log = logging.getLogger("memtap.server")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,7 +88,32 @@ def _announce(base_url: str) -> None:
     print(f"memtap listening on {base_url}", flush=True)
 
 
+def _exit_before_start(signum: int, frame: FrameType | None) -> None:
+    # SIGTERM/SIGINT before the event loop runs: nothing is accepted or queued yet.
+    raise SystemExit(0)
+
+
+async def _serve_until_signal(
+    serve: Callable[[], Coroutine[Any, Any, int]],
+) -> int:
+    """`serve()`, with SIGTERM/SIGINT during start-up (opening the store, loading the model)
+    cancelling it cleanly and exiting 0. Once listening, `serve` installs its own handlers
+    (graceful stop), which replace these."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        return await serve()
+    except asyncio.CancelledError:
+        log.info("server.start_cancelled")
+        return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _exit_before_start)
     from config.holder import ConfigHolder
     from config.loader import ConfigError
     from config.settings import apply_log_level
@@ -104,12 +135,15 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         print(f"memtap: cannot set up logging: {exc}", file=sys.stderr)
         return 1
+    # aiosqlite logs every query at debug ("executing <function ...>"): not memtap events, and
+    # enough of them to drown `--log-level debug`. Its warnings and errors still pass.
+    logging.getLogger("aiosqlite").setLevel(logging.INFO)
     # log.level can change at run time (YAML reload or a settings override).
     holder.subscribe(apply_log_level)
     try:
 
         async def main() -> int:
-            return await serve(holder, _announce)
+            return await _serve_until_signal(lambda: serve(holder, _announce))
 
         return run_loop(main)
     except OSError as exc:  # e.g. the port is taken

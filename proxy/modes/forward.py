@@ -40,6 +40,25 @@ def intercept_target(request: web.BaseRequest) -> InterceptTarget | None:
     return target if isinstance(target, InterceptTarget) else None
 
 
+def addressed_elsewhere(request: web.BaseRequest) -> bool:
+    """True for a request memtap forwards to another host: it came through an intercepted
+    tunnel, or its request-target is an absolute URI naming someone other than memtap.
+    Such a request is never memtap's own (e.g. `/_memtap/*` is the target's path then)."""
+    if intercept_target(request) is not None:
+        return True
+    raw_target = request.raw_path
+    if raw_target.startswith("/"):
+        return False
+    try:
+        url = URL(raw_target, encoded=True)
+    except ValueError:
+        return False
+    if not url.absolute or url.scheme not in _DEFAULT_PORTS or not url.raw_host:
+        return False
+    port = url.port or _DEFAULT_PORTS[url.scheme]
+    return not _is_own_address(request, url.raw_host.lower(), port)
+
+
 def resolve_forward_route(request: web.BaseRequest, config: Config) -> Route | None:
     """A Route for an intercepted or absolute-URI request; None for a reverse-mode request.
 

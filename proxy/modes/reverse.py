@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
+import os
+import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -58,6 +59,17 @@ def _load_codec_detection() -> DetectCodec | None:
 _detect_codec = _load_codec_detection()
 
 _MEMORY_MODES: dict[str, MemoryMode] = {"on": "on", "off": "off", "read": "read"}
+
+# Request ids: 128 random bits as 32 hex digits (the uuid4().hex shape) from a generator
+# seeded once from the OS, instead of a getrandom syscall per request. They identify log
+# lines; they are not secrets.
+_ids = random.Random(os.urandom(32))
+
+
+def new_request_id() -> str:
+    return f"{_ids.getrandbits(128):032x}"
+
+
 _EMPTY_BODY_STATUSES = frozenset({204, 304})
 
 
@@ -128,7 +140,7 @@ def new_flow(request: web.BaseRequest, route: Route) -> Flow:
     memtap = read_memtap_headers(client_headers)
     api_key = api_key_from(client_headers, route.query)
     return Flow(
-        request_id=uuid.uuid4().hex,
+        request_id=new_request_id(),
         method=request.method,
         route=route,
         request_headers=upstream_request_headers(
@@ -190,6 +202,14 @@ def _upstream_body(request: web.Request, flow: Flow) -> bytes | Payload | None:
         return flow.body
     if not request.body_exists:
         return None
+    content = request.content
+    length = request.content_length
+    if length is not None and content.is_eof() and content.total_bytes == length:
+        # The whole body arrived with the head (the usual small JSON request): hand it on
+        # as bytes, the headers and body leave in one write, no body-writer generator.
+        body = content.read_nowait()
+        flow.bytes_in = len(body)
+        return body
     # A ready Payload skips aiohttp's registry scan (a dozen ABC isinstance checks per request).
     return AsyncIterablePayload(_stream_request_body(request, flow))
 
@@ -231,8 +251,13 @@ def _expected_length(
 
 
 async def _relay_response(
-    request: web.Request, runtime: Runtime, flow: Flow, upstream: aiohttp.ClientResponse
+    request: web.Request,
+    runtime: Runtime,
+    flow: Flow,
+    upstream: aiohttp.ClientResponse,
+    watchdog: IdleWatchdog,
 ) -> web.StreamResponse:
+    watchdog.touch()  # headers arrived: from now on the limit is the body's idle time
     flow.status = upstream.status
     flow.response_headers = strip_hop_by_hop(upstream.headers)
     if upstream.headers.get("Content-Type", "").startswith("text/event-stream"):
@@ -252,9 +277,7 @@ async def _relay_response(
     await response.prepare(request)
     gauge = runtime.metrics.inflight_streams
     gauge.inc()
-    task = asyncio.current_task()
-    assert task is not None
-    watchdog = IdleWatchdog(flow.route.timeout_s, task.cancel)
+    watchdog.touch()  # the body's idle limit starts now
     try:
         await relay_body(upstream, response, flow, runtime.pipeline, expected, watchdog)
     except UpstreamBodyError as exc:
@@ -268,7 +291,6 @@ async def _relay_response(
         flow.error, flow.error_kind = f"client connection lost: {exc}", "client"
         await runtime.pipeline.error(flow, exc)
     finally:
-        watchdog.cancel()
         gauge.dec()
     return response
 
@@ -282,21 +304,32 @@ async def _forward(
     if session is None:
         raise RuntimeError("upstream session is not open (server not started)")
     body = _upstream_body(request, flow)
+    task = asyncio.current_task()
+    assert task is not None
+    # One timer for the request: bounds the wait for the response headers, then (touched
+    # by every body chunk) the body's idle time.
+    watchdog = IdleWatchdog(flow.route.timeout_s, task.cancel)
     try:
-        upstream = await open_response(
-            session, flow.route, flow.method, flow.request_headers, body
-        )
-    except UpstreamFailure as failure:
-        flow.error, flow.error_kind = failure.message, failure.kind
-        runtime.metrics.upstream_errors.inc(failure.kind)
-        await runtime.pipeline.error(flow, failure)
-        payload = error_body(failure.code, failure.message, flow.route.upstream_name)
-        return await _send_error(request, flow, failure.status, payload)
-    try:
-        response = await _relay_response(request, runtime, flow, upstream)
-    except BaseException:
-        upstream.close()  # not reusable: drop the upstream connection (cancels the request)
-        raise
+        try:
+            upstream = await open_response(
+                session, flow.route, flow.method, flow.request_headers, body, watchdog
+            )
+        except UpstreamFailure as failure:
+            watchdog.cancel()  # answered by memtap from here on
+            flow.error, flow.error_kind = failure.message, failure.kind
+            runtime.metrics.upstream_errors.inc(failure.kind)
+            await runtime.pipeline.error(flow, failure)
+            payload = error_body(
+                failure.code, failure.message, flow.route.upstream_name
+            )
+            return await _send_error(request, flow, failure.status, payload)
+        try:
+            response = await _relay_response(request, runtime, flow, upstream, watchdog)
+        except BaseException:
+            upstream.close()  # not reusable: drop the upstream connection (cancels it)
+            raise
+    finally:
+        watchdog.cancel()
     if flow.completed:
         upstream.release()
     else:
