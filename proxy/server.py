@@ -22,6 +22,7 @@ from aiohttp import web
 
 from engine.metrics import Metrics
 from proxy.addons import default_addons
+from proxy.admin import health as admin_health
 from proxy.admin.app import ADMIN_PREFIX, mount_admin
 from proxy.appkeys import RUNTIME, Runtime
 from proxy.modes.forward import addressed_elsewhere
@@ -125,12 +126,22 @@ async def _forwarded_admin_paths(
 async def _admin_elsewhere(request: web.Request) -> web.StreamResponse:
     if addressed_elsewhere(request):
         return await handle(request)  # the target host's path, not memtap's admin API
+    # Liveness/readiness probes keep working on the proxy port (they carry no memory data).
+    probe = _PROBES.get(request.match_info.get("tail", ""))
+    if probe is not None and request.method in ("GET", "HEAD"):
+        return await probe(request)
     body = error_body(
         "not_found",
         "the admin API listens on admin.listen, not on the proxy port",
         None,
     )
     return web.Response(status=404, body=body, content_type="application/json")
+
+
+_PROBES: dict[str, Callable[[web.Request], Awaitable[web.StreamResponse]]] = {
+    "/health": admin_health.health,
+    "/readyz": admin_health.readyz,
+}
 
 
 def build_app(

@@ -51,6 +51,13 @@ async def test_admin_on_its_own_listener(
     async with http.get(server.url + "/_memtap/api/memories", headers=auth) as response:
         assert response.status == 404
         assert (await response.json())["error"]["code"] == "not_found"
+    # ...but liveness/readiness probes still answer there.
+    async with http.get(server.url + "/_memtap/health") as response:
+        assert response.status == 200 and (await response.json())["status"] == "ok"
+    async with http.get(server.url + "/_memtap/readyz") as response:
+        assert response.status == 200 and (await response.json())["ready"] is True
+    async with http.get(server.url + "/_memtap/metrics") as response:
+        assert response.status == 404
 
     await server.stop()
     with pytest.raises(aiohttp.ClientConnectionError):

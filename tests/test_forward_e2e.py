@@ -302,7 +302,7 @@ async def test_admin_paths_are_forwarded_when_the_admin_api_listens_elsewhere(
     assert forwarded.json() == {"path": "/_memtap/memories"}
     # Addressed to memtap itself, the proxy port still says where the admin API is.
     async with httpx.AsyncClient(trust_env=False) as client:
-        own = await client.get(f"{running.base_url}/_memtap/health")
+        own = await client.get(f"{running.base_url}/_memtap/api/memories")
     assert own.status_code == 404 and own.json()["error"]["code"] == "not_found"
 
 

@@ -189,7 +189,7 @@ async def test_admin_on_its_own_listener(standin, memtap_server, memtap_config):
     async with aiohttp.ClientSession() as client:
         async with client.get(f"http://{host}:{port}/_memtap/health") as r:
             assert r.status == 200
-        async with client.get(srv.url + "/_memtap/health") as r:
+        async with client.get(srv.url + "/_memtap/api/memories") as r:
             assert r.status == 404
             assert (await r.json())["error"]["code"] == "not_found"
     assert standin.requests == []  # not proxied upstream either

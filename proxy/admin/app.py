@@ -5,7 +5,7 @@ Auth (checked per request against the live config, so a reload or override takes
   `Authorization: Bearer <token>` (constant-time comparison), else 401.
 - no token: the API answers only to loopback clients (403 otherwise), only for a loopback
   `Host` (DNS rebinding) and, for writes, only without a foreign `Origin` (cross-site forms).
-  /metrics is then open to anyone: it carries no memory content and no owner ids.
+  /metrics then answers loopback clients only too (any Host, so a local scraper works).
 Errors are always `{"error": {"code", "message"}}` with a stable code (see `_STATUS_CODES`).
 """
 
@@ -168,14 +168,15 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
                 "missing or wrong admin token (Authorization: Bearer ...)",
             )
         return await handler(request)
-    if route_handler is health.metrics:
-        return await handler(request)
     if not is_loopback(request.remote):
         return error_response(
             403,
             "forbidden",
             "no admin.token configured: the admin API answers only on loopback",
         )
+    if route_handler is health.metrics:
+        # A scraper on this host may use any Host name; the page-facing checks don't apply.
+        return await handler(request)
     if not _host_is_loopback(request.host):
         return error_response(
             403, "forbidden", "no admin.token configured: Host must be a loopback name"
