@@ -33,7 +33,7 @@ from engine.store.migrations import migrate
 from engine.types import NewMemory, RetrievalRequest
 
 DEFAULT_SET = (
-    Path(__file__).resolve().parent.parent / "tests" / "data" / "recall_set.json"
+    Path(__file__).resolve().parent.parent / "tests" / "datasets" / "recall_set.json"
 )
 STRATEGIES = ("keyword", "semantic", "hybrid")
 K = 5

@@ -26,7 +26,7 @@ def load_eval() -> ModuleType:
 
 
 def test_recall_set_is_well_formed() -> None:
-    data = json.loads((ROOT / "tests" / "data" / "recall_set.json").read_text())
+    data = json.loads((ROOT / "tests" / "datasets" / "recall_set.json").read_text())
     assert len(data["owners"]) >= 4
     for spec in data["owners"].values():
         ids = {m["id"] for m in spec["memories"]}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).parent / "assets"
 PACKAGED_TOKENIZER = DATA_DIR / "tokenizer.json"
 PACKAGED_TOKENIZER_SHA256 = (
     "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
