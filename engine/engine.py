@@ -45,7 +45,7 @@ from engine.types import (
 
 if TYPE_CHECKING:
     from config.holder import ConfigHolder
-    from config.schema import Config
+    from config.schema import Config, MemoryConfig
 
 log = logging.getLogger("memtap.engine")
 
@@ -509,20 +509,17 @@ class Engine:
             "embedding": self.vector_tier.embedding()
             if self.vector_tier is not None
             else "off",
-            "outbox": {
-                "depth": depth,
-                "worker": "running" if self.worker.running else "stopped",
-                "processed": self.worker.processed,
-                "last_error": self.worker.last_error,
-            },
+            "outbox": self._outbox_status(depth),
             "counts": counts,
-            "memory": {
-                "enabled": cfg.enabled,
-                "strategy": cfg.strategy,
-                "scope": cfg.scope,
-                "max_tokens": cfg.max_tokens,
-                "retention_days": cfg.retention_days,
-            },
+            "memory": memory_status(cfg),
+        }
+
+    def _outbox_status(self, depth: int) -> dict[str, Any]:
+        return {
+            "depth": depth,
+            "worker": "running" if self.worker.running else "stopped",
+            "processed": self.worker.processed,
+            "last_error": self.worker.last_error,
         }
 
     async def health(self) -> dict[str, str]:
@@ -569,6 +566,17 @@ class Engine:
                 "memory.vector_delete_failed",
                 extra={"fields": {"error": type(exc).__name__, "count": len(ids)}},
             )
+
+
+def memory_status(cfg: MemoryConfig) -> dict[str, Any]:
+    """The memory settings engine-status reports, for every store."""
+    return {
+        "enabled": cfg.enabled,
+        "strategy": cfg.strategy,
+        "scope": cfg.scope,
+        "max_tokens": cfg.max_tokens,
+        "retention_days": cfg.retention_days,
+    }
 
 
 def database_path(config: Config) -> Path:

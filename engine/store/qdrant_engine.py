@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from engine.api import EngineError, InvalidInput, NotFound
 from engine.embeddings.base import EmbeddingSource
 from engine.embeddings.resolve import resolve_embedding_source
-from engine.engine import Engine, _guarded, database_path
+from engine.engine import Engine, _guarded, database_path, memory_status
 from engine.metrics import Metrics
 from engine.store import migrations, outbox
 from engine.store.database import Database
@@ -232,20 +232,9 @@ class QdrantEngine(Engine):
                 "embedding": self.store.embedding(),
             },
             "embedding": self.store.embedding(),
-            "outbox": {
-                "depth": depth,
-                "worker": "running" if self.worker.running else "stopped",
-                "processed": self.worker.processed,
-                "last_error": self.worker.last_error,
-            },
+            "outbox": self._outbox_status(depth),
             "counts": counts,
-            "memory": {
-                "enabled": cfg.enabled,
-                "strategy": cfg.strategy,
-                "scope": cfg.scope,
-                "max_tokens": cfg.max_tokens,
-                "retention_days": cfg.retention_days,
-            },
+            "memory": memory_status(cfg),
         }
 
     async def health(self) -> dict[str, str]:
