@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
-from proxy.codecs.common import error_of, parse_arguments
+from proxy.codecs.common import TurnState, error_of, parse_arguments
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonBodyFollower
 from proxy.codecs.memory_block import strip_memory_block
@@ -42,15 +42,11 @@ def _usage(usage: Any, into: dict[str, int]) -> None:
                 into[key] = usage[key]
 
 
-class AnthropicStreamState:
-    __slots__ = ("_blocks", "_done", "_error", "_finish", "_text", "_usage")
+class AnthropicStreamState(TurnState):
+    __slots__ = ("_blocks",)
 
     def __init__(self) -> None:
-        self._text: list[str] = []
-        self._finish: str | None = None
-        self._done = False
-        self._error: str | None = None
-        self._usage: dict[str, int] = {}
+        super().__init__()
         # content block index -> tool_use {"id", "name", "json"}
         self._blocks: dict[int, dict[str, Any]] = {}
 
@@ -113,13 +109,7 @@ class AnthropicStreamState:
         _usage(body.get("usage"), self._usage)
 
     def completion(self, eof_clean: bool) -> Completion:
-        clean = self._done and eof_clean
-        if self._error is not None:
-            finish: str | None = "error"
-        elif self._finish:
-            finish = self._finish
-        else:
-            finish = None if clean else "truncated"
+        finish = "error" if self._error is not None else self._finish
         calls = tuple(
             {
                 "id": b["id"],
@@ -130,14 +120,7 @@ class AnthropicStreamState:
             }
             for _, b in sorted(self._blocks.items())
         )
-        return Completion(
-            assistant_text="".join(self._text),
-            finish=finish,
-            clean_end=clean,
-            tool_calls=calls,
-            error=self._error,
-            usage=self._usage,
-        )
+        return self._completion(eof_clean, finish, calls)
 
 
 class AnthropicCodec:

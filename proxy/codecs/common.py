@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from proxy.codecs.base import Completion
+
 
 def content_text(content: Any) -> str:
     """Text of a message `content`: a string, or the text parts of a parts list."""
@@ -36,3 +38,32 @@ def error_of(err: Any) -> str:
         message = err.get("message")
         return f"{kind}: {message}" if message else str(kind)
     return str(err)
+
+
+class TurnState:
+    """What every stream state folds events into: text of the first choice, terminal reason,
+    in-band error, usage, and whether the protocol's terminator arrived (`_done`)."""
+
+    __slots__ = ("_done", "_error", "_finish", "_text", "_usage")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._finish: str | None = None
+        self._done = False
+        self._error: str | None = None
+        self._usage: dict[str, int] = {}
+
+    def _completion(
+        self, eof_clean: bool, finish: str | None, calls: tuple[dict[str, Any], ...]
+    ) -> Completion:
+        """`finish` is the provider's reason as the format ranks it against an error; None
+        means the stream had none: a clean end then has no reason, a cut one is `truncated`."""
+        clean = self._done and eof_clean
+        return Completion(
+            assistant_text="".join(self._text),
+            finish=finish if finish else (None if clean else "truncated"),
+            clean_end=clean,
+            tool_calls=calls,
+            error=self._error,
+            usage=self._usage,
+        )

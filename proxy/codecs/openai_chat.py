@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
-from proxy.codecs.common import content_text, error_of, parse_arguments
+from proxy.codecs.common import TurnState, content_text, error_of, parse_arguments
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonBodyFollower
 from proxy.codecs.memory_block import strip_memory_block
@@ -56,18 +56,14 @@ def usage_of(usage: Any) -> dict[str, int]:
     return out
 
 
-class ChatStreamState:
+class ChatStreamState(TurnState):
     """Folds `chat.completion.chunk` events (and a non-stream `chat.completion`) into a
     Completion for choice 0."""
 
-    __slots__ = ("_calls", "_done", "_error", "_finish", "_text", "_usage")
+    __slots__ = ("_calls",)
 
     def __init__(self) -> None:
-        self._text: list[str] = []
-        self._finish: str | None = None
-        self._done = False
-        self._error: str | None = None
-        self._usage: dict[str, int] = {}
+        super().__init__()
         self._calls: dict[int, dict[str, Any]] = {}
 
     def on_event(self, event: str, payload: Any) -> None:
@@ -124,13 +120,7 @@ class ChatStreamState:
             self._finish = choice.get("finish_reason")
 
     def completion(self, eof_clean: bool) -> Completion:
-        clean = self._done and eof_clean
-        if self._error is not None:
-            finish: str | None = "error"
-        elif self._finish:
-            finish = self._finish
-        else:
-            finish = None if clean else "truncated"
+        finish = "error" if self._error is not None else self._finish
         calls = tuple(
             {
                 "id": c["id"],
@@ -139,14 +129,7 @@ class ChatStreamState:
             }
             for _, c in sorted(self._calls.items())
         )
-        return Completion(
-            assistant_text="".join(self._text),
-            finish=finish,
-            clean_end=clean,
-            tool_calls=calls,
-            error=self._error,
-            usage=self._usage,
-        )
+        return self._completion(eof_clean, finish, calls)
 
 
 class OpenAIChatCodec:

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.types import ApiFormat
 from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
-from proxy.codecs.common import content_text, error_of, parse_arguments
+from proxy.codecs.common import TurnState, content_text, error_of, parse_arguments
 from proxy.codecs.followers import SseFollower
 from proxy.codecs.json_body import JsonBodyFollower
 from proxy.codecs.memory_block import strip_memory_block
@@ -31,15 +31,11 @@ def _usage(usage: Any) -> dict[str, int]:
     }
 
 
-class ResponsesStreamState:
-    __slots__ = ("_calls", "_done", "_error", "_finish", "_text", "_usage")
+class ResponsesStreamState(TurnState):
+    __slots__ = ("_calls",)
 
     def __init__(self) -> None:
-        self._text: list[str] = []
-        self._finish: str | None = None
-        self._done = False
-        self._error: str | None = None
-        self._usage: dict[str, int] = {}
+        super().__init__()
         # item id -> {"id": call_id, "name", "arguments"}, in output order
         self._calls: dict[str, dict[str, Any]] = {}
 
@@ -110,13 +106,11 @@ class ResponsesStreamState:
                         self._text.append(text)
 
     def completion(self, eof_clean: bool) -> Completion:
-        clean = self._done and eof_clean
+        # The terminal response status outranks an earlier `error` event (error_then_failed).
         if self._finish and self._finish != "in_progress":
             finish: str | None = self._finish
-        elif self._error is not None:
-            finish = "error"
         else:
-            finish = None if clean else "truncated"
+            finish = "error" if self._error is not None else None
         calls = tuple(
             {
                 "id": c["id"],
@@ -125,14 +119,7 @@ class ResponsesStreamState:
             }
             for c in self._calls.values()
         )
-        return Completion(
-            assistant_text="".join(self._text),
-            finish=finish,
-            clean_end=clean,
-            tool_calls=calls,
-            error=self._error,
-            usage=self._usage,
-        )
+        return self._completion(eof_clean, finish, calls)
 
 
 def _input_text(item: dict[str, Any]) -> str:
