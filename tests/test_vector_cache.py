@@ -97,6 +97,86 @@ async def test_cached_knn_matches_vec0_with_every_filter(tmp_path: Path) -> None
         await db.close()
 
 
+async def test_knn_live_is_knn_plus_the_live_reread_in_one_hop(tmp_path: Path) -> None:
+    """`knn_live` (what retrieval uses) returns exactly the rows `knn` + `get_many` return,
+    cached or not, with every live filter: owner, session, expiry, supersession and
+    retention (which the KNN join itself does not apply)."""
+    db = await open_db(tmp_path / "m.db")
+    try:
+        await db.write(lambda conn: vectors.reset_for_signature(conn, "t:m:8", DIM))
+        made = []
+        for i in range(90):
+            kw: dict[str, object] = {"session": "s1"} if i % 5 == 0 else {}
+            made.append(
+                await add_memory(db, ("alice", "bob")[i % 2], f"fact {i}", **kw)
+            )
+        vecs = rows(len(made), 3)
+        items = [PendingMemory(m.id, m.owner, m.content) for m in made]
+        await db.write(lambda conn: vectors.store_vectors(conn, items, vecs))
+        old = made[2]  # alice's, last written long ago: outside retention
+        await db.write(
+            lambda conn: conn.execute(
+                "UPDATE memories SET updated_at = '2001-01-01T00:00:00.000Z' WHERE id = ?",
+                (old.id,),
+            )
+        )
+        warm = VectorCache()
+        for owner in ("alice", "bob"):
+            await db.read(
+                lambda conn, o=owner: vectors.warm_owner(conn, warm, o, DIM)  # type: ignore[misc]
+            )
+        cold = VectorCache()  # nothing loaded: answered by vec0
+        now = memories.now_iso()
+        checked = 0
+        for owner in ("alice", "bob"):
+            for session, match in ((None, False), ("s1", True), (None, True)):
+                live = memories.Live(
+                    now=now,
+                    cutoff="2020-01-01T00:00:00.000Z",
+                    owner=owner,
+                    session=session,
+                    match_session=match,
+                )
+                # limit 3: the re-read goes in batches of 7, and the session filters drop
+                # most of them, so several batches are needed
+                for q, limit in zip(rows(6, 4), (40, 3, 40, 3, 40, 3), strict=True):
+
+                    def run(
+                        conn: Any, q: Any = q, live: Any = live, limit: int = limit
+                    ) -> Any:
+                        ids = vectors.knn(
+                            conn,
+                            q,
+                            live.owner,
+                            live.session if live.match_session else None,
+                            1000,  # every row of the owner: the reference ranking
+                        )
+                        by_id = memories.get_many(conn, [m for m, _ in ids], live)
+                        want = [(by_id[m].id, s) for m, s in ids if m in by_id]
+                        got = [
+                            [
+                                (m.id, s)
+                                for m, s in vectors.knn_live(conn, c, q, live, limit)
+                            ]
+                            for c in (warm, cold)
+                        ]
+                        return want[:limit], got
+
+                    want, (from_cache, from_vec0) = await db.read(run)
+                    for got in (from_cache, from_vec0):
+                        assert [m for m, _ in got] == [m for m, _ in want]
+                        assert np.allclose(
+                            [s for _, s in got], [s for _, s in want], atol=1e-5
+                        )
+                    assert old.id not in {m for m, _ in from_cache}
+                    assert len(want) <= 40
+                    checked += len(want)
+        assert checked > 0
+        assert warm.stats().hits > 0 and cold.stats().hits == 0
+    finally:
+        await db.close()
+
+
 def test_eviction_is_lru_by_bytes() -> None:
     one = rows(100, 1)
     per_owner = one.nbytes + 120 * 100

@@ -25,6 +25,7 @@ from engine.embeddings.base import (
     make_signature,
 )
 from engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
+from engine.heap import release_freed_heap
 
 log = logging.getLogger("memtap.embeddings")
 
@@ -158,6 +159,7 @@ def _load_sync(
             {i.name: np.ones((1, 2), dtype=np.int64) for i in session.get_inputs()},
         )[0]
         dim = int(probe.shape[-1])
+    release_freed_heap()  # the graph optimiser's float32 copies of the weights
     return session, tokenizer, dim
 
 

@@ -16,11 +16,13 @@ Rules every strategy obeys:
 - ties: the newer memory wins (`updated_at` desc);
 - budget: `max_tokens` (1..16000) walked in rank order, at most `max_items`/`limit` hits.
 
-Seam for the semantic tier (helper E) and Qdrant (helper H): `RetrievalContext.vector_tier`
-is an optional `engine.store.protocol.VectorTier`. When present, `semantic` ranks by its
-`search(owner, query, session, limit)` and `hybrid` is RRF(keyword, vector) with `rrf_k`;
-when absent or failing (exception or `retrieval_timeout_ms`), `semantic` falls back to
-keyword and `hybrid` to RRF(keyword, recent), and `resolution["fallbacks"]` says why.
+The vector seam: `RetrievalContext.vector_tier` is an optional
+`engine.store.protocol.VectorTier`. When present, `semantic` ranks by its
+`search(owner, query, session, limit)` (or `search_live`, which also re-reads the hits) and
+`hybrid` is RRF(keyword, vector) with `rrf_k`; the keyword and vector searches run
+concurrently. When the tier is absent or failing (exception or `retrieval_timeout_ms`),
+`semantic` falls back to keyword and `hybrid` to RRF(keyword, recent), and
+`resolution["fallbacks"]` says why.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from engine.retrieval.hybrid import fuse, keyword_and_recent
 from engine.retrieval.keyword import keyword
 from engine.retrieval.recent import recent
 from engine.store.database import Database
-from engine.store.memories import M_COLUMNS, Live, cutoff_for, iso, to_memory
+from engine.store.memories import Live, cutoff_for, get_many, iso
 from engine.store.protocol import VectorTier
 from engine.types import Hit, Memory, Retrieval, RetrievalRequest, Tier, estimate_tokens
 
@@ -77,26 +79,6 @@ def _live(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
     )
 
 
-def _rows_by_id(conn: Any, ids: list[str], live: Live) -> dict[str, Memory]:
-    """`memories.get_many`, planned id-first: given `owner = ?` in the filter, SQLite walked
-    the owner's whole index (3.7 ms at 10k rows, 33 ms at 100k) instead of ~40 primary-key
-    lookups (0.3 ms). The CROSS JOIN fixes the loop order; the filter is the same."""
-    out: dict[str, Memory] = {}
-    where, params = live.where("m")
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        values = ",".join(["(?)"] * len(chunk))
-        rows = conn.execute(
-            f"""WITH wanted(id) AS (VALUES {values})
-                SELECT {M_COLUMNS} FROM wanted CROSS JOIN memories m ON m.id = wanted.id
-                WHERE {where}""",
-            (*chunk, *params),
-        )
-        for row in rows:
-            out[row[0]] = to_memory(row)
-    return out
-
-
 async def _vector(
     ctx: RetrievalContext,
     side_effects: bool,
@@ -113,13 +95,7 @@ async def _vector(
     started = time.perf_counter()
     try:
         found = await asyncio.wait_for(
-            tier.search(
-                live.owner,
-                req.query,
-                req.session if live.match_session else None,
-                limit,
-                backfill=side_effects,
-            ),
+            _vector_rows(ctx.db, tier, live, req.query, limit, side_effects),
             timeout=ctx.config.retrieval_timeout_ms / 1000,
         )
     except Exception as exc:  # noqa: BLE001 - the vector tier is optional: fall back
@@ -139,17 +115,40 @@ async def _vector(
     )
     resolution["tiers"].append(tier.name)
     resolution["embedding"] = tier.embedding()
-    good = [(mid, sim) for mid, sim in found if sim >= ctx.config.min_similarity]
-    wanted = [m for m, _ in good]
-    rows = await ctx.db.read(lambda conn: _rows_by_id(conn, wanted, live))
-    out = []
-    for rank, (mid, sim) in enumerate(good, start=1):
-        if mid in rows:
-            tier_name: Tier = "qdrant" if tier.name == "qdrant" else "vector"
-            out.append(
-                _Candidate(rows[mid], sim, tier_name, vec_rank=rank, similarity=sim)
-            )
-    return out
+    tier_name: Tier = "qdrant" if tier.name == "qdrant" else "vector"
+    good = [(m, sim) for m, sim in found if sim >= ctx.config.min_similarity]
+    return [
+        _Candidate(m, sim, tier_name, vec_rank=rank, similarity=sim)
+        for rank, (m, sim) in enumerate(good, start=1)
+    ]
+
+
+async def _vector_rows(
+    db: Database,
+    tier: VectorTier,
+    live: Live,
+    query: str,
+    limit: int,
+    backfill: bool,
+) -> list[tuple[Memory, float]]:
+    """The tier's hits as live rows, best first. A tier with `search_live` (sqlite-vec)
+    re-reads them itself in the KNN's reader hop; any other returns ids, re-read here."""
+    search_live = getattr(tier, "search_live", None)
+    if search_live is not None:
+        rows: list[tuple[Memory, float]] = await search_live(
+            live, query, limit, backfill=backfill
+        )
+        return rows
+    found = await tier.search(
+        live.owner,
+        query,
+        live.session if live.match_session else None,
+        limit,
+        backfill=backfill,
+    )
+    wanted = [mid for mid, _ in found]
+    by_id = await db.read(lambda conn: get_many(conn, wanted, live))
+    return [(by_id[mid], sim) for mid, sim in found if mid in by_id]
 
 
 async def retrieve(
@@ -187,26 +186,38 @@ async def retrieve(
             for i, m in enumerate(rows, start=1)
         ]
     else:
+        # The vector search (embedding, KNN) runs beside the keyword search, each on its
+        # own reader connection: the request waits for the slower one, not for the sum.
+        vector_task = (
+            asyncio.ensure_future(
+                _vector(ctx, side_effects, req, live, pool, resolution)
+            )
+            if strategy in ("semantic", "hybrid")
+            else None
+        )
         t0 = time.perf_counter()
         recent_rows: list[Memory] | None = None
-        if strategy == "hybrid" and ctx.vector_tier is None:
-            found, recent_rows = await keyword_and_recent(
-                ctx.db, req.query, live, pool, timeout
-            )
-        else:
-            found = await keyword(ctx.db, req.query, live, pool, timeout)
+        try:
+            if strategy == "hybrid" and ctx.vector_tier is None:
+                found, recent_rows = await keyword_and_recent(
+                    ctx.db, req.query, live, pool, timeout
+                )
+            else:
+                found = await keyword(ctx.db, req.query, live, pool, timeout)
+        except BaseException:
+            if vector_task is not None:
+                vector_task.cancel()
+            raise
         kw = [(m, s) for m, s in found if s > cfg.min_score]
         resolution["timings_ms"]["keyword"] = round(
             (time.perf_counter() - t0) * 1000, 3
         )
-        resolution["tiers"].append("keyword")
+        resolution["tiers"].insert(0, "keyword")
         kw_cands = [
             _Candidate(m, s, "keyword", fts_rank=i)
             for i, (m, s) in enumerate(kw, start=1)
         ]
-        vec: list[_Candidate] | None = None
-        if strategy in ("semantic", "hybrid"):
-            vec = await _vector(ctx, side_effects, req, live, pool, resolution)
+        vec = await vector_task if vector_task is not None else None
         if strategy == "keyword" or (strategy == "semantic" and vec is None):
             if strategy == "semantic":
                 resolution["fallbacks"].append(

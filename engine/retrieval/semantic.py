@@ -34,6 +34,7 @@ from engine.metrics import Metrics
 from engine.reindex import run_reindex
 from engine.store import vectors
 from engine.store.database import Database
+from engine.store.memories import Live
 from engine.store.vector_cache import DEFAULT_MAX_BYTES, VectorCache
 from engine.types import Memory
 
@@ -188,24 +189,56 @@ class SqliteVecTier:
         """(memory id, cosine similarity) best first; raises `SemanticUnavailable`.
 
         `backfill=False` (retrieve-preview) makes no writes."""
+        vector = await self._query_vector(owner, query, backfill)
+        if vector is None:
+            return []
+        cache = self.cache
+        found: list[tuple[str, float]] = await self._db.read(
+            lambda conn: vectors.knn_cached(conn, cache, vector, owner, session, limit)
+        )
+        self._after_search(owner, vector)
+        return found
+
+    async def search_live(
+        self,
+        live: Live,
+        query: str,
+        limit: int,
+        *,
+        backfill: bool = True,
+    ) -> list[tuple[Memory, float]]:
+        """`search` with the hits re-read through `live` in the same reader hop: the rows
+        retrieval needs, best first (`engine.retrieval.retrieve` prefers this when a tier
+        has it)."""
+        vector = await self._query_vector(live.owner, query, backfill)
+        if vector is None:
+            return []
+        cache = self.cache
+        found: list[tuple[Memory, float]] = await self._db.read(
+            lambda conn: vectors.knn_live(conn, cache, vector, live, limit)
+        )
+        self._after_search(live.owner, vector)
+        return found
+
+    async def _query_vector(
+        self, owner: str | None, query: str, backfill: bool
+    ) -> Any | None:
+        """The query's embedding (None: all zero, nothing can be near it), after the lazy
+        backfill; raises `SemanticUnavailable`."""
         if self._disabled is not None:
             self._fallbacks.record("no_embedding_source", self._disabled)
             raise SemanticUnavailable(self._disabled, "no_embedding_source")
         if backfill and owner is not None:
             await self._backfill_owner(owner)
         vector = await self._embed_query(query)
-        if not vector.any():
-            return []
-        cache = self.cache
-        found: list[tuple[str, float]] = await self._db.read(
-            lambda conn: vectors.knn_cached(conn, cache, vector, owner, session, limit)
-        )
-        if owner is not None and not cache.holds(owner):
+        return vector if vector.any() else None
+
+    def _after_search(self, owner: str | None, vector: Any) -> None:
+        if owner is not None and not self.cache.holds(owner):
             # Not cached (first query, or dropped after another process wrote): this query
             # was answered by sqlite-vec's own KNN. Loading reads the owner's whole partition
             # (~0.1 s at 10k rows, ~1.3 s at 100k), so it happens in the background.
             self._warm(owner, int(vector.shape[0]))
-        return found
 
     def _warm(self, owner: str, dim: int) -> None:
         if owner in self._warming:

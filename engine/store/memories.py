@@ -190,14 +190,19 @@ def get(conn: Conn, memory_id: str) -> Memory | None:
 
 
 def get_many(conn: Conn, ids: Sequence[str], live: Live) -> dict[str, Memory]:
-    """Rows by id that pass the live filter (used for vector hits)."""
+    """Rows by id that pass the live filter (vector hits), planned id-first: given
+    `owner = ?` in the filter, SQLite walked the owner's whole index (3.7 ms at 10k rows,
+    33 ms at 100k) instead of ~40 primary-key lookups (0.3 ms). The CROSS JOIN fixes the
+    loop order; the filter is the same."""
     out: dict[str, Memory] = {}
     where, params = live.where("m")
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
-        marks = ",".join("?" * len(chunk))
+        values = ",".join(["(?)"] * len(chunk))
         rows = conn.execute(
-            f"SELECT {M_COLUMNS} FROM memories m WHERE m.id IN ({marks}) AND {where}",
+            f"""WITH wanted(id) AS (VALUES {values})
+                SELECT {M_COLUMNS} FROM wanted CROSS JOIN memories m ON m.id = wanted.id
+                WHERE {where}""",
             (*chunk, *params),
         )
         for row in rows:

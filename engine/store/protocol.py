@@ -13,7 +13,10 @@ and stores it on `Engine.vector_tier`. Every call into a tier is guarded by the 
 an exception or a timeout is logged, counted in `memtap_memory_fallbacks_total{cause}` and
 retrieval falls back to the keyword tier (fail-open). A tier never needs to filter on
 expiry, retention or supersession: it returns candidate ids and the engine re-reads those
-rows from SQLite and applies every filter there.
+rows from SQLite and applies every filter there. A tier that lives in the same SQLite file
+may also offer `search_live(live, query, limit, *, backfill)` returning the live rows
+themselves, (Memory, similarity) best first: retrieval then skips its own re-read (one
+reader hop instead of two; see `SqliteVecTier.search_live`).
 
 Write path contract (what the engine calls, after the SQLite commit):
 - `upsert(memories)` after create / update / import / extraction (new or changed content);

@@ -28,7 +28,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.heap import release_freed_heap
+from engine.store.memories import Live, get_many
 from engine.store.vector_cache import VectorCache, unit_rows
+from engine.types import Memory
 
 log = logging.getLogger("memtap.store")
 
@@ -338,7 +341,29 @@ def warm_owner(conn: Conn, cache: VectorCache, owner: str, dim: int) -> int:
         return -1
     ids, matrix = load_owner(conn, owner, dim)
     cache.put(owner, ids, matrix, version)
+    release_freed_heap()  # the fetched blobs, freed in this reader thread's arena
     return len(ids)
+
+
+def _cached_top(
+    conn: Conn,
+    cache: VectorCache,
+    query: npt.NDArray[np.float32],
+    owner: str,
+    k: int,
+) -> list[tuple[str, float]] | None:
+    """The owner's `k` nearest from `cache` (None: not cached), after checking the write
+    counter so a write by another process drops stale rows first."""
+    unit = np.asarray(query, dtype=np.float32)
+    norm = float(np.linalg.norm(unit))
+    if norm == 0.0:
+        return []
+    cache.observe(read_version(conn))
+    return cache.top(owner, unit / norm, k)
+
+
+def _knn_k(limit: int, overfetch: int) -> int:
+    return min(MAX_KNN_K, max(limit * overfetch, limit + 16))
 
 
 def knn_cached(
@@ -357,17 +382,11 @@ def knn_cached(
     because another process wrote vectors) is answered by `vec0`: loading takes ~0.1 s per
     10k rows, so the caller does it in the background (`warm_owner`). The global scope (no
     owner) has no partition to cache and stays on `vec0`."""
-    if owner is None:
-        return knn(conn, query, owner, session, limit, overfetch)
-    k = min(MAX_KNN_K, max(limit * overfetch, limit + 16))
-    unit = np.asarray(query, dtype=np.float32)
-    norm = float(np.linalg.norm(unit))
-    if norm == 0.0:
-        return []
-    unit = unit / norm
-    version = read_version(conn)
-    cache.observe(version)
-    found = cache.top(owner, unit, k)
+    found = (
+        None
+        if owner is None
+        else _cached_top(conn, cache, query, owner, _knn_k(limit, overfetch))
+    )
     if found is None:
         return knn(conn, query, owner, session, limit, overfetch)
     if not found:
@@ -384,3 +403,35 @@ def knn_cached(
         )
     }
     return [(mid, sim) for mid, sim in found if mid in alive][: int(limit)]
+
+
+def knn_live(
+    conn: Conn,
+    cache: VectorCache,
+    query: npt.NDArray[np.float32],
+    live: Live,
+    limit: int,
+    overfetch: int = 4,
+) -> list[tuple[Memory, float]]:
+    """The nearest memories that pass `live` (every retrieval filter, retention included),
+    as rows, best first: the KNN and the re-read of its hits in one reader hop, where
+    `knn_cached` + `memories.get_many` took two (each a thread wake-up on the request
+    path)."""
+    session = live.session if live.match_session else None
+    k = _knn_k(limit, overfetch)
+    found = (
+        None if live.owner is None else _cached_top(conn, cache, query, live.owner, k)
+    )
+    if found is None:  # the same k candidates from vec0 (already without dead rows)
+        found = knn(conn, query, live.owner, session, k, overfetch=1)
+    # Re-read in rank order, a little more than `limit` at a time: usually every candidate
+    # is live and one short batch does it (0.14 ms for 29 rows vs 0.37 ms for all 80).
+    out: list[tuple[Memory, float]] = []
+    step = limit + limit // 4 + 4
+    for start in range(0, len(found), step):
+        batch = found[start : start + step]
+        rows = get_many(conn, [mid for mid, _ in batch], live)
+        out.extend((rows[mid], sim) for mid, sim in batch if mid in rows)
+        if len(out) >= limit:
+            break
+    return out[: int(limit)]
