@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import random
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -13,6 +15,15 @@ if TYPE_CHECKING:
     from proxy.routing import Route
 
 MemoryMode = Literal["on", "off", "read"]
+
+# Request ids: 128 random bits as 32 hex digits (the uuid4().hex shape) from a generator
+# seeded once from the OS, instead of a getrandom syscall per request. They identify log
+# lines; they are not secrets.
+_ids = random.Random(os.urandom(32))
+
+
+def new_request_id() -> str:
+    return f"{_ids.getrandbits(128):032x}"
 
 
 @dataclass(slots=True)

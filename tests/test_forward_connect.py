@@ -21,7 +21,7 @@ from aiohttp import web
 
 from config.schema import InterceptConfig
 from proxy.modes.certs import LeafCertStore, ca_cert_path
-from proxy.modes.connect import ForwardProxy
+from proxy.modes.connect import ConnectDone, ForwardProxy
 from proxy.modes.targets import (
     INTERCEPT_EXTRA,
     BadConnect,
@@ -42,6 +42,16 @@ class Front:
     ca_file: Path
     seen: list[tuple[str, str, InterceptTarget | None]] = field(default_factory=list)
     intercept: InterceptConfig = field(default_factory=InterceptConfig)
+    done: list[ConnectDone] = field(default_factory=list)
+    """What `on_done` reported: one per CONNECT that was not intercepted."""
+
+    async def next_done(self) -> ConnectDone:
+        # A tunnel ends when its sides' connection_lost run: soon after the client closes.
+        for _ in range(200):
+            if self.done:
+                return self.done.pop(0)
+            await asyncio.sleep(0.01)
+        raise AssertionError("no ConnectDone reported")
 
     @property
     def url(self) -> str:
@@ -74,7 +84,7 @@ async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> Asyn
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     server = web.Server(handler)
-    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s)
+    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s, on_done=lambda d: holder[0].done.append(d))
     listener = await asyncio.get_running_loop().create_server(proxy, "127.0.0.1", 0)
     await certs.ensure_ca()
     holder.append(Front(listener.sockets[0].getsockname()[1], proxy, certs, ca_cert_path(tmp_path / "data")))
@@ -235,6 +245,8 @@ async def test_intercepted_tunnel_is_served_by_aiohttp_with_its_target(front: Fr
     assert second.json()["connection"] == first.json()["connection"]
     assert front.seen[-1][2] == InterceptTarget("api.example.test", 443)
     assert first.extensions["http_version"] == b"HTTP/1.1"
+    await asyncio.sleep(0.05)
+    assert front.done == []  # intercepted: the requests inside log their own lines
 
 
 async def test_leaf_is_generated_once_per_host(front: Front) -> None:
@@ -253,6 +265,8 @@ async def test_client_that_does_not_trust_memtap_fails_and_memtap_keeps_serving(
         with pytest.raises(httpx.ConnectError):
             await client.get("https://api.example.test/")
     await _still_serving(front)
+    done = await front.next_done()  # no request inside to log: the CONNECT itself is reported
+    assert (done.outcome, done.status, done.error_kind) == ("tls_failed", 200, "client")
 
 
 async def test_client_dropping_during_tls_handshake_leaves_memtap_serving(front: Front) -> None:
@@ -278,6 +292,8 @@ async def test_bytes_before_200_on_intercepted_connect_are_refused(front: Front)
     front.intercept = InterceptConfig(hosts=("api.example.test",))
     out = await _raw(front, b"CONNECT api.example.test:443 HTTP/1.1\r\n\r\n\x16\x03\x01")
     assert out.startswith(b"HTTP/1.1 400")
+    done = await front.next_done()
+    assert (done.target, done.outcome, done.status) == ("api.example.test:443", "bad_request", 400)
 
 
 # -- tunnel, deny, errors ---------------------------------------------------------------------
@@ -300,6 +316,11 @@ async def test_blind_tunnel_relays_tls_end_to_end(front: Front, tls_echo: tuple[
     writer.close()
     assert front.seen == []  # memtap's HTTP side saw no plaintext
     assert front.certs.issued == 0
+    done = await front.next_done()
+    assert (done.target, done.outcome, done.status, done.error) == (f"127.0.0.1:{port}", "tunnel", 200, None)
+    # TLS records both ways: more than the plaintext, and the server's certificate is big
+    assert done.bytes_in > len(b"ping through the tunnel\n") and done.bytes_out > 500
+    assert done.established_ms is not None and done.duration_ms >= done.established_ms
 
 
 async def test_blind_tunnel_half_close_and_flow(front: Front) -> None:
@@ -326,6 +347,10 @@ async def test_blind_tunnel_half_close_and_flow(front: Front) -> None:
         await writer.drain()
         assert await asyncio.wait_for(reader.read(), 10) == b"got %d" % len(payload)
         writer.close()
+        done = await front.next_done()
+        assert (done.outcome, done.status) == ("tunnel", 200)
+        assert done.bytes_in == len(payload)  # client -> upstream, exactly
+        assert done.bytes_out == len(b"hello\n") + len(b"got %d" % len(payload))
     finally:
         server.close()
         await server.wait_closed()
@@ -339,6 +364,9 @@ async def test_others_deny_answers_403(front: Front, tls_echo: tuple[int, Path])
     assert head.startswith(b"HTTP/1.1 403")
     assert orjson.loads(body)["error"]["code"] == "connect_denied"
     await _still_serving(front)
+    done = await front.next_done()
+    assert (done.target, done.outcome, done.status) == (f"127.0.0.1:{port}", "denied", 403)
+    assert done.established_ms is None and done.bytes_in == done.bytes_out == 0
 
 
 async def test_connect_to_closed_port_is_502_and_memtap_keeps_serving(front: Front) -> None:
@@ -352,6 +380,8 @@ async def test_connect_to_closed_port_is_502_and_memtap_keeps_serving(front: Fro
     assert head.startswith(b"HTTP/1.1 502")
     assert orjson.loads(body)["error"]["code"] == "upstream_unreachable"
     await _still_serving(front)
+    done = await front.next_done()
+    assert (done.outcome, done.status, done.error_kind) == ("unreachable", 502, "upstream")
 
 
 @pytest.mark.parametrize(
@@ -369,6 +399,8 @@ async def test_malformed_connect_is_400_and_memtap_keeps_serving(front: Front, d
     assert head.startswith(b"HTTP/1.1 400"), out
     assert orjson.loads(body)["error"]["code"] == "bad_connect"
     await _still_serving(front)
+    done = await front.next_done()
+    assert (done.outcome, done.status, done.error_kind) == ("bad_request", 400, "client")
 
 
 async def test_endless_connect_head_is_refused(front: Front) -> None:
@@ -388,6 +420,10 @@ async def test_client_gone_while_connecting_upstream(front: Front) -> None:
     writer.transport.abort()
     await asyncio.sleep(0.05)
     await _still_serving(front)
+    done = await front.next_done()
+    assert done.target == "192.0.2.1:443"
+    # Where TEST-NET-1 has no route the connect fails at once: 502 before the client left.
+    assert (done.status, done.error_kind) in ((None, "client"), (502, "upstream"))
 
 
 async def test_close_ends_open_tunnels(front: Front, tls_echo: tuple[int, Path]) -> None:

@@ -8,6 +8,7 @@ so every success here went through memtap's interception.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import ipaddress
 import ssl
@@ -348,8 +349,12 @@ async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
 
 
 async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path,
+    https_standin: StandIn,
+    memtap: Callable[..., Any],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level("INFO", logger="memtap")
     running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="tunnel"))
     # The client trusts only the stand-in's CA: this succeeds only if memtap did not intercept.
     verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
@@ -357,6 +362,30 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
         response = await client.get(f"{https_standin.origin}/v1/models")
     assert response.status_code == 200
     assert not _memtap_ca(tmp_path).exists()  # nothing was intercepted: no CA was even needed
+    # The tunnel is one request.done line, with the fields of any other request.
+    done: list[dict[str, Any]] = []
+    for _ in range(200):
+        done = [r.fields for r in caplog.records if r.getMessage() == "request.done"]  # type: ignore[attr-defined]
+        if done:
+            break
+        await asyncio.sleep(0.01)
+    assert len(done) == 1, done
+    line = done[0]
+    assert {k: line[k] for k in ("method", "path", "upstream", "status", "owner", "memories_injected", "stream", "connect")} == {
+        "method": "CONNECT",
+        "path": f"127.0.0.1:{https_standin.port}",
+        "upstream": "tunnel",
+        "status": 200,
+        "owner": None,
+        "memories_injected": 0,
+        "stream": True,
+        "connect": "tunnel",
+    }
+    assert line["bytes_in"] > 0 and line["bytes_out"] > 0 and line["duration_ms"] >= line["ttfb_ms"] >= 0
+    assert len(line["request_id"]) == 32
+    async with httpx.AsyncClient(trust_env=False) as client:
+        metrics = (await client.get(f"{running.base_url}/_memtap/metrics")).text
+    assert 'memtap_requests_total{upstream="tunnel",status="200"} 1' in metrics
 
 
 async def test_others_deny_refuses_non_intercepted_hosts(
@@ -368,6 +397,9 @@ async def test_others_deny_refuses_non_intercepted_hosts(
         with pytest.raises(httpx.ProxyError, match="403"):
             await client.get(f"{https_standin.origin}/v1/models")
     assert https_standin.received == []
+    async with httpx.AsyncClient(trust_env=False) as client:
+        metrics = (await client.get(f"{running.base_url}/_memtap/metrics")).text
+    assert 'memtap_requests_total{upstream="tunnel",status="403"} 1' in metrics
 
 
 async def test_intercept_hosts_follow_the_live_config(

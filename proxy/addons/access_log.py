@@ -6,11 +6,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from proxy.flow import Flow
+from proxy.flow import Flow, new_request_id
 from proxy.pipeline import Addon
 
 if TYPE_CHECKING:
+    from engine.metrics import Metrics
     from proxy.appkeys import Runtime
+    from proxy.modes.connect import ConnectDone
 
 log = logging.getLogger("memtap.access")
 
@@ -72,3 +74,43 @@ class AccessLog(Addon):
             metrics.bytes_relayed.inc("upstream", amount=flow.bytes_in)
         if flow.bytes_out:
             metrics.bytes_relayed.inc("downstream", amount=flow.bytes_out)
+
+
+TUNNEL_UPSTREAM = "tunnel"
+"""The `upstream` of a CONNECT line that was not intercepted (its label in the metrics)."""
+
+
+def log_connect(done: ConnectDone, metrics: Metrics) -> None:
+    """The `request.done` line and metrics of a CONNECT that was not intercepted (blind
+    tunnel, denied, bad, failed): the same fields as every other request, `method` CONNECT
+    and `path` host:port; `ttfb_ms` is when the tunnel was established."""
+    fields: dict[str, Any] = {
+        "request_id": new_request_id(),
+        "method": "CONNECT",
+        "path": done.target,
+        "upstream": TUNNEL_UPSTREAM,
+        "status": done.status,
+        "duration_ms": _round(done.duration_ms),
+        "ttfb_ms": _round(done.established_ms),
+        "owner": None,
+        "memories_injected": 0,
+        "stream": done.established_ms is not None,
+        "bytes_in": done.bytes_in,
+        "bytes_out": done.bytes_out,
+        "connect": done.outcome,
+    }
+    if done.error is not None:
+        fields["error"] = done.error
+        fields["error_kind"] = done.error_kind
+    level = (
+        logging.WARNING
+        if done.error is not None and done.error_kind not in ("client", None)
+        else logging.INFO
+    )
+    log.log(level, "request.done", extra={"fields": fields})
+    metrics.requests.inc(TUNNEL_UPSTREAM, str(done.status or 0))
+    metrics.request_duration.observe(done.duration_ms, TUNNEL_UPSTREAM)
+    if done.bytes_in:
+        metrics.bytes_relayed.inc("upstream", amount=done.bytes_in)
+    if done.bytes_out:
+        metrics.bytes_relayed.inc("downstream", amount=done.bytes_out)

@@ -11,6 +11,10 @@ aiohttp never routes `CONNECT` to handlers, so every accepted connection starts 
   aiohttp protocol, wrapped in `InterceptedTransport` so handlers can ask where it goes:
   `request.get_extra_info(INTERCEPT_EXTRA)` → `InterceptTarget`;
 * `CONNECT` to any other host → blind TCP relay (`intercept.others: tunnel`) or `403` (`deny`).
+
+Each CONNECT that is not intercepted (tunnel, deny, error) is reported once through
+`on_done` as a `ConnectDone` (the access log writes it as `request.done`); an intercepted
+one is not: each request inside it logs its own line.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ import asyncio
 import logging
 import re
 import ssl
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import cast
 
 import orjson
@@ -37,6 +43,7 @@ from proxy.modes.targets import (
 
 __all__ = [
     "INTERCEPT_EXTRA",
+    "ConnectDone",
     "FirstLineSniffer",
     "ForwardProxy",
     "InterceptTarget",
@@ -64,6 +71,73 @@ ProtocolFactory = Callable[[], asyncio.Protocol]
 """aiohttp's `web.Server` (its RequestHandler is a plain `asyncio.Protocol`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ConnectDone:
+    """How one CONNECT that memtap did not intercept ended."""
+
+    target: str
+    """host:port as the client asked."""
+    outcome: str
+    """tunnel | denied | bad_request | unreachable | tls_failed | error"""
+    status: int | None
+    """What memtap answered (200 once a tunnel was established); None: no answer."""
+    duration_ms: float
+    established_ms: float | None
+    """When the client got `200 Connection Established` (a blind tunnel's time to ready)."""
+    bytes_in: int = 0
+    """Client → upstream bytes relayed."""
+    bytes_out: int = 0
+    """Upstream → client bytes relayed."""
+    error: str | None = None
+    error_kind: str | None = None
+    """upstream | client | proxy, as for `request.done` lines of other requests."""
+
+
+class _Pending:
+    """The clock and the report of one CONNECT on its way to a `ConnectDone`."""
+
+    __slots__ = ("established", "on_done", "started", "target")
+
+    def __init__(
+        self, target: str, on_done: Callable[[ConnectDone], None] | None
+    ) -> None:
+        self.target = target
+        self.on_done = on_done
+        self.started = time.perf_counter()
+        self.established: float | None = None
+
+    def mark_established(self) -> None:
+        self.established = (time.perf_counter() - self.started) * 1000
+
+    def done(
+        self,
+        outcome: str,
+        status: int | None,
+        *,
+        error: str | None = None,
+        error_kind: str | None = None,
+        relayed: tuple[int, ...] = (),
+    ) -> None:
+        on_done, self.on_done = self.on_done, None  # at most once
+        if on_done is None:
+            return
+        # Tunnel sides are created upstream first, then client: see `_tunnel`.
+        bytes_out, bytes_in = (tuple(relayed) + (0, 0))[:2]
+        on_done(
+            ConnectDone(
+                target=self.target,
+                outcome=outcome,
+                status=status,
+                duration_ms=(time.perf_counter() - self.started) * 1000,
+                established_ms=self.established,
+                bytes_in=bytes_in,
+                bytes_out=bytes_out,
+                error=error,
+                error_kind=error_kind,
+            )
+        )
+
+
 class ForwardProxy:
     """Protocol factory for the listening socket: one `FirstLineSniffer` per connection.
 
@@ -83,6 +157,7 @@ class ForwardProxy:
         first_bytes_timeout_s: float = 75.0,
         before_intercept: Callable[[], bool] | None = None,
         prepare_intercept: Callable[[], None] | None = None,
+        on_done: Callable[[ConnectDone], None] | None = None,
     ) -> None:
         self.http_factory = http_factory
         self.intercept_config = intercept_config
@@ -96,8 +171,9 @@ class ForwardProxy:
         self.prepare_intercept = prepare_intercept
         """Blocking set-up an intercepted tunnel needs (the onward SSL context reads CA files):
         run in a thread, only when `needs_prepare()` says so (cheap check on the loop)."""
+        self.on_done = on_done
         self._tasks: set[asyncio.Task[None]] = set()
-        self._tunnels: set[Tunnel] = set()
+        self._tunnels: dict[Tunnel, _Pending] = {}
         self.undecided: set[FirstLineSniffer] = set()
         """Connections that have not sent their first line yet: nobody else would close them."""
 
@@ -141,13 +217,18 @@ class ForwardProxy:
             )
             transport.write(_json_response(400, "Bad Request", "bad_connect", str(exc)))
             transport.close()
+            line = head.split(b"\n", 1)[0][len(_CONNECT) :][:200]
+            _Pending(line.decode("latin-1").strip(), self.on_done).done(
+                "bad_request", 400, error=str(exc), error_kind="client"
+            )
             return
         config = self.intercept_config()
+        pending = _Pending(target.hostport, self.on_done)
         try:
             if host_matches(target, config.hosts):
-                await self._intercept(sniffer, transport, target, rest)
+                await self._intercept(sniffer, transport, target, rest, pending)
             elif config.others == "tunnel":
-                await self._tunnel(sniffer, transport, target, rest)
+                await self._tunnel(sniffer, transport, target, rest, pending)
             else:
                 log.info(
                     "connect.denied", extra={"fields": {"target": target.authority}}
@@ -157,8 +238,10 @@ class ForwardProxy:
                     _json_response(403, "Forbidden", "connect_denied", message)
                 )
                 transport.close()
+                pending.done("denied", 403, error="connect_denied", error_kind="client")
         except asyncio.CancelledError:
             transport.abort()
+            pending.done("error", None, error="cancelled", error_kind="client")
             raise
         except Exception as exc:
             log.error(
@@ -167,6 +250,7 @@ class ForwardProxy:
                 exc_info=exc,
             )
             transport.abort()
+            pending.done("error", None, error=repr(exc)[:200], error_kind="proxy")
 
     async def _intercept(
         self,
@@ -174,6 +258,7 @@ class ForwardProxy:
         transport: asyncio.Transport,
         target: InterceptTarget,
         rest: bytes,
+        pending: _Pending,
     ) -> None:
         if rest:
             # The client spoke before our 200: those bytes cannot be fed into start_tls.
@@ -186,6 +271,9 @@ class ForwardProxy:
                 )
             )
             transport.close()
+            pending.done(
+                "bad_request", 400, error="data before 200", error_kind="client"
+            )
             return
         server_ctx = await self.certs.context_for(target.host)
         if self.prepare_intercept is not None and (
@@ -221,6 +309,7 @@ class ForwardProxy:
                 extra={"fields": {"target": target.authority, "error": repr(exc)}},
             )
             transport.abort()
+            pending.done("tls_failed", 200, error=repr(exc)[:200], error_kind="client")
             return
         if tls_transport is None or sniffer.closed:
             return
@@ -233,10 +322,11 @@ class ForwardProxy:
         transport: asyncio.Transport,
         target: InterceptTarget,
         rest: bytes,
+        pending: _Pending,
     ) -> None:
         loop = asyncio.get_running_loop()
         tunnel = Tunnel()
-        upstream_side = TunnelSide(tunnel, self._tunnels.discard)
+        upstream_side = TunnelSide(tunnel, self._tunnel_lost)
         try:
             async with asyncio.timeout(self.connect_timeout_s):
                 await loop.create_connection(
@@ -252,28 +342,41 @@ class ForwardProxy:
                 _json_response(502, "Bad Gateway", "upstream_unreachable", message)
             )
             transport.close()
+            pending.done(
+                "unreachable", 502, error=repr(exc)[:200], error_kind="upstream"
+            )
             return
-        client_side = TunnelSide(tunnel, self._tunnels.discard)
-        self._tunnels.add(tunnel)
+        client_side = TunnelSide(tunnel, self._tunnel_lost)
         transport.set_protocol(client_side)
         client_side.connection_made(transport)
         if transport.is_closing():  # the client left while we were connecting
             tunnel.close()
+            pending.done("tunnel", None, error="client gone", error_kind="client")
             return
         if (
             upstream_side.transport is None
         ):  # the upstream hung up before we could relay
             transport.close()
+            pending.done("tunnel", None, error="upstream closed", error_kind="upstream")
             return
+        self._tunnels[tunnel] = pending
         transport.write(_ESTABLISHED)
+        pending.mark_established()
         client_side.early = (
             rest + sniffer.buffer
         )  # bytes that raced pause_reading, if any
         sniffer.buffer = b""
+        client_side.received += len(client_side.early)
         client_side.attach(upstream_side)
         upstream_side.attach(client_side)
         transport.resume_reading()
         log.debug("connect.tunnel", extra={"fields": {"target": target.authority}})
+
+    def _tunnel_lost(self, tunnel: Tunnel) -> None:
+        # The first side to go closes the other; the tunnel is over.
+        pending = self._tunnels.pop(tunnel, None)
+        if pending is not None:
+            pending.done("tunnel", 200, relayed=tunnel.bytes_read())
 
 
 _SNIFF = 0

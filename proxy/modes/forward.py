@@ -23,7 +23,7 @@ from yarl import URL
 
 from config.schema import Config, UpstreamConfig
 from proxy.modes.certs import LeafCertStore
-from proxy.modes.connect import ForwardProxy, ProtocolFactory
+from proxy.modes.connect import ConnectDone, ForwardProxy, ProtocolFactory
 from proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
 from proxy.routing import Mode, Route
 from proxy.upstream import ssl_context_for
@@ -186,7 +186,9 @@ def _is_own_address(request: web.BaseRequest, host: str, port: int) -> bool:
 
 
 def forward_front(
-    http_factory: ProtocolFactory, current_config: Callable[[], Config]
+    http_factory: ProtocolFactory,
+    current_config: Callable[[], Config],
+    on_done: Callable[[ConnectDone], None] | None = None,
 ) -> ForwardProxy:
     """The forward-proxy front for a memtap listener: live `intercept` settings, leaf
     certificates under the configured `data_dir` (the CA is created on the first intercept),
@@ -213,4 +215,5 @@ def forward_front(
         certs,
         before_intercept=needs_warm_up,
         prepare_intercept=warm_up,
+        on_done=on_done,
     )

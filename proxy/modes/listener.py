@@ -12,6 +12,7 @@ import asyncio
 from aiohttp import web
 from aiohttp.web_server import Server
 
+from proxy.addons.access_log import log_connect
 from proxy.appkeys import RUNTIME
 from proxy.modes.connect import ForwardProxy
 from proxy.modes.forward import forward_front
@@ -86,8 +87,12 @@ class ListenerSite(web.BaseSite):
         app = self._runner.app if isinstance(self._runner, web.AppRunner) else None
         runtime = app.get(RUNTIME) if app is not None else None
         if runtime is not None:
-            holder = runtime.config
-            self._front = forward_front(server, lambda: holder.current)
+            holder, metrics = runtime.config, runtime.metrics
+            self._front = forward_front(
+                server,
+                lambda: holder.current,
+                on_done=lambda done: log_connect(done, metrics),
+            )
         self._server = await start_listener(
             self._front or server, self._host, self._port
         )

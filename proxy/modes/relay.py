@@ -86,6 +86,10 @@ class Tunnel:
         self.sides: list[TunnelSide] = []
         self.eofs = 0
 
+    def bytes_read(self) -> tuple[int, ...]:
+        """Bytes each side has read so far, in the order the sides were created."""
+        return tuple(side.received for side in self.sides)
+
     def close(self) -> None:
         for side in self.sides:
             if side.transport is not None:
@@ -95,7 +99,7 @@ class Tunnel:
 class TunnelSide(asyncio.Protocol):
     """One end of a `Tunnel`: what it reads is written to the other end's transport."""
 
-    __slots__ = ("early", "on_lost", "peer", "transport", "tunnel")
+    __slots__ = ("early", "on_lost", "peer", "received", "transport", "tunnel")
 
     def __init__(
         self, tunnel: Tunnel, on_lost: Callable[[Tunnel], None] | None = None
@@ -106,6 +110,7 @@ class TunnelSide(asyncio.Protocol):
         self.on_lost = on_lost
         self.early = b""
         """Bytes that arrived before the other side was attached (server-speaks-first protocols)."""
+        self.received = 0
         tunnel.sides.append(self)
 
     def attach(self, peer: TunnelSide) -> None:
@@ -119,6 +124,7 @@ class TunnelSide(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
+        self.received += len(data)
         if self.peer is not None and self.peer.transport is not None:
             self.peer.transport.write(data)
         elif self.peer is None:

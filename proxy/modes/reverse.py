@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,7 +22,7 @@ from yarl import URL
 
 from config.schema import Config, UpstreamConfig
 from proxy.appkeys import RUNTIME, Runtime
-from proxy.flow import Flow, MemoryMode
+from proxy.flow import Flow, MemoryMode, new_request_id
 from proxy.headers import (
     api_key_from,
     owner_id_for_key,
@@ -59,16 +57,6 @@ def _load_codec_detection() -> DetectCodec | None:
 _detect_codec = _load_codec_detection()
 
 _MEMORY_MODES: dict[str, MemoryMode] = {"on": "on", "off": "off", "read": "read"}
-
-# Request ids: 128 random bits as 32 hex digits (the uuid4().hex shape) from a generator
-# seeded once from the OS, instead of a getrandom syscall per request. They identify log
-# lines; they are not secrets.
-_ids = random.Random(os.urandom(32))
-
-
-def new_request_id() -> str:
-    return f"{_ids.getrandbits(128):032x}"
-
 
 _EMPTY_BODY_STATUSES = frozenset({204, 304})
 

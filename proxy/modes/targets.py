@@ -37,6 +37,12 @@ class InterceptTarget:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return host if self.port == 443 else f"{host}:{self.port}"
 
+    @property
+    def hostport(self) -> str:
+        """host:port, port always given (a CONNECT's target as logged)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
 
 class BadConnect(ValueError):
     """The CONNECT request line is malformed."""
