@@ -14,6 +14,7 @@ from proxy.cli import (
     ca_cmd,
     config_cmd,
     embeddings_cmd,
+    mcp_cmd,
     memories_cmd,
     owners_cmd,
     serve_cmd,
@@ -25,6 +26,7 @@ COMMAND_MODULES = (
     memories_cmd,
     owners_cmd,
     embeddings_cmd,
+    mcp_cmd,
     ca_cmd,
 )
 

@@ -1,0 +1,80 @@
+"""`memtap mcp`: an MCP server on stdin/stdout whose tools manage one owner's memories through
+a running memtap's admin API (see `proxy/mcp/`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from proxy import __version__
+from proxy.cli.client import (
+    EXIT_USAGE,
+    AdminClient,
+    add_target_arguments,
+    resolve_target,
+)
+from proxy.cli.memories_cmd import owner_id_of
+from proxy.mcp.protocol import McpSession
+from proxy.mcp.stdio import serve_stdio
+from proxy.mcp.tools import MemoryTools, OwnerScope
+
+INSTRUCTIONS = (
+    "memtap remembers facts about the user across sessions and adds the relevant ones to "
+    "LLM requests that go through it. Use memory_search before answering questions about "
+    "the user's preferences, setup or past decisions; memory_add when the user states "
+    "something worth keeping; memory_update or memory_delete when they correct or "
+    "retract something."
+)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "mcp",
+        help="MCP server (stdio) with memory tools for one owner, over the admin API",
+        description="Run an MCP server on stdin/stdout. Its tools (memory_search, "
+        "memory_list, memory_get, memory_add, memory_update, memory_delete) act on one "
+        "owner's memories through a running memtap's admin API.",
+    )
+    add_target_arguments(parser)
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument(
+        "--owner", help="owner id the tools act on (see `memtap owner-id`)"
+    )
+    who.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="environment variable holding the app's API key; the owner is derived from "
+        "it (the key itself is never sent or logged)",
+    )
+    who.add_argument(
+        "--any-owner",
+        action="store_true",
+        help="operators: every tool takes an `owner` argument instead",
+    )
+    parser.add_argument(
+        "--session", help="default session of searches, lists and new memories"
+    )
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    owner: str | None = None
+    if args.owner:
+        owner = args.owner.strip().lower()
+    elif args.api_key_env:
+        key = os.environ.get(args.api_key_env, "")
+        if not key:
+            print(f"memtap mcp: ${args.api_key_env} is not set", file=sys.stderr)
+            return EXIT_USAGE
+        owner = owner_id_of(key)
+    client = AdminClient(resolve_target(args), timeout_s=30.0)
+    tools = MemoryTools(client, OwnerScope(owner, args.session or None))
+    session = McpSession(
+        tools.tools(), "memtap", __version__, instructions=INSTRUCTIONS
+    )
+    try:
+        serve_stdio(session, sys.stdin.buffer, sys.stdout.buffer)
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # the client went away: nothing left to answer
+    return 0

@@ -1,0 +1,1 @@
+"""memtap's MCP server: memory tools for agents (`memtap mcp`, stdio)."""

@@ -1,0 +1,379 @@
+"""The memory tools `memtap mcp` offers, each one admin API call (or two) away.
+
+Scoping is the point of this module: an MCP server is started for one owner (`--owner`, or
+`--api-key-env` naming the variable that holds the key the app sends), and every tool works
+inside that owner only: searches pass the owner and an explicit scope (never `global`, even
+when the config says so), lists filter by it, and a memory id of another owner is answered
+"not found", exactly like an id that does not exist. `--any-owner` (operators) adds a
+required `owner` argument to every tool instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import quote
+
+from proxy.cli.client import ApiError, Unreachable
+from proxy.mcp.protocol import Tool, ToolError, ToolResult
+
+MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
+STRATEGIES = ("hybrid", "semantic", "keyword", "recent")
+
+
+class AdminApi(Protocol):
+    """What the tools need of `proxy.cli.client.AdminClient`."""
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+    ) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerScope:
+    owner: str | None
+    """None: any owner (`--any-owner`); each tool then takes an `owner` argument."""
+    session: str | None = None
+    """Default `session` of searches, lists and new memories."""
+
+
+def _string(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **extra}
+
+
+_ID = _string("memory id (from memory_search or memory_list)")
+_SESSION = _string(
+    "session id (X-Memtap-Session of the app); default: the server's --session"
+)
+_TYPE = _string("kind of memory", enum=list(MEMORY_TYPES))
+_KEY = _string(
+    "subject key: a new memory with the same key replaces the older one "
+    "(e.g. 'preferred_database')"
+)
+_METADATA = {"type": "object", "description": "free-form JSON metadata"}
+_EXPIRES = _string("ISO 8601 UTC time after which the memory is ignored")
+
+
+class MemoryTools:
+    def __init__(self, api: AdminApi, scope: OwnerScope) -> None:
+        self.api = api
+        self.scope = scope
+
+    def tools(self) -> list[Tool]:
+        return [
+            Tool(
+                "memory_search",
+                "Search memories",
+                "Find what memtap remembers about the user that is relevant to a question, "
+                "ranked as memtap ranks what it injects into requests (keyword and "
+                "semantic, newer facts first).",
+                self._schema(
+                    {
+                        "query": _string("what to look for, in plain words"),
+                        "limit": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 50,
+                            "description": "at most this many memories (default 8)",
+                        },
+                        "session": _SESSION,
+                        "strategy": _string(
+                            "ranking; default: the server's memory.strategy",
+                            enum=list(STRATEGIES),
+                        ),
+                    },
+                    ["query"],
+                ),
+                self.search,
+            ),
+            Tool(
+                "memory_list",
+                "List memories",
+                "List stored memories, newest first, optionally filtered by words, type "
+                "or session.",
+                self._schema(
+                    {
+                        "query": _string("only memories containing all these words"),
+                        "type": _TYPE,
+                        "session": _SESSION,
+                        "limit": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": 100,
+                            "description": "page size (default 20)",
+                        },
+                        "offset": {"type": "integer", "minimum": 0},
+                        "include_superseded": {
+                            "type": "boolean",
+                            "description": "also list facts a newer one replaced",
+                        },
+                    },
+                    [],
+                ),
+                self.listing,
+            ),
+            Tool(
+                "memory_get",
+                "Get a memory",
+                "One memory by id, with its metadata and timestamps.",
+                self._schema({"id": _ID}, ["id"]),
+                self.get,
+            ),
+            Tool(
+                "memory_add",
+                "Remember something",
+                "Store a fact, preference or decision about the user so that later "
+                "requests (through memtap) get it. Write it as a short third-person "
+                "statement ('Prefers Postgres for side projects').",
+                self._schema(
+                    {
+                        "content": _string("the memory, one statement"),
+                        "type": _TYPE,
+                        "key": _KEY,
+                        "session": _SESSION,
+                        "metadata": _METADATA,
+                        "expires_at": _EXPIRES,
+                    },
+                    ["content"],
+                ),
+                self.add,
+                read_only=False,
+            ),
+            Tool(
+                "memory_update",
+                "Correct a memory",
+                "Change a memory's text or fields (the fields not given stay as they are).",
+                self._schema(
+                    {
+                        "id": _ID,
+                        "content": _string("new text"),
+                        "type": _TYPE,
+                        "key": _KEY,
+                        "metadata": _METADATA,
+                        "expires_at": _EXPIRES,
+                    },
+                    ["id"],
+                ),
+                self.update,
+                read_only=False,
+            ),
+            Tool(
+                "memory_delete",
+                "Forget a memory",
+                "Delete one memory for good.",
+                self._schema({"id": _ID}, ["id"]),
+                self.delete,
+                read_only=False,
+                destructive=True,
+            ),
+        ]
+
+    def _schema(
+        self, properties: dict[str, Any], required: list[str]
+    ) -> dict[str, Any]:
+        if self.scope.owner is None:
+            properties = {
+                "owner": _string("owner id (sha256 of the API key, 24 hex digits)"),
+                **properties,
+            }
+            required = ["owner", *required]
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        }
+
+    # -- tools ---------------------------------------------------------------------------
+    def search(self, args: dict[str, Any]) -> ToolResult:
+        owner, session = self._owner(args), self._session(args)
+        body: dict[str, Any] = {
+            "owner": owner,
+            "query": args["query"],
+            "limit": args.get("limit") or 8,
+            # Never the configured scope as is: `global` would reach other owners.
+            "scope": "session" if session else "owner",
+        }
+        if session:
+            body["session"] = session
+        if args.get("strategy"):
+            body["strategy"] = args["strategy"]
+        found = self._call("POST", "/api/retrieve-preview", body=body)
+        results = [
+            {
+                k: hit.get(k)
+                for k in (
+                    "id",
+                    "content",
+                    "score",
+                    "tier",
+                    "type",
+                    "key",
+                    "session",
+                    "updated_at",
+                )
+            }
+            for hit in found.get("results", [])
+        ]
+        if not results:
+            return ToolResult(f"No memory matches {args['query']!r}.", {"results": []})
+        lines = [f"{len(results)} memories for {args['query']!r}, best first:"]
+        lines += [
+            f"- {hit['content']}  [id {hit['id']}, {hit['tier']} score "
+            f"{hit['score']}, updated {str(hit['updated_at'])[:10]}]"
+            for hit in results
+        ]
+        return ToolResult("\n".join(lines), {"results": results})
+
+    def listing(self, args: dict[str, Any]) -> ToolResult:
+        offset = int(args.get("offset") or 0)
+        params: dict[str, Any] = {
+            "owner": self._owner(args),
+            "session": self._session(args),
+            "type": args.get("type"),
+            "q": args.get("query"),
+            "limit": args.get("limit") or 20,
+            "offset": offset,
+            "include_superseded": args.get("include_superseded") or None,
+        }
+        page = self._call("GET", "/api/memories", params=params)
+        items = [_memory(m) for m in page.get("items", [])]
+        total = int(page.get("total", len(items)))
+        if not items:
+            return ToolResult(
+                f"No memories (total {total}).", {"items": [], "total": total}
+            )
+        lines = [f"Memories {offset + 1}-{offset + len(items)} of {total}:"]
+        lines += [
+            f"- {m['content']}  [id {m['id']}, {m['type']}, updated {str(m['updated_at'])[:10]}]"
+            for m in items
+        ]
+        return ToolResult("\n".join(lines), {"items": items, "total": total})
+
+    def get(self, args: dict[str, Any]) -> ToolResult:
+        memory = self._own_memory(args)
+        return ToolResult(_describe(memory), {"memory": memory})
+
+    def add(self, args: dict[str, Any]) -> ToolResult:
+        body = {
+            k: v
+            for k, v in args.items()
+            if k in ("content", "type", "key", "metadata", "expires_at")
+            and v is not None
+        }
+        body["owner"] = self._owner(args)
+        session = self._session(args)
+        if session:
+            body["session"] = session
+        memory = _memory(self._call("POST", "/api/memories", body=body))
+        return ToolResult(
+            f"Remembered: {memory['content']}  [id {memory['id']}]", {"memory": memory}
+        )
+
+    def update(self, args: dict[str, Any]) -> ToolResult:
+        current = self._own_memory(args)
+        patch = {
+            k: v
+            for k, v in args.items()
+            if k in ("content", "type", "key", "metadata", "expires_at")
+            and v is not None
+        }
+        if not patch:
+            raise ToolError(
+                "nothing to change: give content, type, key, metadata or expires_at"
+            )
+        memory = _memory(
+            self._call(
+                "PUT", f"/api/memories/{quote(current['id'], safe='')}", body=patch
+            )
+        )
+        return ToolResult(f"Updated: {_describe(memory)}", {"memory": memory})
+
+    def delete(self, args: dict[str, Any]) -> ToolResult:
+        current = self._own_memory(args)
+        self._call("DELETE", f"/api/memories/{quote(current['id'], safe='')}")
+        return ToolResult(
+            f"Forgot: {current['content']}  [id {current['id']}]",
+            {"deleted": current["id"]},
+        )
+
+    # -- helpers -------------------------------------------------------------------------
+    def _owner(self, args: Mapping[str, Any]) -> str:
+        if self.scope.owner is not None:
+            return self.scope.owner
+        return str(args["owner"])
+
+    def _session(self, args: Mapping[str, Any]) -> str | None:
+        session = args.get("session")
+        return str(session) if session else self.scope.session
+
+    def _own_memory(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The memory `args["id"]` if it belongs to the owner; another owner's memory is
+        "not found", like a missing one, so ids reveal nothing across owners."""
+        memory_id = str(args["id"])
+        missing = ToolError(f"memory not found: {memory_id}")
+        try:
+            memory = self.api.request(
+                "GET", f"/api/memories/{quote(memory_id, safe='')}"
+            )
+        except ApiError as exc:
+            if exc.status in (400, 404):
+                raise missing from None
+            raise _tool_error(exc) from None
+        except Unreachable as exc:
+            raise ToolError(str(exc)) from None
+        if not isinstance(memory, dict) or memory.get("owner") != self._owner(args):
+            raise missing
+        return _memory(memory)
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+    ) -> Any:
+        try:
+            return self.api.request(method, path, params=params, body=body)
+        except ApiError as exc:
+            raise _tool_error(exc) from None
+        except Unreachable as exc:
+            raise ToolError(str(exc)) from None
+
+
+def _tool_error(exc: ApiError) -> ToolError:
+    return ToolError(f"memtap refused: {exc.message} ({exc.code}, HTTP {exc.status})")
+
+
+_SHOWN = (
+    "id",
+    "owner",
+    "session",
+    "type",
+    "key",
+    "content",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "expires_at",
+)
+
+
+def _memory(raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: raw.get(k) for k in _SHOWN}
+
+
+def _describe(memory: Mapping[str, Any]) -> str:
+    parts = [f"{memory['content']}", f"id {memory['id']}", f"type {memory['type']}"]
+    for name in ("key", "session", "expires_at"):
+        if memory.get(name):
+            parts.append(f"{name} {memory[name]}")
+    parts.append(f"updated {memory['updated_at']}")
+    return f"{parts[0]}  [{', '.join(parts[1:])}]"
