@@ -33,6 +33,7 @@ from engine.store.protocol import VectorTier
 from engine.types import (
     EraseReceipt,
     ImportReport,
+    ImportTally,
     ListQuery,
     Memory,
     MemoryPatch,
@@ -332,8 +333,7 @@ class Engine:
 
     @_guarded
     async def import_memories(self, items: list[NewMemory]) -> ImportReport:
-        created = updated = skipped = 0
-        errors: list[str] = []
+        tally = ImportTally()
         for start in range(0, len(items), IMPORT_CHUNK):
             chunk = items[start : start + IMPORT_CHUNK]
 
@@ -357,19 +357,12 @@ class Engine:
             written: list[Memory] = []
             for _, result, was_created in await self.db.write(run):
                 if isinstance(result, str):
-                    skipped += 1
-                    errors.append(result)
+                    tally.refused(result)
                 else:
                     written.append(result)
-                    created += was_created
-                    updated += not was_created
+                    tally.stored(was_created)
             await self._vector_upsert(written)
-        return ImportReport(
-            created=created,
-            updated=updated,
-            skipped=skipped,
-            errors=tuple(errors[:100]),
-        )
+        return tally.report()
 
     # -- maintenance ------------------------------------------------------------------------
     @_guarded

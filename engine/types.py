@@ -173,6 +173,36 @@ class ImportReport:
     errors: tuple[str, ...] = ()
 
 
+MAX_IMPORT_ERRORS = 100
+"""Errors an import report lists (the count in `skipped` is exact)."""
+
+
+@dataclass(slots=True)
+class ImportTally:
+    """Counts an import as it goes, whatever the store; `report()` at the end."""
+
+    created: int = 0
+    updated: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def stored(self, was_created: bool) -> None:
+        if was_created:
+            self.created += 1
+        else:
+            self.updated += 1
+
+    def refused(self, message: str) -> None:
+        self.errors.append(message)
+
+    def report(self) -> ImportReport:
+        return ImportReport(
+            created=self.created,
+            updated=self.updated,
+            skipped=len(self.errors),
+            errors=tuple(self.errors[:MAX_IMPORT_ERRORS]),
+        )
+
+
 def estimate_tokens(text: str) -> int:
     """Cheap token estimate (≈ 4 characters a token), the budget unit of retrieval."""
     return max(1, (len(text) + 3) // 4)

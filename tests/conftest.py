@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 import yaml
 
@@ -274,3 +275,26 @@ def blocking_guard() -> Callable[[], AbstractContextManager[object]]:
     from blockbuster import blockbuster_ctx
 
     return blockbuster_ctx
+
+
+# -- the admin API -----------------------------------------------------------------------
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+@pytest.fixture
+async def admin(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+) -> Any:
+    """memtap with the admin API's defaults (`tests/admin_harness.py`); a test module
+    that needs another config defines its own `admin` fixture."""
+    from tests.admin_harness import start_admin  # it imports this module
+
+    return await start_admin(memtap_server, memtap_config, http)

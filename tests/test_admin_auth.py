@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -35,22 +35,6 @@ API_ROUTES = [
     ("GET", "/metrics"),
     ("GET", "/api/no-such-route"),
 ]
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
-@pytest.fixture
-async def admin(
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-    http: aiohttp.ClientSession,
-    standin: Standin,
-) -> Admin:
-    return await start_admin(memtap_server, memtap_config, http)
 
 
 @pytest.mark.parametrize(("method", "path"), API_ROUTES)

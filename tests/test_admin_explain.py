@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -20,12 +20,6 @@ from tests.upstream_standin import Standin
 API_KEY = "sk-test-admin-explain-0001"
 KEY_OWNER = hashlib.sha256(API_KEY.encode()).hexdigest()[:24]
 QUESTION = "Which database should I use for the new billing service?"
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 @pytest.fixture

@@ -4,18 +4,15 @@ input (SQL/FTS metacharacters, NUL, path traversal) and oversized bodies."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
 import aiohttp
 import pytest
 
-from config.schema import Config
 from proxy.admin.validation import MAX_CONTENT_CHARS, MAX_JSON_BODY, MAX_LIST_LIMIT
-from tests.admin_harness import OWNER, Admin, start_admin
-from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.admin_harness import OWNER, Admin
 
 METACHARACTERS = [
     "'",
@@ -63,22 +60,6 @@ MEMORY_KEYS = {
     "superseded_by",
     "valid_to",
 }
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
-@pytest.fixture
-async def admin(
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-    http: aiohttp.ClientSession,
-    standin: Standin,
-) -> Admin:
-    return await start_admin(memtap_server, memtap_config, http)
 
 
 async def test_create_get_update_delete(admin: Admin) -> None:

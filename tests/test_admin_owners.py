@@ -3,35 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import aiohttp
-import pytest
-
-from config.schema import Config
 from proxy.admin import owners
-from tests.admin_harness import OWNER, Admin, start_admin
-from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.admin_harness import OWNER, Admin
 
 OTHER = "fedcba9876543210fedcba98"
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
-@pytest.fixture
-async def admin(
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-    http: aiohttp.ClientSession,
-    standin: Standin,
-) -> Admin:
-    return await start_admin(memtap_server, memtap_config, http)
 
 
 def lines(raw: bytes) -> list[dict[str, Any]]:

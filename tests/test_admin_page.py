@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
@@ -19,12 +19,6 @@ from tests.upstream_standin import Standin
 
 DRIVER = Path(__file__).parent / "admin_page" / "drive_page.js"
 NODE = shutil.which("node")
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

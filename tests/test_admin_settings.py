@@ -3,7 +3,7 @@ validation naming the field, persistence in the database, restore at start."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +16,6 @@ from proxy.admin.settings import restore_overrides
 from tests.admin_harness import TOKEN, Admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 def write_yaml(tmp_path: Path, standin: Standin) -> Path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
@@ -11,12 +11,6 @@ from config.schema import AdminConfig, Config
 from tests.admin_harness import TOKEN, admin_config
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 async def test_admin_on_its_own_listener(

@@ -9,12 +9,11 @@ import io
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
-import pytest
 import yaml
 
 from config.schema import Config
@@ -55,22 +54,6 @@ async def memtap(
     out, err = await asyncio.wait_for(proc.communicate(stdin), 60)
     assert proc.returncode is not None
     return Result(proc.returncode, out.decode(), err.decode())
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
-@pytest.fixture
-async def admin(
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-    http: aiohttp.ClientSession,
-    standin: Standin,
-) -> Admin:
-    return await start_admin(memtap_server, memtap_config, http)
 
 
 def target(admin: Admin) -> list[str]:

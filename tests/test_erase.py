@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,6 @@ from tests.upstream_standin import Standin
 VICTIM_KEY = "sk-erase-victim-" + uuid.uuid4().hex
 VICTIM = hashlib.sha256(VICTIM_KEY.encode()).hexdigest()[:24]
 KEEPER = "keeper0000000000000000ab"
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
 
 
 def files_containing(data_dir: Path, needle: str) -> list[str]:

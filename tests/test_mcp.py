@@ -39,12 +39,6 @@ TOOLS = {
 
 
 @pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as session:
-        yield session
-
-
-@pytest.fixture
 async def admin(
     memtap_server: Callable[..., Awaitable[MemtapServer]],
     memtap_config: Callable[..., Config],

@@ -31,23 +31,21 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from config.schema import MemoryConfig
 from engine.metrics import Metrics
-from engine.retrieval.budget import clamp_budget, walk
+from engine.retrieval.budget import walk
 from engine.retrieval.hybrid import fuse, keyword_and_recent
 from engine.retrieval.keyword import keyword
+from engine.retrieval.plan import plan_retrieval
 from engine.retrieval.recent import recent
 from engine.store.database import Database
-from engine.store.memories import Live, cutoff_for, get_many, iso
+from engine.store.memories import Live, get_many
 from engine.store.protocol import VectorTier
 from engine.types import Hit, Memory, Retrieval, RetrievalRequest, Tier, estimate_tokens
 
 log = logging.getLogger("memtap.retrieval")
-
-MAX_LIMIT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +64,6 @@ class _Candidate:
     fts_rank: int | None = None
     vec_rank: int | None = None
     similarity: float | None = None
-
-
-def _live(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
-    now = datetime.now(UTC)
-    return Live(
-        now=iso(now),
-        cutoff=cutoff_for(cfg.retention_days, now),
-        owner=None if scope == "global" else req.owner,
-        session=req.session,
-        match_session=scope == "session",
-    )
 
 
 async def _vector(
@@ -156,26 +143,11 @@ async def retrieve(
 ) -> Retrieval:
     cfg = ctx.config
     started = time.perf_counter()
-    strategy = req.strategy or cfg.strategy
-    scope = req.scope or cfg.scope
-    budget = clamp_budget(
-        req.max_tokens if req.max_tokens is not None else cfg.max_tokens
-    )
-    max_items = max(
-        1, min(MAX_LIMIT, req.limit if req.limit is not None else cfg.max_items)
-    )
-    pool = max(cfg.top_k, max_items)
-    live = _live(req, scope, cfg)
+    plan = plan_retrieval(req, cfg)
+    strategy, budget, max_items = plan.strategy, plan.budget, plan.max_items
+    pool, live = plan.pool, plan.live
     timeout = cfg.retrieval_timeout_ms
-    resolution: dict[str, Any] = {
-        "strategy": strategy,
-        "scope": scope,
-        "max_tokens": budget,
-        "tiers": [],
-        "fallbacks": [],
-        "timings_ms": {},
-        "floor": {"min_score": cfg.min_score, "min_similarity": cfg.min_similarity},
-    }
+    resolution = plan.resolution(cfg)
 
     candidates: list[_Candidate] = []
     if strategy == "recent":

@@ -35,6 +35,7 @@ from engine.store.qdrant_worker import QdrantOutboxWorker
 from engine.types import (
     EraseReceipt,
     ImportReport,
+    ImportTally,
     ListQuery,
     Memory,
     MemoryPatch,
@@ -151,24 +152,16 @@ class QdrantEngine(Engine):
 
     @_guarded
     async def import_memories(self, items: list[NewMemory]) -> ImportReport:
-        created = updated = skipped = 0
-        errors: list[str] = []
+        tally = ImportTally()
         now = now_iso()
         for line, item in enumerate(items, start=1):
             try:
                 _, was_created = await self.store.upsert_memory(item, now)
             except InvalidInput as exc:
-                skipped += 1
-                errors.append(f"line {line}: {exc}")
+                tally.refused(f"line {line}: {exc}")
                 continue
-            created += was_created
-            updated += not was_created
-        return ImportReport(
-            created=created,
-            updated=updated,
-            skipped=skipped,
-            errors=tuple(errors[:100]),
-        )
+            tally.stored(was_created)
+        return tally.report()
 
     # -- maintenance ----------------------------------------------------------------------------
     @_guarded

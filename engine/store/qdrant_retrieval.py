@@ -11,28 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 from config.schema import MemoryConfig
-from engine.retrieval.budget import clamp_budget, walk
-from engine.store.memories import Live, cutoff_for, iso
+from engine.retrieval.budget import walk
+from engine.retrieval.plan import plan_retrieval
+from engine.store.memories import Live
 from engine.store.qdrant_store import QdrantMemoryStore
 from engine.store.qdrant_transport import QdrantUnavailable
 from engine.types import Hit, Retrieval, RetrievalRequest, estimate_tokens
-
-MAX_LIMIT = 100
-
-
-def live_for(req: RetrievalRequest, scope: str, cfg: MemoryConfig) -> Live:
-    now = datetime.now(UTC)
-    return Live(
-        now=iso(now),
-        cutoff=cutoff_for(cfg.retention_days, now),
-        owner=None if scope == "global" else req.owner,
-        session=req.session,
-        match_session=scope == "session",
-    )
 
 
 async def _candidates(
@@ -92,26 +79,10 @@ async def retrieve_from_qdrant(
     store: QdrantMemoryStore, cfg: MemoryConfig, req: RetrievalRequest
 ) -> Retrieval:
     started = time.perf_counter()
-    strategy = req.strategy or cfg.strategy
-    scope = req.scope or cfg.scope
-    budget = clamp_budget(
-        req.max_tokens if req.max_tokens is not None else cfg.max_tokens
-    )
-    max_items = max(
-        1, min(MAX_LIMIT, req.limit if req.limit is not None else cfg.max_items)
-    )
-    pool = max(cfg.top_k, max_items)
-    resolution: dict[str, Any] = {
-        "strategy": strategy,
-        "scope": scope,
-        "max_tokens": budget,
-        "tiers": [],
-        "fallbacks": [],
-        "timings_ms": {},
-        "store": "qdrant",
-        "floor": {"min_score": cfg.min_score, "min_similarity": cfg.min_similarity},
-    }
-    live = live_for(req, scope, cfg)
+    plan = plan_retrieval(req, cfg)
+    strategy, budget, max_items = plan.strategy, plan.budget, plan.max_items
+    pool, live = plan.pool, plan.live
+    resolution = {**plan.resolution(cfg), "store": "qdrant"}
     timeout_s = cfg.retrieval_timeout_ms / 1000
     try:
         candidates = await asyncio.wait_for(
