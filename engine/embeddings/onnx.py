@@ -24,6 +24,7 @@ from engine.embeddings.base import (
     l2_normalize,
     make_signature,
 )
+from engine.embeddings.coalesce import Coalescer
 from engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
 from engine.heap import release_freed_heap
 
@@ -58,7 +59,8 @@ class OnnxEmbedder:
         self._dim = dim
         self._batch_size = batch_size
         self._input_names = {i.name for i in session.get_inputs()}
-        self._one_at_a_time = asyncio.Semaphore(1)
+        # One model run at a time; concurrent requests join the next run as one batch.
+        self.batches = Coalescer(self.embed_sync, max_texts=max(batch_size, 64))
 
     @property
     def model(self) -> str:
@@ -75,15 +77,14 @@ class OnnxEmbedder:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return empty_vectors(self._dim)
-        async with self._one_at_a_time:
-            try:
-                return await asyncio.to_thread(self.embed_sync, list(texts))
-            except EmbeddingError:
-                raise
-            except Exception as exc:  # onnxruntime raises its own exception types
-                raise EmbeddingError(
-                    f"onnx inference failed: {exc}", cause="embedding_error"
-                ) from exc
+        try:
+            return await self.batches.embed(texts)
+        except EmbeddingError:
+            raise
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise EmbeddingError(
+                f"onnx inference failed: {exc}", cause="embedding_error"
+            ) from exc
 
     def embed_sync(self, texts: list[str]) -> Vectors:
         """Blocking; for worker threads and offline builds only."""
