@@ -25,6 +25,7 @@ from proxy.addons import default_addons
 from proxy.admin import health as admin_health
 from proxy.admin.app import ADMIN_PREFIX, mount_admin
 from proxy.appkeys import RUNTIME, Runtime
+from proxy.memory_switch import MemorySwitch
 from proxy.modes.forward import addressed_elsewhere
 from proxy.modes.listener import ListenerSite, format_hostport, parse_listen
 from proxy.modes.reverse import error_body, handle
@@ -46,16 +47,18 @@ AddonFactory = Callable[[Runtime], Sequence[Addon]]
 
 async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
     runtime = app[RUNTIME]
+    switch = MemorySwitch(runtime, MEMORY_ADDON_NAME, _open_engine)
     if runtime.config.current.memory.enabled:
         await _open_engine(runtime)
     else:
         log.info("memory.disabled")
-    if runtime.engine is None:
-        # The engine is only opened here, so without one the memory addon can do nothing for
-        # this process's lifetime: take it off the per-request path.
-        kept = [a for a in runtime.pipeline.addons if a.name != MEMORY_ADDON_NAME]
-        runtime.pipeline = Pipeline(kept)
+    # Without an engine (or with memory off) the memory addon leaves the per-request path;
+    # a later `memory.enabled: true` opens the engine and brings it back.
+    switch.settle()
+    unsubscribe = runtime.config.subscribe(switch.on_config_change)
     yield
+    unsubscribe()
+    await switch.close()
     engine = runtime.engine
     if engine is not None:
         started = time.monotonic()

@@ -516,3 +516,51 @@ async def test_a_broken_engine_fails_open(
     fallbacks = memtap.metrics.memory_fallbacks
     assert fallbacks.value("retrieval") == 2
     assert fallbacks.value("capture") == 2
+
+
+async def test_memory_switched_on_and_off_at_run_time(
+    standin: Standin, memtap_server: ServerFactory, memtap_config: Callable[..., Config]
+) -> None:
+    """A process that started with memory off: `memory.enabled: true` (a reload, or the
+    settings API) opens the engine and memory works; `false` takes it off the path again."""
+    config = memtap_config(
+        memory=memory_config(enabled=False),
+        embedding=EmbeddingConfig(source="none"),
+        vector_store=VectorStoreConfig(kind="none"),
+    )
+    server = await memtap_server(config)
+    assert server.runtime.engine is None
+    assert (await health(server))["store"] == "off"
+    key = "sk-e2e-switch"
+    assert await chat_turn(server, key, PREFERENCE, False, {}) == ""  # pass-through
+
+    server.holder.apply_runtime_overrides({"memory.enabled": True})
+    for _ in range(500):
+        if server.runtime.engine is not None and any(
+            a.name == "memory" for a in server.runtime.pipeline.addons
+        ):
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError(f"memory did not come on: {server.runtime.engine_error}")
+    assert await chat_turn(server, key, PREFERENCE, False, {}) == "0"
+    await wait_for_memory(server, owner_of(key), "postgres")
+    assert int(await chat_turn(server, key, QUESTION, False, {})) >= 1
+    assert (await health(server))["store"] not in ("off", "error")
+
+    server.holder.apply_runtime_overrides({"memory.enabled": False})
+    assert all(a.name != "memory" for a in server.runtime.pipeline.addons)
+    assert await chat_turn(server, key, QUESTION, False, {}) == ""
+    assert OPEN not in standin.last().body.decode()
+    # and back on: the engine is still open, so at once
+    server.holder.apply_runtime_overrides({"memory.enabled": True})
+    assert int(await chat_turn(server, key, QUESTION, False, {})) >= 1
+
+
+async def health(server: MemtapServer) -> dict[str, Any]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"{server.url}/_memtap/health") as response,
+    ):
+        body: dict[str, Any] = await response.json()
+        return body
