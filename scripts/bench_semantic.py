@@ -13,7 +13,8 @@ would only measure the embedder. Timed: `engine.retrieval.retrieve` with strateg
 plus the KNN alone, both sqlite-vec's own (`vectors.knn`) and the tier's cached one with the
 re-read of its hits (`vectors.knn_live`, what retrieval uses). RSS is measured in a child
 process per source (source + 10k-row search): the peak (VmHWM) and at the end (VmRSS).
-`run_semantic_bench()` is the entry point for `scripts/bench_memory.py` (a `--semantic` section).
+`--embed-concurrency 4,16` measures only concurrent ONNX query embeddings, batched against one
+run per request. `run_semantic_bench()` is the entry point for `scripts/bench_memory.py` (a `--semantic` section).
 """
 
 from __future__ import annotations
@@ -419,6 +420,48 @@ async def _child(
     )
 
 
+async def embed_concurrency_bench(
+    levels: list[int], rounds: int = 10
+) -> list[dict[str, Any]]:
+    """Concurrent single-query embeddings with the packaged ONNX model: coalesced into
+    batches (what memtap does) against one model run per request (the baseline, same
+    process, same run)."""
+    from engine.embeddings.coalesce import Coalescer
+    from engine.embeddings.onnx import open_onnx
+
+    embedder = await open_onnx()
+    rows: list[dict[str, Any]] = []
+    try:
+        embedder.embed_sync(["warm-up"])
+        for concurrency in levels:
+            row: dict[str, Any] = {"concurrency": concurrency}
+            for name, max_texts in (("one_run_each", 1), ("coalesced", 64)):
+                batches = Coalescer(embedder.embed_sync, max_texts=max_texts)
+                waits: list[float] = []
+
+                async def one(text: str, batches: Coalescer = batches) -> float:
+                    started = time.perf_counter()
+                    await batches.embed([text])
+                    return (time.perf_counter() - started) * 1000
+
+                for r in range(rounds):
+                    waits += await asyncio.gather(
+                        *(one(f"question {r}.{i} about my setup?") for i in range(concurrency))
+                    )
+                row[name] = {
+                    "p50": pct(waits, 0.5),
+                    "p99": pct(waits, 0.99),
+                    "runs": batches.stats.runs,
+                }
+            row["p99_ratio"] = round(
+                row["coalesced"]["p99"] / row["one_run_each"]["p99"], 2
+            )
+            rows.append(row)
+    finally:
+        await embedder.close()
+    return rows
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="semantic-tier benchmarks")
     parser.add_argument("--sizes", default="10000,100000")
@@ -433,9 +476,18 @@ def main(argv: list[str]) -> int:
         help="time full hybrid up to this size",
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--embed-concurrency",
+        help="only: concurrent ONNX query embeddings at these levels, e.g. 4,16",
+    )
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.embed_concurrency:
+        levels = [int(v) for v in args.embed_concurrency.split(",")]
+        for row in asyncio.run(embed_concurrency_bench(levels)):
+            print(json.dumps(row) if args.json else row)
+        return 0
     if args.rss_child:
         (args.work / "child").mkdir(parents=True, exist_ok=True)
         asyncio.run(_child(args.rss_child, args.queries, args.static_table, args.work))
