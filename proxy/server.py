@@ -24,6 +24,7 @@ from engine.metrics import Metrics
 from proxy.addons import default_addons
 from proxy.admin import health as admin_health
 from proxy.admin.app import ADMIN_PREFIX, mount_admin
+from proxy.admin.settings import restore_overrides
 from proxy.appkeys import RUNTIME, Runtime
 from proxy.memory_switch import MemorySwitch
 from proxy.modes.forward import addressed_elsewhere
@@ -47,7 +48,7 @@ AddonFactory = Callable[[Runtime], Sequence[Addon]]
 
 async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
     runtime = app[RUNTIME]
-    switch = MemorySwitch(runtime, MEMORY_ADDON_NAME, _open_engine)
+    switch = MemorySwitch(runtime, MEMORY_ADDON_NAME, _open_engine_at_run_time)
     if runtime.config.current.memory.enabled:
         await _open_engine(runtime)
     else:
@@ -87,6 +88,22 @@ async def _open_engine(runtime: Runtime) -> None:
             "memory.unavailable",
             extra={"fields": {"error": runtime.engine_error}},
             exc_info=exc,
+        )
+
+
+async def _open_engine_at_run_time(runtime: Runtime) -> None:
+    """`memory.enabled` turned on in a running process: open the engine, then apply the
+    settings overrides stored in its database, as a start would have (they could not be read
+    while there was no engine)."""
+    await _open_engine(runtime)
+    if runtime.engine is None:
+        return
+    try:
+        await restore_overrides(runtime)
+    except Exception as exc:  # noqa: BLE001 - memory works on the YAML values meanwhile
+        log.warning(
+            "settings.restore_failed",
+            extra={"fields": {"error_type": type(exc).__name__, "error": str(exc)}},
         )
 
 

@@ -125,3 +125,20 @@ async def test_onnx_batched_equals_alone() -> None:
     assert np.allclose(np.concatenate(together), alone, atol=1e-4)
     assert embedder.batches.stats.runs < len(queries)  # they did share runs
     await embedder.close()
+
+
+async def test_cancelled_batches_fail_their_callers_instead_of_hanging() -> None:
+    model = Model()
+    batches = Coalescer(model)
+    model.hold_next()
+    running = asyncio.ensure_future(batches.embed(["in the run"]))
+    await started(model)
+    queued = asyncio.ensure_future(batches.embed(["queued behind it"]))
+    await asyncio.sleep(0.01)
+    assert batches._drain is not None
+    batches._drain.cancel()  # what a shutdown does to a task
+    for task in (running, queued):
+        with pytest.raises(RuntimeError, match="embedding run ended"):
+            await asyncio.wait_for(task, 5)
+    model.gate.set()
+    assert (await batches.embed(["later"])).tolist() == [vector("later")]

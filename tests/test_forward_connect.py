@@ -286,6 +286,9 @@ async def test_client_dropping_during_tls_handshake_leaves_memtap_serving(front:
     writer2.close()
     await asyncio.sleep(0.05)
     await _still_serving(front)
+    # neither connection got to requests: each is reported (after the 200) as a TLS failure
+    first, second = await front.next_done(), await front.next_done()
+    assert {(d.outcome, d.status, d.error_kind) for d in (first, second)} == {("tls_failed", 200, "client")}
 
 
 async def test_bytes_before_200_on_intercepted_connect_are_refused(front: Front) -> None:
@@ -407,6 +410,8 @@ async def test_endless_connect_head_is_refused(front: Front) -> None:
     out = await _raw(front, b"CONNECT host:443 HTTP/1.1\r\n" + b"X-Pad: " + b"a" * 20000)
     assert out.startswith(b"HTTP/1.1 431")
     await _still_serving(front)
+    done = await front.next_done()
+    assert (done.target, done.outcome, done.status) == ("host:443", "bad_request", 431)
 
 
 async def test_client_gone_while_connecting_upstream(front: Front) -> None:

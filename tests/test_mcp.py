@@ -252,6 +252,10 @@ async def test_protocol_edges(admin: Admin) -> None:
                 {"jsonrpc": "2.0", "method": "notifications/cancelled"},
             ],
             {"jsonrpc": "1.0", "id": 8, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 9},
+            {"jsonrpc": "2.0", "id": 10, "method": 5},
+            b"[" * 100_000,
+            {"jsonrpc": "2.0", "id": 11, "method": "ping"},
         ],
     )
     by_id = {a["id"] if isinstance(a, dict) else "batch": a for a in answers}
@@ -269,10 +273,15 @@ async def test_protocol_edges(admin: Admin) -> None:
     assert not saved["isError"]
     assert "structuredContent" not in saved  # 2024-11-05 has no structured results
     assert by_id["batch"] == [{"jsonrpc": "2.0", "id": "b1", "result": {}}]
+    # a request the server cannot serve still gets its answer, with its id
+    for request_id in (8, 9, 10):
+        assert by_id[request_id]["error"]["code"] == -32600
     errors = [a for a in answers if isinstance(a, dict) and a["id"] is None]
-    assert sorted(e["error"]["code"] for e in errors) == [-32700, -32600]
+    # not JSON, twice (the second nested past any parser's depth): the session goes on
+    assert [e["error"]["code"] for e in errors] == [-32700, -32700]
+    assert by_id[11]["result"] == {}
     # one answer per request, none for the notifications
-    assert len(answers) == 9
+    assert len(answers) == 13
 
 
 async def test_unknown_version_gets_the_newest_and_unreachable_memtap_is_a_tool_error(
@@ -314,3 +323,38 @@ async def test_api_key_env_must_be_set() -> None:
     out, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 2 and out == b""
     assert b"MEMTAP_TEST_UNSET_KEY is not set" in err
+
+
+@pytest.mark.parametrize("owner", ["", "   ", "../etc"])
+async def test_an_owner_that_is_not_one_is_refused(owner: str) -> None:
+    """An empty owner would mean "no owner filter" to the admin API: never accepted."""
+    proc = await asyncio.create_subprocess_exec(
+        MEMTAP,
+        "mcp",
+        "--owner",
+        owner,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=_env(),
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 2 and out == b"", err
+    assert b"is not an owner id" in err
+
+
+async def test_any_owner_mode_refuses_an_empty_owner_argument(admin: Admin) -> None:
+    await admin.call("POST", "/api/memories", json={"owner": SOMEONE_ELSE, "content": "x"})
+    answers = await raw_exchange(
+        ["--url", admin.server.url, "--token", TOKEN, "--any-owner"],
+        [
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "memory_list", "arguments": {"owner": ""}},
+            }
+        ],
+    )
+    result = answers[0]["result"]
+    assert result["isError"] and "not an owner id" in result["content"][0]["text"]

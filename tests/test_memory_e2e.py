@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -20,6 +21,7 @@ import anthropic
 import openai
 import pytest
 
+from config.holder import ConfigHolder
 from config.schema import (
     Config,
     EmbeddingConfig,
@@ -564,3 +566,63 @@ async def health(server: MemtapServer) -> dict[str, Any]:
     ):
         body: dict[str, Any] = await response.json()
         return body
+
+
+async def test_memory_switched_on_by_a_reload_applies_stored_settings(
+    standin: Standin,
+    memtap_server: ServerFactory,
+    memtap_config: Callable[..., Config],
+    tmp_path: Path,
+) -> None:
+    """Settings overrides live in the engine's database: a process that started with memory
+    off could not read them, so opening the engine later applies them, as a start does."""
+    data_dir = tmp_path / "shared-data"
+    first = await start_memtap(
+        standin,
+        memtap_server,
+        lambda **kw: memtap_config(data_dir=str(data_dir), **kw),
+        memory_config(strategy="keyword"),
+    )
+    async with (
+        aiohttp.ClientSession() as http,
+        http.put(
+            f"{first.url}/_memtap/api/settings", json={"memory.max_tokens": 123}
+        ) as response,
+    ):
+        assert response.status == 200, await response.text()
+    await first.stop()
+
+    def yaml_text(enabled: bool) -> str:
+        return (
+            f"data_dir: {data_dir}\n"
+            f"upstreams: [{{name: standin, url: '{standin.url}'}}]\n"
+            f"memory: {{enabled: {str(enabled).lower()}, strategy: keyword}}\n"
+            "embedding: {source: none}\n"
+            "vector_store: {kind: none}\n"
+        )
+
+    path = tmp_path / "memtap.yaml"
+    path.write_text(yaml_text(False))
+    holder = ConfigHolder.load(str(path))
+    second = await memtap_server(
+        dataclasses.replace(holder.current, listen="127.0.0.1:0"),
+        config_path=path,
+        watch_config=True,
+    )
+    assert second.runtime.engine is None
+    assert second.holder.current.memory.max_tokens != 123
+    path.write_text(yaml_text(True))
+    for _ in range(1000):
+        if second.runtime.engine is not None and any(
+            a.name == "memory" for a in second.runtime.pipeline.addons
+        ):
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the reload did not switch memory on")
+    for _ in range(200):  # the overrides follow the open
+        if second.holder.current.memory.max_tokens == 123:
+            break
+        await asyncio.sleep(0.01)
+    assert second.holder.current.memory.max_tokens == 123
+    assert second.holder.current.memory.enabled

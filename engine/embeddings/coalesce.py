@@ -97,14 +97,24 @@ class Coalescer:
             self.stats.largest_run = max(self.stats.largest_run, len(texts))
             try:
                 vectors = await asyncio.to_thread(self.run_sync, texts)
-            except Exception as exc:  # noqa: BLE001 - each caller gets the failure
+                at = 0
+                for request in run:
+                    part = np.ascontiguousarray(vectors[at : at + len(request.texts)])
+                    at += len(request.texts)
+                    if not request.future.done():
+                        request.future.set_result(part)
+            except BaseException as exc:  # each caller of the run gets the failure
+                failure = (
+                    exc
+                    if isinstance(exc, Exception)
+                    else RuntimeError(f"embedding run ended: {type(exc).__name__}")
+                )
                 for request in run:
                     if not request.future.done():
-                        request.future.set_exception(exc)
-                continue
-            at = 0
-            for request in run:
-                part = np.ascontiguousarray(vectors[at : at + len(request.texts)])
-                at += len(request.texts)
-                if not request.future.done():
-                    request.future.set_result(part)
+                        request.future.set_exception(failure)
+                if not isinstance(exc, Exception):
+                    # Cancelled (shutdown): nobody may wait for ever on what is queued.
+                    for request in self._small + self._big:
+                        if not request.future.done():
+                            request.future.set_exception(failure)
+                    raise

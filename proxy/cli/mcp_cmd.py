@@ -17,7 +17,7 @@ from proxy.cli.client import (
 from proxy.cli.memories_cmd import owner_id_of
 from proxy.mcp.protocol import McpSession
 from proxy.mcp.stdio import serve_stdio
-from proxy.mcp.tools import MemoryTools, OwnerScope
+from proxy.mcp.tools import MemoryTools, OwnerScope, valid_owner
 
 INSTRUCTIONS = (
     "memtap remembers facts about the user across sessions and adds the relevant ones to "
@@ -60,10 +60,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     owner: str | None = None
-    if args.owner:
-        owner = args.owner.strip().lower()
+    if args.owner is not None:
+        # Exactly as given: owner ids are case-sensitive, and an empty one would mean
+        # "no owner filter" to the admin API.
+        owner = args.owner
+        if not valid_owner(owner):
+            print(
+                f"memtap mcp: --owner {owner!r} is not an owner id (see memtap owner-id)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     elif args.api_key_env:
-        key = os.environ.get(args.api_key_env, "")
+        # Stripped, as the proxy strips the key it reads from a request header.
+        key = os.environ.get(args.api_key_env, "").strip()
         if not key:
             print(f"memtap mcp: ${args.api_key_env} is not set", file=sys.stderr)
             return EXIT_USAGE

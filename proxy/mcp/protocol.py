@@ -93,13 +93,19 @@ class McpSession:
         return self._one(message)
 
     def _one(self, message: Any) -> dict[str, Any] | None:
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        if not isinstance(message, dict):
             return _error(None, INVALID_REQUEST, "not a JSON-RPC 2.0 message")
-        method = message.get("method")
         request_id = message.get("id")
-        if not isinstance(method, str):
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            request_id = None  # not an id that can be echoed back
+        if message.get("jsonrpc") != "2.0":
+            return _error(request_id, INVALID_REQUEST, "not a JSON-RPC 2.0 message")
+        method = message.get("method")
+        if method is None and ("result" in message or "error" in message):
             # A response from the client: memtap never sends requests, so nothing to match.
             return None
+        if not isinstance(method, str):
+            return _error(request_id, INVALID_REQUEST, "method must be a string")
         is_notification = "id" not in message
         params = message.get("params")
         if params is None:

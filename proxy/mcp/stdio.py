@@ -17,7 +17,10 @@ def serve_stdio(session: McpSession, stdin: IO[bytes], stdout: IO[bytes]) -> Non
         message: Any
         try:
             message = json.loads(line)
-        except ValueError:
+        except (
+            ValueError,
+            RecursionError,
+        ):  # RecursionError: nesting beyond the parser's depth
             _send(stdout, parse_error())
             continue
         answer = session.handle(message)

@@ -15,10 +15,23 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from engine.api import InvalidInput
+from proxy.admin.validation import owner_id
 from proxy.cli.client import ApiError, Unreachable
 from proxy.mcp.protocol import Tool, ToolError, ToolResult
 
 MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
+
+
+def valid_owner(owner: str) -> bool:
+    """What the admin API accepts as an owner id (never empty)."""
+    try:
+        owner_id(owner)
+    except InvalidInput:
+        return False
+    return True
+
+
 STRATEGIES = ("hybrid", "semantic", "keyword", "recent")
 
 
@@ -305,9 +318,11 @@ class MemoryTools:
 
     # -- helpers -------------------------------------------------------------------------
     def _owner(self, args: Mapping[str, Any]) -> str:
-        if self.scope.owner is not None:
-            return self.scope.owner
-        return str(args["owner"])
+        owner = self.scope.owner if self.scope.owner is not None else args.get("owner")
+        # Never empty: the admin API reads an empty owner as "every owner".
+        if not isinstance(owner, str) or not valid_owner(owner):
+            raise ToolError(f"not an owner id: {owner!r}")
+        return owner
 
     def _session(self, args: Mapping[str, Any]) -> str | None:
         session = args.get("session")

@@ -93,6 +93,12 @@ class ConnectDone:
     """upstream | client | proxy, as for `request.done` lines of other requests."""
 
 
+def _target_text(head: bytes) -> str:
+    """The target as the client wrote it on a CONNECT line memtap could not use (for logs)."""
+    first = head.split(b"\n", 1)[0][len(_CONNECT) :]
+    return first.split(b" ", 1)[0][:200].decode("latin-1").strip()
+
+
 class _Pending:
     """The clock and the report of one CONNECT on its way to a `ConnectDone`."""
 
@@ -217,8 +223,7 @@ class ForwardProxy:
             )
             transport.write(_json_response(400, "Bad Request", "bad_connect", str(exc)))
             transport.close()
-            line = head.split(b"\n", 1)[0][len(_CONNECT) :][:200]
-            _Pending(line.decode("latin-1").strip(), self.on_done).done(
+            _Pending(_target_text(head), self.on_done).done(
                 "bad_request", 400, error=str(exc), error_kind="client"
             )
             return
@@ -260,6 +265,26 @@ class ForwardProxy:
         rest: bytes,
         pending: _Pending,
     ) -> None:
+        try:
+            await self._intercept_tls(sniffer, transport, target, rest, pending)
+        finally:
+            # Every way out before the hand-over that did not report already: the client
+            # went away (or the connection was closed) before requests could flow.
+            pending.done(
+                "tls_failed",
+                200 if pending.established is not None else None,
+                error="connection closed before the hand-over",
+                error_kind="client",
+            )
+
+    async def _intercept_tls(
+        self,
+        sniffer: FirstLineSniffer,
+        transport: asyncio.Transport,
+        target: InterceptTarget,
+        rest: bytes,
+        pending: _Pending,
+    ) -> None:
         if rest:
             # The client spoke before our 200: those bytes cannot be fed into start_tls.
             transport.write(
@@ -284,8 +309,12 @@ class ForwardProxy:
             return
         if sniffer.buffer:  # same as `rest`: bytes that raced pause_reading
             transport.close()
+            pending.done(
+                "bad_request", None, error="data before 200", error_kind="client"
+            )
             return
         transport.write(_ESTABLISHED)
+        pending.mark_established()
         sniffer.state = _TLS
         loop = asyncio.get_running_loop()
         try:
@@ -314,6 +343,7 @@ class ForwardProxy:
         if tls_transport is None or sniffer.closed:
             return
         log.debug("connect.intercepted", extra={"fields": {"target": target.authority}})
+        pending.on_done = None  # from here on, each request inside logs its own line
         sniffer.hand_over(tls_transport, target)
 
     async def _tunnel(
@@ -447,6 +477,12 @@ class FirstLineSniffer(asyncio.Protocol):
                 )
                 self.transport.close()
                 self.state = _DONE
+                _Pending(_target_text(buf), self.proxy.on_done).done(
+                    "bad_request",
+                    431,
+                    error="CONNECT head too large",
+                    error_kind="client",
+                )
             else:
                 self.buffer = buf
             return
