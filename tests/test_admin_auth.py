@@ -79,6 +79,8 @@ async def test_health_and_page_need_no_token(admin: Admin) -> None:
 async def test_metrics_with_token(admin: Admin) -> None:
     reply = await admin.call("GET", "/metrics")
     assert reply.status == 200 and b"memtap_requests_total" in reply.raw
+    # the exposition format's own content type, as Prometheus scrapers expect it
+    assert reply.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
 
 
 async def test_unknown_route_and_method_are_json(admin: Admin) -> None:

@@ -161,6 +161,7 @@ async def test_preview_options_change_the_result(admin: Admin) -> None:
         ({"owner": OWNER, "query": "x", "strategy": "magic"}, "strategy"),
         ({"owner": OWNER, "query": "x", "scope": "world"}, "scope"),
         ({"owner": OWNER, "query": "x", "max_tokens": -1}, "max_tokens"),
+        ({"owner": OWNER, "query": "x", "max_tokens": 0}, "max_tokens"),
         ({"owner": OWNER, "query": "x", "max_tokens": "100"}, "max_tokens"),
         ({"owner": OWNER, "query": "x", "limit": True}, "limit"),
         ({"owner": OWNER, "query": "x", "limit": 10_000}, "limit"),

@@ -98,7 +98,7 @@ async def test_add_list_delete(admin: Admin, tmp_path: Path) -> None:
         OWNER,
         "--json",
         "-",
-        stdin=b"from stdin\nsecond line",
+        stdin=b"from stdin\nsecond line\n",  # the line end echo adds is dropped
     )
     assert piped.code == 0 and piped.json()["content"] == "from stdin\nsecond line"  # type: ignore[index]
 

@@ -59,8 +59,10 @@ async def readyz(request: web.Request) -> web.Response:
 async def metrics(request: web.Request) -> web.Response:
     runtime = request.config_dict[RUNTIME]
     return web.Response(
-        text=runtime.metrics.render(),
-        content_type="text/plain",
-        charset="utf-8",
-        headers={"X-Content-Type-Options": "nosniff"},
+        body=runtime.metrics.render().encode("utf-8"),
+        # Prometheus's text exposition format, version 0.0.4, named as scrapers expect it.
+        headers={
+            "Content-Type": "text/plain; version=0.0.4; charset=utf-8",
+            "X-Content-Type-Options": "nosniff",
+        },
     )

@@ -328,7 +328,8 @@ def retrieval_request(body: Mapping[str, Any]) -> RetrievalRequest:
         scope=cast(Scope | None, scope),
         max_tokens=None
         if max_tokens is None
-        else _int(max_tokens, "max_tokens", minimum=0, maximum=MAX_PREVIEW_TOKENS),
+        # 0 would be clamped to 1 silently: the budget's range is 1..MAX_PREVIEW_TOKENS.
+        else _int(max_tokens, "max_tokens", minimum=1, maximum=MAX_PREVIEW_TOKENS),
         limit=None
         if limit is None
         else _int(limit, "limit", minimum=0, maximum=MAX_PREVIEW_LIMIT),

@@ -172,7 +172,8 @@ def _add(args: argparse.Namespace) -> int:
     given = _one_of(args.content, args.content_flag, "content")
     if given is None:
         return EXIT_USAGE
-    content = sys.stdin.read() if given == "-" else given
+    # From stdin, the line end that `echo` adds is not part of the memory.
+    content = sys.stdin.read().rstrip("\r\n") if given == "-" else given
     body: dict[str, Any] = {"owner": args.owner, "content": content, "type": args.type}
     for field in ("key", "session", "expires_at"):
         if getattr(args, field) is not None:
