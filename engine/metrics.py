@@ -8,10 +8,13 @@ so every counter is declared once and documented by its help text.
 from __future__ import annotations
 
 import bisect
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 LabelKey = tuple[str, ...]
+
+log = logging.getLogger("memtap.metrics")
 
 
 def _escape(value: str) -> str:
@@ -37,6 +40,11 @@ class Counter:
 
     def value(self, *label_values: str) -> float:
         return self._values.get(label_values, 0.0)
+
+    def set_total(self, value: float, *label_values: str) -> None:
+        """Copy a total that another component counts (collected at render time)."""
+        with self._lock:
+            self._values[label_values] = value
 
     def render(self) -> list[str]:
         lines = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} counter"]
@@ -189,8 +197,41 @@ class Metrics:
         self.config_reloads = Counter(
             "memtap_config_reloads_total", "Config reloads by result.", ["result"]
         )
+        self.vector_cache_bytes = Gauge(
+            "memtap_vector_cache_bytes", "Bytes held by the in-process KNN cache."
+        )
+        self.vector_cache_owners = Gauge(
+            "memtap_vector_cache_owners", "Owners whose vectors the KNN cache holds."
+        )
+        self.vector_cache_events = Counter(
+            "memtap_vector_cache_events_total",
+            "KNN cache hits, owner loads, evictions and invalidations.",
+            ["event"],
+        )
+        self.embedding_runs = Counter(
+            "memtap_embedding_runs_total",
+            "Local model runs; concurrent requests share one run.",
+            ["source"],
+        )
+        self.embedding_texts = Counter(
+            "memtap_embedding_texts_total",
+            "Texts embedded by local model runs.",
+            ["source"],
+        )
+        self._collectors: list[Callable[[], None]] = []
+
+    def add_collector(self, collect: Callable[[], None]) -> Callable[[], None]:
+        """`collect()` runs before each render (it copies figures other components keep);
+        returns the function that removes it."""
+        self._collectors.append(collect)
+        return lambda: self._collectors.remove(collect)
 
     def render(self) -> str:
+        for collect in list(self._collectors):
+            try:
+                collect()
+            except Exception:
+                log.exception("metrics.collector_failed")
         lines: list[str] = []
         for metric in vars(self).values():
             if isinstance(metric, Counter | Histogram):

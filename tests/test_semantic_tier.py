@@ -269,3 +269,29 @@ async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
     finally:
         await tier.close()
         await db.close()
+
+
+async def test_cache_and_model_figures_reach_the_metrics(tmp_path: Path) -> None:
+    db, _ = await seeded(tmp_path)
+    metrics = Metrics()
+    tier = await build_vector_tier(Holder(make_config(tmp_path)), db, metrics)
+    try:
+        assert isinstance(tier, SqliteVecTier)
+        await tier.reindex(None, False)
+        for _ in range(3):
+            await tier.search("alice", "which database do I like?", None, 5)
+            await tier.settle()
+        text = metrics.render()
+        assert 'memtap_vector_cache_events_total{event="hit"}' in text
+        assert metrics.vector_cache_events.value("hit") >= 1
+        assert metrics.vector_cache_events.value("load") >= 1
+        assert metrics.vector_cache_bytes.value() > 0
+        assert metrics.vector_cache_owners.value() == 1
+        assert metrics.embedding_runs.value("onnx") >= 1
+        assert metrics.embedding_texts.value("onnx") >= 5  # the reindex and the queries
+    finally:
+        await tier.close()
+        await db.close()
+    before = metrics.vector_cache_events.value("hit")
+    metrics.render()  # a closed tier no longer reports
+    assert metrics.vector_cache_events.value("hit") == before

@@ -107,6 +107,11 @@ class SqliteVecTier:
         """Why searches are refused after a runtime switch to no source (None = working)."""
         self._unsubscribe: Callable[[], None] | None = None
         self.switching: asyncio.Task[None] | None = None
+        self._stop_collecting = (
+            metrics.add_collector(self._collect_metrics)
+            if metrics is not None
+            else None
+        )
 
     @property
     def source(self) -> EmbeddingSource:
@@ -405,7 +410,33 @@ class SqliteVecTier:
     def embedding(self) -> str:
         return "none" if self._disabled is not None else self._source.signature
 
+    def _collect_metrics(self) -> None:
+        """Copy the KNN cache's and the local model's own counts into the metrics."""
+        metrics = self._metrics
+        assert metrics is not None
+        stats = self.cache.stats()
+        metrics.vector_cache_bytes.set(stats.bytes)
+        metrics.vector_cache_owners.set(stats.owners)
+        for event, total in (
+            ("hit", stats.hits),
+            ("load", stats.loads),
+            ("eviction", stats.evictions),
+            ("invalidation", stats.invalidations),
+            ("too_big", stats.too_big),
+        ):
+            metrics.vector_cache_events.set_total(total, event)
+        source: Any = self._source
+        batches = getattr(source, "batches", None) or getattr(
+            getattr(source, "inner", None), "batches", None
+        )
+        if batches is not None:
+            metrics.embedding_runs.set_total(batches.stats.runs, source.name)
+            metrics.embedding_texts.set_total(batches.stats.texts, source.name)
+
     async def close(self) -> None:
+        if self._stop_collecting is not None:
+            self._stop_collecting()
+            self._stop_collecting = None
         if self._unsubscribe is not None:
             self._unsubscribe()
         for task in list(self._warming.values()):
