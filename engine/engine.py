@@ -375,27 +375,12 @@ class Engine:
             lambda conn: summarizer.candidates(conn, older_than_days, owner)
         )
         if dry_run:
-            saved = sum(
-                max(0, len(m.content) - len(summarizer.summary_of(m.content))) // 4
-                for m in found
-            )
-            return {
-                "dry_run": True,
-                "candidates": len(found),
-                "tokens_saved": saved,
-                "ids": [m.id for m in found],
-            }
+            return summarizer.dry_run_report(found)
         written, saved = await self.db.write(
             lambda conn: summarizer.compact(conn, found)
         )
         await self._vector_upsert(written)
-        return {
-            "dry_run": False,
-            "candidates": len(found),
-            "tokens_saved": saved,
-            "summaries": [m.id for m in written],
-            "originals": [m.id for m in found],
-        }
+        return summarizer.done_report(found, written, saved)
 
     @_guarded
     async def reindex(

@@ -273,3 +273,43 @@ async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(tm
         assert (await engine.health())["store"].startswith("qdrant:")
     finally:
         await engine.close()
+
+
+async def test_summarize_and_restore_with_qdrant(shared: QdrantTransport, replica: OpenReplica) -> None:
+    """Compaction as with SQLite: the summary replaces the long original in retrieval, the
+    original stays as history, and restore brings it back; other owners are not touched."""
+    engine = await replica(shared, "a")
+    long_text = (
+        "I deploy the billing service with Kubernetes on GKE. "
+        "Releases go out on Tuesdays after the integration suite passes. "
+        "Rollbacks use the previous Helm chart. "
+        "The on-call rotation is in PagerDuty and lasts one week per person."
+    )
+    original = await engine.create_memory(NewMemory(owner="alice", content=long_text))
+    short = await engine.create_memory(NewMemory(owner="alice", content="Uses vim"))
+    theirs = await engine.create_memory(NewMemory(owner="bob", content=long_text))
+
+    preview = await engine.summarize(0, "alice", dry_run=True)
+    assert preview["ids"] == [original.id] and preview["tokens_saved"] > 0
+    assert (await engine.get_memory(original.id)).superseded_by is None  # dry run
+
+    done = await engine.summarize(0, "alice", dry_run=False)
+    [summary_id] = done["summaries"]
+    summary = await engine.get_memory(summary_id)
+    assert summary.metadata["summary_of"] == original.id
+    assert summary.content.endswith("Rollbacks use the previous Helm chart.")
+    assert (await engine.get_memory(original.id)).superseded_by == summary_id
+    hits = await engine.retrieve(RetrievalRequest(owner="alice", query="kubernetes billing"))
+    assert [h.memory.id for h in hits.hits] == [summary_id]
+    assert (await engine.get_memory(theirs.id)).superseded_by is None
+    assert (await engine.summarize(0, "alice", dry_run=True))["candidates"] == 0  # summaries are not compacted again
+    assert (await engine.get_memory(short.id)).superseded_by is None
+
+    restored = await engine.restore_summary(summary_id)
+    assert restored.id == original.id and restored.superseded_by is None
+    with pytest.raises(NotFound):
+        await engine.get_memory(summary_id)
+    hits = await engine.retrieve(RetrievalRequest(owner="alice", query="kubernetes billing"))
+    assert [h.memory.id for h in hits.hits] == [original.id]
+    with pytest.raises(NotFound):
+        await engine.restore_summary(short.id)  # not a summary

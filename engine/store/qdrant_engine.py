@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from engine import summarize as summarizer
 from engine.api import EngineError, InvalidInput, NotFound
 from engine.embeddings.base import EmbeddingSource
 from engine.embeddings.resolve import resolve_embedding_source
@@ -168,10 +169,41 @@ class QdrantEngine(Engine):
     async def summarize(
         self, older_than_days: int, owner: str | None, dry_run: bool
     ) -> dict[str, Any]:
-        raise InvalidInput(
-            "summarize is not available with vector_store.kind: qdrant yet",
-            "vector_store.kind",
+        """As the SQLite engine does: each summary is written, then its original marked
+        superseded by it. Qdrant has no transactions across points: a failure in between
+        leaves an original live next to its summary (both found; nothing lost), and a new
+        run skips memories that are summaries."""
+        if older_than_days < 0:
+            raise InvalidInput("older_than_days must be >= 0", "older_than_days")
+        found = await self.store.summary_candidates(
+            summarizer.cutoff_for_age(older_than_days), owner
         )
+        if dry_run:
+            return summarizer.dry_run_report(found)
+        written: list[Memory] = []
+        saved = 0
+        for original in found:
+            now = now_iso()
+            summary, _ = await self.store.upsert_memory(
+                summarizer.summary_memory(original), now
+            )
+            await self.store.mark_superseded([original.id], summary.id, now)
+            saved += summarizer.tokens_saved(original, summary)
+            written.append(summary)
+        return summarizer.done_report(found, written, saved)
+
+    @_guarded
+    async def restore_summary(self, summary_id: str) -> Memory:
+        """Undo one compaction: the original is live again, the summary is gone."""
+        summary = await self.store.get_memory(summary_id)
+        original_id = summary.metadata.get("summary_of") if summary else None
+        if not isinstance(original_id, str):
+            raise NotFound(f"memory {summary_id!r} is not a summary")
+        original = await self.store.make_live(original_id)
+        if original is None:
+            raise NotFound(f"the original of {summary_id!r} is gone")
+        await self.store.delete([summary_id])
+        return original
 
     @_guarded
     async def reindex(

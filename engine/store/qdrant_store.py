@@ -28,6 +28,7 @@ from typing import Any
 from qdrant_client import AsyncQdrantClient, models
 
 from config.schema import Config
+from engine import summarize as summarizer
 from engine.api import EngineError, InvalidInput
 from engine.embeddings.base import EmbeddingSource
 from engine.metrics import Metrics
@@ -309,22 +310,55 @@ class QdrantMemoryStore:
             str((r.payload or {})["memory_id"])
             for r in await self.points.scroll(flt, 1000)
         ]
-        if ids:
-            name = self.collection.name
-            change = {
-                "superseded_by": new_id,
-                "valid_to": now,
-                "superseded": True,
-                "valid_to_ts": iso_to_ts(now),
-                "live_until_ts": 0.0,
-            }
-            await self.points.call(
-                "set_payload",
-                lambda c: c.set_payload(
-                    name, payload=change, points=memory_ids_filter(ids), wait=True
-                ),
-            )
+        await self.mark_superseded(ids, new_id, now)
         return ids
+
+    async def mark_superseded(self, ids: list[str], by: str, now: str) -> None:
+        """`ids` are history from now on, replaced by memory `by`."""
+        if not ids:
+            return
+        name = self.collection.name
+        change = {
+            "superseded_by": by,
+            "valid_to": now,
+            "superseded": True,
+            "valid_to_ts": iso_to_ts(now),
+            "live_until_ts": 0.0,
+        }
+        await self.points.call(
+            "set_payload",
+            lambda c: c.set_payload(
+                name, payload=change, points=memory_ids_filter(ids), wait=True
+            ),
+        )
+
+    async def summary_candidates(
+        self, cutoff: str, owner: str | None, limit: int = 1000
+    ) -> list[Memory]:
+        """Live memories last written before `cutoff` that `summarize` would compact."""
+        must: list[models.Condition] = [
+            match("superseded", False),
+            models.FieldCondition(
+                key="updated_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
+            ),
+        ]
+        if owner is not None:
+            must.append(match("owner", owner))
+        records = await self.points.scroll(models.Filter(must=must), limit)
+        found = [payload_to_memory(r.payload or {}) for r in records]
+        return sorted(
+            (m for m in found if summarizer.is_candidate(m)), key=lambda m: m.updated_at
+        )
+
+    async def make_live(self, memory_id: str) -> Memory | None:
+        """Clear a memory's supersession (undoing a compaction); None when it is gone."""
+        record = await self.points.find(memory_id)
+        if record is None:
+            return None
+        payload = record.payload or {}
+        memory = replace(payload_to_memory(payload), superseded_by=None, valid_to=None)
+        await self._overwrite_payload(record.id, memory, payload)
+        return memory
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
         return await qdrant_search.recent(self.points, live, limit)
