@@ -33,6 +33,8 @@ API_ROUTES = [
     ("PUT", "/api/settings"),
     ("DELETE", "/api/settings/memory.max_tokens"),
     ("GET", "/metrics"),
+    ("POST", "/mcp"),
+    ("GET", "/mcp"),
     ("GET", "/api/no-such-route"),
 ]
 

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import httpx2
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from config.schema import Config, MemoryConfig
 from proxy.cli.memories_cmd import owner_id_of
@@ -358,3 +360,81 @@ async def test_any_owner_mode_refuses_an_empty_owner_argument(admin: Admin) -> N
     )
     result = answers[0]["result"]
     assert result["isError"] and "not an owner id" in result["content"][0]["text"]
+
+
+# -- the same tools over HTTP: /_memtap/mcp ------------------------------------------------
+
+
+@asynccontextmanager
+async def http_session(url: str, token: str | None = TOKEN) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http_client,
+        streamable_http_client(url, http_client=http_client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def test_http_endpoint_serves_the_tools_for_one_owner(admin: Admin) -> None:
+    theirs = await admin.call(
+        "POST", "/api/memories", json={"owner": SOMEONE_ELSE, "content": "Uses Postgres"}
+    )
+    url = f"{admin.server.url}/_memtap/mcp?owner={ME}&session=web-1"
+    async with http_session(url) as session:
+        assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+        added = await session.call_tool("memory_add", {"content": "Uses Postgres too"})
+        assert not added.is_error, text_of(added)
+        memory = structured(added)["memory"]
+        assert (memory["owner"], memory["session"]) == (ME, "web-1")
+        found = await session.call_tool("memory_search", {"query": "postgres"})
+        assert [r["id"] for r in structured(found)["results"]] == [memory["id"]]
+        other = await session.call_tool("memory_delete", {"id": theirs.body["id"]})
+        assert other.is_error and "not found" in text_of(other)
+        gone = await session.call_tool("memory_delete", {"id": memory["id"]})
+        assert not gone.is_error
+    assert (await admin.call("GET", f"/api/memories/{theirs.body['id']}")).status == 200
+
+
+async def test_http_endpoint_needs_the_admin_token_and_answers_post_only(
+    admin: Admin,
+) -> None:
+    url = f"{admin.server.url}/_memtap/mcp?owner={ME}"
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    async with aiohttp.ClientSession() as http:
+        async with http.post(url, json=ping) as response:
+            assert response.status == 401
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        async with http.post(url, json=ping, headers=auth) as response:
+            assert response.status == 200
+            assert await response.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        async with http.post(url, json=notification, headers=auth) as response:
+            assert response.status == 202 and await response.read() == b""
+        async with http.post(url, data=b"{nope", headers=auth) as response:
+            assert response.status == 400
+            assert (await response.json())["error"]["code"] == -32700
+        for method in ("GET", "DELETE"):
+            async with http.request(method, url, headers=auth) as response:
+                assert response.status == 405 and response.headers["Allow"] == "POST"
+        bad_owner = f"{admin.server.url}/_memtap/mcp?owner="
+        async with http.post(bad_owner, json=ping, headers=auth) as response:
+            assert response.status == 400
+            assert (await response.json())["error"]["field"] == "owner"
+
+
+async def test_http_endpoint_on_loopback_without_a_token(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+) -> None:
+    """No admin.token: the API answers loopback callers only, and so do the tools' own calls."""
+    open_admin = await start_admin(memtap_server, memtap_config, http, token=None)
+    url = f"{open_admin.server.url}/_memtap/mcp?owner={ME}"
+    async with http_session(url, token=None) as session:
+        added = await session.call_tool("memory_add", {"content": "Prefers dark mode"})
+        assert not added.is_error, text_of(added)
+        listed = await session.call_tool("memory_list", {})
+        assert structured(listed)["total"] == 1

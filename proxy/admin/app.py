@@ -22,7 +22,16 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from engine.api import EngineError, InvalidInput, NotFound
-from proxy.admin import explain, health, maintenance, memories, owners, page, settings
+from proxy.admin import (
+    explain,
+    health,
+    maintenance,
+    mcp,
+    memories,
+    owners,
+    page,
+    settings,
+)
 from proxy.admin.common import EngineUnavailable, json_response
 from proxy.admin.validation import PayloadTooLarge
 from proxy.appkeys import RUNTIME, Runtime
@@ -203,7 +212,7 @@ def warn_if_open(runtime: Runtime, where: str) -> None:
 def build_admin_app() -> web.Application:
     admin = web.Application(middlewares=[error_middleware, auth_middleware])
     admin[settings.SETTINGS_LOCK] = asyncio.Lock()
-    for module in (health, page, memories, owners, explain, maintenance, settings):
+    for module in (health, page, memories, owners, explain, maintenance, settings, mcp):
         admin.add_routes(module.routes)
     return admin
 

@@ -4,10 +4,13 @@ a running memtap's admin API (see `proxy/mcp/`)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
+import functools
 import os
 import sys
+from collections.abc import Mapping
+from typing import Any
 
-from proxy import __version__
 from proxy.cli.client import (
     EXIT_USAGE,
     AdminClient,
@@ -15,17 +18,8 @@ from proxy.cli.client import (
     resolve_target,
 )
 from proxy.cli.memories_cmd import owner_id_of
-from proxy.mcp.protocol import McpSession
 from proxy.mcp.stdio import serve_stdio
-from proxy.mcp.tools import MemoryTools, OwnerScope, valid_owner
-
-INSTRUCTIONS = (
-    "memtap remembers facts about the user across sessions and adds the relevant ones to "
-    "LLM requests that go through it. Use memory_search before answering questions about "
-    "the user's preferences, setup or past decisions; memory_add when the user states "
-    "something worth keeping; memory_update or memory_delete when they correct or "
-    "retract something."
-)
+from proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,13 +71,32 @@ def _run(args: argparse.Namespace) -> int:
             print(f"memtap mcp: ${args.api_key_env} is not set", file=sys.stderr)
             return EXIT_USAGE
         owner = owner_id_of(key)
-    client = AdminClient(resolve_target(args), timeout_s=30.0)
+    client = ThreadedAdminClient(AdminClient(resolve_target(args), timeout_s=30.0))
     tools = MemoryTools(client, OwnerScope(owner, args.session or None))
-    session = McpSession(
-        tools.tools(), "memtap", __version__, instructions=INSTRUCTIONS
-    )
+    session = memory_session(tools)
     try:
-        serve_stdio(session, sys.stdin.buffer, sys.stdout.buffer)
+        asyncio.run(serve_stdio(session, sys.stdin.buffer, sys.stdout.buffer))
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the client went away: nothing left to answer
     return 0
+
+
+class ThreadedAdminClient:
+    """The CLI's blocking admin client, called from the MCP server's event loop."""
+
+    def __init__(self, client: AdminClient) -> None:
+        self.client = client
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+    ) -> Any:
+        return await asyncio.to_thread(
+            functools.partial(
+                self.client.request, method, path, params=params, body=body
+            )
+        )

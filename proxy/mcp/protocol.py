@@ -11,7 +11,7 @@ result with `isError: true`, which the model can read and correct; only protocol
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ class Tool:
     title: str
     description: str
     input_schema: dict[str, Any]
-    run: Callable[[dict[str, Any]], ToolResult]
+    run: Callable[[dict[str, Any]], Awaitable[ToolResult]]
     read_only: bool = True
     destructive: bool = False
 
@@ -81,18 +81,20 @@ class McpSession:
     def __post_init__(self) -> None:
         self._by_name = {tool.name: tool for tool in self.tools}
 
-    def handle(self, message: Any) -> dict[str, Any] | list[dict[str, Any]] | None:
+    async def handle(
+        self, message: Any
+    ) -> dict[str, Any] | list[dict[str, Any]] | None:
         """The response to `message` (None for notifications). A list is a JSON-RPC batch
         (2025-03-26 allowed them): each request in it gets its answer."""
         if isinstance(message, list):
             if not message:
                 return _error(None, INVALID_REQUEST, "empty batch")
-            answers = [self._one(item) for item in message]
+            answers = [await self._one(item) for item in message]
             kept = [a for a in answers if a is not None]
             return kept or None
-        return self._one(message)
+        return await self._one(message)
 
-    def _one(self, message: Any) -> dict[str, Any] | None:
+    async def _one(self, message: Any) -> dict[str, Any] | None:
         if not isinstance(message, dict):
             return _error(None, INVALID_REQUEST, "not a JSON-RPC 2.0 message")
         request_id = message.get("id")
@@ -124,7 +126,7 @@ class McpSession:
         if is_notification:
             return None
         try:
-            return _result(request_id, handler(self, params))
+            return _result(request_id, await handler(self, params))
         except _RpcError as exc:
             return _error(request_id, exc.code, exc.message)
         except Exception as exc:
@@ -132,7 +134,7 @@ class McpSession:
             return _error(request_id, INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
 
     # -- methods -----------------------------------------------------------------------
-    def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:
         wanted = params.get("protocolVersion")
         agreed = wanted if wanted in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
         self.protocol_version = agreed
@@ -145,13 +147,13 @@ class McpSession:
             result["instructions"] = self.instructions
         return result
 
-    def _ping(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _ping(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {}
 
-    def _list_tools(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _list_tools(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"tools": [tool.describe() for tool in self.tools]}
 
-    def _call_tool(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _call_tool(self, params: Mapping[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         tool = self._by_name.get(name) if isinstance(name, str) else None
         if tool is None:
@@ -161,7 +163,7 @@ class McpSession:
             raise _RpcError(INVALID_PARAMS, "arguments must be an object")
         try:
             check_arguments(tool.input_schema, arguments)
-            result = tool.run(arguments)
+            result = await tool.run(arguments)
         except ToolError as exc:
             result = ToolResult(str(exc), is_error=True)
         body: dict[str, Any] = {
@@ -177,7 +179,9 @@ class McpSession:
         return self.protocol_version in (None, "2025-06-18", "2025-11-25")
 
 
-_METHODS: dict[str, Callable[[McpSession, Mapping[str, Any]], dict[str, Any]]] = {
+_METHODS: dict[
+    str, Callable[[McpSession, Mapping[str, Any]], Awaitable[dict[str, Any]]]
+] = {
     "initialize": McpSession._initialize,
     "ping": McpSession._ping,
     "tools/list": McpSession._list_tools,

@@ -3,14 +3,15 @@ stdout (nothing else may reach stdout), requests served in order until stdin end
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import IO, Any
 
 from proxy.mcp.protocol import McpSession, parse_error
 
 
-def serve_stdio(session: McpSession, stdin: IO[bytes], stdout: IO[bytes]) -> None:
-    for raw in stdin:
+async def serve_stdio(session: McpSession, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    while raw := await asyncio.to_thread(stdin.readline):
         line = raw.strip()
         if not line:
             continue
@@ -23,7 +24,7 @@ def serve_stdio(session: McpSession, stdin: IO[bytes], stdout: IO[bytes]) -> Non
         ):  # RecursionError: nesting beyond the parser's depth
             _send(stdout, parse_error())
             continue
-        answer = session.handle(message)
+        answer = await session.handle(message)
         if answer is not None:
             _send(stdout, answer)
 

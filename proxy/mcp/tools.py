@@ -16,9 +16,18 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from engine.api import InvalidInput
+from proxy import __version__
 from proxy.admin.validation import owner_id
 from proxy.cli.client import ApiError, Unreachable
-from proxy.mcp.protocol import Tool, ToolError, ToolResult
+from proxy.mcp.protocol import McpSession, Tool, ToolError, ToolResult
+
+INSTRUCTIONS = (
+    "memtap remembers facts about the user across sessions and adds the relevant ones to "
+    "LLM requests that go through it. Use memory_search before answering questions about "
+    "the user's preferences, setup or past decisions; memory_add when the user states "
+    "something worth keeping; memory_update or memory_delete when they correct or "
+    "retract something."
+)
 
 MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
 
@@ -36,9 +45,10 @@ STRATEGIES = ("hybrid", "semantic", "keyword", "recent")
 
 
 class AdminApi(Protocol):
-    """What the tools need of `proxy.cli.client.AdminClient`."""
+    """The admin API as the tools call it: `ThreadedAdminClient` (the CLI's client, for
+    `memtap mcp` on stdio) or `LoopbackAdminApi` (the HTTP endpoint inside memtap)."""
 
-    def request(
+    async def request(
         self,
         method: str,
         path: str,
@@ -204,7 +214,7 @@ class MemoryTools:
         }
 
     # -- tools ---------------------------------------------------------------------------
-    def search(self, args: dict[str, Any]) -> ToolResult:
+    async def search(self, args: dict[str, Any]) -> ToolResult:
         owner, session = self._owner(args), self._session(args)
         body: dict[str, Any] = {
             "owner": owner,
@@ -217,7 +227,7 @@ class MemoryTools:
             body["session"] = session
         if args.get("strategy"):
             body["strategy"] = args["strategy"]
-        found = self._call("POST", "/api/retrieve-preview", body=body)
+        found = await self._call("POST", "/api/retrieve-preview", body=body)
         results = [
             {
                 k: hit.get(k)
@@ -244,7 +254,7 @@ class MemoryTools:
         ]
         return ToolResult("\n".join(lines), {"results": results})
 
-    def listing(self, args: dict[str, Any]) -> ToolResult:
+    async def listing(self, args: dict[str, Any]) -> ToolResult:
         offset = int(args.get("offset") or 0)
         params: dict[str, Any] = {
             "owner": self._owner(args),
@@ -255,7 +265,7 @@ class MemoryTools:
             "offset": offset,
             "include_superseded": args.get("include_superseded") or None,
         }
-        page = self._call("GET", "/api/memories", params=params)
+        page = await self._call("GET", "/api/memories", params=params)
         items = [_memory(m) for m in page.get("items", [])]
         total = int(page.get("total", len(items)))
         if not items:
@@ -269,11 +279,11 @@ class MemoryTools:
         ]
         return ToolResult("\n".join(lines), {"items": items, "total": total})
 
-    def get(self, args: dict[str, Any]) -> ToolResult:
-        memory = self._own_memory(args)
+    async def get(self, args: dict[str, Any]) -> ToolResult:
+        memory = await self._own_memory(args)
         return ToolResult(_describe(memory), {"memory": memory})
 
-    def add(self, args: dict[str, Any]) -> ToolResult:
+    async def add(self, args: dict[str, Any]) -> ToolResult:
         body = {
             k: v
             for k, v in args.items()
@@ -284,13 +294,13 @@ class MemoryTools:
         session = self._session(args)
         if session:
             body["session"] = session
-        memory = _memory(self._call("POST", "/api/memories", body=body))
+        memory = _memory(await self._call("POST", "/api/memories", body=body))
         return ToolResult(
             f"Remembered: {memory['content']}  [id {memory['id']}]", {"memory": memory}
         )
 
-    def update(self, args: dict[str, Any]) -> ToolResult:
-        current = self._own_memory(args)
+    async def update(self, args: dict[str, Any]) -> ToolResult:
+        current = await self._own_memory(args)
         patch = {
             k: v
             for k, v in args.items()
@@ -302,15 +312,15 @@ class MemoryTools:
                 "nothing to change: give content, type, key, metadata or expires_at"
             )
         memory = _memory(
-            self._call(
+            await self._call(
                 "PUT", f"/api/memories/{quote(current['id'], safe='')}", body=patch
             )
         )
         return ToolResult(f"Updated: {_describe(memory)}", {"memory": memory})
 
-    def delete(self, args: dict[str, Any]) -> ToolResult:
-        current = self._own_memory(args)
-        self._call("DELETE", f"/api/memories/{quote(current['id'], safe='')}")
+    async def delete(self, args: dict[str, Any]) -> ToolResult:
+        current = await self._own_memory(args)
+        await self._call("DELETE", f"/api/memories/{quote(current['id'], safe='')}")
         return ToolResult(
             f"Forgot: {current['content']}  [id {current['id']}]",
             {"deleted": current["id"]},
@@ -328,13 +338,13 @@ class MemoryTools:
         session = args.get("session")
         return str(session) if session else self.scope.session
 
-    def _own_memory(self, args: Mapping[str, Any]) -> dict[str, Any]:
+    async def _own_memory(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """The memory `args["id"]` if it belongs to the owner; another owner's memory is
         "not found", like a missing one, so ids reveal nothing across owners."""
         memory_id = str(args["id"])
         missing = ToolError(f"memory not found: {memory_id}")
         try:
-            memory = self.api.request(
+            memory = await self.api.request(
                 "GET", f"/api/memories/{quote(memory_id, safe='')}"
             )
         except ApiError as exc:
@@ -347,7 +357,7 @@ class MemoryTools:
             raise missing
         return _memory(memory)
 
-    def _call(
+    async def _call(
         self,
         method: str,
         path: str,
@@ -356,7 +366,7 @@ class MemoryTools:
         body: Any = None,
     ) -> Any:
         try:
-            return self.api.request(method, path, params=params, body=body)
+            return await self.api.request(method, path, params=params, body=body)
         except ApiError as exc:
             raise _tool_error(exc) from None
         except Unreachable as exc:
@@ -392,3 +402,8 @@ def _describe(memory: Mapping[str, Any]) -> str:
             parts.append(f"{name} {memory[name]}")
     parts.append(f"updated {memory['updated_at']}")
     return f"{parts[0]}  [{', '.join(parts[1:])}]"
+
+
+def memory_session(tools: MemoryTools) -> McpSession:
+    """An MCP session serving these tools (one per stdio process, one per HTTP request)."""
+    return McpSession(tools.tools(), "memtap", __version__, instructions=INSTRUCTIONS)
