@@ -537,14 +537,7 @@ async def test_memory_switched_on_and_off_at_run_time(
     assert await chat_turn(server, key, PREFERENCE, False, {}) == ""  # pass-through
 
     server.holder.apply_runtime_overrides({"memory.enabled": True})
-    for _ in range(500):
-        if server.runtime.engine is not None and any(
-            a.name == "memory" for a in server.runtime.pipeline.addons
-        ):
-            break
-        await asyncio.sleep(0.01)
-    else:
-        raise AssertionError(f"memory did not come on: {server.runtime.engine_error}")
+    await memory_comes_on(server)
     assert await chat_turn(server, key, PREFERENCE, False, {}) == "0"
     await wait_for_memory(server, owner_of(key), "postgres")
     assert int(await chat_turn(server, key, QUESTION, False, {})) >= 1
@@ -612,17 +605,22 @@ async def test_memory_switched_on_by_a_reload_applies_stored_settings(
     assert second.runtime.engine is None
     assert second.holder.current.memory.max_tokens != 123
     path.write_text(yaml_text(True))
-    for _ in range(1000):
-        if second.runtime.engine is not None and any(
-            a.name == "memory" for a in second.runtime.pipeline.addons
-        ):
-            break
-        await asyncio.sleep(0.01)
-    else:
-        raise AssertionError("the reload did not switch memory on")
+    await memory_comes_on(second)
     for _ in range(200):  # the overrides follow the open
         if second.holder.current.memory.max_tokens == 123:
             break
         await asyncio.sleep(0.01)
     assert second.holder.current.memory.max_tokens == 123
     assert second.holder.current.memory.enabled
+
+
+async def memory_comes_on(server: MemtapServer, timeout_s: float = 10.0) -> None:
+    """Until the engine is open and the memory addon is on the request path."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not (
+        server.runtime.engine is not None
+        and any(a.name == "memory" for a in server.runtime.pipeline.addons)
+    ):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"memory did not come on: {server.runtime.engine_error}")
+        await asyncio.sleep(0.01)

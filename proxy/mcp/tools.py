@@ -10,12 +10,14 @@ required `owner` argument to every tool instead.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote
 
 from engine.api import InvalidInput
+from engine.types import Memory
 from proxy import __version__
 from proxy.admin.validation import owner_id
 from proxy.cli.client import ApiError, Unreachable
@@ -377,18 +379,12 @@ def _tool_error(exc: ApiError) -> ToolError:
     return ToolError(f"memtap refused: {exc.message} ({exc.code}, HTTP {exc.status})")
 
 
-_SHOWN = (
-    "id",
-    "owner",
-    "session",
-    "type",
-    "key",
-    "content",
-    "metadata",
-    "created_at",
-    "updated_at",
-    "expires_at",
+_SHOWN = tuple(
+    f.name
+    for f in dataclasses.fields(Memory)
+    if f.name not in ("superseded_by", "valid_to")
 )
+"""What a tool shows of a memory: the admin API's memory object without the history links."""
 
 
 def _memory(raw: Mapping[str, Any]) -> dict[str, Any]:
