@@ -438,3 +438,30 @@ async def test_http_endpoint_on_loopback_without_a_token(
         assert not added.is_error, text_of(added)
         listed = await session.call_tool("memory_list", {})
         assert structured(listed)["total"] == 1
+
+
+async def test_http_endpoint_reads_whole_bodies_and_caps_batches(admin: Admin) -> None:
+    url = f"{admin.server.url}/_memtap/mcp?owner={ME}"
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "memory_add", "arguments": {"content": "x" * 15_000}},
+    }
+    raw = json.dumps(call).encode()
+
+    async def in_pieces() -> AsyncIterator[bytes]:
+        for at in range(0, len(raw), 1024):  # a body that arrives in several reads
+            yield raw[at : at + 1024]
+            await asyncio.sleep(0.005)
+
+    async with aiohttp.ClientSession() as http:
+        async with http.post(url, data=in_pieces(), headers=auth) as response:
+            assert response.status == 200
+            assert (await response.json())["result"]["isError"] is False
+        batch = [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(51)]
+        async with http.post(url, json=batch, headers=auth) as response:
+            assert (await response.json())["error"]["code"] == -32600
+        async with http.post(url, json=batch[:50], headers=auth) as response:
+            assert len(await response.json()) == 50

@@ -20,6 +20,7 @@ from aiohttp import web
 
 from engine.api import InvalidInput
 from proxy.admin.common import json_response
+from proxy.admin.validation import read_body
 from proxy.mcp.loopback import LoopbackAdminApi
 from proxy.mcp.protocol import PROTOCOL_VERSIONS, parse_error
 from proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
@@ -34,9 +35,7 @@ async def mcp_post(request: web.Request) -> web.Response:
     owner = request.query.get("owner")
     if owner is not None and not valid_owner(owner):
         raise InvalidInput("owner is not an owner id", "owner")
-    raw = await request.content.read(MAX_MESSAGE_BYTES + 1)
-    if len(raw) > MAX_MESSAGE_BYTES:
-        raise InvalidInput("an MCP message is at most 1 MiB", "body")
+    raw = await read_body(request, MAX_MESSAGE_BYTES)
     message: Any
     try:
         message = orjson.loads(raw)

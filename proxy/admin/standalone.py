@@ -21,7 +21,11 @@ async def start_admin_listener(runtime: Runtime, host: str, port: int) -> web.Ap
     root = web.Application()
     root[RUNTIME] = runtime
     root.add_subapp(ADMIN_PREFIX, build_admin_app())
-    runner = web.AppRunner(root, access_log=None, handle_signals=False)
+    # handler_cancellation: a client that goes away stops its request's work (an MCP batch,
+    # an export), as on the proxy listener.
+    runner = web.AppRunner(
+        root, access_log=None, handle_signals=False, handler_cancellation=True
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:

@@ -69,5 +69,7 @@ class LoopbackAdminApi:
                         str(error.get("message", response.reason)),
                     )
                 return data
-        except (aiohttp.ClientError, TimeoutError) as exc:
+        except (aiohttp.ClientError, TimeoutError, ValueError, RecursionError) as exc:
+            # ValueError/RecursionError: an answer that is not JSON, or arguments too
+            # deeply nested to send as JSON.
             raise Unreachable(f"admin API call failed: {type(exc).__name__}") from None

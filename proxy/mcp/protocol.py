@@ -20,6 +20,9 @@ log = logging.getLogger("memtap.mcp")
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 """Newest first."""
 
+MAX_BATCH = 50
+"""Messages in one JSON-RPC batch (each may be an admin API call)."""
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -89,6 +92,10 @@ class McpSession:
         if isinstance(message, list):
             if not message:
                 return _error(None, INVALID_REQUEST, "empty batch")
+            if len(message) > MAX_BATCH:
+                return _error(
+                    None, INVALID_REQUEST, f"a batch holds at most {MAX_BATCH} messages"
+                )
             answers = [await self._one(item) for item in message]
             kept = [a for a in answers if a is not None]
             return kept or None
@@ -129,9 +136,10 @@ class McpSession:
             return _result(request_id, await handler(self, params))
         except _RpcError as exc:
             return _error(request_id, exc.code, exc.message)
-        except Exception as exc:
+        except Exception:  # one bad request must not end the session
+            # The details go to the log, not to the client.
             log.exception("mcp.internal_error", extra={"fields": {"method": method}})
-            return _error(request_id, INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+            return _error(request_id, INTERNAL_ERROR, "internal error")
 
     # -- methods -----------------------------------------------------------------------
     async def _initialize(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ import orjson
 
 from config.schema import InterceptConfig
 from proxy.modes.certs import LeafCertStore
+from proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
 from proxy.modes.relay import InterceptedTransport, Tunnel, TunnelSide
 from proxy.modes.targets import (
     INTERCEPT_EXTRA,
@@ -91,6 +92,23 @@ class ConnectDone:
     error: str | None = None
     error_kind: str | None = None
     """upstream | client | proxy, as for `request.done` lines of other requests."""
+
+
+async def _connect_first(
+    loop: asyncio.AbstractEventLoop,
+    factory: Callable[[], asyncio.Protocol],
+    addresses: list[str],
+    port: int,
+) -> None:
+    """Connect to the first of `addresses` that answers (the last error if none does)."""
+    failure: OSError = OSError(f"no address to connect to on port {port}")
+    for address in addresses:
+        try:
+            await loop.create_connection(factory, address, port)
+            return
+        except OSError as exc:
+            failure = exc
+    raise failure
 
 
 def _target_text(head: bytes) -> str:
@@ -359,8 +377,15 @@ class ForwardProxy:
         upstream_side = TunnelSide(tunnel, self._tunnel_lost)
         try:
             async with asyncio.timeout(self.connect_timeout_s):
-                await loop.create_connection(
-                    lambda: upstream_side, target.host, target.port
+                addresses = await resolve(target.host, target.port)
+                if not peer_is_loopback(
+                    transport.get_extra_info("peername")
+                ) and refused(target.host, addresses):
+                    self._refuse_loopback(transport, target, pending)
+                    return
+                # The addresses just checked, not the name again (it could resolve anew).
+                await _connect_first(
+                    loop, lambda: upstream_side, addresses, target.port
                 )
         except (TimeoutError, OSError) as exc:
             log.info(
@@ -401,6 +426,21 @@ class ForwardProxy:
         upstream_side.attach(client_side)
         transport.resume_reading()
         log.debug("connect.tunnel", extra={"fields": {"target": target.authority}})
+
+    def _refuse_loopback(
+        self, transport: asyncio.Transport, target: InterceptTarget, pending: _Pending
+    ) -> None:
+        log.info(
+            "connect.denied",
+            extra={"fields": {"target": target.authority, "reason": "loopback"}},
+        )
+        message = (
+            f"CONNECT to {target.authority} is not allowed: it is this host's loopback, "
+            "and the client is not on this host"
+        )
+        transport.write(_json_response(403, "Forbidden", "connect_denied", message))
+        transport.close()
+        pending.done("denied", 403, error="loopback target", error_kind="client")
 
     def _tunnel_lost(self, tunnel: Tunnel) -> None:
         # The first side to go closes the other; the tunnel is over.
