@@ -364,7 +364,7 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
     assert not _memtap_ca(tmp_path).exists()  # nothing was intercepted: no CA was even needed
     # The tunnel is one request.done line, with the fields of any other request.
     done: list[dict[str, Any]] = []
-    for _ in range(200):
+    for _ in range(1000):
         done = [r.fields for r in caplog.records if r.getMessage() == "request.done"]  # type: ignore[attr-defined]
         if done:
             break

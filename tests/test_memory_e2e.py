@@ -606,7 +606,7 @@ async def test_memory_switched_on_by_a_reload_applies_stored_settings(
     assert second.holder.current.memory.max_tokens != 123
     path.write_text(yaml_text(True))
     await memory_comes_on(second)
-    for _ in range(200):  # the overrides follow the open
+    for _ in range(1000):  # the overrides follow the open
         if second.holder.current.memory.max_tokens == 123:
             break
         await asyncio.sleep(0.01)
