@@ -377,7 +377,7 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
         "upstream": "tunnel",
         "status": 200,
         "owner": None,
-        "memories_injected": 0,
+        "memories_injected": None,
         "stream": True,
         "connect": "tunnel",
     }
@@ -386,6 +386,7 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
     async with httpx.AsyncClient(trust_env=False) as client:
         metrics = (await client.get(f"{running.base_url}/_memtap/metrics")).text
     assert 'memtap_requests_total{upstream="tunnel",status="200"} 1' in metrics
+    assert 'memtap_ttfb_ms_count{upstream="tunnel"} 1' in metrics  # time to "established"
 
 
 async def test_others_deny_refuses_non_intercepted_hosts(

@@ -465,3 +465,22 @@ async def test_http_endpoint_reads_whole_bodies_and_caps_batches(admin: Admin) -
             assert (await response.json())["error"]["code"] == -32600
         async with http.post(url, json=batch[:50], headers=auth) as response:
             assert len(await response.json()) == 50
+
+
+async def test_http_results_follow_the_agreed_revision(admin: Admin) -> None:
+    """`structuredContent` is 2025-06-18 and later: a POST without `MCP-Protocol-Version`
+    is answered as 2025-03-26 (the transport's rule), so text only."""
+    url = f"{admin.server.url}/_memtap/mcp?owner={ME}"
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "memory_list", "arguments": {}},
+    }
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    async with aiohttp.ClientSession() as http:
+        async with http.post(url, json=call, headers=auth) as response:
+            assert "structuredContent" not in (await response.json())["result"]
+        headers = {**auth, "MCP-Protocol-Version": "2025-11-25"}
+        async with http.post(url, json=call, headers=headers) as response:
+            assert (await response.json())["result"]["structuredContent"]["total"] == 0

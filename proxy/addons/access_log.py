@@ -93,7 +93,7 @@ def log_connect(done: ConnectDone, metrics: Metrics) -> None:
         "duration_ms": _round(done.duration_ms),
         "ttfb_ms": _round(done.established_ms),
         "owner": None,
-        "memories_injected": 0,
+        "memories_injected": None,  # not through memory, as for any such request
         "stream": done.established_ms is not None,
         "bytes_in": done.bytes_in,
         "bytes_out": done.bytes_out,
@@ -110,6 +110,10 @@ def log_connect(done: ConnectDone, metrics: Metrics) -> None:
     log.log(level, "request.done", extra={"fields": fields})
     metrics.requests.inc(TUNNEL_UPSTREAM, str(done.status or 0))
     metrics.request_duration.observe(done.duration_ms, TUNNEL_UPSTREAM)
+    if done.established_ms is not None:
+        metrics.ttfb.observe(done.established_ms, TUNNEL_UPSTREAM)
+    if done.outcome == "unreachable":
+        metrics.upstream_errors.inc("connect")
     if done.bytes_in:
         metrics.bytes_relayed.inc("upstream", amount=done.bytes_in)
     if done.bytes_out:

@@ -28,6 +28,8 @@ from proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
 routes = web.RouteTableDef()
 
 MAX_MESSAGE_BYTES = 1024 * 1024
+ASSUMED_VERSION = "2025-03-26"
+"""The revision a request without `MCP-Protocol-Version` is answered in (Streamable HTTP)."""
 
 
 @routes.post("/mcp")
@@ -49,8 +51,11 @@ async def mcp_post(request: web.Request) -> web.Response:
         )
         session = memory_session(tools)
         version = request.headers.get("MCP-Protocol-Version")
-        if version in PROTOCOL_VERSIONS:
-            session.protocol_version = version
+        # Without the header, the transport's rule: assume 2025-03-26 (no structured
+        # results); `initialize` sets the version it agrees on anyway.
+        session.protocol_version = (
+            version if version in PROTOCOL_VERSIONS else ASSUMED_VERSION
+        )
         answer = await session.handle(message)
     if answer is None:  # notifications only
         return web.Response(status=202)

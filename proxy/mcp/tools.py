@@ -180,6 +180,7 @@ class MemoryTools:
                         "content": _string("new text"),
                         "type": _TYPE,
                         "key": _KEY,
+                        "session": _string("move it to this session"),
                         "metadata": _METADATA,
                         "expires_at": _EXPIRES,
                     },
@@ -306,12 +307,13 @@ class MemoryTools:
         patch = {
             k: v
             for k, v in args.items()
-            if k in ("content", "type", "key", "metadata", "expires_at")
+            if k in ("content", "type", "key", "session", "metadata", "expires_at")
             and v is not None
         }
         if not patch:
             raise ToolError(
-                "nothing to change: give content, type, key, metadata or expires_at"
+                "nothing to change: give content, type, key, session, metadata or "
+                "expires_at"
             )
         memory = _memory(
             await self._call(
