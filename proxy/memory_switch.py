@@ -44,8 +44,6 @@ class MemorySwitch:
         )
 
     def on_config_change(self, old: Config, new: Config, changed: list[str]) -> None:
-        if "memory.enabled" not in changed and "memory" not in changed:
-            return
         if old.memory.enabled == new.memory.enabled:
             return
         if new.memory.enabled and self.runtime.engine is None:

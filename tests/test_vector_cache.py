@@ -79,10 +79,19 @@ async def test_cached_knn_matches_vec0_with_every_filter(tmp_path: Path) -> None
                     def both(
                         conn: Any, q: Any = q, o: str = owner, s: str | None = session
                     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-                        # an un-normalised query: the cache normalises like vec0's cosine
-                        return vectors.knn(conn, q, o, s, 10), vectors.knn_cached(
-                            conn, cache, q * 3.0, o, s, 10
+                        # an un-normalised query: the cache normalises like vec0's cosine;
+                        # the live filter of the tier's own `search` (no retention)
+                        live = memories.Live(
+                            now=memories.now_iso(),
+                            cutoff=None,
+                            owner=o,
+                            session=s,
+                            match_session=s is not None,
                         )
+                        cached = vectors.knn_live(conn, cache, q * 3.0, live, 10)
+                        return vectors.knn(conn, q, o, s, 10), [
+                            (m.id, sim) for m, sim in cached
+                        ]
 
                     plain, cached = await db.read(both)
                     assert [m for m, _ in cached] == [m for m, _ in plain]

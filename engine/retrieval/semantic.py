@@ -34,7 +34,7 @@ from engine.metrics import Metrics
 from engine.reindex import run_reindex
 from engine.store import vectors
 from engine.store.database import Database
-from engine.store.memories import Live
+from engine.store.memories import Live, now_iso
 from engine.store.vector_cache import DEFAULT_MAX_BYTES, VectorCache
 from engine.types import Memory
 
@@ -192,17 +192,18 @@ class SqliteVecTier:
         backfill: bool = True,
     ) -> list[tuple[str, float]]:
         """(memory id, cosine similarity) best first; raises `SemanticUnavailable`.
+        Hits are live (not superseded, not expired; of `session` when given).
 
         `backfill=False` (retrieve-preview) makes no writes."""
-        vector = await self._query_vector(owner, query, backfill)
-        if vector is None:
-            return []
-        cache = self.cache
-        found: list[tuple[str, float]] = await self._db.read(
-            lambda conn: vectors.knn_cached(conn, cache, vector, owner, session, limit)
+        live = Live(
+            now=now_iso(),
+            cutoff=None,
+            owner=owner,
+            session=session,
+            match_session=session is not None,
         )
-        self._after_search(owner, vector)
-        return found
+        found = await self.search_live(live, query, limit, backfill=backfill)
+        return [(memory.id, similarity) for memory, similarity in found]
 
     async def search_live(
         self,
@@ -212,38 +213,28 @@ class SqliteVecTier:
         *,
         backfill: bool = True,
     ) -> list[tuple[Memory, float]]:
-        """`search` with the hits re-read through `live` in the same reader hop: the rows
-        retrieval needs, best first (`engine.retrieval.retrieve` prefers this when a tier
-        has it)."""
-        vector = await self._query_vector(live.owner, query, backfill)
-        if vector is None:
+        """The nearest memories that pass `live`, as rows, best first: the KNN and the
+        re-read of its hits in one reader hop (`engine.retrieval.retrieve` prefers this
+        when a tier has it). Raises `SemanticUnavailable`."""
+        if self._disabled is not None:
+            self._fallbacks.record("no_embedding_source", self._disabled)
+            raise SemanticUnavailable(self._disabled, "no_embedding_source")
+        owner = live.owner
+        if backfill and owner is not None:
+            await self._backfill_owner(owner)
+        vector = await self._embed_query(query)
+        if not vector.any():
             return []
         cache = self.cache
         found: list[tuple[Memory, float]] = await self._db.read(
             lambda conn: vectors.knn_live(conn, cache, vector, live, limit)
         )
-        self._after_search(live.owner, vector)
-        return found
-
-    async def _query_vector(
-        self, owner: str | None, query: str, backfill: bool
-    ) -> Any | None:
-        """The query's embedding (None: all zero, nothing can be near it), after the lazy
-        backfill; raises `SemanticUnavailable`."""
-        if self._disabled is not None:
-            self._fallbacks.record("no_embedding_source", self._disabled)
-            raise SemanticUnavailable(self._disabled, "no_embedding_source")
-        if backfill and owner is not None:
-            await self._backfill_owner(owner)
-        vector = await self._embed_query(query)
-        return vector if vector.any() else None
-
-    def _after_search(self, owner: str | None, vector: Any) -> None:
-        if owner is not None and not self.cache.holds(owner):
+        if owner is not None and not cache.holds(owner):
             # Not cached (first query, or dropped after another process wrote): this query
             # was answered by sqlite-vec's own KNN. Loading reads the owner's whole partition
             # (~0.1 s at 10k rows, ~1.3 s at 100k), so it happens in the background.
             self._warm(owner, int(vector.shape[0]))
+        return found
 
     def _warm(self, owner: str, dim: int) -> None:
         if owner in self._warming:

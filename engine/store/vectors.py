@@ -366,45 +366,6 @@ def _knn_k(limit: int, overfetch: int) -> int:
     return min(MAX_KNN_K, max(limit * overfetch, limit + 16))
 
 
-def knn_cached(
-    conn: Conn,
-    cache: VectorCache,
-    query: npt.NDArray[np.float32],
-    owner: str | None,
-    session: str | None,
-    limit: int,
-    overfetch: int = 4,
-) -> list[tuple[str, float]]:
-    """`knn` answered from `cache` (same candidates, same filters, same order).
-
-    One reader hop does it all: read the write counter, rank the owner's cached rows, join
-    the candidates back to `memories`. An owner not cached (not loaded yet, or dropped
-    because another process wrote vectors) is answered by `vec0`: loading takes ~0.1 s per
-    10k rows, so the caller does it in the background (`warm_owner`). The global scope (no
-    owner) has no partition to cache and stays on `vec0`."""
-    found = (
-        None
-        if owner is None
-        else _cached_top(conn, cache, query, owner, _knn_k(limit, overfetch))
-    )
-    if found is None:
-        return knn(conn, query, owner, session, limit, overfetch)
-    if not found:
-        return []
-    marks = ",".join("?" * len(found))
-    alive = {
-        row[0]
-        for row in conn.execute(
-            f"""SELECT m.id FROM memories m WHERE m.id IN ({marks})
-                AND m.superseded_by IS NULL
-                AND (m.expires_at IS NULL OR m.expires_at > ?)
-                AND (? IS NULL OR m.session = ?)""",
-            (*(mid for mid, _ in found), now_iso(), session, session),
-        )
-    }
-    return [(mid, sim) for mid, sim in found if mid in alive][: int(limit)]
-
-
 def knn_live(
     conn: Conn,
     cache: VectorCache,
@@ -414,9 +375,14 @@ def knn_live(
     overfetch: int = 4,
 ) -> list[tuple[Memory, float]]:
     """The nearest memories that pass `live` (every retrieval filter, retention included),
-    as rows, best first: the KNN and the re-read of its hits in one reader hop, where
-    `knn_cached` + `memories.get_many` took two (each a thread wake-up on the request
-    path)."""
+    as rows, best first: the KNN and the re-read of its hits in one reader hop (each hop is
+    a thread wake-up on the request path).
+
+    The owner's rows come from `cache` (same candidates and order as `vec0`); an owner not
+    cached (not loaded yet, or dropped because another process wrote vectors) is answered
+    by `vec0`: loading takes ~0.1 s per 10k rows, so the caller does it in the background
+    (`warm_owner`). The global scope (no owner) has no partition to cache and stays on
+    `vec0`."""
     session = live.session if live.match_session else None
     k = _knn_k(limit, overfetch)
     found = (

@@ -32,13 +32,11 @@ class AccessLog(Addon):
 
     async def finished(self, flow: Flow) -> None:
         duration_ms = flow.elapsed_ms()
-        upstream = flow.route.upstream_name
-        status = flow.status if flow.status is not None else 0
         fields: dict[str, Any] = {
             "request_id": flow.request_id,
             "method": flow.method,
             "path": flow.path,
-            "upstream": upstream,
+            "upstream": flow.route.upstream_name,
             "status": flow.status,
             "duration_ms": _round(duration_ms),
             "ttfb_ms": _round(flow.ttfb_ms),
@@ -58,22 +56,31 @@ class AccessLog(Addon):
         if flow.error is not None:
             fields["error"] = flow.error
             fields["error_kind"] = flow.error_kind
-        level = (
-            logging.WARNING
-            if flow.error is not None and flow.error_kind != "client"
-            else logging.INFO
-        )
-        log.log(level, "request.done", extra={"fields": fields})
+        _report(self.metrics, fields, duration_ms, flow.ttfb_ms)
 
-        metrics = self.metrics
-        metrics.requests.inc(upstream, str(status))
-        metrics.request_duration.observe(duration_ms, upstream)
-        if flow.ttfb_ms is not None:
-            metrics.ttfb.observe(flow.ttfb_ms, upstream)
-        if flow.bytes_in:
-            metrics.bytes_relayed.inc("upstream", amount=flow.bytes_in)
-        if flow.bytes_out:
-            metrics.bytes_relayed.inc("downstream", amount=flow.bytes_out)
+
+def _report(
+    metrics: Metrics,
+    fields: dict[str, Any],
+    duration_ms: float,
+    ttfb_ms: float | None,
+) -> None:
+    """Write one `request.done` line and count it: every request and every CONNECT."""
+    level = (
+        logging.WARNING
+        if fields.get("error") is not None and fields.get("error_kind") != "client"
+        else logging.INFO
+    )
+    log.log(level, "request.done", extra={"fields": fields})
+    upstream = fields["upstream"]
+    metrics.requests.inc(upstream, str(fields["status"] or 0))
+    metrics.request_duration.observe(duration_ms, upstream)
+    if ttfb_ms is not None:
+        metrics.ttfb.observe(ttfb_ms, upstream)
+    if fields["bytes_in"]:
+        metrics.bytes_relayed.inc("upstream", amount=fields["bytes_in"])
+    if fields["bytes_out"]:
+        metrics.bytes_relayed.inc("downstream", amount=fields["bytes_out"])
 
 
 TUNNEL_UPSTREAM = "tunnel"
@@ -102,19 +109,6 @@ def log_connect(done: ConnectDone, metrics: Metrics) -> None:
     if done.error is not None:
         fields["error"] = done.error
         fields["error_kind"] = done.error_kind
-    level = (
-        logging.WARNING
-        if done.error is not None and done.error_kind not in ("client", None)
-        else logging.INFO
-    )
-    log.log(level, "request.done", extra={"fields": fields})
-    metrics.requests.inc(TUNNEL_UPSTREAM, str(done.status or 0))
-    metrics.request_duration.observe(done.duration_ms, TUNNEL_UPSTREAM)
-    if done.established_ms is not None:
-        metrics.ttfb.observe(done.established_ms, TUNNEL_UPSTREAM)
+    _report(metrics, fields, done.duration_ms, done.established_ms)
     if done.outcome == "unreachable":
         metrics.upstream_errors.inc("connect")
-    if done.bytes_in:
-        metrics.bytes_relayed.inc("upstream", amount=done.bytes_in)
-    if done.bytes_out:
-        metrics.bytes_relayed.inc("downstream", amount=done.bytes_out)

@@ -88,6 +88,8 @@ async def error_middleware(
         response = error_response(
             exc.status, _STATUS_CODES.get(exc.status, "http_error"), exc.reason
         )
+        if "Allow" in exc.headers:  # a 405 names the methods the resource has
+            response.headers["Allow"] = exc.headers["Allow"]
     except asyncio.CancelledError:
         raise
     except InvalidInput as exc:

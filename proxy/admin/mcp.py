@@ -1,6 +1,6 @@
 """`/_memtap/mcp`: the MCP tools of `memtap mcp` over HTTP, for agents that reach memtap over
 the network (MCP's Streamable HTTP transport, answering each POST with JSON; no server-sent
-stream, so GET and DELETE are 405).
+stream, so other methods get the admin API's 405 with `Allow: POST`).
 
 The endpoint is part of the admin API and needs its token like every other endpoint.
 `?owner=ID` scopes the tools to one owner exactly as `memtap mcp --owner` does (no tool can
@@ -60,23 +60,6 @@ async def mcp_post(request: web.Request) -> web.Response:
     if answer is None:  # notifications only
         return web.Response(status=202)
     return json_response(answer)
-
-
-@routes.route("GET", "/mcp")
-@routes.route("DELETE", "/mcp")
-async def mcp_other(request: web.Request) -> web.Response:
-    response = json_response(
-        {
-            "error": {
-                "code": "method_not_allowed",
-                "message": "this MCP endpoint answers POST only (no event stream, no "
-                "session to end)",
-            }
-        },
-        status=405,
-    )
-    response.headers["Allow"] = "POST"
-    return response
 
 
 def _own_admin_url(request: web.Request) -> str:

@@ -132,20 +132,23 @@ def resolve_target(
 # -- HTTP -----------------------------------------------------------------------------------
 
 
+def query_params(params: Mapping[str, Any] | None) -> dict[str, str]:
+    """Admin API query parameters as strings: None dropped, booleans as true/false."""
+    return {
+        k: str(v).lower() if isinstance(v, bool) else str(v)
+        for k, v in (params or {}).items()
+        if v is not None
+    }
+
+
 class AdminClient:
     def __init__(self, target: Target, timeout_s: float = 300.0) -> None:
         self.target = target
         self.timeout_s = timeout_s
 
     def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
-        query = ""
-        if params:
-            kept = {
-                k: str(v).lower() if isinstance(v, bool) else str(v)
-                for k, v in params.items()
-                if v is not None
-            }
-            query = "?" + urllib.parse.urlencode(kept) if kept else ""
+        kept = query_params(params)
+        query = "?" + urllib.parse.urlencode(kept) if kept else ""
         return f"{self.target.base_url}{ADMIN_PREFIX}{path}{query}"
 
     def _open(

@@ -9,7 +9,7 @@ from typing import Any, Self
 
 import aiohttp
 
-from proxy.cli.client import ADMIN_PREFIX, ApiError, Unreachable
+from proxy.cli.client import ADMIN_PREFIX, ApiError, Unreachable, query_params
 
 
 class LoopbackAdminApi:
@@ -43,16 +43,11 @@ class LoopbackAdminApi:
         body: Any = None,
     ) -> Any:
         assert self._session is not None, "use `async with LoopbackAdminApi(...)`"
-        query = {
-            k: str(v).lower() if isinstance(v, bool) else str(v)
-            for k, v in (params or {}).items()
-            if v is not None
-        }
         try:
             async with self._session.request(
                 method,
                 f"{self.base_url}{ADMIN_PREFIX}{path}",
-                params=query,
+                params=query_params(params),
                 json=body,
                 headers=self._headers,
             ) as response:

@@ -287,12 +287,7 @@ class MemoryTools:
         return ToolResult(_describe(memory), {"memory": memory})
 
     async def add(self, args: dict[str, Any]) -> ToolResult:
-        body = {
-            k: v
-            for k, v in args.items()
-            if k in ("content", "type", "key", "metadata", "expires_at")
-            and v is not None
-        }
+        body = _given(args, "content", "type", "key", "metadata", "expires_at")
         body["owner"] = self._owner(args)
         session = self._session(args)
         if session:
@@ -304,12 +299,9 @@ class MemoryTools:
 
     async def update(self, args: dict[str, Any]) -> ToolResult:
         current = await self._own_memory(args)
-        patch = {
-            k: v
-            for k, v in args.items()
-            if k in ("content", "type", "key", "session", "metadata", "expires_at")
-            and v is not None
-        }
+        patch = _given(
+            args, "content", "type", "key", "session", "metadata", "expires_at"
+        )
         if not patch:
             raise ToolError(
                 "nothing to change: give content, type, key, session, metadata or "
@@ -375,6 +367,11 @@ class MemoryTools:
             raise _tool_error(exc) from None
         except Unreachable as exc:
             raise ToolError(str(exc)) from None
+
+
+def _given(args: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    """The arguments among `names` that the call gave (not null)."""
+    return {k: args[k] for k in names if args.get(k) is not None}
 
 
 def _tool_error(exc: ApiError) -> ToolError:

@@ -140,13 +140,12 @@ class _Pending:
         *,
         error: str | None = None,
         error_kind: str | None = None,
-        relayed: tuple[int, ...] = (),
+        bytes_in: int = 0,
+        bytes_out: int = 0,
     ) -> None:
         on_done, self.on_done = self.on_done, None  # at most once
         if on_done is None:
             return
-        # Tunnel sides are created upstream first, then client: see `_tunnel`.
-        bytes_out, bytes_in = (tuple(relayed) + (0, 0))[:2]
         on_done(
             ConnectDone(
                 target=self.target,
@@ -197,7 +196,8 @@ class ForwardProxy:
         run in a thread, only when `needs_prepare()` says so (cheap check on the loop)."""
         self.on_done = on_done
         self._tasks: set[asyncio.Task[None]] = set()
-        self._tunnels: dict[Tunnel, _Pending] = {}
+        self._tunnels: dict[Tunnel, tuple[_Pending, TunnelSide, TunnelSide]] = {}
+        """Established blind tunnels: their report, client side and upstream side."""
         self.undecided: set[FirstLineSniffer] = set()
         """Connections that have not sent their first line yet: nobody else would close them."""
 
@@ -414,7 +414,7 @@ class ForwardProxy:
             transport.close()
             pending.done("tunnel", None, error="upstream closed", error_kind="upstream")
             return
-        self._tunnels[tunnel] = pending
+        self._tunnels[tunnel] = (pending, client_side, upstream_side)
         transport.write(_ESTABLISHED)
         pending.mark_established()
         client_side.early = (
@@ -444,9 +444,15 @@ class ForwardProxy:
 
     def _tunnel_lost(self, tunnel: Tunnel) -> None:
         # The first side to go closes the other; the tunnel is over.
-        pending = self._tunnels.pop(tunnel, None)
-        if pending is not None:
-            pending.done("tunnel", 200, relayed=tunnel.bytes_read())
+        entry = self._tunnels.pop(tunnel, None)
+        if entry is not None:
+            pending, client_side, upstream_side = entry
+            pending.done(
+                "tunnel",
+                200,
+                bytes_in=client_side.received,
+                bytes_out=upstream_side.received,
+            )
 
 
 _SNIFF = 0

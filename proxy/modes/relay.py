@@ -86,10 +86,6 @@ class Tunnel:
         self.sides: list[TunnelSide] = []
         self.eofs = 0
 
-    def bytes_read(self) -> tuple[int, ...]:
-        """Bytes each side has read so far, in the order the sides were created."""
-        return tuple(side.received for side in self.sides)
-
     def close(self) -> None:
         for side in self.sides:
             if side.transport is not None:
