@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from config.errors import ConfigIssue
+from memtap.config.errors import ConfigIssue
 
 _ENV_REF = re.compile(r"\$\$|\$\{([^}]*)\}")
 _ENV_BODY = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.DOTALL)

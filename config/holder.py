@@ -13,17 +13,17 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from config.convert import get_path, replace_path, resolve_field
-from config.errors import ConfigError
-from config.loader import (
+from memtap.config.convert import get_path, replace_path, resolve_field
+from memtap.config.errors import ConfigError
+from memtap.config.loader import (
     LoadedConfig,
     load_config_bytes,
     load_config_detailed,
     resolve_config_path,
 )
-from config.reload import FileSnapshot, FileWatcher, take_snapshot
-from config.schema import Config
-from config.settings import apply_overrides, setting_value
+from memtap.config.reload import FileSnapshot, FileWatcher, take_snapshot
+from memtap.config.schema import Config
+from memtap.config.settings import apply_overrides, setting_value
 
 log = logging.getLogger("memtap.config")
 

@@ -16,10 +16,16 @@ from typing import Any, cast
 
 import yaml
 
-from config.convert import Issues, build_dataclass, convert, field_hints, set_dotted
-from config.errors import ConfigError, ConfigIssue
-from config.schema import ApiFormat, Config, UpstreamConfig
-from config.validate import validate
+from memtap.config.convert import (
+    Issues,
+    build_dataclass,
+    convert,
+    field_hints,
+    set_dotted,
+)
+from memtap.config.errors import ConfigError, ConfigIssue
+from memtap.config.schema import ApiFormat, Config, UpstreamConfig
+from memtap.config.validate import validate
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from config.convert import Issues, get_path, resolve_field, set_dotted, to_plain
-from config.errors import ConfigError
-from config.loader import check
-from config.schema import Config
+from memtap.config.convert import Issues, get_path, resolve_field, set_dotted, to_plain
+from memtap.config.errors import ConfigError
+from memtap.config.loader import check
+from memtap.config.schema import Config
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
+    from memtap.config.holder import ConfigHolder
 
 Source = Literal["default", "yaml", "override"]
 

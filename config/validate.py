@@ -9,9 +9,9 @@ import re
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
-from config.errors import ConfigIssue
-from config.hostpatterns import intercept_pattern_error
-from config.schema import Config
+from memtap.config.errors import ConfigIssue
+from memtap.config.hostpatterns import intercept_pattern_error
+from memtap.config.schema import Config
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 MAX_MEMORY_TOKENS = 16000

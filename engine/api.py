@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
-from engine.types import (
+from memtap.engine.types import (
     EraseReceipt,
     ImportReport,
     ListQuery,

@@ -20,17 +20,17 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from engine import summarize as summarizer
-from engine.api import EngineError, InvalidInput, NotFound
-from engine.extraction.worker import OutboxWorker
-from engine.metrics import Metrics
-from engine.retrieval.retrieve import RetrievalContext, retrieve
-from engine.store import fts, memories, migrations, outbox, settings_store
-from engine.store.database import Database, StoreGone, StoreTimeout
-from engine.store.driver import Driver, choose_driver, load_sqlite_vec
-from engine.store.memories import cutoff_for, now_iso
-from engine.store.protocol import VectorTier
-from engine.types import (
+from memtap.engine import summarize as summarizer
+from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.engine.extraction.worker import OutboxWorker
+from memtap.engine.metrics import Metrics
+from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.store import fts, memories, migrations, outbox, settings_store
+from memtap.engine.store.database import Database, StoreGone, StoreTimeout
+from memtap.engine.store.driver import Driver, choose_driver, load_sqlite_vec
+from memtap.engine.store.memories import cutoff_for, now_iso
+from memtap.engine.store.protocol import VectorTier
+from memtap.engine.types import (
     EraseReceipt,
     ImportReport,
     ImportTally,
@@ -45,8 +45,8 @@ from engine.types import (
 )
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
-    from config.schema import Config, MemoryConfig
+    from memtap.config.holder import ConfigHolder
+    from memtap.config.schema import Config, MemoryConfig
 
 log = logging.getLogger("memtap.engine")
 
@@ -575,7 +575,7 @@ async def open_engine(
     """
     config = holder.current
     if config.vector_store.kind == "qdrant":
-        from engine.store.qdrant_engine import open_qdrant_engine
+        from memtap.engine.store.qdrant_engine import open_qdrant_engine
 
         return await open_qdrant_engine(
             holder, metrics, start_worker=start_worker, driver=driver
@@ -620,7 +620,7 @@ async def _attach_vector_tier(
         engine.vector_error = "disabled (vector_store.kind: none)"
         return
     try:
-        from engine.retrieval import semantic
+        from memtap.engine.retrieval import semantic
     except ImportError:
         engine.vector_error = "semantic tier not installed"
         return

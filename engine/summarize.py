@@ -12,9 +12,9 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engine.store import memories
-from engine.store.memories import COLUMNS, iso, now_iso, to_memory
-from engine.types import Memory, NewMemory, estimate_tokens
+from memtap.engine.store import memories
+from memtap.engine.store.memories import COLUMNS, iso, now_iso, to_memory
+from memtap.engine.types import Memory, NewMemory, estimate_tokens
 
 Conn = Any
 SUMMARY_SENTENCES = 3

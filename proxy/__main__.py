@@ -1,5 +1,5 @@
 import sys
 
-from proxy.cli.main import main
+from memtap.proxy.cli.main import main
 
 sys.exit(main())

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import aiohttp
 from aiohttp import web
 
-from engine.metrics import Metrics
+from memtap.engine.metrics import Metrics
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
-    from engine.api import MemoryEngine
-    from proxy.pipeline import Pipeline
+    from memtap.config.holder import ConfigHolder
+    from memtap.engine.api import MemoryEngine
+    from memtap.proxy.pipeline import Pipeline
 
 
 @dataclass(slots=True)

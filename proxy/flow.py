@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Literal
 from multidict import CIMultiDict
 
 if TYPE_CHECKING:
-    from proxy.codecs.base import Codec, ConversationView, ResponseFollower
-    from proxy.routing import Route
+    from memtap.proxy.codecs.base import Codec, ConversationView, ResponseFollower
+    from memtap.proxy.routing import Route
 
 MemoryMode = Literal["on", "off", "read"]
 

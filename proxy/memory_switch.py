@@ -14,11 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from proxy.pipeline import Pipeline
+from memtap.proxy.pipeline import Pipeline
 
 if TYPE_CHECKING:
-    from config.schema import Config
-    from proxy.appkeys import Runtime
+    from memtap.config.schema import Config
+    from memtap.proxy.appkeys import Runtime
 
 log = logging.getLogger("memtap.server")
 

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from proxy.flow import Flow
+from memtap.proxy.flow import Flow
 
 log = logging.getLogger("memtap.pipeline")
 

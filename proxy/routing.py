@@ -7,7 +7,7 @@ import ssl
 from dataclasses import dataclass
 from typing import Literal
 
-from config.schema import ApiFormat
+from memtap.config.schema import ApiFormat
 
 Mode = Literal["reverse", "forward", "intercept"]
 

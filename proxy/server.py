@@ -20,21 +20,21 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from engine.metrics import Metrics
-from proxy.addons import default_addons
-from proxy.admin import health as admin_health
-from proxy.admin.app import ADMIN_PREFIX, mount_admin
-from proxy.admin.settings import restore_overrides
-from proxy.appkeys import RUNTIME, Runtime
-from proxy.memory_switch import MemorySwitch
-from proxy.modes.forward import addressed_elsewhere
-from proxy.modes.listener import ListenerSite, format_hostport, parse_listen
-from proxy.modes.reverse import error_body, handle
-from proxy.pipeline import Addon, Pipeline
-from proxy.upstream import MAX_HEADER_BYTES, create_session
+from memtap.engine.metrics import Metrics
+from memtap.proxy.addons import default_addons
+from memtap.proxy.admin import health as admin_health
+from memtap.proxy.admin.app import ADMIN_PREFIX, mount_admin
+from memtap.proxy.admin.settings import restore_overrides
+from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.memory_switch import MemorySwitch
+from memtap.proxy.modes.forward import addressed_elsewhere
+from memtap.proxy.modes.listener import ListenerSite, format_hostport, parse_listen
+from memtap.proxy.modes.reverse import error_body, handle
+from memtap.proxy.pipeline import Addon, Pipeline
+from memtap.proxy.upstream import MAX_HEADER_BYTES, create_session
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
+    from memtap.config.holder import ConfigHolder
 
 log = logging.getLogger("memtap.server")
 
@@ -78,7 +78,7 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
 async def _open_engine(runtime: Runtime) -> None:
     """Fail-open: when the engine cannot start, memtap proxies without memory."""
     try:
-        from engine.engine import open_engine
+        from memtap.engine.engine import open_engine
 
         runtime.engine = await open_engine(runtime.config, runtime.metrics)
     except Exception as exc:
@@ -248,7 +248,7 @@ async def start_server(
         site = ListenerSite(runner, host, port)
         await site.start()
         if config.admin.listen:
-            from proxy.admin.standalone import start_admin_listener
+            from memtap.proxy.admin.standalone import start_admin_listener
 
             admin_host, admin_port = parse_listen(config.admin.listen)
             admin_runner = await start_admin_listener(runtime, admin_host, admin_port)

@@ -18,9 +18,9 @@ from typing import Literal
 import aiohttp
 from aiohttp import web
 
-from proxy.flow import Flow
-from proxy.pipeline import Pipeline
-from proxy.upstream import IdleWatchdog
+from memtap.proxy.flow import Flow
+from memtap.proxy.pipeline import Pipeline
+from memtap.proxy.upstream import IdleWatchdog
 
 
 class UpstreamBodyError(Exception):

@@ -18,7 +18,7 @@ from aiohttp.payload import Payload
 from multidict import CIMultiDict
 from yarl import URL
 
-from proxy.routing import Route
+from memtap.proxy.routing import Route
 
 ErrorKind = Literal["connect", "timeout", "tls", "protocol"]
 

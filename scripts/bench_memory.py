@@ -32,13 +32,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from config.holder import ConfigHolder
-from config.schema import Config, MemoryConfig, VectorStoreConfig
-from engine.engine import Engine, open_engine
-from engine.metrics import Metrics
-from engine.store import outbox
-from engine.store.memories import now_iso
-from engine.types import RetrievalRequest, Turn
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.engine.engine import Engine, open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import outbox
+from memtap.engine.store.memories import now_iso
+from memtap.engine.types import RetrievalRequest, Turn
 
 OWNER = "0123456789abcdef01234567"
 SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "vi", "pe", "da", "zu", "go", "ba", "xi", "fo", "ne"]
@@ -170,8 +170,8 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
     from aiohttp import web
 
-    from config.schema import UpstreamConfig
-    from proxy.server import start_server
+    from memtap.config.schema import UpstreamConfig
+    from memtap.proxy.server import start_server
 
     key = "sk-bench-memory-overhead"
     owner = hashlib.sha256(key.encode()).hexdigest()[:24]

@@ -27,12 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from config.schema import QdrantConfig
-from engine.embeddings.base import Vectors, l2_normalize
-from engine.store.memories import Live, now_iso
-from engine.store.qdrant_store import QdrantMemoryStore
-from engine.store.qdrant_transport import open_transport
-from engine.types import Memory, NewMemory
+from memtap.config.schema import QdrantConfig
+from memtap.engine.embeddings.base import Vectors, l2_normalize
+from memtap.engine.store.memories import Live, now_iso
+from memtap.engine.store.qdrant_store import QdrantMemoryStore
+from memtap.engine.store.qdrant_transport import open_transport
+from memtap.engine.types import Memory, NewMemory
 
 WORDS = ["postgres", "sqlite", "redis", "kafka", "docker", "kubernetes", "terraform", "vim", "emacs", "helix", "rust", "go", "python", "typescript", "react", "vue", "svelte", "tabs", "spaces", "dark", "light", "mode", "zsh", "fish", "bash", "linux", "macos", "windows", "aws", "gcp", "azure"]
 OWNERS = 10

@@ -34,16 +34,21 @@ from typing import Any
 
 import numpy as np
 
-from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
-from engine.embeddings.static import build_static
-from engine.retrieval.retrieve import RetrievalContext, retrieve
-from engine.retrieval.semantic import SqliteVecTier, build_vector_tier
-from engine.store import memories, vectors
-from engine.store.database import Database
-from engine.store.driver import choose_driver, load_sqlite_vec
-from engine.store.migrations import migrate
-from engine.store.vector_cache import VectorCache
-from engine.types import RetrievalRequest
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.embeddings.static import build_static
+from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
+from memtap.engine.store import memories, vectors
+from memtap.engine.store.database import Database
+from memtap.engine.store.driver import choose_driver, load_sqlite_vec
+from memtap.engine.store.migrations import migrate
+from memtap.engine.store.vector_cache import VectorCache
+from memtap.engine.types import RetrievalRequest
 
 WORDS = [
     "postgres",
@@ -426,8 +431,8 @@ async def embed_concurrency_bench(
     """Concurrent single-query embeddings with the packaged ONNX model: coalesced into
     batches (what memtap does) against one model run per request (the baseline, same
     process, same run)."""
-    from engine.embeddings.coalesce import Coalescer
-    from engine.embeddings.onnx import open_onnx
+    from memtap.engine.embeddings.coalesce import Coalescer
+    from memtap.engine.embeddings.onnx import open_onnx
 
     embedder = await open_onnx()
     rows: list[dict[str, Any]] = []

@@ -22,15 +22,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
-from engine.embeddings.static import build_static
-from engine.retrieval.retrieve import RetrievalContext, retrieve
-from engine.retrieval.semantic import SqliteVecTier, build_vector_tier
-from engine.store import memories
-from engine.store.database import Database
-from engine.store.driver import choose_driver, load_sqlite_vec
-from engine.store.migrations import migrate
-from engine.types import NewMemory, RetrievalRequest
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.embeddings.static import build_static
+from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
+from memtap.engine.store import memories
+from memtap.engine.store.database import Database
+from memtap.engine.store.driver import choose_driver, load_sqlite_vec
+from memtap.engine.store.migrations import migrate
+from memtap.engine.types import NewMemory, RetrievalRequest
 
 DEFAULT_SET = (
     Path(__file__).resolve().parent.parent / "tests" / "datasets" / "recall_set.json"

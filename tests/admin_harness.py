@@ -11,14 +11,14 @@ from typing import Any
 import aiohttp
 from multidict import CIMultiDictProxy
 
-from config.schema import (
+from memtap.config.schema import (
     AdminConfig,
     Config,
     EmbeddingConfig,
     MemoryConfig,
     VectorStoreConfig,
 )
-from engine.engine import Engine
+from memtap.engine.engine import Engine
 from tests.conftest import MemtapServer
 
 TOKEN = "test-admin-token-7f3a9c"

@@ -36,12 +36,12 @@ import aiohttp
 import pytest
 import yaml
 
-from config.holder import ConfigHolder
-from config.schema import Config, MemoryConfig, UpstreamConfig
-from engine.metrics import Metrics
-from proxy.addons import default_addons
-from proxy.appkeys import Runtime
-from proxy.server import AddonFactory, RunningServer, start_server
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, MemoryConfig, UpstreamConfig
+from memtap.engine.metrics import Metrics
+from memtap.proxy.addons import default_addons
+from memtap.proxy.appkeys import Runtime
+from memtap.proxy.server import AddonFactory, RunningServer, start_server
 from tests.upstream_standin import Standin
 
 LISTENING_PREFIX = "memtap listening on "
@@ -154,7 +154,7 @@ def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 
 def _memtap_command() -> list[str]:
     script = Path(sys.executable).with_name("memtap")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "proxy"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "memtap.proxy"]
 
 
 @dataclass(slots=True)

@@ -13,14 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
-from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
-from engine.embeddings.onnx import open_onnx
-from engine.embeddings.static import build_static_sync
-from engine.store import memories
-from engine.store.database import Database
-from engine.store.driver import choose_driver, load_sqlite_vec
-from engine.store.migrations import migrate
-from engine.types import Memory, NewMemory
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.embeddings.onnx import open_onnx
+from memtap.engine.embeddings.static import build_static_sync
+from memtap.engine.store import memories
+from memtap.engine.store.database import Database
+from memtap.engine.store.driver import choose_driver, load_sqlite_vec
+from memtap.engine.store.migrations import migrate
+from memtap.engine.types import Memory, NewMemory
 
 # Frequent WordPiece ids (the bert vocabulary is roughly frequency ordered from 1996 on).
 COMMON_TOKEN_IDS = range(1996, 3000)

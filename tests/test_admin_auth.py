@@ -9,8 +9,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from config.schema import Config
-from proxy.admin.app import is_loopback
+from memtap.config.schema import Config
+from memtap.proxy.admin.app import is_loopback
 from tests.admin_harness import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
@@ -101,7 +101,7 @@ async def test_engine_unavailable_is_503(
     http: aiohttp.ClientSession,
     standin: Standin,
 ) -> None:
-    from config.schema import AdminConfig
+    from memtap.config.schema import AdminConfig
 
     server = await memtap_server(
         memtap_config(admin=AdminConfig(token=TOKEN))

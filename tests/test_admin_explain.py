@@ -11,8 +11,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from config.schema import Config, MemoryConfig
-from proxy.codecs.memory_block import OPEN
+from memtap.config.schema import Config, MemoryConfig
+from memtap.proxy.codecs.memory_block import OPEN
 from tests.admin_harness import OWNER, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

@@ -11,7 +11,11 @@ from urllib.parse import quote
 import aiohttp
 import pytest
 
-from proxy.admin.validation import MAX_CONTENT_CHARS, MAX_JSON_BODY, MAX_LIST_LIMIT
+from memtap.proxy.admin.validation import (
+    MAX_CONTENT_CHARS,
+    MAX_JSON_BODY,
+    MAX_LIST_LIMIT,
+)
 from tests.admin_harness import OWNER, Admin
 
 METACHARACTERS = [

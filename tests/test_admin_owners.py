@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from proxy.admin import owners
+from memtap.proxy.admin import owners
 from tests.admin_harness import OWNER, Admin
 
 OTHER = "fedcba9876543210fedcba98"

@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from config.schema import Config
+from memtap.config.schema import Config
 from tests.admin_harness import OWNER, TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 import yaml
 
-from config.loader import load_config
-from proxy.admin.settings import restore_overrides
+from memtap.config.loader import load_config
+from memtap.proxy.admin.settings import restore_overrides
 from tests.admin_harness import TOKEN, Admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

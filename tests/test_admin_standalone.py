@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 import aiohttp
 import pytest
 
-from config.schema import AdminConfig, Config
+from memtap.config.schema import AdminConfig, Config
 from tests.admin_harness import TOKEN, admin_config
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

@@ -14,7 +14,7 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from proxy.modes.certs import (
+from memtap.proxy.modes.certs import (
     CA_COMMON_NAME,
     CertificateAuthority,
     LeafCertStore,
@@ -165,7 +165,7 @@ async def test_leaf_signed_by_another_ca_is_reissued(tmp_path: Path) -> None:
 def test_cli_ca_path_creates_then_reuses_and_regenerate_replaces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from proxy.cli.main import main
+    from memtap.proxy.cli.main import main
 
     monkeypatch.chdir(tmp_path)  # no config/memtap.yaml here: built-in defaults (./data)
     assert main(["ca", "path"]) == 0

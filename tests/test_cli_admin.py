@@ -16,8 +16,8 @@ from pathlib import Path
 import aiohttp
 import yaml
 
-from config.schema import Config
-from proxy.cli.client import Progress, url_from_listen
+from memtap.config.schema import Config
+from memtap.proxy.cli.client import Progress, url_from_listen
 from tests.admin_harness import OWNER, TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
@@ -242,8 +242,8 @@ async def test_reindex_in_batches_with_progress(
     http: aiohttp.ClientSession,
     standin: Standin,
 ) -> None:
-    from config.schema import EmbeddingConfig, MemoryConfig, VectorStoreConfig
-    from proxy.cli.client import AdminClient, Target, reindex_with_progress
+    from memtap.config.schema import EmbeddingConfig, MemoryConfig, VectorStoreConfig
+    from memtap.proxy.cli.client import AdminClient, Target, reindex_with_progress
 
     admin = await start_admin(
         memtap_server,

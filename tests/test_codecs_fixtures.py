@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from proxy.codecs.base import Codec, Completion
-from proxy.codecs.registry import detect
+from memtap.proxy.codecs.base import Codec, Completion
+from memtap.proxy.codecs.registry import detect
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm-traffic"
 EVERY_SPLIT_LIMIT = 4096

@@ -9,10 +9,10 @@ import zlib
 
 import pytest
 
-from proxy.codecs.followers import decoding
-from proxy.codecs.gemini import GeminiStreamState
-from proxy.codecs.json_body import JsonArrayFollower, JsonBodyFollower
-from proxy.codecs.registry import GEMINI, OPENAI_CHAT
+from memtap.proxy.codecs.followers import decoding
+from memtap.proxy.codecs.gemini import GeminiStreamState
+from memtap.proxy.codecs.json_body import JsonArrayFollower, JsonBodyFollower
+from memtap.proxy.codecs.registry import GEMINI, OPENAI_CHAT
 from tests.test_codecs_fixtures import CASES, check
 
 CHAT = next(c for c in CASES if c.name == "openai-chat/basic_text_stream")

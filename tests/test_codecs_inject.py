@@ -10,16 +10,21 @@ from typing import Any
 
 import pytest
 
-from proxy.codecs.base import Placement
-from proxy.codecs.memory_block import (
+from memtap.proxy.codecs.base import Placement
+from memtap.proxy.codecs.memory_block import (
     CLOSE,
     OPEN,
     MemoryLine,
     build_memory_block,
     strip_memory_block,
 )
-from proxy.codecs.openai_chat import rejects_system_role
-from proxy.codecs.registry import ANTHROPIC, GEMINI, OPENAI_CHAT, OPENAI_RESPONSES
+from memtap.proxy.codecs.openai_chat import rejects_system_role
+from memtap.proxy.codecs.registry import (
+    ANTHROPIC,
+    GEMINI,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+)
 from tests.test_codecs_fixtures import CASES, Case
 
 BLOCK = build_memory_block(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.codecs.registry import (
+from memtap.proxy.codecs.registry import (
     ANTHROPIC,
     GEMINI,
     OPENAI_CHAT,

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from config.convert import resolve_field
-from config.errors import ConfigError
-from config.holder import ConfigHolder, changed_keys
-from config.schema import Config
-from config.settings import SETTINGS, apply_overrides, describe
+from memtap.config.convert import resolve_field
+from memtap.config.errors import ConfigError
+from memtap.config.holder import ConfigHolder, changed_keys
+from memtap.config.schema import Config
+from memtap.config.settings import SETTINGS, apply_overrides, describe
 
 Change = tuple[Config, Config, list[str]]
 
@@ -343,7 +343,7 @@ def test_describe_reports_value_and_source(tmp_path: Path) -> None:
 def test_holder_constructed_directly_reads_explicit_keys(tmp_path: Path) -> None:
     path = tmp_path / "memtap.yaml"
     path.write_text(BASE_YAML)
-    from config.loader import load_config
+    from memtap.config.loader import load_config
 
     holder = ConfigHolder(load_config(str(path)), str(path), {})
     rows = {row["name"]: row["source"] for row in describe(holder)}
@@ -352,7 +352,7 @@ def test_holder_constructed_directly_reads_explicit_keys(tmp_path: Path) -> None
 
 
 def test_apply_log_level_subscriber(tmp_path: Path) -> None:
-    from config.settings import apply_log_level
+    from memtap.config.settings import apply_log_level
 
     root = logging.getLogger()
     previous = root.level

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from config.loader import (
+from memtap.config.loader import (
     ConfigError,
     ConfigIssue,
     load_config,
     load_config_detailed,
     parse_config,
 )
-from config.schema import Config
+from memtap.config.schema import Config
 
 
 def write(tmp_path: Path, text: str, name: str = "memtap.yaml") -> str:
@@ -552,7 +552,7 @@ def test_yaml_merge_keys_are_not_duplicates(
 
 
 def test_intercept_hosts_accept_ports_ipv6_and_wildcards() -> None:
-    from config.loader import parse_config
+    from memtap.config.loader import parse_config
 
     hosts = ["api.openai.com", "127.0.0.1:8443", "[::1]:443", "*.openai.azure.com", "localhost:*"]
     config = parse_config({"intercept": {"hosts": hosts}}, source="t.yaml")

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from config.convert import field_hints, to_plain
-from config.loader import load_config
-from config.schema import Config
+from memtap.config.convert import field_hints, to_plain
+from memtap.config.loader import load_config
+from memtap.config.schema import Config
 
 REPO = Path(__file__).resolve().parent.parent
 YAML_PATH = REPO / "config" / "memtap.yaml"
@@ -182,7 +182,7 @@ def test_commented_examples_for_anthropic_and_gemini_are_valid(
         if stripped.startswith(("# - name:", "#   url:", "#   format:", "#   prefix:")):
             line = line.replace("# ", "", 1)
         uncommented.append(line)
-    from config.loader import parse_config, parse_yaml
+    from memtap.config.loader import parse_config, parse_yaml
 
     config = parse_config(parse_yaml("\n".join(uncommented), source="x"), source="x")
     assert [(u.name, u.prefix, u.format) for u in config.upstreams] == [

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from config.holder import ConfigHolder
-from config.schema import Config, VectorStoreConfig
-from engine.engine import open_engine
-from engine.metrics import Metrics
-from engine.store import outbox
-from engine.types import ListQuery
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, VectorStoreConfig
+from memtap.engine.engine import open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import outbox
+from memtap.engine.types import ListQuery
 
 OWNER = "d" * 24
 N = 100
@@ -25,11 +25,11 @@ N = 100
 CHILD = textwrap.dedent(
     """
     import asyncio, os, signal, sys
-    from config.holder import ConfigHolder
-    from config.schema import Config, VectorStoreConfig
-    from engine.engine import open_engine
-    from engine.metrics import Metrics
-    from engine.types import Turn
+    from memtap.config.holder import ConfigHolder
+    from memtap.config.schema import Config, VectorStoreConfig
+    from memtap.engine.engine import open_engine
+    from memtap.engine.metrics import Metrics
+    from memtap.engine.types import Turn
 
     async def main() -> None:
         data_dir, mode = sys.argv[1], sys.argv[2]

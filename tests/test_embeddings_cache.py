@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.embeddings.base import Vectors, make_signature
-from engine.embeddings.cache import CachedSource, EmbeddingCache, cache_limits
+from memtap.engine.embeddings.base import Vectors, make_signature
+from memtap.engine.embeddings.cache import CachedSource, EmbeddingCache, cache_limits
 
 
 class CountingSource:

@@ -10,8 +10,8 @@ import threading
 import numpy as np
 import pytest
 
-from engine.embeddings.coalesce import Coalescer
-from engine.embeddings.onnx import open_onnx
+from memtap.engine.embeddings.coalesce import Coalescer
+from memtap.engine.embeddings.onnx import open_onnx
 
 
 class Model:

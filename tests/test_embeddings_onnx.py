@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import pytest_asyncio
 
-from engine.embeddings.base import EmbeddingError, EmbeddingSource
-from engine.embeddings.onnx import OnnxEmbedder, open_onnx
-from engine.embeddings.tokenizer import (
+from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
+from memtap.engine.embeddings.tokenizer import (
     PACKAGED_TOKENIZER,
     PACKAGED_TOKENIZER_SHA256,
     load_tokenizer,

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
-from engine.embeddings.base import EmbeddingError
-from engine.embeddings.remote import embeddings_url, open_remote
+from memtap.engine.embeddings.base import EmbeddingError
+from memtap.engine.embeddings.remote import embeddings_url, open_remote
 from tests.semantic_fixtures import EmbeddingsServer
 
 

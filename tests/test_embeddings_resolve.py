@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from config.schema import EmbeddingConfig, RemoteEmbeddingConfig
-from engine.embeddings.cache import CachedSource
-from engine.embeddings.resolve import resolve_embedding_source
-from engine.metrics import Metrics
+from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
+from memtap.engine.embeddings.cache import CachedSource
+from memtap.engine.embeddings.resolve import resolve_embedding_source
+from memtap.engine.metrics import Metrics
 from tests.semantic_fixtures import EmbeddingsServer, static_table
 
 

@@ -9,10 +9,14 @@ import numpy as np
 import pytest
 import pytest_asyncio
 
-from engine.embeddings.base import EmbeddingError
-from engine.embeddings.onnx import open_onnx
-from engine.embeddings.static import StaticEmbedder, build_static_sync, open_static
-from proxy.cli.main import main as memtap_main
+from memtap.engine.embeddings.base import EmbeddingError
+from memtap.engine.embeddings.onnx import open_onnx
+from memtap.engine.embeddings.static import (
+    StaticEmbedder,
+    build_static_sync,
+    open_static,
+)
+from memtap.proxy.cli.main import main as memtap_main
 from tests.semantic_fixtures import static_table
 
 PAIRS = [

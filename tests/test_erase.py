@@ -14,8 +14,13 @@ from typing import Any
 import aiohttp
 import pytest
 
-from config.schema import Config, EmbeddingConfig, MemoryConfig, VectorStoreConfig
-from engine.engine import database_path
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.engine import database_path
 from tests.admin_harness import Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

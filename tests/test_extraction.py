@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.extraction.extract import (
+from memtap.engine.extraction.extract import (
     MAX_CONTENT_CHARS,
     extract_facts,
     normalise,

@@ -12,13 +12,13 @@ from typing import Any, TypeVar
 
 import pytest
 
-from config.holder import ConfigHolder
-from config.schema import Config, MemoryConfig, VectorStoreConfig
-from engine.api import EngineError
-from engine.engine import Engine, database_path, open_engine
-from engine.metrics import Metrics
-from engine.store.database import StoreBusy
-from engine.types import Memory, NewMemory, RetrievalRequest, Turn
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.engine.api import EngineError
+from memtap.engine.engine import Engine, database_path, open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.store.database import StoreBusy
+from memtap.engine.types import Memory, NewMemory, RetrievalRequest, Turn
 
 OWNER = "e" * 24
 T = TypeVar("T")

@@ -19,10 +19,10 @@ import orjson
 import pytest
 from aiohttp import web
 
-from config.schema import InterceptConfig
-from proxy.modes.certs import LeafCertStore, ca_cert_path
-from proxy.modes.connect import ConnectDone, ForwardProxy
-from proxy.modes.targets import (
+from memtap.config.schema import InterceptConfig
+from memtap.proxy.modes.certs import LeafCertStore, ca_cert_path
+from memtap.proxy.modes.connect import ConnectDone, ForwardProxy
+from memtap.proxy.modes.targets import (
     INTERCEPT_EXTRA,
     BadConnect,
     InterceptTarget,

@@ -27,17 +27,17 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from config.holder import ConfigHolder
-from config.loader import LoadedConfig
-from config.schema import (
+from memtap.config.holder import ConfigHolder
+from memtap.config.loader import LoadedConfig
+from memtap.config.schema import (
     AdminConfig,
     Config,
     InterceptConfig,
     MemoryConfig,
     UpstreamConfig,
 )
-from proxy.modes.certs import LeafCertStore, ca_cert_path
-from proxy.server import RunningServer, start_server
+from memtap.proxy.modes.certs import LeafCertStore, ca_cert_path
+from memtap.proxy.server import RunningServer, start_server
 
 API_KEY = "sk-forward-test-key"
 
@@ -428,10 +428,10 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
     tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
 ) -> None:
     """The same pipeline as reverse mode: a stored memory reaches the upstream's system level."""
-    from config.schema import EmbeddingConfig, VectorStoreConfig
-    from engine.types import NewMemory
-    from proxy.codecs.memory_block import OPEN
-    from proxy.headers import owner_id_for_key
+    from memtap.config.schema import EmbeddingConfig, VectorStoreConfig
+    from memtap.engine.types import NewMemory
+    from memtap.proxy.codecs.memory_block import OPEN
+    from memtap.proxy.headers import owner_id_for_key
 
     running = await memtap(
         memory=MemoryConfig(enabled=True, strategy="recent", scope="owner"),

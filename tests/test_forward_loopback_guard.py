@@ -17,10 +17,10 @@ import orjson
 import pytest
 from aiohttp import web
 
-from config.holder import ConfigHolder
-from config.schema import Config, InterceptConfig, MemoryConfig
-from proxy.modes.loopback_guard import is_loopback_ip, peer_is_loopback, refused
-from proxy.server import RunningServer, start_server
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, InterceptConfig, MemoryConfig
+from memtap.proxy.modes.loopback_guard import is_loopback_ip, peer_is_loopback, refused
+from memtap.proxy.server import RunningServer, start_server
 from tests.upstream_standin import Standin
 
 

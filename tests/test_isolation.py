@@ -20,24 +20,29 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from multidict import CIMultiDict
 
-from config.holder import ConfigHolder
-from config.schema import (
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import (
     Config,
     EmbeddingConfig,
     MemoryConfig,
     Scope,
     VectorStoreConfig,
 )
-from engine.engine import open_engine
-from engine.metrics import Metrics
-from engine.types import Memory, NewMemory
-from proxy.addons.memory import MemoryAddon
-from proxy.appkeys import Runtime
-from proxy.codecs.base import Codec
-from proxy.codecs.registry import ANTHROPIC, GEMINI, OPENAI_CHAT, OPENAI_RESPONSES
-from proxy.flow import Flow
-from proxy.pipeline import Pipeline
-from proxy.routing import Route
+from memtap.engine.engine import open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.types import Memory, NewMemory
+from memtap.proxy.addons.memory import MemoryAddon
+from memtap.proxy.appkeys import Runtime
+from memtap.proxy.codecs.base import Codec
+from memtap.proxy.codecs.registry import (
+    ANTHROPIC,
+    GEMINI,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+)
+from memtap.proxy.flow import Flow
+from memtap.proxy.pipeline import Pipeline
+from memtap.proxy.routing import Route
 
 OWNERS = (
     "owner-aaaaaaaaaaaaaaaaaa",

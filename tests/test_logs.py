@@ -10,7 +10,7 @@ import logging
 import aiohttp
 import pytest
 
-from proxy.logs import JsonFormatter, TextFormatter, configure_logging, redact
+from memtap.proxy.logs import JsonFormatter, TextFormatter, configure_logging, redact
 
 SECRET = "sk-test-SECRET-9f8e7d6c5b4a"
 GOOGLE_SECRET = "AIzaTestSecretValue-0123456789abcdef"

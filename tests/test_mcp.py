@@ -19,8 +19,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from config.schema import Config, MemoryConfig
-from proxy.cli.memories_cmd import owner_id_of
+from memtap.config.schema import Config, MemoryConfig
+from memtap.proxy.cli.memories_cmd import owner_id_of
 from tests.admin_harness import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

@@ -21,16 +21,16 @@ import anthropic
 import openai
 import pytest
 
-from config.holder import ConfigHolder
-from config.schema import (
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import (
     Config,
     EmbeddingConfig,
     MemoryConfig,
     UpstreamConfig,
     VectorStoreConfig,
 )
-from engine.types import ListQuery
-from proxy.codecs.memory_block import OPEN
+from memtap.engine.types import ListQuery
+from memtap.proxy.codecs.memory_block import OPEN
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Reply, Standin, openai_chat_json, openai_chat_sse
 

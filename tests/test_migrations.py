@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from engine.store import fts, memories, migrations
-from engine.store.driver import Driver, choose_driver
-from engine.store.memories import Live, now_iso
-from engine.types import NewMemory
+from memtap.engine.store import fts, memories, migrations
+from memtap.engine.store.driver import Driver, choose_driver
+from memtap.engine.store.memories import Live, now_iso
+from memtap.engine.types import NewMemory
 
 
 @pytest.fixture(scope="module")

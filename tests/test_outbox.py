@@ -10,13 +10,13 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from config.holder import ConfigHolder
-from config.schema import Config, MemoryConfig, VectorStoreConfig
-from engine.engine import Engine, open_engine
-from engine.extraction import worker as worker_mod
-from engine.metrics import Metrics
-from engine.store import outbox
-from engine.types import ListQuery, Turn
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.engine.engine import Engine, open_engine
+from memtap.engine.extraction import worker as worker_mod
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import outbox
+from memtap.engine.types import ListQuery, Turn
 
 OWNER = "f" * 24
 
@@ -141,7 +141,7 @@ async def test_close_drains_then_leaves_the_rest_on_disk(tmp_path: Path, monkeyp
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     for i in range(50):
         await engine.enqueue_turn(turn(i))
-    monkeypatch.setattr("engine.engine.DRAIN_S", 0.0)
+    monkeypatch.setattr("memtap.engine.engine.DRAIN_S", 0.0)
     engine.worker.start()
     await engine.close()  # drain budget 0: stops at once, nothing lost
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
@@ -151,7 +151,7 @@ async def test_close_drains_then_leaves_the_rest_on_disk(tmp_path: Path, monkeyp
         assert left + done == 50 and done == 50 - left
     finally:
         await engine.close()
-    monkeypatch.setattr("engine.engine.DRAIN_S", 5.0)
+    monkeypatch.setattr("memtap.engine.engine.DRAIN_S", 5.0)
     engine = await open_engine(holder(tmp_path), Metrics())
     try:
         await wait_empty(engine)
@@ -209,7 +209,7 @@ async def test_enqueue_is_fast(tmp_path: Path) -> None:
 async def test_request_path_never_blocks_the_event_loop(
     tmp_path: Path, blocking_guard: Callable[[], AbstractContextManager[object]]
 ) -> None:
-    from engine.types import NewMemory, RetrievalRequest
+    from memtap.engine.types import NewMemory, RetrievalRequest
 
     engine = await open_engine(holder(tmp_path, strategy="hybrid"), Metrics())
     try:

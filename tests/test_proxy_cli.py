@@ -143,7 +143,7 @@ async def test_metrics_endpoint_reports_requests(standin, memtap_server):
 
 
 def test_serve_runs_on_uvloop_when_installed():
-    from proxy.cli.serve_cmd import run_loop
+    from memtap.proxy.cli.serve_cmd import run_loop
 
     async def loop_module() -> str:
         return type(asyncio.get_running_loop()).__module__
@@ -160,7 +160,7 @@ def test_serve_runs_on_uvloop_when_installed():
 async def test_engine_failure_fails_open(
     standin, memtap_server, memtap_config, tmp_path
 ):
-    from config.schema import MemoryConfig
+    from memtap.config.schema import MemoryConfig
 
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the data directory should be")
@@ -180,7 +180,7 @@ async def test_engine_failure_fails_open(
 
 
 async def test_admin_on_its_own_listener(standin, memtap_server, memtap_config):
-    from config.schema import AdminConfig
+    from memtap.config.schema import AdminConfig
 
     srv = await memtap_server(memtap_config(admin=AdminConfig(listen="127.0.0.1:0")))
     admin_runner = srv.running.admin_runner

@@ -19,10 +19,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from config.schema import UpstreamConfig
-from proxy.addons import default_addons
-from proxy.flow import Flow
-from proxy.pipeline import Addon
+from memtap.config.schema import UpstreamConfig
+from memtap.proxy.addons import default_addons
+from memtap.proxy.flow import Flow
+from memtap.proxy.pipeline import Addon
 
 API_KEY = "sk-test-errors-0123456789"
 
@@ -244,7 +244,7 @@ async def test_unknown_route_is_404_json(standin, memtap_server, memtap_config):
 
 @pytest.fixture
 def memory_config(memtap_config):
-    from config.schema import EmbeddingConfig, MemoryConfig, VectorStoreConfig
+    from memtap.config.schema import EmbeddingConfig, MemoryConfig, VectorStoreConfig
 
     return memtap_config(
         memory=MemoryConfig(enabled=True, strategy="keyword"),

@@ -9,9 +9,9 @@ import time
 import aiohttp
 import pytest
 
-from proxy.addons import default_addons
-from proxy.flow import Flow
-from proxy.pipeline import Addon
+from memtap.proxy.addons import default_addons
+from memtap.proxy.flow import Flow
+from memtap.proxy.pipeline import Addon
 from tests.upstream_standin import Reply
 
 
@@ -106,7 +106,7 @@ async def test_response_done_completes_before_client_sees_end(
 
 
 async def test_hooks_on_upstream_failure(memtap_server, memtap_config):
-    from config.schema import UpstreamConfig
+    from memtap.config.schema import UpstreamConfig
 
     recorder = Recorder()
     config = memtap_config(

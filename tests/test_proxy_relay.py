@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from yarl import URL
 
-from config.schema import UpstreamConfig
+from memtap.config.schema import UpstreamConfig
 from tests.upstream_standin import FIXTURES, Reply, Standin, gzip_payload, pattern_bytes
 
 FIXTURE_CASES = sorted(

@@ -22,21 +22,21 @@ import aiohttp
 import pytest
 from qdrant_client import AsyncQdrantClient
 
-from config.holder import ConfigHolder
-from config.schema import (
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import (
     Config,
     EmbeddingConfig,
     MemoryConfig,
     QdrantConfig,
     VectorStoreConfig,
 )
-from engine.api import EngineError, NotFound
-from engine.metrics import Metrics
-from engine.store import outbox
-from engine.store.qdrant_engine import QdrantEngine, open_qdrant_engine
-from engine.store.qdrant_transport import QdrantTransport, open_transport
-from engine.types import ListQuery, NewMemory, RetrievalRequest, Turn
-from proxy.codecs.memory_block import OPEN
+from memtap.engine.api import EngineError, NotFound
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import outbox
+from memtap.engine.store.qdrant_engine import QdrantEngine, open_qdrant_engine
+from memtap.engine.store.qdrant_transport import QdrantTransport, open_transport
+from memtap.engine.types import ListQuery, NewMemory, RetrievalRequest, Turn
+from memtap.proxy.codecs.memory_block import OPEN
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
 
@@ -258,7 +258,7 @@ async def _depth_is(engine: QdrantEngine, depth: int) -> bool:
 
 
 async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(tmp_path: Path) -> None:
-    from engine.engine import open_engine
+    from memtap.engine.engine import open_engine
 
     config = Config(
         data_dir=str(tmp_path / "data"),

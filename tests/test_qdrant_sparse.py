@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.sparse import ID_SPACE, document_vector, query_vector, token_id, tokenize
+from memtap.engine.sparse import (
+    ID_SPACE,
+    document_vector,
+    query_vector,
+    token_id,
+    tokenize,
+)
 
 
 def test_tokens_are_normalised_and_stopwords_dropped() -> None:

@@ -23,23 +23,23 @@ import pytest
 from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from config.errors import ConfigError
-from config.schema import Config, QdrantConfig, VectorStoreConfig
-from engine.api import EngineError
-from engine.embeddings.base import EmbeddingError, Vectors, l2_normalize
-from engine.sparse import tokenize
-from engine.store.memories import Live, iso
-from engine.store.qdrant_collection import QdrantCollectionMismatch
-from engine.store.qdrant_payload import point_id
-from engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store
-from engine.store.qdrant_transport import (
+from memtap.config.errors import ConfigError
+from memtap.config.schema import Config, QdrantConfig, VectorStoreConfig
+from memtap.engine.api import EngineError
+from memtap.engine.embeddings.base import EmbeddingError, Vectors, l2_normalize
+from memtap.engine.sparse import tokenize
+from memtap.engine.store.memories import Live, iso
+from memtap.engine.store.qdrant_collection import QdrantCollectionMismatch
+from memtap.engine.store.qdrant_payload import point_id
+from memtap.engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store
+from memtap.engine.store.qdrant_transport import (
     QdrantConfigError,
     QdrantRequestError,
     QdrantTransport,
     QdrantUnavailable,
     open_transport,
 )
-from engine.types import Memory, NewMemory
+from memtap.engine.types import Memory, NewMemory
 
 NOW = datetime.now(UTC)
 
@@ -197,7 +197,7 @@ async def test_hybrid_respects_expiry_supersession_and_session(store: QdrantMemo
 
 
 async def test_paraphrase_found_by_the_dense_arm(transport: QdrantTransport) -> None:
-    from engine.embeddings.onnx import open_onnx
+    from memtap.engine.embeddings.onnx import open_onnx
 
     embedder = await open_onnx()
     try:
@@ -379,9 +379,9 @@ async def test_against_a_real_server() -> None:
 async def test_tier_mode_reindex_follows_the_sqlite_flags(
     transport: QdrantTransport, tmp_path: Path
 ) -> None:
-    from engine.store import memories, migrations
-    from engine.store.database import Database
-    from engine.store.driver import choose_driver
+    from memtap.engine.store import memories, migrations
+    from memtap.engine.store.database import Database
+    from memtap.engine.store.driver import choose_driver
 
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
     try:

@@ -13,16 +13,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from config.holder import ConfigHolder
-from config.schema import Config, MemoryConfig, VectorStoreConfig
-from engine.engine import Engine, open_engine
-from engine.metrics import Metrics
-from engine.retrieval.budget import walk
-from engine.retrieval.rrf import rrf_fuse
-from engine.store import fts, memories, migrations, outbox
-from engine.store.driver import choose_driver
-from engine.store.memories import Live, iso
-from engine.types import Hit, ListQuery, Memory, NewMemory, RetrievalRequest, Turn
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.engine.engine import Engine, open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.retrieval.budget import walk
+from memtap.engine.retrieval.rrf import rrf_fuse
+from memtap.engine.store import fts, memories, migrations, outbox
+from memtap.engine.store.driver import choose_driver
+from memtap.engine.store.memories import Live, iso
+from memtap.engine.types import (
+    Hit,
+    ListQuery,
+    Memory,
+    NewMemory,
+    RetrievalRequest,
+    Turn,
+)
 
 OWNER, OTHER = "a" * 24, "b" * 24
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval.hybrid import fuse
-from engine.retrieval.rrf import rrf_fuse
+from memtap.engine.retrieval.hybrid import fuse
+from memtap.engine.retrieval.rrf import rrf_fuse
 
 
 def test_two_rankings_k60() -> None:

@@ -10,9 +10,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from config.schema import Config, MemoryConfig
-from engine.types import NewMemory
-from proxy.cli.main import main as memtap_main
+from memtap.config.schema import Config, MemoryConfig
+from memtap.engine.types import NewMemory
+from memtap.proxy.cli.main import main as memtap_main
 
 
 async def test_status_preview_and_cli_reindex(

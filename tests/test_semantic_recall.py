@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from config.schema import EmbeddingConfig
+from memtap.config.schema import EmbeddingConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 

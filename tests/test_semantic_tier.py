@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from config.holder import ConfigHolder
-from config.schema import EmbeddingConfig, MemoryConfig, RemoteEmbeddingConfig
-from engine.metrics import Metrics
-from engine.retrieval.retrieve import RetrievalContext, retrieve
-from engine.retrieval.semantic import (
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import EmbeddingConfig, MemoryConfig, RemoteEmbeddingConfig
+from memtap.engine.metrics import Metrics
+from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.retrieval.semantic import (
     SemanticUnavailable,
     SqliteVecTier,
     build_vector_tier,
 )
-from engine.store import memories
-from engine.types import RetrievalRequest
+from memtap.engine.store import memories
+from memtap.engine.types import RetrievalRequest
 from tests.semantic_fixtures import (
     EmbeddingsServer,
     Holder,

@@ -18,16 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from config.schema import QdrantConfig
-from engine.api import InvalidInput
-from engine.store import migrations
-from engine.store.database import Database
-from engine.store.driver import choose_driver
-from engine.store.memories import Live, iso
-from engine.store.qdrant_store import QdrantMemoryStore
-from engine.store.qdrant_transport import open_transport
-from engine.store.record_store import RecordStore, SqliteRecordStore
-from engine.types import ListQuery, MemoryPatch, NewMemory
+from memtap.config.schema import QdrantConfig
+from memtap.engine.api import InvalidInput
+from memtap.engine.store import migrations
+from memtap.engine.store.database import Database
+from memtap.engine.store.driver import choose_driver
+from memtap.engine.store.memories import Live, iso
+from memtap.engine.store.qdrant_store import QdrantMemoryStore
+from memtap.engine.store.qdrant_transport import open_transport
+from memtap.engine.store.record_store import RecordStore, SqliteRecordStore
+from memtap.engine.types import ListQuery, MemoryPatch, NewMemory
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 

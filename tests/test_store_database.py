@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from engine.store import migrations
-from engine.store.database import Database, StoreClosed, StoreError, StoreTimeout
-from engine.store.driver import choose_driver
+from memtap.engine.store import migrations
+from memtap.engine.store.database import Database, StoreClosed, StoreError, StoreTimeout
+from memtap.engine.store.driver import choose_driver
 
 
 @pytest.fixture

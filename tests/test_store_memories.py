@@ -10,14 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from config.holder import ConfigHolder
-from config.schema import Config, MemoryConfig, VectorStoreConfig
-from engine import summarize
-from engine.api import InvalidInput, NotFound
-from engine.engine import Engine, open_engine
-from engine.metrics import Metrics
-from engine.store.memories import iso
-from engine.types import ListQuery, MemoryPatch, NewMemory, RetrievalRequest, Turn
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.engine import summarize
+from memtap.engine.api import InvalidInput, NotFound
+from memtap.engine.engine import Engine, open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.store.memories import iso
+from memtap.engine.types import (
+    ListQuery,
+    MemoryPatch,
+    NewMemory,
+    RetrievalRequest,
+    Turn,
+)
 
 OWNER, OTHER = "1" * 24, "2" * 24
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from config.schema import EmbeddingConfig, RemoteEmbeddingConfig
-from engine.retrieval.semantic import SqliteVecTier, build_vector_tier
-from engine.store import memories, vectors
-from engine.store.database import Database
-from engine.store.vector_cache import VectorCache, unit_rows
-from engine.store.vectors import PendingMemory
-from engine.types import MemoryPatch
+from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
+from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
+from memtap.engine.store import memories, vectors
+from memtap.engine.store.database import Database
+from memtap.engine.store.vector_cache import VectorCache, unit_rows
+from memtap.engine.store.vectors import PendingMemory
+from memtap.engine.types import MemoryPatch
 from tests.semantic_fixtures import (
     EmbeddingsServer,
     Holder,

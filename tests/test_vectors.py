@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.store import memories, vectors
-from engine.store.database import Database
-from engine.store.vectors import PendingMemory
-from engine.types import Memory
+from memtap.engine.store import memories, vectors
+from memtap.engine.store.database import Database
+from memtap.engine.store.vectors import PendingMemory
+from memtap.engine.types import Memory
 from tests.semantic_fixtures import add_memory, open_db
 
 DIM = 4

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from engine.embeddings.base import EmbeddingSource, Vectors, empty_vectors
+from memtap.engine.embeddings.base import EmbeddingSource, Vectors, empty_vectors
 
 ENV_MAX = "MEMORY_EMBEDDING_CACHE_MAX"
 ENV_TTL_MS = "MEMORY_EMBEDDING_CACHE_TTL_MS"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.embeddings.base import Vectors
+from memtap.engine.embeddings.base import Vectors
 
 SMALL_REQUEST = 4
 """Texts in a request that counts as a query (served first)."""

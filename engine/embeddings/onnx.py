@@ -17,16 +17,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.embeddings.base import (
+from memtap.engine.embeddings.base import (
     EmbeddingError,
     Vectors,
     empty_vectors,
     l2_normalize,
     make_signature,
 )
-from engine.embeddings.coalesce import Coalescer
-from engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
-from engine.heap import release_freed_heap
+from memtap.engine.embeddings.coalesce import Coalescer
+from memtap.engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
+from memtap.engine.heap import release_freed_heap
 
 log = logging.getLogger("memtap.embeddings")
 

@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 import numpy as np
 
-from engine.embeddings.base import (
+from memtap.engine.embeddings.base import (
     EmbeddingError,
     Vectors,
     empty_vectors,

@@ -13,13 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from config.schema import EmbeddingConfig
-from engine.embeddings.base import EmbeddingError, EmbeddingSource
-from engine.embeddings.cache import CachedSource, EmbeddingCache, cache_limits
-from engine.embeddings.onnx import open_onnx, packaged_model_path
-from engine.embeddings.remote import open_remote
-from engine.embeddings.static import build_static, default_static_path, open_static
-from engine.metrics import Metrics
+from memtap.config.schema import EmbeddingConfig
+from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.cache import CachedSource, EmbeddingCache, cache_limits
+from memtap.engine.embeddings.onnx import open_onnx, packaged_model_path
+from memtap.engine.embeddings.remote import open_remote
+from memtap.engine.embeddings.static import (
+    build_static,
+    default_static_path,
+    open_static,
+)
+from memtap.engine.metrics import Metrics
 
 log = logging.getLogger("memtap.embeddings")
 

@@ -23,15 +23,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.embeddings.base import (
+from memtap.engine.embeddings.base import (
     EmbeddingError,
     Vectors,
     empty_vectors,
     l2_normalize,
     make_signature,
 )
-from engine.embeddings.onnx import OnnxEmbedder
-from engine.embeddings.tokenizer import load_tokenizer
+from memtap.engine.embeddings.onnx import OnnxEmbedder
+from memtap.engine.embeddings.tokenizer import load_tokenizer
 
 log = logging.getLogger("memtap.embeddings")
 
@@ -248,7 +248,7 @@ async def build_static(
     token_ids: Sequence[int] | None = None,
 ) -> StaticBuildReport:
     """Load the ONNX teacher and build the table in a worker thread."""
-    from engine.embeddings.onnx import open_onnx
+    from memtap.engine.embeddings.onnx import open_onnx
 
     teacher = await open_onnx(model_path, tokenizer_path)
     try:

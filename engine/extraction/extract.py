@@ -15,14 +15,14 @@ import re
 import unicodedata
 from typing import Literal
 
-from engine.extraction.patterns import (
+from memtap.engine.extraction.patterns import (
     CLAUSE_END,
     DOMAINS,
     EMPTY_OBJECTS,
     PATTERNS,
     Pattern,
 )
-from engine.types import ExtractedFact
+from memtap.engine.types import ExtractedFact
 
 Role = Literal["user", "assistant"]
 
@@ -50,7 +50,7 @@ _KEY_CHARS = re.compile(r"[^\w]+", re.UNICODE)
 def strip_injected(text: str) -> str:
     """Remove memtap's own memory block (defensive: codecs already strip it)."""
     try:
-        from proxy.codecs.memory_block import strip_memory_block
+        from memtap.proxy.codecs.memory_block import strip_memory_block
     except ImportError:
         pass
     else:

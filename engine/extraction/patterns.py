@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.types import MemoryType
+from memtap.engine.types import MemoryType
 
 Category = Literal["preference", "decision", "habit"]
 Polarity = Literal["positive", "negative"]

@@ -21,17 +21,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.api import EngineError
-from engine.extraction.extract import extract_facts
-from engine.metrics import Metrics
-from engine.store import memories, outbox
-from engine.store.database import Database, StoreError
-from engine.store.memories import now_iso
-from engine.store.outbox import MAX_ATTEMPTS, OutboxRow
-from engine.types import ExtractedFact, Memory, NewMemory
+from memtap.engine.api import EngineError
+from memtap.engine.extraction.extract import extract_facts
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import memories, outbox
+from memtap.engine.store.database import Database, StoreError
+from memtap.engine.store.memories import now_iso
+from memtap.engine.store.outbox import MAX_ATTEMPTS, OutboxRow
+from memtap.engine.types import ExtractedFact, Memory, NewMemory
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
+    from memtap.config.holder import ConfigHolder
 
 log = logging.getLogger("memtap.extraction")
 

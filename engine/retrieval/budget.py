@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.types import Hit
+from memtap.engine.types import Hit
 
 MIN_TOKENS, MAX_TOKENS = 1, 16000
 

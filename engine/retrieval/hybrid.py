@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.retrieval.rrf import rrf_fuse
-from engine.store import fts, memories
-from engine.store.database import Database
-from engine.store.memories import Live
-from engine.types import Memory
+from memtap.engine.retrieval.rrf import rrf_fuse
+from memtap.engine.store import fts, memories
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import Live
+from memtap.engine.types import Memory
 
 
 def fuse(rankings: Sequence[Sequence[str]], k: int) -> list[tuple[str, float]]:

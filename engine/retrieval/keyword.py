@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.store import fts
-from engine.store.database import Database
-from engine.store.memories import Live
-from engine.types import Memory
+from memtap.engine.store import fts
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import Live
+from memtap.engine.types import Memory
 
 
 async def keyword(

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from config.schema import MemoryConfig
-from engine.retrieval.budget import clamp_budget
-from engine.store.memories import Live, cutoff_for, iso
-from engine.types import RetrievalRequest
+from memtap.config.schema import MemoryConfig
+from memtap.engine.retrieval.budget import clamp_budget
+from memtap.engine.store.memories import Live, cutoff_for, iso
+from memtap.engine.types import RetrievalRequest
 
 MAX_LIMIT = 100
 

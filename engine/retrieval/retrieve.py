@@ -33,17 +33,24 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from config.schema import MemoryConfig
-from engine.metrics import Metrics
-from engine.retrieval.budget import walk
-from engine.retrieval.hybrid import fuse, keyword_and_recent
-from engine.retrieval.keyword import keyword
-from engine.retrieval.plan import plan_retrieval
-from engine.retrieval.recent import recent
-from engine.store.database import Database
-from engine.store.memories import Live, get_many
-from engine.store.protocol import VectorTier
-from engine.types import Hit, Memory, Retrieval, RetrievalRequest, Tier, estimate_tokens
+from memtap.config.schema import MemoryConfig
+from memtap.engine.metrics import Metrics
+from memtap.engine.retrieval.budget import walk
+from memtap.engine.retrieval.hybrid import fuse, keyword_and_recent
+from memtap.engine.retrieval.keyword import keyword
+from memtap.engine.retrieval.plan import plan_retrieval
+from memtap.engine.retrieval.recent import recent
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import Live, get_many
+from memtap.engine.store.protocol import VectorTier
+from memtap.engine.types import (
+    Hit,
+    Memory,
+    Retrieval,
+    RetrievalRequest,
+    Tier,
+    estimate_tokens,
+)
 
 log = logging.getLogger("memtap.retrieval")
 

@@ -26,17 +26,20 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
-from config.schema import Config
-from engine.api import EngineError
-from engine.embeddings.base import EmbeddingError, EmbeddingSource
-from engine.embeddings.resolve import EmbeddingResolution, resolve_embedding_source
-from engine.metrics import Metrics
-from engine.reindex import run_reindex
-from engine.store import vectors
-from engine.store.database import Database
-from engine.store.memories import Live, now_iso
-from engine.store.vector_cache import DEFAULT_MAX_BYTES, VectorCache
-from engine.types import Memory
+from memtap.config.schema import Config
+from memtap.engine.api import EngineError
+from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.resolve import (
+    EmbeddingResolution,
+    resolve_embedding_source,
+)
+from memtap.engine.metrics import Metrics
+from memtap.engine.reindex import run_reindex
+from memtap.engine.store import vectors
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import Live, now_iso
+from memtap.engine.store.vector_cache import DEFAULT_MAX_BYTES, VectorCache
+from memtap.engine.types import Memory
 
 log = logging.getLogger("memtap.vector")
 
@@ -510,7 +513,7 @@ async def _build_qdrant(
     resolution: EmbeddingResolution,
 ) -> Any:
     # Qdrant keeps its own vectors; it only needs the resolved embedding source.
-    from engine.store.qdrant_store import open_qdrant_store
+    from memtap.engine.store.qdrant_store import open_qdrant_store
 
     assert resolution.source is not None
     try:

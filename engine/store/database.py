@@ -30,8 +30,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from engine.api import EngineError
-from engine.store.driver import Driver
+from memtap.engine.api import EngineError
+from memtap.engine.store.driver import Driver
 
 log = logging.getLogger("memtap.store")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.store.memories import M_COLUMNS, Live, to_memory
-from engine.types import Memory
+from memtap.engine.store.memories import M_COLUMNS, Live, to_memory
+from memtap.engine.types import Memory
 
 Conn = Any
 

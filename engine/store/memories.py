@@ -14,8 +14,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engine.api import InvalidInput
-from engine.types import MEMORY_TYPES, ListQuery, Memory, MemoryPatch, NewMemory, Page
+from memtap.engine.api import InvalidInput
+from memtap.engine.types import (
+    MEMORY_TYPES,
+    ListQuery,
+    Memory,
+    MemoryPatch,
+    NewMemory,
+    Page,
+)
 
 Conn = Any
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from engine.types import Turn
+from memtap.engine.types import Turn
 
 Conn = Any
 MAX_ATTEMPTS = 5

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from engine.types import Memory
+from memtap.engine.types import Memory
 
 
 class VectorTier(Protocol):

@@ -17,10 +17,10 @@ from typing import Any
 from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
-from config.errors import ConfigError, ConfigIssue
-from engine.api import EngineError
-from engine.store.qdrant_payload import INDEXED_FIELDS
-from engine.store.qdrant_transport import QdrantConfigError, QdrantTransport
+from memtap.config.errors import ConfigError, ConfigIssue
+from memtap.engine.api import EngineError
+from memtap.engine.store.qdrant_payload import INDEXED_FIELDS
+from memtap.engine.store.qdrant_transport import QdrantConfigError, QdrantTransport
 
 log = logging.getLogger("memtap.store.qdrant")
 

@@ -19,21 +19,21 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from engine import summarize as summarizer
-from engine.api import EngineError, InvalidInput, NotFound
-from engine.embeddings.base import EmbeddingSource
-from engine.embeddings.resolve import resolve_embedding_source
-from engine.engine import Engine, _guarded, database_path, memory_status
-from engine.metrics import Metrics
-from engine.store import migrations, outbox
-from engine.store.database import Database
-from engine.store.driver import Driver, choose_driver
-from engine.store.memories import cutoff_for, now_iso
-from engine.store.qdrant_retrieval import retrieve_from_qdrant
-from engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store
-from engine.store.qdrant_transport import QdrantTransport
-from engine.store.qdrant_worker import QdrantOutboxWorker
-from engine.types import (
+from memtap.engine import summarize as summarizer
+from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.engine.embeddings.base import EmbeddingSource
+from memtap.engine.embeddings.resolve import resolve_embedding_source
+from memtap.engine.engine import Engine, _guarded, database_path, memory_status
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import migrations, outbox
+from memtap.engine.store.database import Database
+from memtap.engine.store.driver import Driver, choose_driver
+from memtap.engine.store.memories import cutoff_for, now_iso
+from memtap.engine.store.qdrant_retrieval import retrieve_from_qdrant
+from memtap.engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store
+from memtap.engine.store.qdrant_transport import QdrantTransport
+from memtap.engine.store.qdrant_worker import QdrantOutboxWorker
+from memtap.engine.types import (
     EraseReceipt,
     ImportReport,
     ImportTally,
@@ -47,7 +47,7 @@ from engine.types import (
 )
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
+    from memtap.config.holder import ConfigHolder
 
 log = logging.getLogger("memtap.engine")
 

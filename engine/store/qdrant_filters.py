@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from qdrant_client import models
 
-from engine.store.memories import Live
-from engine.store.qdrant_payload import iso_to_ts
-from engine.types import ListQuery
+from memtap.engine.store.memories import Live
+from memtap.engine.store.qdrant_payload import iso_to_ts
+from memtap.engine.types import ListQuery
 
 
 def match(key: str, value: str | bool) -> models.FieldCondition:

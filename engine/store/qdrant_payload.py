@@ -13,7 +13,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from engine.types import MEMORY_TYPES, Memory, MemoryType
+from memtap.engine.types import MEMORY_TYPES, Memory, MemoryType
 
 POINT_NAMESPACE = uuid.UUID("6b1f7c52-3f0e-5a34-9a55-6d656d746170")
 """Fixed forever: changing it would give every keyed memory a new point id."""

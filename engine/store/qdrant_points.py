@@ -15,14 +15,14 @@ from typing import Any, TypeVar
 
 from qdrant_client import AsyncQdrantClient, models
 
-from engine.embeddings.base import EmbeddingError, EmbeddingSource
-from engine.metrics import Metrics
-from engine.sparse import SparseVector, document_vector
-from engine.store.qdrant_collection import DENSE, SPARSE, Collection
-from engine.store.qdrant_filters import memory_ids_filter
-from engine.store.qdrant_payload import id_point, memory_to_payload, point_id
-from engine.store.qdrant_transport import QdrantTransport
-from engine.types import Memory
+from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.metrics import Metrics
+from memtap.engine.sparse import SparseVector, document_vector
+from memtap.engine.store.qdrant_collection import DENSE, SPARSE, Collection
+from memtap.engine.store.qdrant_filters import memory_ids_filter
+from memtap.engine.store.qdrant_payload import id_point, memory_to_payload, point_id
+from memtap.engine.store.qdrant_transport import QdrantTransport
+from memtap.engine.types import Memory
 
 log = logging.getLogger("memtap.store.qdrant")
 

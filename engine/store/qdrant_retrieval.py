@@ -13,13 +13,13 @@ import asyncio
 import time
 from typing import Any
 
-from config.schema import MemoryConfig
-from engine.retrieval.budget import walk
-from engine.retrieval.plan import plan_retrieval
-from engine.store.memories import Live
-from engine.store.qdrant_store import QdrantMemoryStore
-from engine.store.qdrant_transport import QdrantUnavailable
-from engine.types import Hit, Retrieval, RetrievalRequest, estimate_tokens
+from memtap.config.schema import MemoryConfig
+from memtap.engine.retrieval.budget import walk
+from memtap.engine.retrieval.plan import plan_retrieval
+from memtap.engine.store.memories import Live
+from memtap.engine.store.qdrant_store import QdrantMemoryStore
+from memtap.engine.store.qdrant_transport import QdrantUnavailable
+from memtap.engine.types import Hit, Retrieval, RetrievalRequest, estimate_tokens
 
 
 async def _candidates(

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 from qdrant_client import models
 
-from engine.sparse import query_vector
-from engine.store.memories import Live
-from engine.store.qdrant_collection import DENSE, SPARSE
-from engine.store.qdrant_filters import live_filter, match, session_condition
-from engine.store.qdrant_payload import payload_to_memory
-from engine.store.qdrant_points import QdrantPoints, to_qdrant_sparse
-from engine.types import Hit, Memory, estimate_tokens
+from memtap.engine.sparse import query_vector
+from memtap.engine.store.memories import Live
+from memtap.engine.store.qdrant_collection import DENSE, SPARSE
+from memtap.engine.store.qdrant_filters import live_filter, match, session_condition
+from memtap.engine.store.qdrant_payload import payload_to_memory
+from memtap.engine.store.qdrant_points import QdrantPoints, to_qdrant_sparse
+from memtap.engine.types import Hit, Memory, estimate_tokens
 
 
 async def recent(points: QdrantPoints, live: Live, limit: int) -> list[Memory]:

@@ -27,35 +27,35 @@ from typing import Any
 
 from qdrant_client import AsyncQdrantClient, models
 
-from config.schema import Config
-from engine import summarize as summarizer
-from engine.api import EngineError, InvalidInput
-from engine.embeddings.base import EmbeddingSource
-from engine.metrics import Metrics
-from engine.store import qdrant_search, qdrant_tier
-from engine.store.database import Database
-from engine.store.memories import Live, normalise_ts, validate_new
-from engine.store.qdrant_collection import Collection, Probe
-from engine.store.qdrant_filters import (
+from memtap.config.schema import Config
+from memtap.engine import summarize as summarizer
+from memtap.engine.api import EngineError, InvalidInput
+from memtap.engine.embeddings.base import EmbeddingSource
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import qdrant_search, qdrant_tier
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import Live, normalise_ts, validate_new
+from memtap.engine.store.qdrant_collection import Collection, Probe
+from memtap.engine.store.qdrant_filters import (
     list_filter,
     match,
     memory_ids_filter,
     owner_filter,
 )
-from engine.store.qdrant_payload import (
+from memtap.engine.store.qdrant_payload import (
     id_point,
     iso_to_ts,
     memory_to_payload,
     payload_to_memory,
     point_id,
 )
-from engine.store.qdrant_points import QdrantPoints
-from engine.store.qdrant_transport import (
+from memtap.engine.store.qdrant_points import QdrantPoints
+from memtap.engine.store.qdrant_transport import (
     QdrantTransport,
     QdrantUnavailable,
     open_transport,
 )
-from engine.types import (
+from memtap.engine.types import (
     MEMORY_TYPES,
     Hit,
     ListQuery,

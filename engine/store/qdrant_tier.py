@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.store.memories import COLUMNS, to_memory
-from engine.types import Memory
+from memtap.engine.store.memories import COLUMNS, to_memory
+from memtap.engine.types import Memory
 
 Conn = Any
 

@@ -26,8 +26,8 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client.common.client_exceptions import ResourceExhaustedResponse
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from config.schema import QdrantConfig
-from engine.api import EngineError
+from memtap.config.schema import QdrantConfig
+from memtap.engine.api import EngineError
 
 log = logging.getLogger("memtap.store.qdrant")
 

@@ -18,18 +18,18 @@ import functools
 import logging
 from typing import TYPE_CHECKING
 
-from engine.api import InvalidInput
-from engine.extraction.worker import OutboxWorker, plan
-from engine.metrics import Metrics
-from engine.store import outbox
-from engine.store.database import Database
-from engine.store.memories import now_iso
-from engine.store.outbox import MAX_ATTEMPTS, OutboxRow
-from engine.store.qdrant_store import QdrantMemoryStore
-from engine.types import Memory, NewMemory
+from memtap.engine.api import InvalidInput
+from memtap.engine.extraction.worker import OutboxWorker, plan
+from memtap.engine.metrics import Metrics
+from memtap.engine.store import outbox
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import now_iso
+from memtap.engine.store.outbox import MAX_ATTEMPTS, OutboxRow
+from memtap.engine.store.qdrant_store import QdrantMemoryStore
+from memtap.engine.types import Memory, NewMemory
 
 if TYPE_CHECKING:
-    from config.holder import ConfigHolder
+    from memtap.config.holder import ConfigHolder
 
 log = logging.getLogger("memtap.extraction")
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
-from engine.store import fts, memories
-from engine.store.database import Database
-from engine.store.memories import Live
-from engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
+from memtap.engine.store import fts, memories
+from memtap.engine.store.database import Database
+from memtap.engine.store.memories import Live
+from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
 
 EXPORT_PAGE = 500
 

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.heap import release_freed_heap
-from engine.store.memories import Live, get_many
-from engine.store.vector_cache import VectorCache, unit_rows
-from engine.types import Memory
+from memtap.engine.heap import release_freed_heap
+from memtap.engine.store.memories import Live, get_many
+from memtap.engine.store.vector_cache import VectorCache, unit_rows
+from memtap.engine.types import Memory
 
 log = logging.getLogger("memtap.store")
 

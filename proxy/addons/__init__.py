@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from proxy.addons.access_log import AccessLog
-from proxy.pipeline import Addon
+from memtap.proxy.addons.access_log import AccessLog
+from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
-    from proxy.appkeys import Runtime
+    from memtap.proxy.appkeys import Runtime
 
 log = logging.getLogger("memtap.addons")
 
@@ -32,11 +32,11 @@ def default_addons(runtime: Runtime) -> list[Addon]:
 def _memory_addon(runtime: Runtime) -> Addon | None:
     """The memory addon, or None (logged) when it cannot load: memtap then stays a pure proxy."""
     try:
-        from proxy.addons.memory import MemoryAddon
+        from memtap.proxy.addons.memory import MemoryAddon
 
         addon: Addon = MemoryAddon(runtime)
     except ModuleNotFoundError as exc:
-        if exc.name != "proxy.addons.memory":
+        if exc.name != "memtap.proxy.addons.memory":
             log.error(
                 "memory.addon_unavailable", extra={"fields": {"error": repr(exc)}}
             )

@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from proxy.flow import Flow, new_request_id
-from proxy.pipeline import Addon
+from memtap.proxy.flow import Flow, new_request_id
+from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
-    from engine.metrics import Metrics
-    from proxy.appkeys import Runtime
-    from proxy.modes.connect import ConnectDone
+    from memtap.engine.metrics import Metrics
+    from memtap.proxy.appkeys import Runtime
+    from memtap.proxy.modes.connect import ConnectDone
 
 log = logging.getLogger("memtap.access")
 

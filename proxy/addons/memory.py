@@ -19,17 +19,17 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from engine.types import Retrieval, RetrievalRequest, Turn
-from proxy.codecs.followers import decoding
-from proxy.codecs.memory_block import MemoryLine, build_memory_block
-from proxy.pipeline import Addon
+from memtap.engine.types import Retrieval, RetrievalRequest, Turn
+from memtap.proxy.codecs.followers import decoding
+from memtap.proxy.codecs.memory_block import MemoryLine, build_memory_block
+from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
     from multidict import CIMultiDict
 
-    from proxy.appkeys import Runtime
-    from proxy.codecs.base import Completion
-    from proxy.flow import Flow
+    from memtap.proxy.appkeys import Runtime
+    from memtap.proxy.codecs.base import Completion
+    from memtap.proxy.flow import Flow
 
 log = logging.getLogger("memtap.memory")
 

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from engine.api import EngineError, InvalidInput, NotFound
-from proxy.admin import (
+from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.proxy.admin import (
     explain,
     health,
     maintenance,
@@ -32,9 +32,9 @@ from proxy.admin import (
     page,
     settings,
 )
-from proxy.admin.common import EngineUnavailable, json_response
-from proxy.admin.validation import PayloadTooLarge
-from proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.admin.common import EngineUnavailable, json_response
+from memtap.proxy.admin.validation import PayloadTooLarge
+from memtap.proxy.appkeys import RUNTIME, Runtime
 
 log = logging.getLogger("memtap.admin")
 

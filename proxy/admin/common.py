@@ -7,8 +7,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from engine.api import MemoryEngine
-from proxy.appkeys import RUNTIME, Runtime
+from memtap.engine.api import MemoryEngine
+from memtap.proxy.appkeys import RUNTIME, Runtime
 
 
 class EngineUnavailable(Exception):

@@ -6,8 +6,8 @@ import time
 
 from aiohttp import web
 
-from proxy import __version__
-from proxy.appkeys import RUNTIME
+from memtap.proxy import __version__
+from memtap.proxy.appkeys import RUNTIME
 
 routes = web.RouteTableDef()
 

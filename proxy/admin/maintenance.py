@@ -8,9 +8,9 @@ import logging
 
 from aiohttp import web
 
-from engine.api import EngineError
-from proxy.admin import validation
-from proxy.admin.common import engine_of, json_response, runtime_of
+from memtap.engine.api import EngineError
+from memtap.proxy.admin import validation
+from memtap.proxy.admin.common import engine_of, json_response, runtime_of
 
 log = logging.getLogger("memtap.admin")
 

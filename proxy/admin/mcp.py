@@ -18,12 +18,12 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from engine.api import InvalidInput
-from proxy.admin.common import json_response
-from proxy.admin.validation import read_body
-from proxy.mcp.loopback import LoopbackAdminApi
-from proxy.mcp.protocol import PROTOCOL_VERSIONS, parse_error
-from proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
+from memtap.engine.api import InvalidInput
+from memtap.proxy.admin.common import json_response
+from memtap.proxy.admin.validation import read_body
+from memtap.proxy.mcp.loopback import LoopbackAdminApi
+from memtap.proxy.mcp.protocol import PROTOCOL_VERSIONS, parse_error
+from memtap.proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
 
 routes = web.RouteTableDef()
 

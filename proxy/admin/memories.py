@@ -6,8 +6,8 @@ import dataclasses
 
 from aiohttp import web
 
-from proxy.admin import validation
-from proxy.admin.common import engine_of, json_response
+from memtap.proxy.admin import validation
+from memtap.proxy.admin.common import engine_of, json_response
 
 routes = web.RouteTableDef()
 

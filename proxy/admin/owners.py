@@ -9,10 +9,10 @@ from typing import Final
 import orjson
 from aiohttp import web
 
-from engine.api import InvalidInput
-from engine.types import NewMemory
-from proxy.admin import validation
-from proxy.admin.common import engine_of, json_response
+from memtap.engine.api import InvalidInput
+from memtap.engine.types import NewMemory
+from memtap.proxy.admin import validation
+from memtap.proxy.admin.common import engine_of, json_response
 
 log = logging.getLogger("memtap.admin")
 

@@ -31,7 +31,7 @@ _HEADERS: Final = {
 @cache
 def _read(name: str) -> bytes:
     # A few KiB, read once per process.
-    return resources.files("proxy.admin").joinpath("static", name).read_bytes()
+    return resources.files("memtap.proxy.admin").joinpath("static", name).read_bytes()
 
 
 @routes.get("/")

@@ -15,12 +15,12 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from config.errors import ConfigError
-from config.settings import SETTINGS_BY_NAME, apply_overrides, describe
-from engine.api import InvalidInput, NotFound
-from proxy.admin import validation
-from proxy.admin.common import engine_of, json_response, runtime_of
-from proxy.appkeys import Runtime
+from memtap.config.errors import ConfigError
+from memtap.config.settings import SETTINGS_BY_NAME, apply_overrides, describe
+from memtap.engine.api import InvalidInput, NotFound
+from memtap.proxy.admin import validation
+from memtap.proxy.admin.common import engine_of, json_response, runtime_of
+from memtap.proxy.appkeys import Runtime
 
 log = logging.getLogger("memtap.admin")
 

@@ -11,8 +11,8 @@ import logging
 
 from aiohttp import web
 
-from proxy.admin.app import ADMIN_PREFIX, admin_started, build_admin_app
-from proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.admin.app import ADMIN_PREFIX, admin_started, build_admin_app
+from memtap.proxy.appkeys import RUNTIME, Runtime
 
 log = logging.getLogger("memtap.admin")
 

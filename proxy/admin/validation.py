@@ -17,8 +17,8 @@ from typing import Any, Final, cast
 import orjson
 from aiohttp import web
 
-from engine.api import InvalidInput
-from engine.types import (
+from memtap.engine.api import InvalidInput
+from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
     MemoryPatch,

@@ -12,8 +12,8 @@ import argparse
 import json
 import sys
 
-from config.loader import ConfigError, load_config
-from proxy.modes.certs import CertificateAuthority, ca_cert_path
+from memtap.config.loader import ConfigError, load_config
+from memtap.proxy.modes.certs import CertificateAuthority, ca_cert_path
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

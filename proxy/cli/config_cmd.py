@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from config.loader import ConfigError, load_config_detailed
+from memtap.config.loader import ConfigError, load_config_detailed
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

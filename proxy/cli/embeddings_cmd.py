@@ -8,9 +8,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from config.errors import ConfigError
-from config.loader import load_config
-from proxy.cli.client import (
+from memtap.config.errors import ConfigError
+from memtap.config.loader import load_config
+from memtap.proxy.cli.client import (
     EXIT_OK,
     EXIT_USAGE,
     AdminClient,
@@ -76,8 +76,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _build_static(args: argparse.Namespace) -> int:
-    from engine.embeddings.resolve import static_path
-    from engine.embeddings.static import build_static
+    from memtap.engine.embeddings.resolve import static_path
+    from memtap.engine.embeddings.static import build_static
 
     try:
         overrides = {"data_dir": args.data_dir} if args.data_dir else None

@@ -9,8 +9,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from proxy import __version__
-from proxy.cli import (
+from memtap.proxy import __version__
+from memtap.proxy.cli import (
     ca_cmd,
     config_cmd,
     embeddings_cmd,

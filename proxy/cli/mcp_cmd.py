@@ -11,15 +11,15 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from proxy.cli.client import (
+from memtap.proxy.cli.client import (
     EXIT_USAGE,
     AdminClient,
     add_target_arguments,
     resolve_target,
 )
-from proxy.cli.memories_cmd import owner_id_of
-from proxy.mcp.stdio import serve_stdio
-from proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
+from memtap.proxy.cli.memories_cmd import owner_id_of
+from memtap.proxy.mcp.stdio import serve_stdio
+from memtap.proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

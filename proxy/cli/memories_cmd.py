@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
 
-from proxy.cli.client import (
+from memtap.proxy.cli.client import (
     EXIT_API_ERROR,
     EXIT_OK,
     EXIT_USAGE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from proxy.cli.client import (
+from memtap.proxy.cli.client import (
     EXIT_OK,
     EXIT_USAGE,
     AdminClient,
@@ -13,7 +13,7 @@ from proxy.cli.client import (
     print_json,
     run_api_command,
 )
-from proxy.cli.memories_cmd import segment
+from memtap.proxy.cli.memories_cmd import segment
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -114,11 +114,11 @@ async def _serve_until_signal(
 def run(args: argparse.Namespace) -> int:
     for sig in STOP_SIGNALS:
         signal.signal(sig, _exit_before_start)
-    from config.holder import ConfigHolder
-    from config.loader import ConfigError
-    from config.settings import apply_log_level
-    from proxy.logs import configure_logging
-    from proxy.server import serve
+    from memtap.config.holder import ConfigHolder
+    from memtap.config.loader import ConfigError
+    from memtap.config.settings import apply_log_level
+    from memtap.proxy.logs import configure_logging
+    from memtap.proxy.server import serve
 
     overrides = flag_overrides(args)
     try:

@@ -11,12 +11,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.types import ApiFormat
-from proxy.codecs.base import Completion, ConversationView, Placement, ResponseFollower
-from proxy.codecs.common import TurnState, error_of, parse_arguments
-from proxy.codecs.followers import SseFollower
-from proxy.codecs.json_body import JsonBodyFollower
-from proxy.codecs.memory_block import strip_memory_block
+from memtap.engine.types import ApiFormat
+from memtap.proxy.codecs.base import (
+    Completion,
+    ConversationView,
+    Placement,
+    ResponseFollower,
+)
+from memtap.proxy.codecs.common import TurnState, error_of, parse_arguments
+from memtap.proxy.codecs.followers import SseFollower
+from memtap.proxy.codecs.json_body import JsonBodyFollower
+from memtap.proxy.codecs.memory_block import strip_memory_block
 
 _PATH = re.compile(r"(?:^|/)v1/messages$|^/messages$")
 

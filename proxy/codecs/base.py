@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from engine.types import ApiFormat
+from memtap.engine.types import ApiFormat
 
 Placement = Literal["prepend", "after_prefix"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from proxy.codecs.base import Completion
+from memtap.proxy.codecs.base import Completion
 
 
 def content_text(content: Any) -> str:

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from proxy.codecs.base import Completion, ResponseFollower
-from proxy.sse import SseDecoder
+from memtap.proxy.codecs.base import Completion, ResponseFollower
+from memtap.proxy.sse import SseDecoder
 
 MAX_JSON_BODY_BYTES = 32 * 1024 * 1024
 """Non-streaming bodies above this are not captured (the relay still forwards them)."""

@@ -14,8 +14,12 @@ import re
 
 import orjson
 
-from proxy.codecs.base import Completion
-from proxy.codecs.followers import MAX_JSON_BODY_BYTES, StreamState, failed_completion
+from memtap.proxy.codecs.base import Completion
+from memtap.proxy.codecs.followers import (
+    MAX_JSON_BODY_BYTES,
+    StreamState,
+    failed_completion,
+)
 
 _WHITESPACE = b" \t\r\n"
 _OUTSIDE = re.compile(rb'[\[\]{}"]')

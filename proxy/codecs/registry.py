@@ -6,12 +6,12 @@ uploads, `count_tokens`, batches...) is a pure pass-through, signalled by `None`
 
 from __future__ import annotations
 
-from config.schema import ApiFormat as UpstreamFormat
-from proxy.codecs.anthropic import AnthropicCodec
-from proxy.codecs.base import Codec
-from proxy.codecs.gemini import GeminiCodec
-from proxy.codecs.openai_chat import OpenAIChatCodec
-from proxy.codecs.openai_responses import OpenAIResponsesCodec
+from memtap.config.schema import ApiFormat as UpstreamFormat
+from memtap.proxy.codecs.anthropic import AnthropicCodec
+from memtap.proxy.codecs.base import Codec
+from memtap.proxy.codecs.gemini import GeminiCodec
+from memtap.proxy.codecs.openai_chat import OpenAIChatCodec
+from memtap.proxy.codecs.openai_responses import OpenAIResponsesCodec
 
 OPENAI_CHAT = OpenAIChatCodec()
 OPENAI_RESPONSES = OpenAIResponsesCodec()

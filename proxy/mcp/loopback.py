@@ -9,7 +9,7 @@ from typing import Any, Self
 
 import aiohttp
 
-from proxy.cli.client import ADMIN_PREFIX, ApiError, Unreachable, query_params
+from memtap.proxy.cli.client import ADMIN_PREFIX, ApiError, Unreachable, query_params
 
 
 class LoopbackAdminApi:

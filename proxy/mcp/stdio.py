@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import IO, Any
 
-from proxy.mcp.protocol import McpSession, parse_error
+from memtap.proxy.mcp.protocol import McpSession, parse_error
 
 
 async def serve_stdio(session: McpSession, stdin: IO[bytes], stdout: IO[bytes]) -> None:

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from engine.api import InvalidInput
-from engine.types import Memory
-from proxy import __version__
-from proxy.admin.validation import owner_id
-from proxy.cli.client import ApiError, Unreachable
-from proxy.mcp.protocol import McpSession, Tool, ToolError, ToolResult
+from memtap.engine.api import InvalidInput
+from memtap.engine.types import Memory
+from memtap.proxy import __version__
+from memtap.proxy.admin.validation import owner_id
+from memtap.proxy.cli.client import ApiError, Unreachable
+from memtap.proxy.mcp.protocol import McpSession, Tool, ToolError, ToolResult
 
 INSTRUCTIONS = (
     "memtap remembers facts about the user across sessions and adds the relevant ones to "

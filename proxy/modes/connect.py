@@ -30,11 +30,11 @@ from typing import cast
 
 import orjson
 
-from config.schema import InterceptConfig
-from proxy.modes.certs import LeafCertStore
-from proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
-from proxy.modes.relay import InterceptedTransport, Tunnel, TunnelSide
-from proxy.modes.targets import (
+from memtap.config.schema import InterceptConfig
+from memtap.proxy.modes.certs import LeafCertStore
+from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
+from memtap.proxy.modes.relay import InterceptedTransport, Tunnel, TunnelSide
+from memtap.proxy.modes.targets import (
     INTERCEPT_EXTRA,
     BadConnect,
     InterceptTarget,

@@ -21,12 +21,12 @@ from typing import Any
 from aiohttp import web
 from yarl import URL
 
-from config.schema import Config, UpstreamConfig
-from proxy.modes.certs import LeafCertStore
-from proxy.modes.connect import ConnectDone, ForwardProxy, ProtocolFactory
-from proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
-from proxy.routing import Mode, Route
-from proxy.upstream import ssl_context_for
+from memtap.config.schema import Config, UpstreamConfig
+from memtap.proxy.modes.certs import LeafCertStore
+from memtap.proxy.modes.connect import ConnectDone, ForwardProxy, ProtocolFactory
+from memtap.proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
+from memtap.proxy.routing import Mode, Route
+from memtap.proxy.upstream import ssl_context_for
 
 log = logging.getLogger("memtap.forward")
 
@@ -103,7 +103,7 @@ def _reverse_route_for_own_address(
 ) -> Route | None:
     """`GET http://<memtap>/v1/...`: a client with HTTP_PROXY whose base URL is memtap itself.
     Served as reverse mode (forwarding it would loop through memtap)."""
-    from proxy.modes.reverse import resolve_route  # reverse imports this module
+    from memtap.proxy.modes.reverse import resolve_route  # reverse imports this module
 
     rel_url = URL.build(
         path=url.raw_path or "/", query_string=url.raw_query_string, encoded=True

@@ -12,10 +12,10 @@ import asyncio
 from aiohttp import web
 from aiohttp.web_server import Server
 
-from proxy.addons.access_log import log_connect
-from proxy.appkeys import RUNTIME
-from proxy.modes.connect import ForwardProxy
-from proxy.modes.forward import forward_front
+from memtap.proxy.addons.access_log import log_connect
+from memtap.proxy.appkeys import RUNTIME
+from memtap.proxy.modes.connect import ForwardProxy
+from memtap.proxy.modes.forward import forward_front
 
 
 def parse_listen(value: str) -> tuple[str, int]:

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, cast
 
-from proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
+from memtap.proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
 
 
 class InterceptedTransport(asyncio.Transport):

@@ -20,24 +20,29 @@ from aiohttp import web
 from aiohttp.payload import AsyncIterablePayload, Payload
 from yarl import URL
 
-from config.schema import Config, UpstreamConfig
-from proxy.appkeys import RUNTIME, Runtime
-from proxy.flow import Flow, MemoryMode, new_request_id
-from proxy.headers import (
+from memtap.config.schema import Config, UpstreamConfig
+from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.flow import Flow, MemoryMode, new_request_id
+from memtap.proxy.headers import (
     api_key_from,
     owner_id_for_key,
     read_memtap_headers,
     strip_hop_by_hop,
     upstream_request_headers,
 )
-from proxy.modes.forward import resolve_forward_route
-from proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
-from proxy.routing import Route
-from proxy.tee import UpstreamBodyError, relay_body
-from proxy.upstream import IdleWatchdog, UpstreamFailure, open_response, ssl_context_for
+from memtap.proxy.modes.forward import resolve_forward_route
+from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
+from memtap.proxy.routing import Route
+from memtap.proxy.tee import UpstreamBodyError, relay_body
+from memtap.proxy.upstream import (
+    IdleWatchdog,
+    UpstreamFailure,
+    open_response,
+    ssl_context_for,
+)
 
 if TYPE_CHECKING:
-    from proxy.codecs.base import Codec
+    from memtap.proxy.codecs.base import Codec
 
 log = logging.getLogger("memtap.proxy")
 
@@ -48,7 +53,7 @@ def _load_codec_detection() -> DetectCodec | None:
     """The codec registry's `detect`, or None: a build without memory (or a broken codec
     module) must still proxy, every request then streams through untouched."""
     try:
-        from proxy.codecs.registry import detect
+        from memtap.proxy.codecs.registry import detect
     except Exception as exc:  # noqa: BLE001
         log.error("codecs.unavailable", extra={"fields": {"error": repr(exc)}})
         return None

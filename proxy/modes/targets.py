@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from config.hostpatterns import intercept_pattern_error
+from memtap.config.hostpatterns import intercept_pattern_error
 
 __all__ = ["intercept_pattern_error"]
 
