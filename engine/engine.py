@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from memtap.engine import summarize as summarizer
 from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.engine.clock import cutoff_for, now_iso
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.store import fts, memories, migrations, outbox, settings_store
 from memtap.engine.store.database import Database, StoreGone, StoreTimeout
 from memtap.engine.store.driver import Driver, choose_driver, load_sqlite_vec
-from memtap.engine.store.memories import cutoff_for, now_iso
 from memtap.engine.store.protocol import VectorTier
 from memtap.engine.types import (
     EraseReceipt,

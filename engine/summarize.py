@@ -12,8 +12,9 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from memtap.engine.clock import iso, now_iso
 from memtap.engine.store import memories
-from memtap.engine.store.memories import COLUMNS, iso, now_iso, to_memory
+from memtap.engine.store.memories import COLUMNS, to_memory
 from memtap.engine.types import Memory, NewMemory, estimate_tokens
 
 Conn = Any

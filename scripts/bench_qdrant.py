@@ -28,8 +28,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memtap.config.schema import QdrantConfig
+from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.base import Vectors, l2_normalize
-from memtap.engine.store.memories import Live, now_iso
+from memtap.engine.store.memories import Live
 from memtap.engine.store.qdrant_store import QdrantMemoryStore
 from memtap.engine.store.qdrant_transport import open_transport
 from memtap.engine.types import Memory, NewMemory

@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from memtap.config.schema import Config, MemoryConfig
-from memtap.proxy.codecs.memory_block import OPEN
+from memtap.engine.memory_block import OPEN
 from tests.admin_harness import OWNER, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin

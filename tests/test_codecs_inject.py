@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from memtap.proxy.codecs.base import Placement
-from memtap.proxy.codecs.memory_block import (
+from memtap.engine.memory_block import (
     CLOSE,
     OPEN,
     MemoryLine,
     build_memory_block,
     strip_memory_block,
 )
+from memtap.proxy.codecs.base import Placement
 from memtap.proxy.codecs.openai_chat import rejects_system_role
 from memtap.proxy.codecs.registry import (
     ANTHROPIC,

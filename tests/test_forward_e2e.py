@@ -429,8 +429,8 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
 ) -> None:
     """The same pipeline as reverse mode: a stored memory reaches the upstream's system level."""
     from memtap.config.schema import EmbeddingConfig, VectorStoreConfig
+    from memtap.engine.memory_block import OPEN
     from memtap.engine.types import NewMemory
-    from memtap.proxy.codecs.memory_block import OPEN
     from memtap.proxy.headers import owner_id_for_key
 
     running = await memtap(

@@ -29,8 +29,8 @@ from memtap.config.schema import (
     UpstreamConfig,
     VectorStoreConfig,
 )
+from memtap.engine.memory_block import OPEN
 from memtap.engine.types import ListQuery
-from memtap.proxy.codecs.memory_block import OPEN
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Reply, Standin, openai_chat_json, openai_chat_sse
 

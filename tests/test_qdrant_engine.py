@@ -31,12 +31,12 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.api import EngineError, NotFound
+from memtap.engine.memory_block import OPEN
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import outbox
 from memtap.engine.store.qdrant_engine import QdrantEngine, open_qdrant_engine
 from memtap.engine.store.qdrant_transport import QdrantTransport, open_transport
 from memtap.engine.types import ListQuery, NewMemory, RetrievalRequest, Turn
-from memtap.proxy.codecs.memory_block import OPEN
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
 

@@ -26,9 +26,10 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from memtap.config.errors import ConfigError
 from memtap.config.schema import Config, QdrantConfig, VectorStoreConfig
 from memtap.engine.api import EngineError
+from memtap.engine.clock import iso
 from memtap.engine.embeddings.base import EmbeddingError, Vectors, l2_normalize
 from memtap.engine.sparse import tokenize
-from memtap.engine.store.memories import Live, iso
+from memtap.engine.store.memories import Live
 from memtap.engine.store.qdrant_collection import QdrantCollectionMismatch
 from memtap.engine.store.qdrant_payload import point_id
 from memtap.engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store

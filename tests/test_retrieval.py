@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.engine.clock import iso
 from memtap.engine.engine import Engine, open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.rrf import rrf_fuse
 from memtap.engine.store import fts, memories, migrations, outbox
 from memtap.engine.store.driver import choose_driver
-from memtap.engine.store.memories import Live, iso
+from memtap.engine.store.memories import Live
 from memtap.engine.types import (
     Hit,
     ListQuery,

@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 
 from memtap.config.schema import QdrantConfig
 from memtap.engine.api import InvalidInput
+from memtap.engine.clock import iso
 from memtap.engine.store import migrations
 from memtap.engine.store.database import Database
 from memtap.engine.store.driver import choose_driver
-from memtap.engine.store.memories import Live, iso
+from memtap.engine.store.memories import Live
 from memtap.engine.store.qdrant_store import QdrantMemoryStore
 from memtap.engine.store.qdrant_transport import open_transport
 from memtap.engine.store.record_store import RecordStore, SqliteRecordStore

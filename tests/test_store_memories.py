@@ -14,9 +14,9 @@ from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine import summarize
 from memtap.engine.api import InvalidInput, NotFound
+from memtap.engine.clock import iso
 from memtap.engine.engine import Engine, open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.store.memories import iso
 from memtap.engine.types import (
     ListQuery,
     MemoryPatch,

@@ -9,7 +9,6 @@ collapses to an empty key), and name a `subject` used for supersession.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
 import unicodedata
@@ -22,6 +21,7 @@ from memtap.engine.extraction.patterns import (
     PATTERNS,
     Pattern,
 )
+from memtap.engine.memory_block import CLOSE, OPEN
 from memtap.engine.types import ExtractedFact
 
 Role = Literal["user", "assistant"]
@@ -31,11 +31,10 @@ MAX_CONTENT_CHARS = 500
 MAX_OBJECT_CHARS = 300
 MAX_FACTS = 32
 
-BLOCK_OPEN = "<memtap:memories>"
-BLOCK_CLOSE = "</memtap:memories>"
+
+# Case-insensitive on purpose: a block a client re-cased is still memtap's, never the user's.
 _BLOCK = re.compile(
-    re.escape(BLOCK_OPEN) + r".*?(?:" + re.escape(BLOCK_CLOSE) + r"|\Z)",
-    re.DOTALL | re.IGNORECASE,
+    re.escape(OPEN) + r".*?(?:" + re.escape(CLOSE) + r"|\Z)", re.DOTALL | re.IGNORECASE
 )
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -49,14 +48,7 @@ _KEY_CHARS = re.compile(r"[^\w]+", re.UNICODE)
 
 def strip_injected(text: str) -> str:
     """Remove memtap's own memory block (defensive: codecs already strip it)."""
-    try:
-        from memtap.proxy.codecs.memory_block import strip_memory_block
-    except ImportError:
-        pass
-    else:
-        with contextlib.suppress(Exception):  # our own stripping below still runs
-            text = str(strip_memory_block(text))
-    return _BLOCK.sub(" ", text) if BLOCK_OPEN.lower() in text.lower() else text
+    return _BLOCK.sub(" ", text) if OPEN.lower() in text.lower() else text
 
 
 def sanitise(text: str, cap: int = MAX_CONTENT_CHARS) -> str:

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memtap.engine.api import EngineError
+from memtap.engine.clock import now_iso
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import memories, outbox
 from memtap.engine.store.database import Database, StoreError
-from memtap.engine.store.memories import now_iso
 from memtap.engine.store.outbox import MAX_ATTEMPTS, OutboxRow
 from memtap.engine.types import ExtractedFact, Memory, NewMemory
 

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memtap.config.schema import MemoryConfig
+from memtap.engine.clock import cutoff_for, iso
 from memtap.engine.retrieval.budget import clamp_budget
-from memtap.engine.store.memories import Live, cutoff_for, iso
+from memtap.engine.store.memories import Live
 from memtap.engine.types import RetrievalRequest
 
 MAX_LIMIT = 100

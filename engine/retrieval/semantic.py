@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from memtap.config.schema import Config
 from memtap.engine.api import EngineError
+from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
@@ -37,7 +38,7 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.reindex import run_reindex
 from memtap.engine.store import vectors
 from memtap.engine.store.database import Database
-from memtap.engine.store.memories import Live, now_iso
+from memtap.engine.store.memories import Live
 from memtap.engine.store.vector_cache import DEFAULT_MAX_BYTES, VectorCache
 from memtap.engine.types import Memory
 

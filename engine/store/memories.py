@@ -11,10 +11,11 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memtap.engine.api import InvalidInput
+from memtap.engine.clock import iso, parse_iso
+from memtap.engine.limits import MAX_CONTENT_CHARS
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
@@ -30,30 +31,12 @@ COLUMNS = "id, owner, session, type, key, content, metadata, created_at, updated
 M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in COLUMNS.split(","))
 
 
-def iso(dt: datetime) -> str:
-    """Canonical timestamp: UTC, millisecond precision, 'Z' (sorts as text)."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def now_iso() -> str:
-    return iso(datetime.now(UTC))
-
-
 def normalise_ts(value: str, field: str) -> str:
     """Parse any ISO 8601 timestamp (naive = UTC) into the canonical form."""
     try:
-        dt = datetime.fromisoformat(
-            value.strip().replace("Z", "+00:00").replace("z", "+00:00")
-        )
+        return iso(parse_iso(value))
     except (ValueError, AttributeError) as exc:
         raise InvalidInput(f"{field} is not an ISO 8601 timestamp", field) from exc
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return iso(dt)
-
-
-def cutoff_for(retention_days: int | None, now: datetime) -> str | None:
-    return iso(now - timedelta(days=retention_days)) if retention_days else None
 
 
 def to_memory(row: Sequence[Any]) -> Memory:
@@ -115,8 +98,10 @@ def validate_new(new: NewMemory) -> None:
         raise InvalidInput("owner must be 1..256 characters", "owner")
     if not new.content.strip():
         raise InvalidInput("content must not be empty", "content")
-    if len(new.content) > 20_000:
-        raise InvalidInput("content is longer than 20000 characters", "content")
+    if len(new.content) > MAX_CONTENT_CHARS:
+        raise InvalidInput(
+            f"content is longer than {MAX_CONTENT_CHARS} characters", "content"
+        )
     if new.type not in MEMORY_TYPES:
         raise InvalidInput(f"type must be one of {', '.join(MEMORY_TYPES)}", "type")
     if new.key is not None and not (0 < len(new.key) <= 512):
@@ -221,8 +206,10 @@ def update(conn: Conn, memory_id: str, patch: MemoryPatch, now: str) -> Memory |
     sets: list[str] = []
     params: list[Any] = []
     if patch.content is not None:
-        if not patch.content.strip() or len(patch.content) > 20_000:
-            raise InvalidInput("content must be 1..20000 characters", "content")
+        if not patch.content.strip() or len(patch.content) > MAX_CONTENT_CHARS:
+            raise InvalidInput(
+                f"content must be 1..{MAX_CONTENT_CHARS} characters", "content"
+            )
         sets += ["content = ?", "needs_reindex = 1"]
         params.append(patch.content)
     if patch.type is not None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
+
+from memtap.engine.clock import now_iso
 
 log = logging.getLogger("memtap.store")
 
@@ -152,7 +153,7 @@ def migrate(conn: Conn, upto: int | None = None) -> list[str]:
             fn(conn)
             conn.execute(
                 "INSERT INTO _migrations(name, applied_at) VALUES (?, ?)",
-                (name, datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"),
+                (name, now_iso()),
             )
             conn.execute("COMMIT")
         except BaseException:

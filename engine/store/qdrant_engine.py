@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtap.engine import summarize as summarizer
 from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.engine.clock import cutoff_for, now_iso
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.engine import Engine, _guarded, database_path, memory_status
@@ -28,7 +29,6 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.store import migrations, outbox
 from memtap.engine.store.database import Database
 from memtap.engine.store.driver import Driver, choose_driver
-from memtap.engine.store.memories import cutoff_for, now_iso
 from memtap.engine.store.qdrant_retrieval import retrieve_from_qdrant
 from memtap.engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store
 from memtap.engine.store.qdrant_transport import QdrantTransport

@@ -10,9 +10,9 @@ point's dense vector (None when it has none yet: the reindex fills it).
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
 from typing import Any, cast
 
+from memtap.engine.clock import parse_iso
 from memtap.engine.types import MEMORY_TYPES, Memory, MemoryType
 
 POINT_NAMESPACE = uuid.UUID("6b1f7c52-3f0e-5a34-9a55-6d656d746170")
@@ -53,25 +53,6 @@ def id_point(memory_id: str) -> str:
         return str(uuid.UUID(memory_id))
     except ValueError:
         return str(uuid.uuid5(POINT_NAMESPACE, "id\x00" + memory_id))
-
-
-def now_iso() -> str:
-    return format_iso(datetime.now(UTC))
-
-
-def format_iso(moment: datetime) -> str:
-    return (
-        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.")
-        + f"{moment.microsecond // 1000:03d}Z"
-    )
-
-
-def parse_iso(value: str) -> datetime:
-    """Parse an ISO 8601 timestamp; a naive one is taken as UTC. Raises ValueError."""
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment
 
 
 def iso_to_ts(value: str | None) -> float | None:

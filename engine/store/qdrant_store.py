@@ -31,6 +31,7 @@ from memtap.config.schema import Config
 from memtap.engine import summarize as summarizer
 from memtap.engine.api import EngineError, InvalidInput
 from memtap.engine.embeddings.base import EmbeddingSource
+from memtap.engine.limits import MAX_CONTENT_CHARS
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import qdrant_search, qdrant_tier
 from memtap.engine.store.database import Database
@@ -243,8 +244,10 @@ class QdrantMemoryStore:
         old = payload_to_memory(payload)
         memory = old
         if patch.content is not None:
-            if not patch.content.strip() or len(patch.content) > 20_000:
-                raise InvalidInput("content must be 1..20000 characters", "content")
+            if not patch.content.strip() or len(patch.content) > MAX_CONTENT_CHARS:
+                raise InvalidInput(
+                    f"content must be 1..{MAX_CONTENT_CHARS} characters", "content"
+                )
             memory = replace(memory, content=patch.content)
         if patch.type is not None:
             if patch.type not in MEMORY_TYPES:

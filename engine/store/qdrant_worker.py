@@ -19,11 +19,11 @@ import logging
 from typing import TYPE_CHECKING
 
 from memtap.engine.api import InvalidInput
+from memtap.engine.clock import now_iso
 from memtap.engine.extraction.worker import OutboxWorker, plan
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import outbox
 from memtap.engine.store.database import Database
-from memtap.engine.store.memories import now_iso
 from memtap.engine.store.outbox import MAX_ATTEMPTS, OutboxRow
 from memtap.engine.store.qdrant_store import QdrantMemoryStore
 from memtap.engine.types import Memory, NewMemory

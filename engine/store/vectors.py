@@ -22,12 +22,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from memtap.engine.clock import now_iso
 from memtap.engine.heap import release_freed_heap
 from memtap.engine.store.memories import Live, get_many
 from memtap.engine.store.vector_cache import VectorCache, unit_rows
@@ -67,10 +67,6 @@ class PendingMemory:
     id: str
     owner: str
     content: str
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def extension_loaded(conn: Conn) -> bool:

@@ -14,14 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import orjson
 
+from memtap.engine.clock import now_iso
+from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Retrieval, RetrievalRequest, Turn
 from memtap.proxy.codecs.followers import decoding
-from memtap.proxy.codecs.memory_block import MemoryLine, build_memory_block
+from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memtap.memory")
 
-MEMORIES_HEADER = "X-Memtap-Memories"
 MAX_QUERY_CHARS = 4000
 
 # Terminal reasons after which the turn is not learned from: the provider refused, failed or
@@ -62,10 +62,6 @@ def limit_accept_encoding(headers: CIMultiDict[str]) -> None:
     if len(kept) == len([t for t in offered.split(",") if t.strip()]):
         return
     headers["Accept-Encoding"] = ", ".join(kept) if kept else "identity"
-
-
-def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _learnable(completion: Completion) -> bool:
@@ -287,7 +283,7 @@ class MemoryAddon(Addon):
                 user_text=view.last_user_text,
                 assistant_text=completion.assistant_text,
                 model=view.model,
-                created_at=_utc_now(),
+                created_at=now_iso(),
             )
             await engine.enqueue_turn(turn)
         except Exception as exc:  # noqa: BLE001 - fail-open: the client still gets its answer

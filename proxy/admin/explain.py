@@ -7,10 +7,10 @@ from typing import Any
 
 from aiohttp import web
 
+from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Hit, Retrieval
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response
-from memtap.proxy.codecs.memory_block import MemoryLine, build_memory_block
 
 routes = web.RouteTableDef()
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final, cast
 
 import orjson
 from aiohttp import web
 
 from memtap.engine.api import InvalidInput
+from memtap.engine.clock import iso, parse_iso
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
@@ -33,6 +33,8 @@ MAX_JSON_BODY: Final = 1024 * 1024
 """Ordinary JSON bodies; larger ones get 413 before they are parsed."""
 MAX_IMPORT_LINE: Final = 1024 * 1024
 MAX_CONTENT_CHARS: Final = 16_000
+"""The admin API accepts less than the engine (engine.limits.MAX_CONTENT_CHARS): a request body
+stays well under MAX_JSON_BODY with metadata beside it."""
 MAX_SHORT_CHARS: Final = 256
 """owner, session, key."""
 MAX_QUERY_CHARS: Final = 2_000
@@ -132,17 +134,11 @@ def timestamp(value: Any, field: str) -> str:
     """
     text = _string(value, field, max_chars=64)
     try:
-        parsed = datetime.fromisoformat(text)
+        return iso(parse_iso(text))
     except ValueError:
         raise InvalidInput(
             f"{field} must be an ISO 8601 timestamp (2026-12-31T23:59:59Z)", field
         ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return (
-        parsed.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.")
-        + f"{parsed.microsecond // 1000:03d}Z"
-    )
 
 
 def metadata(value: Any, field: str = "metadata") -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memtap.engine.memory_block import strip_memory_block
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
     Completion,
@@ -21,7 +22,6 @@ from memtap.proxy.codecs.base import (
 from memtap.proxy.codecs.common import TurnState, error_of, parse_arguments
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
-from memtap.proxy.codecs.memory_block import strip_memory_block
 
 _PATH = re.compile(r"(?:^|/)v1/messages$|^/messages$")
 

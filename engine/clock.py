@@ -1,0 +1,35 @@
+"""memtap's one timestamp form: UTC, millisecond precision, trailing `Z`
+(`2026-12-03T07:26:19.123Z`). Every stored, logged or returned timestamp uses it, so
+timestamps compare correctly as text (SQLite ordering, Qdrant payload ranges, admin filters).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+
+def iso(moment: datetime) -> str:
+    """`moment` in the canonical form (a naive datetime is taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def now_iso() -> str:
+    return iso(datetime.now(UTC))
+
+
+def parse_iso(value: str) -> datetime:
+    """Any ISO 8601 timestamp as an aware datetime (naive = UTC). Raises ValueError."""
+    moment = datetime.fromisoformat(
+        value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+    )
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment
+
+
+def cutoff_for(retention_days: int | None, now: datetime) -> str | None:
+    """The oldest `updated_at` still inside `retention_days` (None: keep forever)."""
+    return iso(now - timedelta(days=retention_days)) if retention_days else None
