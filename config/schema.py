@@ -49,6 +49,7 @@ class InterceptConfig:
 class AdminConfig:
     token: str | None = None
     listen: str | None = None
+    request_log_size: int = 500
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ MEMTAP_PREFIX = "x-memtap-"
 SESSION_HEADER = "X-Memtap-Session"
 MEMORY_HEADER = "X-Memtap-Memory"
 MEMORIES_HEADER = "X-Memtap-Memories"
+REQUEST_ID_HEADER = "X-Memtap-Request-Id"
 
 SECRET_HEADERS: frozenset[str] = frozenset(
     {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key"}

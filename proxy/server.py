@@ -80,7 +80,9 @@ async def _open_engine(runtime: Runtime) -> None:
     try:
         from memtap.engine.engine import open_engine
 
-        runtime.engine = await open_engine(runtime.config, runtime.metrics)
+        runtime.engine = await open_engine(
+            runtime.config, runtime.metrics, events=runtime.engine_events
+        )
     except Exception as exc:
         runtime.engine = None
         runtime.engine_error = f"{type(exc).__name__}: {exc}"

@@ -2,7 +2,9 @@
 
 1. memory (`proxy/addons/memory.py`): owner, X-Memtap-* modes, retrieve + inject on the way
    in, follow the response and persist the turn (`response_done`) on the way out.
-2. access log (`proxy/addons/access_log.py`): the `request.done` line and request metrics;
+2. request log (`proxy/addons/request_log.py`): one entry per memory request in the
+   runtime's ring (`GET /_memtap/api/requests`) and the `X-Memtap-Request-Id` header.
+3. access log (`proxy/addons/access_log.py`): the `request.done` line and request metrics;
    last, so it sees what every other addon decided.
 """
 
@@ -12,6 +14,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from memtap.proxy.addons.access_log import AccessLog
+from memtap.proxy.addons.request_log import RequestLogAddon
 from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
@@ -25,6 +28,7 @@ def default_addons(runtime: Runtime) -> list[Addon]:
     memory = _memory_addon(runtime)
     if memory is not None:
         addons.append(memory)
+    addons.append(RequestLogAddon(runtime))
     addons.append(AccessLog(runtime))
     return addons
 

@@ -28,8 +28,10 @@ from memtap.proxy.admin import (
     maintenance,
     mcp,
     memories,
+    owner_stats,
     owners,
     page,
+    requests,
     settings,
 )
 from memtap.proxy.admin.common import EngineUnavailable, json_response
@@ -214,7 +216,18 @@ def warn_if_open(runtime: Runtime, where: str) -> None:
 def build_admin_app() -> web.Application:
     admin = web.Application(middlewares=[error_middleware, auth_middleware])
     admin[settings.SETTINGS_LOCK] = asyncio.Lock()
-    for module in (health, page, memories, owners, explain, maintenance, settings, mcp):
+    for module in (
+        health,
+        page,
+        memories,
+        owners,
+        owner_stats,
+        requests,
+        explain,
+        maintenance,
+        settings,
+        mcp,
+    ):
         admin.add_routes(module.routes)
     return admin
 

@@ -437,3 +437,26 @@ def import_line(line: bytes, number: int) -> NewMemory:
         return new_memory(item, imported=True)
     except InvalidInput as exc:
         raise InvalidInput(f"line {number}: {exc}", exc.field) from None
+
+
+_REQUESTS_PARAMS = frozenset({"owner", "limit"})
+MAX_REQUESTS_LIMIT = 1000
+DEFAULT_REQUESTS_LIMIT = 100
+
+
+def requests_query(params: Mapping[str, str]) -> tuple[str | None, int]:
+    """GET /api/requests query string: (owner or None, limit)."""
+    _only(params, _REQUESTS_PARAMS, "the query string")
+    owner = owner_id(params["owner"]) if params.get("owner") else None
+    limit = (
+        _query_int(params["limit"], "limit", minimum=1, maximum=MAX_REQUESTS_LIMIT)
+        if "limit" in params
+        else DEFAULT_REQUESTS_LIMIT
+    )
+    return owner, limit
+
+
+def owners_query(params: Mapping[str, str]) -> str | None:
+    """GET /api/owners query string: an optional owner to report on alone."""
+    _only(params, frozenset({"owner"}), "the query string")
+    return owner_id(params["owner"]) if params.get("owner") else None
