@@ -81,6 +81,13 @@ class RequestLog:
             return
         self._records[event.request_id] = _with_extraction(record, event.memory_ids)
 
+    def forget(self, owner: str) -> int:
+        """Drop every entry of `owner` (an erased owner); returns how many."""
+        gone = [rid for rid, record in self._records.items() if record.owner == owner]
+        for request_id in gone:
+            del self._records[request_id]
+        return len(gone)
+
     def get(self, request_id: str) -> RequestRecord | None:
         return self._records.get(request_id)
 

@@ -146,6 +146,15 @@ async def test_owner_filter_limit_and_validation(admin: Admin) -> None:
     assert TOKEN
 
 
+async def test_erasing_an_owner_forgets_its_requests(admin: Admin) -> None:
+    await chat(admin, "remember that I like green tea")
+    kept = await chat(admin, "someone else", key="sk-another-key")
+    erased = await admin.call("DELETE", f"/api/owners/{OWNER}")
+    assert erased.status == 200 and erased.body["removed"]["requests_logged"] == 1
+    listed = (await admin.call("GET", "/api/requests")).body["items"]
+    assert [i["request_id"] for i in listed] == [kept.headers["X-Memtap-Request-Id"]]
+
+
 async def test_the_ring_is_bounded_by_the_live_config(
     memtap_server: Callable[..., Awaitable[MemtapServer]],
     memtap_config: Callable[..., Config],
