@@ -173,6 +173,8 @@ async def test_requests_tab_shows_a_proxied_request_with_its_injected_memory(
     admin: Admin, browser: object
 ) -> None:
     memory = await admin.create(owner=OWNER, content="prefers green tea over coffee")
+    learning = await chat(admin, "I prefer aisle seats on long flights.")
+    learnt_id = learning.headers["X-Memtap-Request-Id"]
     response = await chat(admin, "Which tea should I buy?")
     assert response.headers["X-Memtap-Memories"] == "1"
     request_id = response.headers["X-Memtap-Request-Id"]
@@ -189,7 +191,20 @@ async def test_requests_tab_shows_a_proxied_request_with_its_injected_memory(
         )
         link = row.find_element("css selector", "a.memory-link")
         assert link.get_attribute("title") == memory["id"]
+        # The earlier turn's extraction shows up once the outbox worker is done with it.
+        learnt_css = f'#r-rows tr[data-request-id="{learnt_id}"]'
+        page.click("#r-auto")
+        learnt = page.wait(
+            lambda: page.find(learnt_css).find_elements("css selector", "a.memory-link")
+            and page.find(learnt_css)
+        )
+        assert learnt.find_elements("css selector", "td.ids")[1].text.startswith("1")
+        page.click("#r-auto")
+        page.find(row_css).find_elements("css selector", "a")[-1].click()
+        detail = page.wait_text("#r-detail", request_id)
+        assert memory["id"] in detail or "injected" in detail
         page.screenshot("requests")
+        link = page.find(row_css).find_element("css selector", "a.memory-link")
         link.click()
         page.wait(
             lambda: page.find("#tab-memories").get_attribute("aria-selected") == "true"
@@ -343,5 +358,34 @@ async def test_engine_tab_shows_qdrant_when_it_is_the_store(
         assert "qdrant" in page.text("#e-store")
         assert card.is_displayed()
         page.screenshot("engine-qdrant")
+
+    await asyncio.to_thread(script)
+
+
+async def test_memories_page_export_and_import(
+    admin: Admin, browser: object, tmp_path: Path
+) -> None:
+    for n in range(27):
+        await admin.create(owner=OWNER, content=f"note {n:02d} about the garden")
+    imported = tmp_path / "memories.jsonl"
+    imported.write_text(
+        '{"owner": "importer", "content": "imported from a file", "type": "factual"}\n'
+    )
+
+    def script() -> None:
+        page = studio(browser, admin)
+        page.wait_text("#m-page", "1–25 of 27")
+        page.click("#m-next")
+        page.wait_text("#m-page", "26–27 of 27")
+        assert len(page.all("#m-rows tr")) == 2
+        page.click("#m-prev")
+        page.wait_text("#m-page", "1–25 of 27")
+        page.type("#m-owner", OWNER)
+        page.click("#m-export")
+        page.wait_text("#m-io", f"exported 27 memories of {OWNER}")
+        page.find("#m-import").send_keys(str(imported))
+        page.wait_text("#m-io", "1 created")
+        page.type("#m-owner", "importer")
+        page.wait_text("#m-rows", "imported from a file")
 
     await asyncio.to_thread(script)

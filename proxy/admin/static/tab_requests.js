@@ -7,11 +7,12 @@ import { call, query } from "./api.js";
 let studio = null;
 let timer = null;
 
-function memoryLinks(ids) {
+function memoryLinks(ids, full) {
+  if (full && !ids.length) return ["none"];
   return ids.map((id) =>
     h("a", { href: "#memories", class: "memory-link mono", title: id,
       onclick: (event) => { event.preventDefault(); studio.open("memories", { memoryId: id }); } },
-      id.slice(0, 8)));
+      full ? id : id.slice(0, 8)));
 }
 
 function idsCell(ids, pending) {
@@ -42,8 +43,8 @@ function detail(item) {
       ...[["owner", item.owner || "(no key)"], ["time", item.ts], ["format", item.format], ["model", item.model],
         ["status", item.status], ["extraction", item.extraction], ["why nothing", item.skipped_reason || "–"]]
         .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v === null || v === undefined ? "" : String(v))]),
-      h("dt", {}, "injected"), h("dd", {}, ...memoryLinks(item.injected)),
-      h("dt", {}, "extracted"), h("dd", {}, ...memoryLinks(item.extracted))),
+      h("dt", {}, "injected"), h("dd", { class: "ids" }, ...memoryLinks(item.injected, true)),
+      h("dt", {}, "extracted"), h("dd", { class: "ids" }, ...memoryLinks(item.extracted, true))),
   );
   box.hidden = false;
 }
