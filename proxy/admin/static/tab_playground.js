@@ -41,7 +41,7 @@ async function preview(event) {
     fill($("p-rows"), result.results.map(hitRow), "nothing passes the floor for this query", 8);
     $("p-block").textContent = result.block || "(nothing would be injected)";
     $("p-resolution").replaceChildren(...facts({ tokens: result.tokens, ...result.resolution }));
-    studio.status(`${result.results.length} results, ${result.tokens} tokens`, false);
+    studio.status(`${result.results.length} result${result.results.length === 1 ? "" : "s"}, ${result.tokens} tokens`, false);
   } catch (error) {
     studio.fail(error);
   }
