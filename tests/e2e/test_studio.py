@@ -368,8 +368,10 @@ async def test_memories_page_export_and_import(
     for n in range(27):
         await admin.create(owner=OWNER, content=f"note {n:02d} about the garden")
     imported = tmp_path / "memories.jsonl"
+    live_id = "6f1c2a9e-5b7d-4c3e-9a10-2b8f4d6e8a01"
     imported.write_text(
-        '{"owner": "importer", "content": "imported from a file", "type": "factual"}\n'
+        f'{{"id": "{live_id}", "owner": "importer", "content": "lives in Porto"}}\n'
+        f'{{"owner": "importer", "content": "lives in Lisbon", "superseded_by": "{live_id}"}}\n'
     )
 
     def script() -> None:
@@ -384,8 +386,14 @@ async def test_memories_page_export_and_import(
         page.click("#m-export")
         page.wait_text("#m-io", f"exported 27 memories of {OWNER}")
         page.find("#m-import").send_keys(str(imported))
-        page.wait_text("#m-io", "1 created")
+        page.wait_text("#m-io", "2 created")
         page.type("#m-owner", "importer")
-        page.wait_text("#m-rows", "imported from a file")
+        page.wait_text("#m-rows", "lives in Porto")
+        assert "Lisbon" not in page.text("#m-rows")
+        # The history switch shows what a newer memory superseded.
+        page.click("#m-history")
+        superseded = page.wait(lambda: page.find("#m-rows tr.superseded"))
+        assert "lives in Lisbon" in superseded.text and "superseded" in superseded.text
+        page.wait(lambda: "superseded 1" in page.text("#m-stats"))
 
     await asyncio.to_thread(script)
