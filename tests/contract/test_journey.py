@@ -17,7 +17,7 @@ import openai
 from tests.conftest import MemtapProcess
 from tests.upstream_standin import Standin
 
-REPO_CONFIG = Path(__file__).resolve().parent.parent / "config" / "memtap.yaml"
+REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "memtap.yaml"
 API_KEY = "sk-journey-contract"
 OWNER = hashlib.sha256(API_KEY.encode()).hexdigest()[:24]
 

@@ -25,7 +25,7 @@ from memtap.proxy.codecs.registry import (
     OPENAI_CHAT,
     OPENAI_RESPONSES,
 )
-from tests.test_codecs_fixtures import CASES, Case
+from tests.proxy.test_codecs_fixtures import CASES, Case
 
 BLOCK = build_memory_block(
     [MemoryLine("I prefer Postgres for side projects", "2026-11-30")]

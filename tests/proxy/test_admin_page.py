@@ -17,7 +17,7 @@ from tests.admin_harness import OWNER, TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.upstream_standin import Standin
 
-DRIVER = Path(__file__).parent / "admin_page" / "drive_page.js"
+DRIVER = Path(__file__).parent.parent / "admin_page" / "drive_page.js"
 NODE = shutil.which("node")
 
 

@@ -16,7 +16,7 @@ from memtap.config.convert import field_hints, to_plain
 from memtap.config.loader import load_config
 from memtap.config.schema import Config
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 YAML_PATH = REPO / "config" / "memtap.yaml"
 
 DELIBERATE_DIFFERENCES: dict[str, Any] = {}

@@ -13,7 +13,7 @@ from memtap.proxy.codecs.followers import decoding
 from memtap.proxy.codecs.gemini import GeminiStreamState
 from memtap.proxy.codecs.json_body import JsonArrayFollower, JsonBodyFollower
 from memtap.proxy.codecs.registry import GEMINI, OPENAI_CHAT
-from tests.test_codecs_fixtures import CASES, check
+from tests.proxy.test_codecs_fixtures import CASES, check
 
 CHAT = next(c for c in CASES if c.name == "openai-chat/basic_text_stream")
 ARRAY = next(c for c in CASES if c.name == "gemini/json_array_stream_snake_case")

@@ -16,7 +16,7 @@ import pytest
 from memtap.proxy.codecs.base import Codec, Completion
 from memtap.proxy.codecs.registry import detect
 
-FIXTURES = Path(__file__).parent / "fixtures" / "llm-traffic"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "llm-traffic"
 EVERY_SPLIT_LIMIT = 4096
 """Bodies up to this size are cut at every single byte offset; bigger ones at a sample."""
 SAMPLED_SPLITS = 96

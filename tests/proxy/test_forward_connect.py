@@ -31,7 +31,7 @@ from memtap.proxy.modes.targets import (
     parse_authority,
     parse_connect_head,
 )
-from tests.test_forward_e2e import upstream_pki
+from tests.e2e.test_forward import upstream_pki
 
 
 @dataclass

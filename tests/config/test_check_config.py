@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 MEMTAP = str(Path(sys.executable).parent / "memtap")
 BAD_YAML = """\
 listen: 127.0.0.1:0

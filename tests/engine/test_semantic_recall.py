@@ -11,7 +11,7 @@ from types import ModuleType
 
 from memtap.config.schema import EmbeddingConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_eval() -> ModuleType:
