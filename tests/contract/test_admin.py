@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import MemtapProcess
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 TOKEN = "contract-admin-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

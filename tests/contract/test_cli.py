@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MemtapProcess
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 MEMTAP = str(Path(sys.executable).with_name("memtap"))
 OWNER = "c0ffee" * 4

@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import MemtapProcess
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 N = 100
 API_KEY = "sk-durability-contract"

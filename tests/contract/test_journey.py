@@ -15,7 +15,7 @@ import aiohttp
 import openai
 
 from tests.conftest import MemtapProcess
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "memtap.yaml"
 API_KEY = "sk-journey-contract"

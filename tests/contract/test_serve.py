@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import MemtapProcess
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 MEMTAP = str(Path(sys.executable).with_name("memtap"))
 

@@ -21,9 +21,9 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.engine import database_path
-from tests.admin_harness import Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import Admin, start_admin
+from tests.support.standin import Standin
 
 VICTIM_KEY = "sk-erase-victim-" + uuid.uuid4().hex
 VICTIM = hashlib.sha256(VICTIM_KEY.encode()).hexdigest()[:24]

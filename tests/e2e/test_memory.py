@@ -32,7 +32,7 @@ from memtap.config.schema import (
 from memtap.engine.memory_block import OPEN
 from memtap.engine.types import ListQuery
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Reply, Standin, openai_chat_json, openai_chat_sse
+from tests.support.standin import Reply, Standin, openai_chat_json, openai_chat_sse
 
 PREFERENCE = "I prefer Postgres for side projects."
 QUESTION = "Should I pick Postgres or SQLite for my next side project?"

@@ -9,7 +9,7 @@ import pytest
 
 from memtap.engine.embeddings.base import EmbeddingError
 from memtap.engine.embeddings.remote import embeddings_url, open_remote
-from tests.semantic_fixtures import EmbeddingsServer
+from tests.support.semantic import EmbeddingsServer
 
 
 @pytest.fixture

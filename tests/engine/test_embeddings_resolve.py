@@ -8,7 +8,7 @@ from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
 from memtap.engine.embeddings.cache import CachedSource
 from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.metrics import Metrics
-from tests.semantic_fixtures import EmbeddingsServer, static_table
+from tests.support.semantic import EmbeddingsServer, static_table
 
 
 async def test_auto_prefers_a_configured_remote(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from memtap.engine.embeddings.static import (
     open_static,
 )
 from memtap.proxy.cli.main import main as memtap_main
-from tests.semantic_fixtures import static_table
+from tests.support.semantic import static_table
 
 PAIRS = [
     ("I prefer Postgres for side projects", "my favourite database is PostgreSQL"),

@@ -38,7 +38,7 @@ from memtap.engine.store.qdrant_engine import QdrantEngine, open_qdrant_engine
 from memtap.engine.store.qdrant_transport import QdrantTransport, open_transport
 from memtap.engine.types import ListQuery, NewMemory, RetrievalRequest, Turn
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 OpenReplica = Callable[..., Awaitable[QdrantEngine]]
 

@@ -20,7 +20,7 @@ from memtap.engine.retrieval.semantic import (
 )
 from memtap.engine.store import memories
 from memtap.engine.types import RetrievalRequest
-from tests.semantic_fixtures import (
+from tests.support.semantic import (
     EmbeddingsServer,
     Holder,
     add_memory,

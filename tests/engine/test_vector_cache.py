@@ -17,7 +17,7 @@ from memtap.engine.store.database import Database
 from memtap.engine.store.vector_cache import VectorCache, unit_rows
 from memtap.engine.store.vectors import PendingMemory
 from memtap.engine.types import MemoryPatch
-from tests.semantic_fixtures import (
+from tests.support.semantic import (
     EmbeddingsServer,
     Holder,
     add_memory,

@@ -12,7 +12,7 @@ from memtap.engine.store import memories, vectors
 from memtap.engine.store.database import Database
 from memtap.engine.store.vectors import PendingMemory
 from memtap.engine.types import Memory
-from tests.semantic_fixtures import add_memory, open_db
+from tests.support.semantic import add_memory, open_db
 
 DIM = 4
 

@@ -11,9 +11,9 @@ import pytest
 
 from memtap.config.schema import Config
 from memtap.proxy.admin.app import is_loopback
-from tests.admin_harness import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import TOKEN, Admin, start_admin
+from tests.support.standin import Standin
 
 API_ROUTES = [
     ("GET", "/api/memories"),

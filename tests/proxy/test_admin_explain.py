@@ -13,9 +13,9 @@ import pytest
 
 from memtap.config.schema import Config, MemoryConfig
 from memtap.engine.memory_block import OPEN
-from tests.admin_harness import OWNER, Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import OWNER, Admin, start_admin
+from tests.support.standin import Standin
 
 API_KEY = "sk-test-admin-explain-0001"
 KEY_OWNER = hashlib.sha256(API_KEY.encode()).hexdigest()[:24]

@@ -16,7 +16,7 @@ from memtap.proxy.admin.validation import (
     MAX_JSON_BODY,
     MAX_LIST_LIMIT,
 )
-from tests.admin_harness import OWNER, Admin
+from tests.support.admin import OWNER, Admin
 
 METACHARACTERS = [
     "'",

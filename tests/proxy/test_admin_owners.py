@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from memtap.proxy.admin import owners
-from tests.admin_harness import OWNER, Admin
+from tests.support.admin import OWNER, Admin
 
 OTHER = "fedcba9876543210fedcba98"
 

@@ -13,9 +13,9 @@ import aiohttp
 import pytest
 
 from memtap.config.schema import Config
-from tests.admin_harness import OWNER, TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import OWNER, TOKEN, Admin, start_admin
+from tests.support.standin import Standin
 
 DRIVER = Path(__file__).parent.parent / "admin_page" / "drive_page.js"
 NODE = shutil.which("node")

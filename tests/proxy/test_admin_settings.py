@@ -13,9 +13,9 @@ import yaml
 
 from memtap.config.loader import load_config
 from memtap.proxy.admin.settings import restore_overrides
-from tests.admin_harness import TOKEN, Admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import TOKEN, Admin
+from tests.support.standin import Standin
 
 
 def write_yaml(tmp_path: Path, standin: Standin) -> Path:

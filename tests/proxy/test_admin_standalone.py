@@ -8,9 +8,9 @@ import aiohttp
 import pytest
 
 from memtap.config.schema import AdminConfig, Config
-from tests.admin_harness import TOKEN, admin_config
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import TOKEN, admin_config
+from tests.support.standin import Standin
 
 
 async def test_admin_on_its_own_listener(

@@ -18,9 +18,9 @@ import yaml
 
 from memtap.config.schema import Config
 from memtap.proxy.cli.client import Progress, url_from_listen
-from tests.admin_harness import OWNER, TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import OWNER, TOKEN, Admin, start_admin
+from tests.support.standin import Standin
 
 MEMTAP = str(Path(sys.executable).with_name("memtap"))
 

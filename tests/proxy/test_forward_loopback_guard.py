@@ -21,7 +21,7 @@ from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, InterceptConfig, MemoryConfig
 from memtap.proxy.modes.loopback_guard import is_loopback_ip, peer_is_loopback, refused
 from memtap.proxy.server import RunningServer, start_server
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 
 def outside_address() -> str | None:

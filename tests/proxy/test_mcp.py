@@ -21,9 +21,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memtap.config.schema import Config, MemoryConfig
 from memtap.proxy.cli.memories_cmd import owner_id_of
-from tests.admin_harness import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.admin import TOKEN, Admin, start_admin
+from tests.support.standin import Standin
 
 MEMTAP = str(Path(sys.executable).with_name("memtap"))
 APP_KEY = "sk-mcp-user-4f1c"

@@ -13,7 +13,7 @@ import pytest
 from yarl import URL
 
 from memtap.config.schema import UpstreamConfig
-from tests.upstream_standin import FIXTURES, Reply, Standin, gzip_payload, pattern_bytes
+from tests.support.standin import FIXTURES, Reply, Standin, gzip_payload, pattern_bytes
 
 FIXTURE_CASES = sorted(
     (p.parent.name, p.name.removesuffix(".expect.json"))

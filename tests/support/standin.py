@@ -45,7 +45,7 @@ from typing import Any, Self
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
-FIXTURES = Path(__file__).parent / "fixtures" / "llm-traffic"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "llm-traffic"
 BLOCK = 65536
 _PATTERN_BASE = random.Random(20261202).randbytes(BLOCK)
 
