@@ -9,23 +9,15 @@ so every success here went through memtap's interception.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import ipaddress
 import ssl
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
-import orjson
 import pytest
-from aiohttp import web
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.loader import LoadedConfig
@@ -38,154 +30,45 @@ from memtap.config.schema import (
 )
 from memtap.proxy.modes.certs import LeafCertStore, ca_cert_path
 from memtap.proxy.server import RunningServer, start_server
+from tests.support.pki import make_pki
+from tests.support.standin import Standin
 
 API_KEY = "sk-forward-test-key"
 
 
-def upstream_pki(directory: Path) -> tuple[ssl.SSLContext, Path]:
-    """A provider stand-in's own PKI, independent of memtap's code: a self-signed CA and a
-    leaf for 127.0.0.1 it signed. Returns (server context, CA file to trust)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    now = dt.datetime.now(dt.UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "stand-in test CA")])
-    ca_cert = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=30))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(ca_key, hashes.SHA256())
+async def _start_standin(directory: Path, *, tls: bool) -> Standin:
+    """The stand-in with this module's answers: "hello from upstream" to a chat completion and
+    the request's path (with query) as JSON to anything else."""
+    standin = Standin(
+        tls=make_pki(directory) if tls else None,
+        fallback=lambda recorded: {"path": recorded.path},
     )
-    key = ec.generate_private_key(ec.SECP256R1())
-    leaf = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=30))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    ca_file = directory / "ca.pem"
-    ca_file.write_bytes(ca_cert.public_bytes(pem))
-    chain = directory / "server.pem"
-    chain.write_bytes(
-        leaf.public_bytes(pem)
-        + key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ctx.load_cert_chain(chain)
-    return ctx, ca_file
-
-
-@dataclass
-class StandIn:
-    """A provider stand-in: records what it received, answers in OpenAI's format."""
-
-    port: int
-    ca_file: Path
-    scheme: str
-    received: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def origin(self) -> str:
-        return f"{self.scheme}://127.0.0.1:{self.port}"
-
-
-def _completion(text: str) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-test",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
-
-
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-    event = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "gpt-test",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return b"data: " + orjson.dumps(event) + b"\n\n"
-
-
-async def _start_standin(tmp_path: Path, *, tls: bool) -> tuple[StandIn, web.AppRunner]:
-    ctx, ca_file = upstream_pki(tmp_path / "standin-pki")
-    holder: list[StandIn] = []
-
-    async def chat(request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        holder[0].received.append(
-            {"path": request.path_qs, "headers": dict(request.headers), "body": body}
-        )
-        if not body.get("stream"):
-            return web.json_response(_completion("hello from upstream"))
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        await response.write(_chunk({"role": "assistant", "content": ""}))
-        for word in ("hello ", "streamed ", "world"):
-            await response.write(_chunk({"content": word}))
-        await response.write(_chunk({}, "stop"))
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
-        return response
-
-    async def other(request: web.Request) -> web.Response:
-        holder[0].received.append({"path": request.path_qs, "headers": dict(request.headers)})
-        return web.json_response({"path": request.path_qs})
-
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat)
-    app.router.add_route("*", "/{tail:.*}", other)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx if tls else None)
-    await site.start()
-    port = runner.addresses[0][1]
-    holder.append(
-        StandIn(port, ca_file, "https" if tls else "http")
-    )
-    return holder[0], runner
+    standin.reply_text = "hello from upstream"
+    await standin.start()
+    return standin
 
 
 @pytest.fixture
-async def https_standin(tmp_path: Path) -> AsyncIterator[StandIn]:
-    server, runner = await _start_standin(tmp_path, tls=True)
+async def https_standin(tmp_path: Path) -> AsyncIterator[Standin]:
+    server = await _start_standin(tmp_path / "standin-pki", tls=True)
     try:
         yield server
     finally:
-        await runner.cleanup()
+        await server.stop()
 
 
 @pytest.fixture
-async def plain_standin(tmp_path: Path) -> AsyncIterator[StandIn]:
-    server, runner = await _start_standin(tmp_path / "plain", tls=False)
+async def plain_standin(tmp_path: Path) -> AsyncIterator[Standin]:
+    server = await _start_standin(tmp_path / "plain", tls=False)
     try:
         yield server
     finally:
-        await runner.cleanup()
+        await server.stop()
 
 
 @pytest.fixture
 async def memtap(
-    tmp_path: Path, https_standin: StandIn
+    tmp_path: Path, https_standin: Standin
 ) -> AsyncIterator[Callable[..., Any]]:
     """Start memtap intercepting the stand-in; `await memtap(intercept=..., memory=...)`."""
     started: list[RunningServer] = []
@@ -226,7 +109,7 @@ async def _ensure_ca(tmp_path: Path) -> Path:
 
 
 async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     running = await memtap()
     ca_file = await _ensure_ca(tmp_path)
@@ -235,7 +118,7 @@ async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "https_proxy", "SSL_CERT_DIR"):
         monkeypatch.delenv(name, raising=False)
     client = openai.AsyncOpenAI(
-        base_url=f"{https_standin.origin}/v1", api_key=API_KEY, max_retries=0
+        base_url=f"{https_standin.url}/v1", api_key=API_KEY, max_retries=0
     )
     async with client:
         completion = await client.chat.completions.create(
@@ -244,13 +127,14 @@ async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
             extra_headers={"X-Memtap-Session": "s-1"},
         )
         assert completion.choices[0].message.content == "hello from upstream"
+        https_standin.reply_text = "hello streamed world"
         stream = await client.chat.completions.create(
             model="gpt-test", messages=[{"role": "user", "content": "hi again"}], stream=True
         )
         words = [c.choices[0].delta.content async for c in stream if c.choices and c.choices[0].delta.content]
     assert "".join(words) == "hello streamed world"
-    assert [r["body"]["messages"][-1]["content"] for r in https_standin.received] == ["hi", "hi again"]
-    first = https_standin.received[0]["headers"]
+    assert [r.json()["messages"][-1]["content"] for r in https_standin.requests] == ["hi", "hi again"]
+    first = https_standin.requests[0].headers
     # memtap's pipeline handled it: its own header was stripped, the key reached the upstream.
     assert "X-Memtap-Session" not in first
     assert first["Authorization"] == f"Bearer {API_KEY}"
@@ -258,30 +142,30 @@ async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
 
 
 async def test_explicit_httpx_client_keeps_alive_inside_the_tunnel(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap()
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         for i in range(3):
-            response = await client.get(f"{https_standin.origin}/v1/models?i={i}")
+            response = await client.get(f"{https_standin.url}/v1/models?i={i}")
             assert response.status_code == 200
             assert response.json() == {"path": f"/v1/models?i={i}"}
-    assert len(https_standin.received) == 3
+    assert len(https_standin.requests) == 3
 
 
 async def test_admin_paths_of_a_forwarded_request_belong_to_the_target(
-    tmp_path: Path, https_standin: StandIn, plain_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, plain_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap()
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        intercepted = await client.get(f"{https_standin.origin}/_memtap/health?x=1")
-        absolute = await client.get(f"{plain_standin.origin}/_memtap/stats")
+        intercepted = await client.get(f"{https_standin.url}/_memtap/health?x=1")
+        absolute = await client.get(f"{plain_standin.url}/_memtap/stats")
     # The stand-in answered (memtap's own /_memtap/health has no "path" field).
     assert intercepted.status_code == 200
     assert intercepted.json() == {"path": "/_memtap/health?x=1"}
-    assert [r["path"] for r in https_standin.received] == ["/_memtap/health?x=1"]
+    assert [r.path for r in https_standin.requests] == ["/_memtap/health?x=1"]
     assert absolute.status_code == 200
     assert absolute.json() == {"path": "/_memtap/stats"}
     # memtap's admin API still answers requests addressed to memtap itself.
@@ -291,14 +175,14 @@ async def test_admin_paths_of_a_forwarded_request_belong_to_the_target(
 
 
 async def test_admin_paths_are_forwarded_when_the_admin_api_listens_elsewhere(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap(admin=AdminConfig(listen="127.0.0.1:0"))
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(
         proxy=running.base_url, verify=verify, trust_env=False
     ) as client:
-        forwarded = await client.get(f"{https_standin.origin}/_memtap/memories")
+        forwarded = await client.get(f"{https_standin.url}/_memtap/memories")
     assert forwarded.status_code == 200
     assert forwarded.json() == {"path": "/_memtap/memories"}
     # Addressed to memtap itself, the proxy port still says where the admin API is.
@@ -308,14 +192,14 @@ async def test_admin_paths_are_forwarded_when_the_admin_api_listens_elsewhere(
 
 
 async def test_untrusted_upstream_certificate_is_502_upstream_tls(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     intercept = InterceptConfig(hosts=(f"127.0.0.1:{https_standin.port}",), upstream_ca_file=None)
     running = await memtap(intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         response = await client.post(
-            f"{https_standin.origin}/v1/chat/completions",
+            f"{https_standin.url}/v1/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
         )
         assert response.status_code == 502
@@ -323,24 +207,24 @@ async def test_untrusted_upstream_certificate_is_502_upstream_tls(
         assert error["code"] == "upstream_tls"
         assert error["upstream"] == f"127.0.0.1:{https_standin.port}"
         assert "TLS" in error["message"] and "certificate" in error["message"].lower()
-    assert https_standin.received == []  # never a silent downgrade
+    assert https_standin.requests == []  # never a silent downgrade
 
 
 async def test_absolute_uri_http_requests_are_proxied(
-    plain_standin: StandIn, memtap: Callable[..., Any]
+    plain_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap()
     async with httpx.AsyncClient(proxy=running.base_url, trust_env=False) as client:
-        response = await client.get(f"{plain_standin.origin}/v1/models?limit=2")
+        response = await client.get(f"{plain_standin.url}/v1/models?limit=2")
     assert response.status_code == 200
     assert response.json() == {"path": "/v1/models?limit=2"}
-    assert plain_standin.received[0]["headers"]["Host"] == f"127.0.0.1:{plain_standin.port}"
+    assert plain_standin.requests[0].headers["Host"] == f"127.0.0.1:{plain_standin.port}"
 
 
 async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
-    https_standin: StandIn, memtap: Callable[..., Any]
+    https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
-    upstream = UpstreamConfig(name="https_standin", url=https_standin.origin, ca_file=str(https_standin.ca_file))
+    upstream = UpstreamConfig(name="https_standin", url=https_standin.url, ca_file=str(https_standin.ca_file))
     running = await memtap(upstreams=(upstream,))
     async with httpx.AsyncClient(proxy=running.base_url, trust_env=False) as client:
         response = await client.get(f"{running.base_url}/v1/models")
@@ -350,7 +234,7 @@ async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
 
 async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
     tmp_path: Path,
-    https_standin: StandIn,
+    https_standin: Standin,
     memtap: Callable[..., Any],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -359,7 +243,7 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
     # The client trusts only the stand-in's CA: this succeeds only if memtap did not intercept.
     verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        response = await client.get(f"{https_standin.origin}/v1/models")
+        response = await client.get(f"{https_standin.url}/v1/models")
     assert response.status_code == 200
     assert not _memtap_ca(tmp_path).exists()  # nothing was intercepted: no CA was even needed
     # The tunnel is one request.done line, with the fields of any other request.
@@ -390,21 +274,21 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
 
 
 async def test_others_deny_refuses_non_intercepted_hosts(
-    https_standin: StandIn, memtap: Callable[..., Any]
+    https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="deny"))
     verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         with pytest.raises(httpx.ProxyError, match="403"):
-            await client.get(f"{https_standin.origin}/v1/models")
-    assert https_standin.received == []
+            await client.get(f"{https_standin.url}/v1/models")
+    assert https_standin.requests == []
     async with httpx.AsyncClient(trust_env=False) as client:
         metrics = (await client.get(f"{running.base_url}/_memtap/metrics")).text
     assert 'memtap_requests_total{upstream="tunnel",status="403"} 1' in metrics
 
 
 async def test_intercept_hosts_follow_the_live_config(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     """`intercept` is read per CONNECT: a runtime change applies to the next tunnel."""
     running = await memtap(intercept=InterceptConfig(hosts=(), others="deny"))
@@ -412,7 +296,7 @@ async def test_intercept_hosts_follow_the_live_config(
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         with pytest.raises(httpx.ProxyError):
-            await client.get(f"{https_standin.origin}/v1/models")
+            await client.get(f"{https_standin.url}/v1/models")
     new = replace(
         holder.current,
         intercept=InterceptConfig(
@@ -421,11 +305,11 @@ async def test_intercept_hosts_follow_the_live_config(
     )
     holder.reload_loaded(LoadedConfig(config=new, path=None, explicit=frozenset(), digest=None))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        assert (await client.get(f"{https_standin.origin}/v1/models")).status_code == 200
+        assert (await client.get(f"{https_standin.url}/v1/models")).status_code == 200
 
 
 async def test_intercepted_request_gets_memory_like_reverse_mode(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     """The same pipeline as reverse mode: a stored memory reaches the upstream's system level."""
     from memtap.config.schema import EmbeddingConfig, VectorStoreConfig
@@ -445,7 +329,7 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     http_client = httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False)
     client = openai.AsyncOpenAI(
-        base_url=f"{https_standin.origin}/v1", api_key=API_KEY, max_retries=0, http_client=http_client
+        base_url=f"{https_standin.url}/v1", api_key=API_KEY, max_retries=0, http_client=http_client
     )
     async with client:
         for stream in (False, True):
@@ -461,15 +345,15 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
             if stream:
                 async for _ in raw.parse():
                     pass
-    assert len(https_standin.received) == 2
-    for received in https_standin.received:
-        system = [m["content"] for m in received["body"]["messages"] if m["role"] == "system"]
+    assert len(https_standin.requests) == 2
+    for received in https_standin.requests:
+        system = [m["content"] for m in received.json()["messages"] if m["role"] == "system"]
         assert any(OPEN in text and fact in text for text in system), system
 
 
 async def test_first_intercept_does_not_block_the_event_loop(
     tmp_path: Path,
-    https_standin: StandIn,
+    https_standin: Standin,
     memtap: Callable[..., Any],
     blocking_guard: Callable[[], Any],
 ) -> None:
@@ -479,33 +363,33 @@ async def test_first_intercept_does_not_block_the_event_loop(
     verify = ssl.create_default_context(cafile=str(ca_file))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
         with blocking_guard():
-            response = await client.get(f"{https_standin.origin}/v1/models")
+            response = await client.get(f"{https_standin.url}/v1/models")
     assert response.status_code == 200
     assert (tmp_path / "data" / "ca" / "leaves" / "127.0.0.1.pem").exists()
 
 
 async def test_configured_upstream_at_the_same_origin_lends_its_settings(
     tmp_path: Path,
-    https_standin: StandIn,
+    https_standin: Standin,
     memtap: Callable[..., Any],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """An `upstreams` entry for the intercepted origin lends its name and `ca_file`."""
     upstream = UpstreamConfig(
-        name="provider", url=https_standin.origin, ca_file=str(https_standin.ca_file)
+        name="provider", url=https_standin.url, ca_file=str(https_standin.ca_file)
     )
     intercept = InterceptConfig(hosts=("127.0.0.1",), upstream_ca_file=None)
     running = await memtap(upstreams=(upstream,), intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     caplog.set_level("INFO", logger="memtap")
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        assert (await client.get(f"{https_standin.origin}/v1/models")).status_code == 200
+        assert (await client.get(f"{https_standin.url}/v1/models")).status_code == 200
     done = [r for r in caplog.records if r.getMessage() == "request.done"]
     assert [r.fields["upstream"] for r in done] == ["provider"]  # type: ignore[attr-defined]
 
 
 async def test_unusable_upstream_ca_file_never_weakens_verification(
-    tmp_path: Path, https_standin: StandIn, memtap: Callable[..., Any]
+    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
     """A bundle that is not PEM (edited after start, say): system roots only, so 502, not 500."""
     bad = tmp_path / "not-a-bundle.pem"
@@ -514,7 +398,7 @@ async def test_unusable_upstream_ca_file_never_weakens_verification(
     running = await memtap(intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
-        response = await client.get(f"{https_standin.origin}/v1/models")
+        response = await client.get(f"{https_standin.url}/v1/models")
     assert response.status_code == 502
     assert response.json()["error"]["code"] == "upstream_tls"
-    assert https_standin.received == []
+    assert https_standin.requests == []

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import random
 import socket
-import ssl
 import time
 from pathlib import Path
 
 import aiohttp
 import pytest
-from aiohttp import web
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from memtap.config.schema import UpstreamConfig
 from memtap.proxy.addons import default_addons
 from memtap.proxy.flow import Flow
 from memtap.proxy.pipeline import Addon
+from tests.support.pki import make_pki
+from tests.support.standin import Standin
 
 API_KEY = "sk-test-errors-0123456789"
 
@@ -97,56 +91,11 @@ async def test_upstream_failure_after_headers_aborts_client_connection(
 # -- TLS to the upstream -----------------------------------------------------------------
 
 
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "memtap-test-upstream")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "upstream.pem", tmp_path / "upstream.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 @pytest.fixture
 async def tls_upstream(tmp_path: Path):
-    cert_path, key_path = _self_signed(tmp_path)
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert_path, key_path)
-
-    async def hello(request: web.Request) -> web.Response:
-        return web.json_response({"tls": True})
-
-    app = web.Application()
-    app.router.add_get("/hello", hello)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
-    await site.start()
-    yield f"https://127.0.0.1:{site.port}", cert_path
-    await runner.cleanup()
+    standin = Standin(tls=make_pki(tmp_path / "pki"), fallback=lambda _: {"tls": True})
+    async with standin:
+        yield standin.url, standin.ca_file
 
 
 async def test_untrusted_upstream_certificate_is_502_tls(

@@ -31,7 +31,7 @@ from memtap.proxy.modes.targets import (
     parse_authority,
     parse_connect_head,
 )
-from tests.e2e.test_forward import upstream_pki
+from tests.support.pki import make_pki
 
 
 @dataclass
@@ -100,7 +100,8 @@ async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> Asyn
 @pytest.fixture
 async def tls_echo(tmp_path: Path) -> AsyncIterator[tuple[int, Path]]:
     """A TLS server with its own CA (not memtap's) that echoes one line: a non-intercepted host."""
-    ctx, ca_file = upstream_pki(tmp_path / "echo-pki")
+    pki = make_pki(tmp_path / "echo-pki")
+    ctx, ca_file = pki.server_context(), pki.ca_file
 
     async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

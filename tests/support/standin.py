@@ -4,6 +4,16 @@ Start it with the `standin` fixture (tests/conftest.py) or `async with Standin()
 Every request is recorded (`standin.requests`: method, raw path, headers, body) before it is
 answered, so tests can assert what memtap sent upstream.
 
+Options (keyword arguments), one stand-in for every test and benchmark:
+- `tls=make_pki(dir)` (tests/support/pki.py) serves HTTPS with that PKI's 127.0.0.1 leaf;
+  `standin.url` says https and `standin.ca_file` is the CA to trust
+- `fallback=lambda recorded: {...}` the JSON answer for paths with no endpoint below
+  (default: a description of the request)
+- `canned=CannedChat(json, sse)` answers `POST /v1/chat/completions` with these exact bytes
+  without parsing the request (the benchmarks' minimal, fast upstream)
+- `record=False` keeps nothing (`standin.requests` stays empty: long benchmark runs)
+- `port=` a fixed port instead of a free one
+
 Endpoints
 - `POST /v1/chat/completions` OpenAI chat: JSON, or SSE when the body has `"stream": true`
 - `POST /v1/messages`         Anthropic messages: JSON, or SSE when `"stream": true`
@@ -36,7 +46,7 @@ import json
 import random
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -44,6 +54,8 @@ from typing import Any, Self
 
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
+
+from tests.support.pki import Pki
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "llm-traffic"
 BLOCK = 65536
@@ -92,6 +104,15 @@ class Reply:
     delay_s: float = 0.0
     headers_delay_s: float = 0.0
     content_length: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CannedChat:
+    """Fixed chat answers sent byte for byte, the request never parsed: `sse` (one write per
+    event) when the body contains `"stream": true`, else `json`."""
+
+    json: bytes
+    sse: Sequence[bytes] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,9 +277,22 @@ def anthropic_sse(text: str, model: str) -> list[bytes]:
 class Standin:
     """The stand-in upstream. Attributes tests may change: `reply_text`, `chunk_delay_s`."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        *,
+        port: int = 0,
+        tls: Pki | None = None,
+        fallback: Callable[[RecordedRequest], Any] | None = None,
+        canned: CannedChat | None = None,
+        record: bool = True,
+    ) -> None:
         self.host = host
-        self.port = 0
+        self.port = port
+        self.tls = tls
+        self.fallback = fallback
+        self.canned = canned
+        self.record = record
         self.reply_text = "Hello from the stand-in upstream."
         self.chunk_delay_s = 0.0
         self.requests: list[RecordedRequest] = []
@@ -271,7 +305,15 @@ class Standin:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        scheme = "https" if self.tls else "http"
+        return f"{scheme}://{self.host}:{self.port}"
+
+    @property
+    def ca_file(self) -> Path:
+        """The CA a client trusts to reach this stand-in over TLS."""
+        if self.tls is None:
+            raise ValueError("a plain-HTTP stand-in has no CA")
+        return self.tls.ca_file
 
     def last(self) -> RecordedRequest:
         return self.requests[-1]
@@ -300,7 +342,8 @@ class Standin:
         app.router.add_route("*", "/{tail:.*}", self._dispatch)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, 0)
+        context = self.tls.server_context() if self.tls else None
+        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=context)
         await site.start()
         self.port = site.port
 
@@ -325,24 +368,14 @@ class Standin:
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
-        peer = (
-            request.transport.get_extra_info("peername") if request.transport else None
-        )
-        headers = CIMultiDictProxy(CIMultiDict(request.headers))
-        self.requests.append(
-            RecordedRequest(
-                request.method,
-                request.raw_path,
-                headers,
-                body,
-                time.monotonic(),
-                tuple(peer) if peer else None,
-            )
-        )
+        if self.record:
+            self.requests.append(_recorded(request, body))
         if self.replies:
             return await self._scripted(request, self.replies.popleft())
         path = request.path
         if path == "/v1/chat/completions":
+            if self.canned is not None:
+                return await self._canned(request, body, self.canned)
             return await self._llm(request, body, openai_chat_json, openai_chat_sse)
         if path == "/v1/messages":
             return await self._llm(request, body, anthropic_json, anthropic_sse)
@@ -395,6 +428,8 @@ class Standin:
             assert request.transport is not None
             request.transport.close()
             return web.Response()
+        if self.fallback is not None:
+            return web.json_response(self.fallback(_recorded(request, body)))
         return web.json_response(
             {
                 "method": request.method,
@@ -472,6 +507,18 @@ class Standin:
             as_json(text, model), headers={"x-request-id": "req_standin"}
         )
 
+    async def _canned(
+        self, request: web.Request, body: bytes, canned: CannedChat
+    ) -> web.StreamResponse:
+        if b'"stream": true' not in body:
+            return web.Response(body=canned.json, content_type="application/json")
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for event in canned.sse:
+            await response.write(event)
+        await response.write_eof()
+        return response
+
     async def _bytes(self, request: web.Request, n: int) -> web.StreamResponse:
         response = web.StreamResponse(
             headers={"Content-Type": "application/octet-stream"}
@@ -507,6 +554,18 @@ class Standin:
             self.disconnects += 1
             raise
         return response
+
+
+def _recorded(request: web.Request, body: bytes) -> RecordedRequest:
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    return RecordedRequest(
+        request.method,
+        request.raw_path,
+        CIMultiDictProxy(CIMultiDict(request.headers)),
+        body,
+        time.monotonic(),
+        tuple(peer) if peer else None,
+    )
 
 
 def gzip_payload() -> bytes:
