@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
+from memtap.engine.clock import now_iso
 from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
 from memtap.engine.store import memories, vectors
 from memtap.engine.store.database import Database
@@ -82,7 +83,7 @@ async def test_cached_knn_matches_vec0_with_every_filter(tmp_path: Path) -> None
                         # an un-normalised query: the cache normalises like vec0's cosine;
                         # the live filter of the tier's own `search` (no retention)
                         live = memories.Live(
-                            now=memories.now_iso(),
+                            now=now_iso(),
                             cutoff=None,
                             owner=o,
                             session=s,
@@ -135,7 +136,7 @@ async def test_knn_live_is_knn_plus_the_live_reread_in_one_hop(tmp_path: Path) -
                 lambda conn, o=owner: vectors.warm_owner(conn, warm, o, DIM)  # type: ignore[misc]
             )
         cold = VectorCache()  # nothing loaded: answered by vec0
-        now = memories.now_iso()
+        now = now_iso()
         checked = 0
         for owner in ("alice", "bob"):
             for session, match in ((None, False), ("s1", True), (None, True)):
@@ -281,7 +282,7 @@ async def test_cache_follows_the_tiers_own_writes(tmp_path: Path) -> None:
             # a content change re-embeds: the new vector replaces the old one
             await db.write(
                 lambda conn: memories.update(
-                    conn, a1.id, MemoryPatch(content="kafka queue"), memories.now_iso()
+                    conn, a1.id, MemoryPatch(content="kafka queue"), now_iso()
                 )
             )
             changed = await db.read(lambda conn: memories.get(conn, a1.id))

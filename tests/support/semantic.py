@@ -19,6 +19,7 @@ from memtap.config.schema import (
     MemoryConfig,
     VectorStoreConfig,
 )
+from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.onnx import open_onnx
 from memtap.engine.embeddings.static import build_static_sync
 from memtap.engine.store import memories
@@ -58,7 +59,7 @@ async def open_db(path: Path, with_vec: bool = True) -> Database:
 async def add_memory(db: Database, owner: str, content: str, **kw: object) -> Memory:
     new = NewMemory(owner=owner, content=content, **kw)  # type: ignore[arg-type]
     memory, _ = await db.write(
-        lambda conn: memories.upsert(conn, new, memories.now_iso())
+        lambda conn: memories.upsert(conn, new, now_iso())
     )
     return memory
 
