@@ -36,7 +36,7 @@ from tests.support.standin import Standin
 API_KEY = "sk-forward-test-key"
 
 
-async def _start_standin(directory: Path, *, tls: bool) -> Standin:
+def _standin(directory: Path, *, tls: bool) -> Standin:
     """The stand-in with this module's answers: "hello from upstream" to a chat completion and
     the request's path (with query) as JSON to anything else."""
     standin = Standin(
@@ -44,26 +44,19 @@ async def _start_standin(directory: Path, *, tls: bool) -> Standin:
         fallback=lambda recorded: {"path": recorded.path},
     )
     standin.reply_text = "hello from upstream"
-    await standin.start()
     return standin
 
 
 @pytest.fixture
 async def https_standin(tmp_path: Path) -> AsyncIterator[Standin]:
-    server = await _start_standin(tmp_path / "standin-pki", tls=True)
-    try:
+    async with _standin(tmp_path / "standin-pki", tls=True) as server:
         yield server
-    finally:
-        await server.stop()
 
 
 @pytest.fixture
 async def plain_standin(tmp_path: Path) -> AsyncIterator[Standin]:
-    server = await _start_standin(tmp_path / "plain", tls=False)
-    try:
+    async with _standin(tmp_path / "plain", tls=False) as server:
         yield server
-    finally:
-        await server.stop()
 
 
 @pytest.fixture
