@@ -25,10 +25,10 @@ from memtap.config.schema import (
     QdrantConfig,
     VectorStoreConfig,
 )
-from tests.admin_harness import TOKEN, Admin, start_admin
+from tests.support.admin import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.e2e.browser import Page
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 pytestmark = pytest.mark.timeout(180)
 

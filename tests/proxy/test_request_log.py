@@ -17,9 +17,9 @@ from memtap.config.schema import AdminConfig, Config
 from memtap.config.validate import validate
 from memtap.engine.events import TurnExtracted
 from memtap.proxy.request_log import RequestLog, RequestRecord
-from tests.admin_harness import TOKEN, Admin, start_admin
+from tests.support.admin import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 KEY = "sk-request-log-key"
 OWNER = hashlib.sha256(KEY.encode()).hexdigest()[:24]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.admin_harness import Admin
+from tests.support.admin import Admin
 
 STATIC = Path(__file__).resolve().parents[2] / "proxy" / "admin" / "static"
 TABS = ["Memories", "Playground", "Requests", "Engine", "Owners"]
