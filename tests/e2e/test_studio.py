@@ -25,9 +25,9 @@ from memtap.config.schema import (
     QdrantConfig,
     VectorStoreConfig,
 )
-from tests.support.admin import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
 from tests.e2e.browser import Page
+from tests.support.admin import TOKEN, Admin, start_admin
 from tests.support.standin import Standin
 
 pytestmark = pytest.mark.timeout(180)
@@ -195,8 +195,10 @@ async def test_requests_tab_shows_a_proxied_request_with_its_injected_memory(
         learnt_css = f'#r-rows tr[data-request-id="{learnt_id}"]'
         page.click("#r-auto")
         learnt = page.wait(
-            lambda: page.find(learnt_css).find_elements("css selector", "a.memory-link")
-            and page.find(learnt_css)
+            lambda: (
+                page.find(learnt_css).find_elements("css selector", "a.memory-link")
+                and page.find(learnt_css)
+            )
         )
         assert learnt.find_elements("css selector", "td.ids")[1].text.startswith("1")
         page.click("#r-auto")

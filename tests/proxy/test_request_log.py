@@ -17,8 +17,8 @@ from memtap.config.schema import AdminConfig, Config
 from memtap.config.validate import validate
 from memtap.engine.events import TurnExtracted
 from memtap.proxy.request_log import RequestLog, RequestRecord
-from tests.support.admin import TOKEN, Admin, start_admin
 from tests.conftest import MemtapServer
+from tests.support.admin import TOKEN, Admin, start_admin
 from tests.support.standin import Standin
 
 KEY = "sk-request-log-key"
