@@ -19,7 +19,7 @@ from memtap.engine.events import TurnExtracted
 from memtap.proxy.request_log import RequestLog, RequestRecord
 from tests.conftest import MemtapServer
 from tests.support.admin import TOKEN, Admin, start_admin
-from tests.support.standin import Standin
+from tests.support.standin import Reply, Standin
 
 KEY = "sk-request-log-key"
 OWNER = hashlib.sha256(KEY.encode()).hexdigest()[:24]
@@ -118,6 +118,23 @@ async def test_never_prompt_text_and_reasons_when_nothing_happened(
     assert keyless.status == 200
     read_entry = await entry(admin, read.headers["X-Memtap-Request-Id"])
     assert read_entry["extraction"] == "none" and read_entry["extracted"] == []
+
+
+async def test_an_upstream_error_says_why_nothing_was_learnt(
+    admin: Admin, standin: Standin
+) -> None:
+    standin.enqueue(
+        Reply(
+            status=500,
+            headers={"Content-Type": "application/json"},
+            chunks=[b'{"error": {"message": "boom"}}'],
+        )
+    )
+    failed = await chat(admin, "I prefer window seats.")
+    assert failed.status == 500
+    item = await entry(admin, failed.headers["X-Memtap-Request-Id"])
+    assert item["status"] == 500 and item["skipped_reason"] == "status_500"
+    assert item["extraction"] == "none"
 
 
 async def test_owner_filter_limit_and_validation(admin: Admin) -> None:
