@@ -29,7 +29,7 @@ from memtap.proxy.modes.connect_outcome import (
     target_text,
 )
 from memtap.proxy.modes.intercept import Interceptor
-from memtap.proxy.modes.sniffer import FirstLineSniffer
+from memtap.proxy.modes.sniffer import ConnectRequest, FirstLineSniffer
 from memtap.proxy.modes.targets import (
     INTERCEPT_EXTRA,
     BadConnect,
@@ -136,12 +136,11 @@ class ForwardProxy:
         config = self.intercept_config()
         pending = PendingConnect(target.hostport, self.on_done)
         try:
+            connect = ConnectRequest(sniffer, transport, target, rest, pending)
             if host_matches(target, config.hosts):
-                await self.interceptor.intercept(
-                    sniffer, transport, target, rest, pending
-                )
+                await self.interceptor.intercept(connect)
             elif config.others == "tunnel":
-                await self.tunnels.open(sniffer, transport, target, rest, pending)
+                await self.tunnels.open(connect)
             else:
                 log.info(
                     "connect.denied", extra={"fields": {"target": target.authority}}

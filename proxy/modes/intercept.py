@@ -15,9 +15,8 @@ import ssl
 from collections.abc import Callable
 
 from memtap.proxy.modes.certs import LeafCertStore
-from memtap.proxy.modes.connect_outcome import ESTABLISHED, PendingConnect, json_answer
-from memtap.proxy.modes.sniffer import FirstLineSniffer
-from memtap.proxy.modes.targets import InterceptTarget
+from memtap.proxy.modes.connect_outcome import ESTABLISHED, json_answer
+from memtap.proxy.modes.sniffer import ConnectRequest
 
 log = logging.getLogger("memtap.connect")
 
@@ -41,16 +40,10 @@ class Interceptor:
         self.needs_prepare = needs_prepare
         self.prepare = prepare
 
-    async def intercept(
-        self,
-        sniffer: FirstLineSniffer,
-        transport: asyncio.Transport,
-        target: InterceptTarget,
-        rest: bytes,
-        pending: PendingConnect,
-    ) -> None:
+    async def intercept(self, connect: ConnectRequest) -> None:
+        pending = connect.pending
         try:
-            await self._terminate_tls(sniffer, transport, target, rest, pending)
+            await self._terminate_tls(connect)
         finally:
             # Every way out before the hand-over that did not report already: the client
             # went away (or the connection was closed) before requests could flow.
@@ -61,15 +54,10 @@ class Interceptor:
                 error_kind="client",
             )
 
-    async def _terminate_tls(
-        self,
-        sniffer: FirstLineSniffer,
-        transport: asyncio.Transport,
-        target: InterceptTarget,
-        rest: bytes,
-        pending: PendingConnect,
-    ) -> None:
-        if rest:
+    async def _terminate_tls(self, connect: ConnectRequest) -> None:
+        sniffer, transport, target = connect.sniffer, connect.transport, connect.target
+        pending = connect.pending
+        if connect.rest:
             # The client spoke before our 200: those bytes cannot be fed into start_tls.
             transport.write(
                 json_answer(

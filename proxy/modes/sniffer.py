@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, cast
 
 from memtap.proxy.modes.connect_outcome import (
@@ -51,6 +52,19 @@ class SnifferFront(Protocol):
     def start_connect(
         self, sniffer: FirstLineSniffer, head: bytes, rest: bytes
     ) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectRequest:
+    """One CONNECT on its way to interception or a blind tunnel."""
+
+    sniffer: FirstLineSniffer
+    transport: asyncio.Transport
+    """The client connection, reading paused."""
+    target: InterceptTarget
+    rest: bytes
+    """Bytes the client sent after the CONNECT head (before memtap's 200)."""
+    pending: PendingConnect
 
 
 class FirstLineSniffer(asyncio.Protocol):

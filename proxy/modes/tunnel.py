@@ -15,7 +15,7 @@ from collections.abc import Callable
 from memtap.proxy.modes.connect_outcome import ESTABLISHED, PendingConnect, json_answer
 from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
 from memtap.proxy.modes.relay import Tunnel, TunnelSide
-from memtap.proxy.modes.sniffer import FirstLineSniffer
+from memtap.proxy.modes.sniffer import ConnectRequest
 from memtap.proxy.modes.targets import InterceptTarget
 
 log = logging.getLogger("memtap.connect")
@@ -50,14 +50,9 @@ class BlindTunnels:
         for tunnel in list(self._open):
             tunnel.close()
 
-    async def open(
-        self,
-        sniffer: FirstLineSniffer,
-        transport: asyncio.Transport,
-        target: InterceptTarget,
-        rest: bytes,
-        pending: PendingConnect,
-    ) -> None:
+    async def open(self, connect: ConnectRequest) -> None:
+        sniffer, transport, target = connect.sniffer, connect.transport, connect.target
+        pending = connect.pending
         loop = asyncio.get_running_loop()
         tunnel = Tunnel()
         upstream_side = TunnelSide(tunnel, self._lost)
@@ -104,7 +99,7 @@ class BlindTunnels:
         transport.write(ESTABLISHED)
         pending.mark_established()
         # Bytes that raced pause_reading, if any.
-        client_side.early = rest + sniffer.buffer
+        client_side.early = connect.rest + sniffer.buffer
         sniffer.buffer = b""
         client_side.received += len(client_side.early)
         client_side.attach(upstream_side)
