@@ -35,6 +35,22 @@ log = logging.getLogger("memtap.memory")
 MAX_QUERY_CHARS = 4000
 
 
+def injected_block(retrieval: Retrieval) -> str | None:
+    """The memory block injected for these hits, one line per hit dated by its last update
+    (None: nothing is injected). The admin API's explain shows exactly this."""
+    if not retrieval.hits:
+        return None
+    return build_memory_block(
+        [
+            MemoryLine(
+                hit.memory.content,
+                (hit.memory.updated_at or hit.memory.created_at)[:10] or None,
+            )
+            for hit in retrieval.hits
+        ]
+    )
+
+
 class InjectAddon(Addon):
     name = "memory.inject"
     uses_memory = True
@@ -83,15 +99,8 @@ class InjectAddon(Addon):
         if not retrieval.hits:
             self.runtime.metrics.memory_requests.inc("empty")
             return
-        block = build_memory_block(
-            [
-                MemoryLine(
-                    hit.memory.content,
-                    (hit.memory.updated_at or hit.memory.created_at)[:10] or None,
-                )
-                for hit in retrieval.hits
-            ]
-        )
+        block = injected_block(retrieval)
+        assert block is not None  # there are hits
         rewritten = orjson.dumps(
             codec.inject(body, block, config.placement, view.model)
         )
