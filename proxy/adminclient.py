@@ -27,6 +27,8 @@ from typing import Any, Final, Protocol, Self
 import aiohttp
 
 ADMIN_PREFIX: Final = "/_memtap"
+"""Where the admin API lives on memtap's listeners (the contract's path; the admin sub-app
+is mounted here too)."""
 
 
 class ApiError(Exception):

@@ -24,8 +24,9 @@ from memtap.engine.metrics import Metrics
 from memtap.proxy.addons import default_addons
 from memtap.proxy.addons.access_log import log_connect
 from memtap.proxy.admin import health as admin_health
-from memtap.proxy.admin.app import ADMIN_PREFIX, mount_admin
+from memtap.proxy.admin.app import mount_admin
 from memtap.proxy.admin.settings import restore_overrides
+from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
 from memtap.proxy.handler import error_body, handle
 from memtap.proxy.memory_switch import MemorySwitch
