@@ -9,7 +9,7 @@ import pytest
 from memtap.proxy.addons import default_addons
 from memtap.proxy.flow import Flow
 from memtap.proxy.pipeline import Addon
-from tests.upstream_standin import Reply
+from tests.support.standin import Reply
 
 
 class BodyWatcher(Addon):
