@@ -98,7 +98,7 @@ def url_from_listen(listen: str) -> str:
 def resolve_target(
     args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 ) -> Target:
-    listen, admin_listen, config_token = _config_values(getattr(args, "config", None))
+    listen, admin_listen, config_token = _config_values(args.config)
     url = (
         args.url
         or environ.get("MEMTAP_ADMIN_URL")
@@ -115,7 +115,7 @@ def run_api_command(
     try:
         return action(AdminClient(resolve_target(args)))
     except ApiError as exc:
-        if getattr(args, "json", False):
+        if args.json:
             print(
                 json.dumps(
                     {
