@@ -1,7 +1,8 @@
 """Header rules of a transparent proxy: hop-by-hop removal, memtap's own X-Memtap-* request
 headers, and where an API key (the memory owner) is found.
 
-Pure functions over multidicts; the reverse and forward modes both use them.
+Pure functions over multidicts; the handler reads every request with them
+(`proxy/handler.py:new_flow`), whatever mode brought it. Every `X-Memtap-*` name is here.
 """
 
 from __future__ import annotations

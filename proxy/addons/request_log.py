@@ -58,20 +58,13 @@ class RequestLogAddon(Addon):
 def skipped_reason(flow: Flow, runtime: Runtime) -> str | None:
     """Why nothing was injected or nothing will be extracted; None when both happened
     (or extraction is still to come)."""
+    if flow.memory.skipped_reason is not None:
+        return flow.memory.skipped_reason  # decided by the memory addons
     if flow.codec is None:
-        # The proxy did not read the body for memory: say why (the checks of
-        # proxy/modes/reverse.py's `_read_body_for_memory`, in its order).
+        # The memory addons are not in the pipeline (no engine, or memory switched off).
         if runtime.engine is None:
             return "engine_unavailable"
-        if not runtime.config.current.memory.enabled:
-            return "memory_disabled"
-        if flow.owner_id is None:
-            return "no_api_key"
-        if flow.memory_mode == "off":
-            return "memory_header_off"
-        return "body_not_buffered"
-    if flow.memory.skipped_reason is not None:
-        return flow.memory.skipped_reason
+        return "memory_disabled"
     if not flow.memory.captured and not flow.completed:
         return f"not_completed: {flow.error_kind or 'incomplete'}"
     if flow.memory_mode == "read":

@@ -36,11 +36,11 @@ from memtap.proxy.admin import (
 )
 from memtap.proxy.admin.common import EngineUnavailable, json_response
 from memtap.proxy.admin.validation import PayloadTooLarge
+from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
 
 log = logging.getLogger("memtap.admin")
 
-ADMIN_PREFIX: Final = "/_memtap"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Reachable without credentials: liveness and the static page (it asks for the token itself).

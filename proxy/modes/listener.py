@@ -8,14 +8,12 @@ aiohttp's runner so `runner.cleanup()` stops accepting before it drains in-fligh
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from aiohttp import web
 from aiohttp.web_server import Server
 
-from memtap.proxy.addons.access_log import log_connect
-from memtap.proxy.appkeys import RUNTIME
-from memtap.proxy.modes.connect import ForwardProxy
-from memtap.proxy.modes.forward import forward_front
+from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -59,15 +57,27 @@ async def start_listener(
 
 
 class ListenerSite(web.BaseSite):
-    """An aiohttp site whose socket comes from `start_listener`."""
+    """An aiohttp site whose socket comes from `start_listener`.
 
-    __slots__ = ("_bound_port", "_front", "_host", "_port")
+    `front` builds the CONNECT-peeking protocol factory (`proxy/modes/connect.py`) around
+    aiohttp's; without it the socket serves plain HTTP (no forward mode).
+    """
 
-    def __init__(self, runner: web.BaseRunner, host: str, port: int) -> None:
+    __slots__ = ("_bound_port", "_front", "_host", "_make_front", "_port")
+
+    def __init__(
+        self,
+        runner: web.BaseRunner,
+        host: str,
+        port: int,
+        *,
+        front: Callable[[ProtocolFactory], ForwardProxy] | None = None,
+    ) -> None:
         super().__init__(runner)
         self._host = host
         self._port = port
         self._bound_port: int | None = None
+        self._make_front = front
         self._front: ForwardProxy | None = None
 
     @property
@@ -83,16 +93,9 @@ class ListenerSite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None, "runner.setup() must run before the site starts"
-        # Forward mode: CONNECT-peeking front before aiohttp's protocol (proxy/modes/connect.py).
-        app = self._runner.app if isinstance(self._runner, web.AppRunner) else None
-        runtime = app.get(RUNTIME) if app is not None else None
-        if runtime is not None:
-            holder, metrics = runtime.config, runtime.metrics
-            self._front = forward_front(
-                server,
-                lambda: holder.current,
-                on_done=lambda done: log_connect(done, metrics),
-            )
+        if self._make_front is not None:
+            # Forward mode: the CONNECT-peeking front before aiohttp's protocol.
+            self._front = self._make_front(server)
         self._server = await start_listener(
             self._front or server, self._host, self._port
         )

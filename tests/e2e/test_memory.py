@@ -619,7 +619,7 @@ async def memory_comes_on(server: MemtapServer, timeout_s: float = 10.0) -> None
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not (
         server.runtime.engine is not None
-        and any(a.name == "memory" for a in server.runtime.pipeline.addons)
+        and any(a.uses_memory for a in server.runtime.pipeline.addons)
     ):
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"memory did not come on: {server.runtime.engine_error}")
