@@ -13,7 +13,7 @@ from typing import Literal
 ApiFormat = Literal["openai", "anthropic", "gemini", "auto"]
 Strategy = Literal["recent", "keyword", "semantic", "hybrid"]
 Scope = Literal["session", "owner", "global"]
-Placement = Literal["prepend", "after_prefix"]
+Placement = Literal["prepend", "after_prefix", "last_user"]
 Role = Literal["user", "assistant"]
 EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]

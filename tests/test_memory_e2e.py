@@ -115,6 +115,14 @@ def memory_text_at_system_level(fmt: str, body: dict[str, Any]) -> str:
         system = body.get("system") or ""
         texts = [system] if isinstance(system, str) else [b["text"] for b in system]
         assert all(m["role"] != "system" for m in body["messages"])
+        if "cache_control" in json.dumps(body):
+            # Cache breakpoints: the marked prefix stays as sent, memory goes after it,
+            # with the last user turn (see tests/proxy/test_placement_e2e.py).
+            assert not any(OPEN in t for t in texts)
+            content = body["messages"][-1]["content"]
+            texts = (
+                [content] if isinstance(content, str) else [b["text"] for b in content]
+            )
     else:
         instruction = (
             body.get("systemInstruction") or body.get("system_instruction") or {}
@@ -622,5 +630,7 @@ async def memory_comes_on(server: MemtapServer, timeout_s: float = 10.0) -> None
         and any(a.name == "memory" for a in server.runtime.pipeline.addons)
     ):
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"memory did not come on: {server.runtime.engine_error}")
+            raise AssertionError(
+                f"memory did not come on: {server.runtime.engine_error}"
+            )
         await asyncio.sleep(0.01)
