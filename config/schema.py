@@ -59,7 +59,7 @@ class MemoryConfig:
     max_tokens: int = 600
     retention_days: int | None = None
     extract_from: tuple[Role, ...] = ("user",)
-    placement: Placement = "after_prefix"
+    placement: Placement = "last_user"
     rrf_k: int = 60
     top_k: int = 20
     min_score: float = 0.0
