@@ -35,7 +35,7 @@ MEMORIES_HEADER = "X-Memtap-Memories"
 REQUEST_ID_HEADER = "X-Memtap-Request-Id"
 
 SECRET_HEADERS: frozenset[str] = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key"}
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key"}
 )
 """Headers whose values are credentials: never logged (see proxy/logs.py)."""
 
@@ -117,13 +117,15 @@ def upstream_request_headers(
 
 def api_key_from(headers: MultiMapping[str], query_string: str = "") -> str | None:
     """The API key a client authenticates with, as the contract lists the places: `Authorization:
-    Bearer K`, `x-api-key: K`, `x-goog-api-key: K`, `?key=K` (first match in that order)."""
+    Bearer K`, `x-api-key: K`, `api-key: K` (Azure OpenAI: the `openai` SDK's `AzureOpenAI`,
+    LangChain `AzureChatOpenAI`, litellm `azure/`), `x-goog-api-key: K`, `?key=K` (first
+    match in that order)."""
     auth = headers.get("Authorization")
     if auth is not None:
         scheme, _, token = auth.strip().partition(" ")
         if scheme.lower() == "bearer" and token.strip():
             return token.strip()
-    for name in ("x-api-key", "x-goog-api-key"):
+    for name in ("x-api-key", "api-key", "x-goog-api-key"):
         value = headers.get(name)
         if value is not None and value.strip():
             return value.strip()

@@ -22,6 +22,7 @@ from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Retrieval, RetrievalRequest
 from memtap.proxy.addons import memory_policy
 from memtap.proxy.addons.fail_open import memory_failed
+from memtap.proxy.codecs.base import NotPlaced
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.pipeline import Addon
 
@@ -101,9 +102,11 @@ class InjectAddon(Addon):
             return
         block = injected_block(retrieval)
         assert block is not None  # there are hits
-        rewritten = orjson.dumps(
-            codec.inject(body, block, config.placement, view.model)
-        )
+        injection = codec.inject(body, block, config.placement, view.model)
+        if isinstance(injection, NotPlaced):
+            self._not_placed(flow, injection.reason)
+            return
+        rewritten = orjson.dumps(injection.body)
         # Commit the rewrite only once everything above succeeded (fail-open = original bytes).
         flow.body = rewritten
         flow.body_rewritten = True
@@ -124,9 +127,20 @@ class InjectAddon(Addon):
                     "tiers": [hit.tier for hit in retrieval.hits],
                     "tokens": retrieval.tokens,
                     "strategy": retrieval.resolution.get("strategy", config.strategy),
-                    "placement": config.placement,
+                    "placement": injection.placement,
+                    "stripped": injection.stripped,
                 }
             },
+        )
+
+    def _not_placed(self, flow: Flow, reason: str) -> None:
+        # Not a failure: this request has no place memory may go (a cached prefix, Gemini
+        # cachedContent without a user turn); it goes on with its original bytes.
+        self.runtime.metrics.memory_requests.inc("not_placed")
+        flow.memory.skipped_reason = f"not_placed: {reason}"
+        log.info(
+            "memory.not_placed",
+            extra={"fields": {"request_id": flow.request_id, "reason": reason}},
         )
 
     async def _retrieve(

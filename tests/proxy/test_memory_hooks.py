@@ -158,7 +158,11 @@ async def test_inject_adds_the_owners_memory_after_the_decision(
     assert flow.body is not None and b"Postgres 16" in flow.body
     assert len(flow.memory.injected_ids) == 1
     assert flow.extra_response_headers["X-Memtap-Memories"] == "1"
-    assert orjson.loads(flow.body)["messages"][-1] == body["messages"][-1]
+    # The default placement (last_user) carries the block with the user's own words.
+    last = orjson.loads(flow.body)["messages"][-1]
+    assert last["role"] == "user"
+    assert "Which database do I use?" in str(last["content"])
+    assert "<memtap:memories>" in str(last["content"])
 
 
 async def test_inject_leaves_an_undecided_flow_alone(runtime: Runtime) -> None:
