@@ -78,7 +78,7 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
 async def _open_engine(runtime: Runtime) -> None:
     """Fail-open: when the engine cannot start, memtap proxies without memory."""
     try:
-        from memtap.engine.engine import open_engine
+        from memtap.engine.factory import open_engine
 
         runtime.engine = await open_engine(runtime.config, runtime.metrics)
     except Exception as exc:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from memtap.engine.store import memories, vectors
-from memtap.engine.store.database import Database
-from memtap.engine.store.vectors import PendingMemory
+from memtap.engine.clock import now_iso
+from memtap.engine.sqlite import vectors
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.vectors import PendingMemory
 from memtap.engine.types import Memory
 from tests.semantic_fixtures import add_memory, open_db
 
@@ -159,7 +160,7 @@ async def test_small_chunks_keep_a_many_owner_file_small(tmp_path: Path) -> None
         rng = np.random.default_rng(1)
 
         def fill(conn: object) -> None:
-            now = memories.now_iso()
+            now = now_iso()
             for i in range(1000):
                 owner = f"owner{i % 50}"
                 conn.execute(  # type: ignore[attr-defined]
