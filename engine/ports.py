@@ -48,6 +48,24 @@ class PlannedTurn:
     row: OutboxRow
     facts: tuple[tuple[ExtractedFact, dict[str, Any]], ...]
 
+    def new_memories(self) -> list[tuple[NewMemory, str]]:
+        """Each fact as the memory to upsert, with the subject it supersedes others on."""
+        turn = self.row.turn
+        return [
+            (
+                NewMemory(
+                    owner=turn.owner,
+                    content=fact.content,
+                    type=fact.type,
+                    key=fact.key,
+                    session=turn.session,
+                    metadata=meta,
+                ),
+                fact.subject,
+            )
+            for fact, meta in self.facts
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class WrittenTurn:

@@ -202,17 +202,15 @@ class QdrantVectorIndex:
 
     async def erase_owner(self, owner: str) -> int:
         name, flt = self.points.collection.name, owner_filter(owner)
-        counted = await self.points.call(
-            "count", lambda c: c.count(name, count_filter=flt, exact=True)
-        )
-        if counted.count:
+        counted = await self.points.count(flt)
+        if counted:
             await self.points.call(
                 "erase_owner",
                 lambda c: c.delete(
                     name, points_selector=models.FilterSelector(filter=flt), wait=True
                 ),
             )
-        return int(counted.count)
+        return counted
 
     # -- reindex (maintenance.reindex.Backfillable) -----------------------------------------
     async def mark_all_pending(self) -> int:

@@ -170,6 +170,13 @@ class QdrantPoints:
         )
         return records[0] if records else None
 
+    async def count(self, flt: models.Filter | None = None) -> int:
+        name = self.collection.name
+        result = await self.call(
+            "count", lambda c: c.count(name, count_filter=flt, exact=True)
+        )
+        return int(result.count)
+
     async def embed_query(self, query: str) -> list[float] | None:
         """The query's dense vector, or None: no source, or it failed (keyword arm only)."""
         await self.collection.ensure()

@@ -24,11 +24,11 @@ from memtap.config.schema import Config
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.limits import MAX_CONTENT_CHARS
-from memtap.engine.maintenance import summarize as summarizer
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
 from memtap.engine.qdrant import search
 from memtap.engine.qdrant.collection import Collection, Probe
+from memtap.engine.qdrant.counts import collection_counts
 from memtap.engine.qdrant.filters import (
     list_filter,
     live_conditions,
@@ -43,6 +43,7 @@ from memtap.engine.qdrant.payload import (
     point_id,
 )
 from memtap.engine.qdrant.points import QdrantPoints, collection_status
+from memtap.engine.qdrant.supersession import mark_superseded, summary_candidates
 from memtap.engine.qdrant.transport import (
     QdrantTransport,
     QdrantUnavailable,
@@ -61,7 +62,6 @@ from memtap.engine.types import (
 log = logging.getLogger("memtap.store.qdrant")
 
 PAGE = 256
-OWNERS_FACET_MAX = 100_000
 REINDEX_BATCH = 64
 
 
@@ -293,40 +293,12 @@ class QdrantMemoryStore:
 
     async def mark_superseded(self, ids: list[str], by: str, now: str) -> None:
         """`ids` are history from now on, replaced by memory `by`."""
-        if not ids:
-            return
-        name = self.collection.name
-        change = {
-            "superseded_by": by,
-            "valid_to": now,
-            "superseded": True,
-            "valid_to_ts": iso_to_ts(now),
-            "live_until_ts": 0.0,
-        }
-        await self.points.call(
-            "set_payload",
-            lambda c: c.set_payload(
-                name, payload=change, points=memory_ids_filter(ids), wait=True
-            ),
-        )
+        await mark_superseded(self.points, ids, by, now)
 
     async def summary_candidates(
         self, cutoff: str, owner: str | None, limit: int = 1000
     ) -> list[Memory]:
-        """Live memories last written before `cutoff` that `summarize` would compact."""
-        must: list[models.Condition] = [
-            match("superseded", False),
-            models.FieldCondition(
-                key="updated_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
-            ),
-        ]
-        if owner is not None:
-            must.append(match("owner", owner))
-        records = await self.points.scroll(models.Filter(must=must), limit)
-        found = [payload_to_memory(r.payload or {}) for r in records]
-        return sorted(
-            (m for m in found if summarizer.is_candidate(m)), key=lambda m: m.updated_at
-        )
+        return await summary_candidates(self.points, cutoff, owner, limit)
 
     async def make_live(self, memory_id: str) -> Memory | None:
         """Clear a memory's supersession (undoing a compaction); None when it is gone."""
@@ -391,26 +363,12 @@ class QdrantMemoryStore:
         between the write and the ack replays the turn, which updates the same points."""
         results = []
         for item in turns:
-            turn = item.row.turn
             written: list[Memory] = []
             superseded: list[str] = []
-            for fact, meta in item.facts:
-                memory, _ = await self.upsert_memory(
-                    NewMemory(
-                        owner=turn.owner,
-                        content=fact.content,
-                        type=fact.type,
-                        key=fact.key,
-                        session=turn.session,
-                        metadata=meta,
-                    ),
-                    now,
-                    subject=fact.subject,
-                )
+            for new, subject in item.new_memories():
+                memory, _ = await self.upsert_memory(new, now, subject=subject)
                 written.append(memory)
-                superseded += await self.supersede(
-                    turn.owner, fact.subject, memory.id, now
-                )
+                superseded += await self.supersede(new.owner, subject, memory.id, now)
             await outbox.ack([item.row.seq])
             results.append(WrittenTurn(item.row, written, superseded))
         return results
@@ -494,61 +452,16 @@ class QdrantMemoryStore:
         return ids
 
     async def count(self, flt: models.Filter | None = None) -> int:
-        name = self.collection.name
-        result = await self.points.call(
-            "count", lambda c: c.count(name, count_filter=flt, exact=True)
-        )
-        return int(result.count)
+        return await self.points.count(flt)
 
     async def counts(self, now: str) -> dict[str, Any] | None:
         """None while Qdrant does not answer (engine-status still reports the rest)."""
         if not (await self.probe()).ok:
             return None
         try:
-            return await self._counts(now)
+            return await collection_counts(self.points, now)
         except EngineError:
             return None
-
-    async def _counts(self, now: str) -> dict[str, Any]:
-        by_type = {
-            t: await self.count(
-                models.Filter(must=[match("type", t), match("superseded", False)])
-            )
-            for t in MEMORY_TYPES
-        }
-        superseded = await self.count(models.Filter(must=[match("superseded", True)]))
-        expired = await self.count(
-            models.Filter(
-                must=[
-                    models.FieldCondition(
-                        key="expires_at_ts", range=models.Range(lte=iso_to_ts(now))
-                    )
-                ]
-            )
-        )
-        stale = (
-            models.Filter(must_not=[match("vec_sig", self.signature)])
-            if self.signature
-            else None
-        )
-        pending = (
-            await self.count(stale)
-            if stale is not None and self.collection.has_dense
-            else 0
-        )
-        name = self.collection.name
-        owners = await self.points.call(
-            "facet",
-            lambda c: c.facet(name, key="owner", limit=OWNERS_FACET_MAX, exact=True),
-        )
-        return {
-            "by_type": by_type,
-            "live": sum(by_type.values()),
-            "superseded": superseded,
-            "expired": expired,
-            "owners": len(owners.hits),
-            "needs_reindex": pending,
-        }
 
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:

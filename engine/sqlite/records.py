@@ -31,25 +31,10 @@ def apply_facts(
     for item in turns:
         written: list[Memory] = []
         superseded: list[str] = []
-        turn = item.row.turn
-        for fact, meta in item.facts:
-            memory, _ = memories.upsert(
-                conn,
-                NewMemory(
-                    owner=turn.owner,
-                    content=fact.content,
-                    type=fact.type,
-                    key=fact.key,
-                    session=turn.session,
-                    metadata=meta,
-                ),
-                now,
-                subject=fact.subject,
-            )
+        for new, subject in item.new_memories():
+            memory, _ = memories.upsert(conn, new, now, subject=subject)
             written.append(memory)
-            superseded += memories.supersede(
-                conn, turn.owner, fact.subject, memory.id, now
-            )
+            superseded += memories.supersede(conn, new.owner, subject, memory.id, now)
         results.append(WrittenTurn(item.row, written, superseded))
     return results
 
