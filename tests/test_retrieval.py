@@ -238,7 +238,7 @@ def test_rrf_fuse() -> None:
 
 class ScriptedTier:
     """A vector tier that answers from a fixed table (stands in for sqlite-vec/Qdrant at the
-    VectorTier seam; the real tiers have their own tests)."""
+    VectorIndex port; the real indexes have their own tests)."""
 
     name = "sqlite-vec"
 
