@@ -24,7 +24,7 @@ from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
 from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.types import Memory
-from tests.semantic_fixtures import Holder, add_memory, open_db, search_ids
+from tests.support.semantic import Holder, add_memory, open_db, search_ids
 
 
 class WordHash:
