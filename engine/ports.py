@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.types import (
     ExtractedFact,
     ListQuery,

@@ -44,7 +44,7 @@ from memtap.config.schema import (
 from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.static import build_static
 from memtap.engine.factory import build_vector_index
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database

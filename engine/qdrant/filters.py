@@ -1,6 +1,6 @@
 """Qdrant filters for memtap's visibility rules, built from the same `Live` the SQLite store uses.
 
-`engine.records.Live` says which rows retrieval may return: not superseded, not
+`engine.memory_rules.Live` says which rows retrieval may return: not superseded, not
 expired (`expires_at > now`), inside the retention window (`updated_at >= cutoff`), of the
 owner unless scope is global, and of exactly one session (NULL session when None) when
 `match_session`. Translating that one object keeps both stores in step;
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from qdrant_client import models
 
+from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.payload import iso_to_ts
-from memtap.engine.records import Live
 from memtap.engine.types import ListQuery
 
 

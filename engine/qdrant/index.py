@@ -22,6 +22,7 @@ from qdrant_client import models
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.maintenance.reindex import run_reindex
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import ReindexFlags, VectorHits
 from memtap.engine.qdrant import search
@@ -31,7 +32,6 @@ from memtap.engine.qdrant.payload import id_point, payload_to_memory
 from memtap.engine.qdrant.points import QdrantPoints, collection_status
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import QdrantTransport
-from memtap.engine.records import Live
 from memtap.engine.types import Memory
 
 QDRANT = "qdrant"

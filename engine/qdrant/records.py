@@ -24,6 +24,7 @@ from memtap.config.schema import Config
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.limits import MAX_CONTENT_CHARS
+from memtap.engine.memory_rules import Live, merge_patch, normalise_ts, validate_new
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
 from memtap.engine.qdrant import search
@@ -49,7 +50,6 @@ from memtap.engine.qdrant.transport import (
     QdrantUnavailable,
     open_transport,
 )
-from memtap.engine.records import Live, merge_patch, normalise_ts, validate_new
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from qdrant_client import models
 
+from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE
 from memtap.engine.qdrant.filters import (
     live_conditions,
@@ -16,7 +17,6 @@ from memtap.engine.qdrant.filters import (
 from memtap.engine.qdrant.payload import payload_to_memory
 from memtap.engine.qdrant.points import QdrantPoints, to_qdrant_sparse
 from memtap.engine.qdrant.sparse import query_vector
-from memtap.engine.records import Live
 from memtap.engine.types import Memory
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.budget import clamp_budget
 from memtap.engine.types import RetrievalRequest
 

@@ -35,9 +35,9 @@ from typing import Any
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.fallbacks import NoVectors
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
-from memtap.engine.records import Live
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite.memories import M_COLUMNS, live_where, to_memory
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.types import Memory

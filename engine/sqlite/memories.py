@@ -14,7 +14,7 @@ from typing import Any
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.limits import MAX_CONTENT_CHARS
-from memtap.engine.records import Live, normalise_ts, validate_new
+from memtap.engine.memory_rules import Live, normalise_ts, validate_new
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,

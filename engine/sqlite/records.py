@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from memtap.engine.api import InvalidInput
+from memtap.engine.memory_rules import Live
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
-from memtap.engine.records import Live
 from memtap.engine.sqlite import fts, memories, outbox, summaries
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.local import file_size

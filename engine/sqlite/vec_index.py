@@ -32,9 +32,9 @@ from memtap.engine.embeddings.resolve import (
 )
 from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
 from memtap.engine.maintenance.reindex import run_reindex
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
-from memtap.engine.records import Live
 from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.vector_cache import DEFAULT_MAX_BYTES, VectorCache

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from memtap.engine.clock import now_iso
 from memtap.engine.heap import release_freed_heap
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import reindex_flags
 from memtap.engine.sqlite.memories import get_many
 from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows

@@ -17,9 +17,9 @@ from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.api import EngineError
 from memtap.engine.engine import Engine
 from memtap.engine.factory import database_path, open_engine
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
-from memtap.engine.records import Live
 from memtap.engine.sqlite.database import StoreBusy
 from memtap.engine.types import Memory, NewMemory, RetrievalRequest, Turn
 

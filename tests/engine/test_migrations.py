@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memtap.engine.clock import now_iso
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import fts, memories, migrations
 from memtap.engine.sqlite.driver import Driver, choose_driver
 from memtap.engine.types import NewMemory

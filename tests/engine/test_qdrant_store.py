@@ -28,6 +28,7 @@ from memtap.config.schema import Config, MemoryConfig, QdrantConfig, VectorStore
 from memtap.engine.api import EngineError
 from memtap.engine.clock import iso
 from memtap.engine.embeddings.base import EmbeddingError, Vectors, l2_normalize
+from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import QdrantCollectionMismatch
 from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
 from memtap.engine.qdrant.payload import point_id
@@ -40,7 +41,6 @@ from memtap.engine.qdrant.transport import (
     QdrantUnavailable,
     open_transport,
 )
-from memtap.engine.records import Live
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver

@@ -18,9 +18,9 @@ from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.clock import iso
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
-from memtap.engine.records import Live
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.rrf import rrf_fuse
 from memtap.engine.sqlite import fts, memories, migrations, outbox

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from memtap.config.schema import QdrantConfig
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso
+from memtap.engine.memory_rules import Live
 from memtap.engine.ports import RecordStore
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
-from memtap.engine.records import Live
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver

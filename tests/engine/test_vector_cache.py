@@ -13,7 +13,7 @@ import numpy as np
 from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
 from memtap.engine.clock import now_iso
 from memtap.engine.factory import build_vector_index
-from memtap.engine.records import Live
+from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import memories, vectors
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.vec_index import SqliteVecIndex

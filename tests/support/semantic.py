@@ -22,8 +22,8 @@ from memtap.config.schema import (
 from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.onnx import open_onnx
 from memtap.engine.embeddings.static import build_static_sync
+from memtap.engine.memory_rules import Live
 from memtap.engine.ports import VectorIndex
-from memtap.engine.records import Live
 from memtap.engine.sqlite import memories
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
