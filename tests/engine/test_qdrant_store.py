@@ -8,17 +8,15 @@ Local mode (qdrant-client's in-process engine) stands in for a server; a test ma
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
 from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
@@ -27,13 +25,11 @@ from memtap.config.errors import ConfigError
 from memtap.config.schema import Config, MemoryConfig, QdrantConfig, VectorStoreConfig
 from memtap.engine.api import EngineError
 from memtap.engine.clock import iso
-from memtap.engine.embeddings.base import EmbeddingError, Vectors, l2_normalize
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import QdrantCollectionMismatch
 from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
 from memtap.engine.qdrant.payload import point_id
 from memtap.engine.qdrant.records import QdrantMemoryStore, open_qdrant_store
-from memtap.engine.qdrant.sparse import tokenize
 from memtap.engine.qdrant.transport import (
     QdrantConfigError,
     QdrantRequestError,
@@ -47,6 +43,7 @@ from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.migrations import migrate
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
 from memtap.engine.types import Hit, Memory, NewMemory, RetrievalRequest
+from tests.support.hash_embedder import HashEmbedder
 from tests.support.semantic import search_ids
 
 NOW = datetime.now(UTC)
@@ -54,36 +51,6 @@ NOW = datetime.now(UTC)
 
 def at(**delta: float) -> str:
     return iso(NOW + timedelta(**delta))
-
-
-class HashEmbedder:
-    """A deterministic bag-of-words embedding (a stand-in for a model): texts sharing words are
-    close, texts sharing none are orthogonal. `fail = True` makes it raise like a real source."""
-
-    name = "hash"
-    model = "bow"
-
-    def __init__(self, dim: int = 64) -> None:
-        self.dim = dim
-        self.signature = f"hash:bow:{dim}"
-        self.fail = False
-        self.calls = 0
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        self.calls += 1
-        if self.fail:
-            raise EmbeddingError("model offline", cause="remote_error")
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in tokenize(text):
-                out[row, int(hashlib.sha1(token.encode()).hexdigest(), 16) % self.dim] += 1.0
-        return l2_normalize(out)
-
-    def batch_stats(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
 
 def config(**qdrant: object) -> Config:

@@ -6,49 +6,22 @@ receives its hits through the same `Live` filter, so the contract asserts ids an
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from memtap.config.schema import Config, EmbeddingConfig, QdrantConfig
-from memtap.engine.embeddings.base import Vectors, l2_normalize
 from memtap.engine.embeddings.resolve import EmbeddingResolution
 from memtap.engine.ports import VectorIndex
 from memtap.engine.qdrant.index import QdrantVectorIndex
-from memtap.engine.qdrant.sparse import tokenize
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
 from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.types import Memory
+from tests.support.hash_embedder import HashEmbedder
 from tests.support.semantic import Holder, add_memory, open_db, search_ids
-
-
-class WordHash:
-    """Deterministic bag-of-words vectors: texts sharing words are close, others orthogonal."""
-
-    name = "hash"
-    model = "words"
-
-    def __init__(self, dim: int = 64) -> None:
-        self.dim = dim
-        self.signature = f"hash:words:{dim}"
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in tokenize(text):
-                out[row, int(hashlib.sha1(token.encode()).hexdigest(), 16) % self.dim] += 1.0
-        return l2_normalize(out)
-
-    def batch_stats(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
 
 @pytest.fixture
@@ -60,7 +33,7 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 
 @pytest.fixture(params=["sqlite-vec", "qdrant"])
 async def index(request: pytest.FixtureRequest, db: Database, tmp_path: Path) -> AsyncIterator[VectorIndex]:
-    source = WordHash()
+    source = HashEmbedder()
     if request.param == "sqlite-vec":
         config = Config(data_dir=str(tmp_path), embedding=EmbeddingConfig(timeout_ms=5000))
         vec = SqliteVecIndex(db, EmbeddingResolution("hash", "hash", source), Holder(config), None)
@@ -125,6 +98,6 @@ async def test_reindex_follows_the_row_flags_and_resumes(index: VectorIndex, db:
 
 async def test_reports_itself(index: VectorIndex) -> None:
     assert index.name in ("sqlite-vec", "qdrant")
-    assert index.embedding() == "hash:words:64"
+    assert index.embedding() == "hash:bow:64"
     assert index.health() in ("sqlite-vec", "qdrant")
     assert isinstance(await index.status(), dict)
