@@ -38,6 +38,7 @@ from memtap.engine.ports import (
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
+from memtap.engine.turn_bounds import bounded_turn
 from memtap.engine.types import (
     EraseReceipt,
     ImportReport,
@@ -217,6 +218,10 @@ class Engine:
     async def enqueue_turn(self, turn: Turn) -> None:
         if not turn.owner:
             raise InvalidInput("owner is required", "owner")
+        turn = bounded_turn(turn)  # the outbox row stays bounded whoever the caller
+        if turn.truncated_chars:
+            self.metrics.turns_truncated.inc()
+            self.metrics.turn_chars_truncated.inc(amount=turn.truncated_chars)
         now = now_iso()
         # asyncio.timeout, not wait_for: no extra task on the response's tail.
         async with asyncio.timeout(ENQUEUE_TIMEOUT_S):

@@ -194,6 +194,14 @@ class Metrics:
         self.outbox_depth = Gauge(
             "memtap_outbox_depth", "Turns waiting in the extraction outbox."
         )
+        self.turns_truncated = Counter(
+            "memtap_turns_truncated_total",
+            "Captured turns cut to the tail extraction reads (memory.capture bound).",
+        )
+        self.turn_chars_truncated = Counter(
+            "memtap_turn_chars_truncated_total",
+            "Characters cut from the head of captured turns by the capture bound.",
+        )
         self.config_reloads = Counter(
             "memtap_config_reloads_total", "Config reloads by result.", ["result"]
         )

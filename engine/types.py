@@ -93,6 +93,9 @@ class Turn:
     assistant_text: str
     model: str | None = None
     created_at: str = ""
+    truncated_chars: int = 0
+    """Characters cut from the head of `user_text` and `assistant_text` by bounded capture
+    (`engine/turn_bounds.py`); 0 when the turn was kept whole."""
 
 
 @dataclass(frozen=True, slots=True)

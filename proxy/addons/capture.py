@@ -12,6 +12,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from memtap.engine.clock import now_iso
+from memtap.engine.turn_bounds import bounded_turn
 from memtap.engine.types import Turn
 from memtap.proxy.addons.fail_open import memory_failed
 from memtap.proxy.codecs.followers import decoding
@@ -152,15 +153,20 @@ class CaptureAddon(Addon):
             ):
                 flow.memory.skipped_reason = "empty_turn"
                 return
-            turn = Turn(
-                request_id=flow.request_id,
-                owner=owner,
-                session=flow.session_id,
-                format=flow.codec.format,
-                user_text=view.last_user_text,
-                assistant_text=completion.assistant_text,
-                model=view.model,
-                created_at=now_iso(),
+            # Bounded: the answer's tail came from the follower, the user's is cut here;
+            # both counts travel with the turn (never dropped silently).
+            turn = bounded_turn(
+                Turn(
+                    request_id=flow.request_id,
+                    owner=owner,
+                    session=flow.session_id,
+                    format=flow.codec.format,
+                    user_text=view.last_user_text,
+                    assistant_text=completion.assistant_text,
+                    model=view.model,
+                    created_at=now_iso(),
+                    truncated_chars=completion.dropped_chars,
+                )
             )
             await engine.enqueue_turn(turn)
         except Exception as exc:  # noqa: BLE001 - fail-open: the client still gets its answer
@@ -178,6 +184,7 @@ class CaptureAddon(Addon):
                     "finish": completion.finish,
                     "user_chars": len(turn.user_text),
                     "assistant_chars": len(turn.assistant_text),
+                    "truncated_chars": turn.truncated_chars,
                 }
             },
         )

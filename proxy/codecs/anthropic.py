@@ -28,7 +28,12 @@ from memtap.proxy.codecs.base import (
     Placement,
     ResponseFollower,
 )
-from memtap.proxy.codecs.common import TurnState, error_of, parse_arguments
+from memtap.proxy.codecs.common import (
+    TurnState,
+    capped,
+    error_of,
+    parse_arguments,
+)
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
 from memtap.proxy.codecs.own_block import (
@@ -199,7 +204,7 @@ class AnthropicStreamState(TurnState):
             elif delta.get("type") == "input_json_delta":
                 block = self._blocks.get(int(payload.get("index", -1)))
                 if block is not None:
-                    block["json"] += delta.get("partial_json") or ""
+                    block["json"] = capped(block["json"], delta.get("partial_json") or "")
         elif kind == "content_block_start":
             block = payload.get("content_block") or {}
             if block.get("type") == "tool_use":

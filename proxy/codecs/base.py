@@ -72,6 +72,9 @@ class Completion:
     tool_calls: tuple[dict[str, Any], ...] = ()
     error: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
+    dropped_chars: int = 0
+    """Characters cut from the head of `assistant_text`: a follower keeps only the tail the
+    extractor reads (`engine.limits.MAX_TURN_TEXT_CHARS`), in constant memory."""
 
 
 class ResponseFollower(Protocol):

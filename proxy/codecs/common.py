@@ -5,7 +5,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memtap.engine.turn_bounds import TailText
 from memtap.proxy.codecs.base import Completion
+
+MAX_TOOL_ARGUMENT_CHARS = 64 * 1024
+"""Streamed tool-call arguments kept per call (the head; nothing reads them for memory), so a
+runaway call cannot grow the follower without bound."""
+
+
+def capped(kept: str, more: str, cap: int = MAX_TOOL_ARGUMENT_CHARS) -> str:
+    """`kept + more`, stopping at `cap` characters."""
+    room = cap - len(kept)
+    return kept + more[:room] if room > 0 else kept
 
 
 def content_text(content: Any) -> str:
@@ -47,7 +58,7 @@ class TurnState:
     __slots__ = ("_done", "_error", "_finish", "_text", "_usage")
 
     def __init__(self) -> None:
-        self._text: list[str] = []
+        self._text = TailText()
         self._finish: str | None = None
         self._done = False
         self._error: str | None = None
@@ -60,10 +71,11 @@ class TurnState:
         means the stream had none: a clean end then has no reason, a cut one is `truncated`."""
         clean = self._done and eof_clean
         return Completion(
-            assistant_text="".join(self._text),
+            assistant_text=self._text.text(),
             finish=finish if finish else (None if clean else "truncated"),
             clean_end=clean,
             tool_calls=calls,
             error=self._error,
             usage=self._usage,
+            dropped_chars=self._text.dropped,
         )

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from memtap.engine.memory_block import is_memory_block, strip_memory_block
+from memtap.engine.turn_bounds import TailText
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
     Completion,
@@ -108,7 +109,7 @@ class GeminiStreamState:
     __slots__ = ("_body", "_calls", "_error", "_finish", "_terminal", "_text", "_usage")
 
     def __init__(self) -> None:
-        self._text: list[str] = []
+        self._text = TailText()
         self._finish: str | None = None
         self._terminal = False
         self._body = False
@@ -174,12 +175,13 @@ class GeminiStreamState:
         else:
             finish = None if clean else "truncated"
         return Completion(
-            assistant_text="".join(self._text),
+            assistant_text=self._text.text(),
             finish=finish,
             clean_end=clean,
             tool_calls=tuple(self._calls),
             error=self._error,
             usage=self._usage,
+            dropped_chars=self._text.dropped,
         )
 
 

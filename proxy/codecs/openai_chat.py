@@ -26,6 +26,7 @@ from memtap.proxy.codecs.base import (
 )
 from memtap.proxy.codecs.common import (
     TurnState,
+    capped,
     content_text,
     error_of,
     parse_arguments,
@@ -174,7 +175,7 @@ class ChatStreamState(TurnState):
                 if function.get("name"):
                     slot["name"] = function["name"]
                 if isinstance(function.get("arguments"), str):
-                    slot["arguments"] += function["arguments"]
+                    slot["arguments"] = capped(slot["arguments"], function["arguments"])
             if choice.get("finish_reason"):
                 self._finish = choice["finish_reason"]
 

@@ -31,6 +31,7 @@ from memtap.proxy.codecs.base import (
 )
 from memtap.proxy.codecs.common import (
     TurnState,
+    capped,
     content_text,
     error_of,
     parse_arguments,
@@ -81,7 +82,7 @@ class ResponsesStreamState(TurnState):
             slot = self._calls.setdefault(
                 str(payload.get("item_id")), {"id": None, "name": None, "arguments": ""}
             )
-            slot["arguments"] += payload.get("delta") or ""
+            slot["arguments"] = capped(slot["arguments"], payload.get("delta") or "")
         elif kind in ("response.output_item.added", "response.output_item.done"):
             self._on_item(
                 payload.get("item"), complete=kind.endswith(".done"), body=False

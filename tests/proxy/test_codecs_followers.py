@@ -6,7 +6,9 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from typing import Any
 
+import orjson
 import pytest
 
 from memtap.proxy.codecs.followers import decoding
@@ -151,3 +153,76 @@ def test_gemini_text_parts_of_one_chunk_are_fragments_of_one_answer() -> None:
     follower.feed(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n")
     completion = follower.finish()
     assert completion.assistant_text == "Hello" and completion.clean_end
+
+
+# -- bounded capture ---------------------------------------------------------------------
+
+
+def _big_stream_follower(codec_format: str) -> tuple[Any, list[bytes], str]:
+    """A follower and a long stream of its format whose text is `expected` (> the bound)."""
+    pieces = [f"{i:06d} " + "y" * 994 for i in range(200)]  # 200,000 characters
+    if codec_format == "openai-chat":
+        from memtap.proxy.codecs.openai_chat import OpenAIChatCodec
+
+        follower = OpenAIChatCodec().follower("text/event-stream", "", "")
+        events = [
+            b"data: "
+            + orjson.dumps({"choices": [{"index": 0, "delta": {"content": p}}]})
+            + b"\n\n"
+            for p in pieces
+        ]
+        events.append(
+            b"data: "
+            + orjson.dumps(
+                {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            )
+            + b"\n\ndata: [DONE]\n\n"
+        )
+    else:
+        from memtap.proxy.codecs.gemini import GeminiCodec
+
+        follower = GeminiCodec().follower("text/event-stream", "", "alt=sse")
+        events = [
+            b"data: "
+            + orjson.dumps(
+                {"candidates": [{"index": 0, "content": {"parts": [{"text": p}]}}]}
+            )
+            + b"\n\n"
+            for p in pieces
+        ]
+        events.append(
+            b"data: "
+            + orjson.dumps({"candidates": [{"index": 0, "finishReason": "STOP"}]})
+            + b"\n\n"
+        )
+    return follower, events, "".join(pieces)
+
+
+@pytest.mark.parametrize("codec_format", ["openai-chat", "gemini"])
+def test_a_long_answer_keeps_its_tail_and_counts_the_rest(codec_format: str) -> None:
+    from memtap.engine.limits import MAX_TURN_TEXT_CHARS
+
+    follower, events, expected = _big_stream_follower(codec_format)
+    for event in events:
+        follower.feed(event)
+    completion = follower.finish()
+    assert completion.clean_end
+    assert completion.assistant_text == expected[-MAX_TURN_TEXT_CHARS:]
+    assert completion.dropped_chars == len(expected) - MAX_TURN_TEXT_CHARS
+
+
+def test_streamed_tool_arguments_stop_at_their_cap() -> None:
+    from memtap.proxy.codecs.common import MAX_TOOL_ARGUMENT_CHARS
+    from memtap.proxy.codecs.openai_chat import OpenAIChatCodec
+
+    follower = OpenAIChatCodec().follower("text/event-stream", "", "")
+    delta = {"tool_calls": [{"index": 0, "function": {"arguments": "a" * 10_000}}]}
+    for _ in range(20):
+        follower.feed(
+            b"data: "
+            + orjson.dumps({"choices": [{"index": 0, "delta": delta}]})
+            + b"\n\n"
+        )
+    follower.feed(b"data: [DONE]\n\n")
+    (call,) = follower.finish().tool_calls
+    assert call["arguments"] == "a" * MAX_TOOL_ARGUMENT_CHARS

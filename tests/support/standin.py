@@ -20,6 +20,9 @@ Endpoints
 - `POST /v1/messages`         Anthropic messages: JSON, or SSE when `"stream": true`
   Both answer `standin.reply_text`, split into word chunks; per request the headers
   `x-standin-delay-ms` (pause between SSE chunks) and `x-standin-text` override the defaults.
+  Chat with `x-standin-sse-bytes: N` streams a generated answer of about N bytes instead
+  (`big_chat_sse`, made as it is sent, so N may be far larger than RAM); what was sent is
+  recorded in `standin.big_sent` (bytes, sha256, content characters).
 - `GET  /fixture/{family}/{name}` replay `tests/fixtures/llm-traffic/{family}/{name}.response.*`
   byte-exact with the status and Content-Type of its expect.json (`?chunk=N` bytes per write,
   default: one write per `split_at` piece or the whole body)
@@ -42,12 +45,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
 import itertools
 import json
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -193,6 +197,37 @@ def openai_chat_json(text: str, model: str) -> dict[str, Any]:
     }
 
 
+BIG_DELTA_CHARS = 32 * 1024
+
+
+def big_chat_sse(total_bytes: int, model: str) -> Iterator[tuple[bytes, int]]:
+    """Chat SSE events of about `total_bytes` in all, with the content characters of each:
+    deltas of `BIG_DELTA_CHARS` numbered text (`"<index> answer sentence ... "`), then the
+    finish chunk and `[DONE]`."""
+
+    def event(delta: dict[str, Any], finish: str | None) -> bytes:
+        body = {
+            "id": "chatcmpl-standin-big",
+            "object": "chat.completion.chunk",
+            "created": 1764700000,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
+
+    filler = ("I like long answers. " * (BIG_DELTA_CHARS // 21 + 1))[:BIG_DELTA_CHARS]
+    sent = 0
+    index = 0
+    while sent < total_bytes:
+        content = f"{index:08d} " + filler[9:]
+        data = event({"content": content}, None)
+        sent += len(data)
+        index += 1
+        yield data, len(content)
+    yield event({}, "stop"), 0
+    yield b"data: [DONE]\n\n", 0
+
+
 def openai_chat_sse(text: str, model: str) -> list[bytes]:
     def chunk(delta: dict[str, Any], finish: str | None) -> bytes:
         body = {
@@ -301,6 +336,8 @@ class Standin:
         self.sent_at: list[tuple[int, float]] = []
         """(event index, time.monotonic() right after the write) for /sse-timed."""
         self.disconnects = 0
+        self.big_sent: tuple[int, str, int] | None = None
+        """(bytes, sha256 hex, content characters) of the last `x-standin-sse-bytes` answer."""
         """Streaming responses the client (memtap) abandoned before the end."""
         self._runner: web.AppRunner | None = None
 
@@ -495,6 +532,9 @@ class Standin:
             if isinstance(parsed, dict)
             else "standin-model"
         )
+        big = request.headers.get("x-standin-sse-bytes")
+        if big is not None and isinstance(parsed, dict) and parsed.get("stream"):
+            return await self._big_sse(request, int(big), str(model))
         if isinstance(parsed, dict) and parsed.get("stream"):
             delay = (
                 float(
@@ -515,6 +555,24 @@ class Standin:
         return web.json_response(
             as_json(text, model), headers={"x-request-id": "req_standin"}
         )
+
+    async def _big_sse(
+        self, request: web.Request, total_bytes: int, model: str
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream; charset=utf-8"}
+        )
+        await response.prepare(request)
+        digest = hashlib.sha256()
+        sent = chars = 0
+        for data, content_chars in big_chat_sse(total_bytes, model):
+            await response.write(data)
+            digest.update(data)
+            sent += len(data)
+            chars += content_chars
+        await response.write_eof()
+        self.big_sent = (sent, digest.hexdigest(), chars)
+        return response
 
     async def _canned(
         self, request: web.Request, body: bytes, canned: CannedChat
