@@ -70,6 +70,9 @@ class MemoryConfig:
     retrieval_timeout_ms: int = 250
     summarize_after_days: int | None = None
     sweep_interval_s: float = 3600.0
+    backfill_interval_s: float = 30.0
+    """Seconds between the vector backfill's checks for memories without a vector (it also
+    runs at start and after a failed vector write)."""
 
 
 @dataclass(frozen=True, slots=True)

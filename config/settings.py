@@ -81,6 +81,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("memory.sweep_interval_s", "Seconds between retention sweeps (> 0)."),
     SettingSpec(
+        "memory.backfill_interval_s",
+        "Seconds between the vector backfill's checks for memories without a vector (> 0).",
+    ),
+    SettingSpec(
         "embedding.source", "Embedding model: auto | remote | static | onnx | none."
     ),
     SettingSpec("log.level", "Log level: debug | info | warning | error | critical."),

@@ -145,6 +145,7 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
     if not -1.0 <= memory.min_similarity <= 1.0:
         yield ConfigIssue("memory.min_similarity", "must be from -1 to 1")
     yield from _positive("memory.sweep_interval_s", memory.sweep_interval_s)
+    yield from _positive("memory.backfill_interval_s", memory.backfill_interval_s)
 
 
 def _embedding(config: Config) -> Iterator[ConfigIssue]:

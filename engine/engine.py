@@ -25,7 +25,9 @@ from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.worker import OutboxWorker
+from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance import summarize
+from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.maintenance.sweep import run_sweep
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import (
@@ -128,6 +130,12 @@ class Engine:
             events=self.events,
         )
         self._sweeper: asyncio.Task[None] | None = None
+        self.backfill = (
+            VectorBackfill(vector_index, lambda: self.config.memory.backfill_interval_s)
+            if vector_index is not None
+            else None
+        )
+        """Retries what vector writes left behind (`engine/maintenance/backfill.py`)."""
         self._closed = False
         self._reopening: asyncio.Task[None] | None = None
 
@@ -146,6 +154,8 @@ class Engine:
         self._sweeper = asyncio.create_task(
             self._sweep_loop(), name="memtap-retention-sweep"
         )
+        if self.backfill is not None:
+            self.backfill.start()
 
     async def close(self) -> None:
         if self._closed:
@@ -158,6 +168,8 @@ class Engine:
             self._sweeper.cancel()
             with contextlib.suppress(BaseException):
                 await self._sweeper
+        if self.backfill is not None:
+            await self.backfill.stop()
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
         if self.vector_index is not None:
             with contextlib.suppress(Exception):
@@ -195,6 +207,8 @@ class Engine:
             return
         self.metrics.outbox_depth.set(0)
         self.worker.wake()
+        if self.backfill is not None:
+            self.backfill.wake()  # the fresh file's rows all wait for their vector
         log.warning(
             "memory.store_reopened", extra={"fields": {"path": str(self.db.path)}}
         )
@@ -376,7 +390,7 @@ class Engine:
             except Exception as exc:  # noqa: BLE001 - retried at the next interval
                 log.warning(
                     "memory.sweep_failed",
-                    extra={"fields": {"error": type(exc).__name__}},
+                    extra={"fields": {"error": describe_error(exc)}},
                 )
 
     # -- settings overrides -----------------------------------------------------------------
@@ -424,13 +438,20 @@ class Engine:
         index = self.vector_index
         if index is None:
             return {"available": False, "reason": self.vector_error or "no vector tier"}
+        backlog = {"backfill": self.backfill.status.to_json()} if self.backfill else {}
         try:
-            return {"available": True, "kind": index.name, **await index.status()}
+            return {
+                "available": True,
+                "kind": index.name,
+                **await index.status(),
+                **backlog,
+            }
         except Exception as exc:  # noqa: BLE001
             return {
                 "available": False,
                 "kind": index.name,
-                "reason": type(exc).__name__,
+                "reason": describe_error(exc),
+                **backlog,
             }
 
     @_guarded
@@ -462,12 +483,14 @@ class Engine:
             await asyncio.wait_for(
                 self.vector_index.upsert(items), VECTOR_WRITE_TIMEOUT_S
             )
-        except Exception as exc:  # noqa: BLE001 - rows keep needs_reindex = 1; reindex catches up
+        except Exception as exc:  # noqa: BLE001 - rows keep needs_reindex = 1; the backfill catches up
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(
                 "memory.vector_upsert_failed",
-                extra={"fields": {"error": type(exc).__name__, "count": len(items)}},
+                extra={"fields": {"error": describe_error(exc), "count": len(items)}},
             )
+            if self.backfill is not None:
+                self.backfill.wake()
 
     async def _vector_delete(self, ids: Sequence[str]) -> None:
         if self.vector_index is None or not ids:
@@ -480,7 +503,7 @@ class Engine:
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(
                 "memory.vector_delete_failed",
-                extra={"fields": {"error": type(exc).__name__, "count": len(ids)}},
+                extra={"fields": {"error": describe_error(exc), "count": len(ids)}},
             )
 
 

@@ -45,6 +45,14 @@ class ConfigSource(Protocol):
         ...
 
 
+def describe_error(exc: BaseException) -> str:
+    """`Type: message` of an exception, just `Type` when it has no message (a TimeoutError's
+    `str()` is empty): log fields never carry an empty `error`."""
+    text = str(exc)
+    kind = type(exc).__name__
+    return f"{kind}: {text}"[:200] if text else kind
+
+
 class FallbackLog:
     """Log a fallback cause the first time it happens; count it every time."""
 
@@ -59,5 +67,5 @@ class FallbackLog:
             self._seen.add(cause)
             log.warning(
                 "vector.fallback",
-                extra={"fields": {"cause": cause, "error": message[:200]}},
+                extra={"fields": {"cause": cause, "error": (message or cause)[:200]}},
             )

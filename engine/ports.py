@@ -269,6 +269,15 @@ class VectorIndex(Protocol):
         """Embed what waits for a vector (all with `force`), at most `limit`; progress."""
         ...
 
+    async def backfill(self, owner: str | None, max_items: int) -> int:
+        """Embed up to `max_items` live memories that wait for a vector; how many were
+        handled (0: none waits, or no embedding could be made)."""
+        ...
+
+    async def pending_count(self) -> int:
+        """Memories waiting for a vector of the current signature."""
+        ...
+
     async def local_file_replaced(self) -> None:
         """The local SQLite file was replaced by a fresh one: prepare it again."""
         ...

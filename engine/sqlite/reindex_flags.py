@@ -39,8 +39,12 @@ def mark_all(conn: Conn) -> int:
 
 
 def count(conn: Conn) -> int:
+    """Unexpired memories waiting for a vector (what `pending` would return, uncapped): an
+    expired row is never embedded, so it must not keep the count above 0 until the sweep."""
     found: int = conn.execute(
         "SELECT count(*) FROM memories WHERE needs_reindex = 1"
+        " AND (expires_at IS NULL OR expires_at > ?)",
+        (now_iso(),),
     ).fetchone()[0]
     return found
 

@@ -30,7 +30,12 @@ from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
 )
-from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
+from memtap.engine.fallbacks import (
+    ConfigSource,
+    FallbackLog,
+    SemanticUnavailable,
+    describe_error,
+)
 from memtap.engine.maintenance.reindex import run_reindex
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
@@ -242,7 +247,7 @@ class SqliteVecIndex:
             )
             self._fallbacks.record(
                 f"backfill_{cause}" if not cause.startswith("backfill") else cause,
-                str(exc),
+                describe_error(exc),
             )
 
     # -- writes ---------------------------------------------------------------------------

@@ -1,0 +1,143 @@
+"""No vector left behind (engine/maintenance/backfill.py): memories whose vector write failed,
+or that a restart left unindexed, get their vector by themselves, with the backlog in
+engine-status and the failure logged with its message."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    RemoteEmbeddingConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.engine import Engine
+from memtap.engine.factory import open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.types import NewMemory
+from tests.support.semantic import EmbeddingsServer
+
+FACTS = [
+    "I prefer PostgreSQL for side projects",
+    "My cat is named Biscuit",
+    "I use tabs for indentation",
+    "I live in Lisbon",
+    "I drink green tea in the morning",
+]
+
+
+def config(data_dir: Path, server: EmbeddingsServer | None) -> Config:
+    embedding = (
+        EmbeddingConfig(
+            source="remote",
+            timeout_ms=2000,
+            remote=RemoteEmbeddingConfig(url=server.url, model="m", timeout_s=2.0),
+        )
+        if server is not None
+        else EmbeddingConfig(source="none")
+    )
+    return Config(
+        data_dir=str(data_dir),
+        memory=MemoryConfig(strategy="hybrid", backfill_interval_s=0.2),
+        embedding=embedding,
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+    )
+
+
+async def open_at(tmp_path: Path, cfg: Config) -> Engine:
+    return await open_engine(ConfigHolder(cfg, str(tmp_path / "absent.yaml")), Metrics())
+
+
+async def vector_status(engine: Engine) -> dict[str, Any]:
+    status = await engine.status()
+    vector: dict[str, Any] = status["vector"]
+    return vector
+
+
+async def until_indexed(engine: Engine, timeout_s: float = 15.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        vector = await vector_status(engine)
+        if (
+            vector["needs_reindex"] == 0
+            and vector["vectors"] == len(FACTS)
+            and vector["backfill"]["done"] >= len(FACTS)  # the backfill did it
+        ):
+            return vector
+        assert time.monotonic() < deadline, f"still waiting: {vector}"
+        await asyncio.sleep(0.1)
+
+
+async def test_failed_vector_writes_are_retried_until_every_memory_has_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with EmbeddingsServer() as server:
+        engine = await open_at(tmp_path, config(tmp_path / "data", server))
+        try:
+            server.status = 500  # the provider fails: every vector write after a write fails
+            for fact in FACTS:
+                await engine.create_memory(NewMemory(owner="alice", content=fact))
+            vector = await vector_status(engine)
+            assert vector["needs_reindex"] == len(FACTS)
+            assert "backfill" in vector  # the backlog is visible
+            failed = [
+                r for r in caplog.records if r.getMessage() == "memory.vector_upsert_failed"
+            ]
+            assert failed
+            for record in failed:
+                error = record.__dict__["fields"]["error"]
+                assert ":" in error and error.split(":", 1)[1].strip(), error
+
+            server.status = 200  # back: nobody calls reindex, the backfill catches up
+            await until_indexed(engine)
+        finally:
+            await engine.close()
+
+
+async def test_memories_left_unindexed_by_a_restart_get_vectors_after_reopen(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    # Written while no embedding was available (what a kill -9 between the row and its
+    # vector leaves too): every row waits with needs_reindex = 1.
+    first = await open_at(tmp_path, config(data, None))
+    try:
+        for fact in FACTS:
+            await first.create_memory(NewMemory(owner="bob", content=fact))
+        assert (await first.status())["counts"]["needs_reindex"] == len(FACTS)
+    finally:
+        await first.close()
+
+    async with EmbeddingsServer() as server:
+        second = await open_at(tmp_path, config(data, server))
+        try:
+            await until_indexed(second)
+        finally:
+            await second.close()
+
+
+async def test_the_backfill_waits_while_the_embedding_keeps_failing(
+    tmp_path: Path,
+) -> None:
+    async with EmbeddingsServer() as server:
+        cfg = config(tmp_path / "data", server)
+        engine = await open_at(tmp_path, replace(cfg))
+        try:
+            server.status = 500
+            await engine.create_memory(NewMemory(owner="carol", content=FACTS[0]))
+            assert engine.backfill is not None
+            await asyncio.sleep(0.6)  # a few passes: each stops at the first failed batch
+            vector = await vector_status(engine)
+            assert vector["needs_reindex"] == 1
+            assert vector["backfill"]["done"] == 0
+        finally:
+            await engine.close()
