@@ -21,8 +21,9 @@ Rules every strategy obeys:
 
 With a vector index, `semantic` ranks by it and `hybrid` is RRF(keyword, vector) with
 `rrf_k`; the keyword and vector searches run concurrently. When the index is absent or
-failing (exception or `retrieval_timeout_ms`), `semantic` falls back to keyword and `hybrid`
-to RRF(keyword, recent), and `resolution["fallbacks"]` says why.
+failing (exception, or past its share of `retrieval_timeout_ms`: `deadline.py`), `semantic`
+falls back to keyword and `hybrid` to RRF(keyword, recent), and `resolution["fallbacks"]`
+says why.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
+from memtap.engine.retrieval.deadline import vector_deadline_s
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
 from memtap.engine.types import (
@@ -97,7 +99,7 @@ async def _vector(
     try:
         found = await asyncio.wait_for(
             _vector_rows(ctx.records, tier, live, req.query, limit, side_effects),
-            timeout=ctx.config.retrieval_timeout_ms / 1000,
+            timeout=vector_deadline_s(ctx.config),  # a share: keywords still arrive
         )
     except NoVectors as exc:
         resolution["fallbacks"].append({"tier": "vector", "reason": str(exc)})

@@ -23,7 +23,7 @@ from memtap.config.schema import (
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.types import NewMemory
+from memtap.engine.types import NewMemory, RetrievalRequest
 from tests.support.semantic import EmbeddingsServer
 
 FACTS = [
@@ -54,7 +54,9 @@ def config(data_dir: Path, server: EmbeddingsServer | None) -> Config:
 
 
 async def open_at(tmp_path: Path, cfg: Config) -> Engine:
-    return await open_engine(ConfigHolder(cfg, str(tmp_path / "absent.yaml")), Metrics())
+    return await open_engine(
+        ConfigHolder(cfg, str(tmp_path / "absent.yaml")), Metrics()
+    )
 
 
 async def vector_status(engine: Engine) -> dict[str, Any]:
@@ -83,14 +85,18 @@ async def test_failed_vector_writes_are_retried_until_every_memory_has_one(
     async with EmbeddingsServer() as server:
         engine = await open_at(tmp_path, config(tmp_path / "data", server))
         try:
-            server.status = 500  # the provider fails: every vector write after a write fails
+            server.status = (
+                500  # the provider fails: every vector write after a write fails
+            )
             for fact in FACTS:
                 await engine.create_memory(NewMemory(owner="alice", content=fact))
             vector = await vector_status(engine)
             assert vector["needs_reindex"] == len(FACTS)
             assert "backfill" in vector  # the backlog is visible
             failed = [
-                r for r in caplog.records if r.getMessage() == "memory.vector_upsert_failed"
+                r
+                for r in caplog.records
+                if r.getMessage() == "memory.vector_upsert_failed"
             ]
             assert failed
             for record in failed:
@@ -135,9 +141,46 @@ async def test_the_backfill_waits_while_the_embedding_keeps_failing(
             server.status = 500
             await engine.create_memory(NewMemory(owner="carol", content=FACTS[0]))
             assert engine.backfill is not None
-            await asyncio.sleep(0.6)  # a few passes: each stops at the first failed batch
+            await asyncio.sleep(
+                0.6
+            )  # a few passes: each stops at the first failed batch
             vector = await vector_status(engine)
             assert vector["needs_reindex"] == 1
             assert vector["backfill"]["done"] == 0
         finally:
+            await engine.close()
+
+
+# -- the vector leg's deadline (engine/retrieval/deadline.py) -------------------------------
+
+
+async def test_a_slow_vector_leg_leaves_the_keyword_results_inside_the_time_limit(
+    tmp_path: Path,
+) -> None:
+    async with EmbeddingsServer() as server:
+        cfg = config(tmp_path / "data", server)
+        cfg = replace(
+            cfg,
+            memory=replace(cfg.memory, retrieval_timeout_ms=400),
+            embedding=replace(cfg.embedding, timeout_ms=5000),
+        )
+        engine = await open_at(tmp_path, cfg)
+        try:
+            for fact in FACTS:
+                await engine.create_memory(NewMemory(owner="dave", content=fact))
+            server.delay_s = 2.0  # the query embedding misses every deadline
+            started = time.monotonic()
+            # The proxy's own limit around retrieval (proxy/addons/inject.py).
+            async with asyncio.timeout(0.4):
+                got = await engine.retrieve(
+                    RetrievalRequest(
+                        owner="dave", query="which tea do I drink", strategy="hybrid"
+                    )
+                )
+            assert time.monotonic() - started < 0.4
+            assert got.hits and "green tea" in got.hits[0].memory.content
+            reasons = [f.get("reason") for f in got.resolution["fallbacks"]]
+            assert "timeout" in reasons
+        finally:
+            server.delay_s = 0.0
             await engine.close()
