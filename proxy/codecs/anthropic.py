@@ -204,7 +204,9 @@ class AnthropicStreamState(TurnState):
             elif delta.get("type") == "input_json_delta":
                 block = self._blocks.get(int(payload.get("index", -1)))
                 if block is not None:
-                    block["json"] = capped(block["json"], delta.get("partial_json") or "")
+                    block["json"] = capped(
+                        block["json"], delta.get("partial_json") or ""
+                    )
         elif kind == "content_block_start":
             block = payload.get("content_block") or {}
             if block.get("type") == "tool_use":
