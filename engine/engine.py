@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -28,6 +29,7 @@ from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.maintenance import summarize
 from memtap.engine.maintenance.sweep import run_sweep
 from memtap.engine.metrics import Metrics
+from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     InvalidItem,
     Outbox,
@@ -59,6 +61,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("memtap.engine")
 
 ENQUEUE_TIMEOUT_S = 2.0
+READ_YOUR_WRITES_MAX_S = 0.2
+"""The longest a retrieval waits for its owner's just-completed turns to be applied."""
 DRAIN_S = 5.0
 VECTOR_WRITE_TIMEOUT_S = 5.0
 IMPORT_CHUNK = 500
@@ -118,6 +122,7 @@ class Engine:
         self.vector_index = vector_index
         self.vector_error = vector_error
         """Why there is no vector index (engine-status, health, reindex)."""
+        self.pending = PendingTurns()
         self.worker = OutboxWorker(
             outbox,
             store,
@@ -125,6 +130,7 @@ class Engine:
             metrics,
             on_written=self._vector_upsert,
             events=self.events,
+            pending=self.pending,
         )
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
@@ -136,6 +142,8 @@ class Engine:
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, worker: bool = True) -> None:
+        for seq, owner in await self.outbox.pending_rows():
+            self.pending.added(owner, seq)
         depth = await self.outbox.depth()
         self.metrics.outbox_depth.set(depth)
         if depth:
@@ -193,6 +201,7 @@ class Engine:
             self._reopening = None
             return
         self.metrics.outbox_depth.set(0)
+        self.pending.clear()  # the old file's rows went with it
         self.worker.wake()
         log.warning(
             "memory.store_reopened", extra={"fields": {"path": str(self.db.path)}}
@@ -211,7 +220,33 @@ class Engine:
     ) -> Retrieval:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
+        await self._read_own_writes(request.owner)
         return await retrieve(self._context(), request, side_effects=side_effects)
+
+    async def _read_own_writes(self, owner: str) -> None:
+        """Turns of this owner that completed before the request arrived take effect first
+        (bounded: at most half the retrieval budget; after that retrieval goes on with what
+        is stored). Owners with nothing pending do not wait at all."""
+        if not self.pending.pending(owner) or not self.worker.running:
+            return
+        self.worker.hurry()
+        budget_s = min(
+            READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
+        )
+        started = time.perf_counter()
+        applied = await self.pending.wait_for(owner, budget_s)
+        waited_ms = round((time.perf_counter() - started) * 1000, 3)
+        if not applied:
+            self.metrics.memory_fallbacks.inc("own_writes_pending")
+            log.warning(
+                "memory.own_writes_pending",
+                extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
+            )
+        else:
+            log.debug(
+                "memory.own_writes_applied",
+                extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
+            )
 
     @_guarded
     async def enqueue_turn(self, turn: Turn) -> None:
@@ -220,7 +255,8 @@ class Engine:
         now = now_iso()
         # asyncio.timeout, not wait_for: no extra task on the response's tail.
         async with asyncio.timeout(ENQUEUE_TIMEOUT_S):
-            await self.outbox.insert(turn, now)
+            seq = await self.outbox.insert(turn, now)
+        self.pending.added(turn.owner, seq)
         self.metrics.outbox_depth.inc()
         self.worker.wake()
 
@@ -289,6 +325,7 @@ class Engine:
                 ) from exc
         rows = await self.store.erase_owner(owner)
         queued = await self.outbox.erase_owner(owner)
+        self.pending.forget_owner(owner)
         self.metrics.outbox_depth.dec(amount=queued)
         await self.checkpoint()
         removed = {"memories": rows, "outbox": queued, "fts": rows, "vectors": vectors}

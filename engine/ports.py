@@ -77,7 +77,14 @@ class WrittenTurn:
 class Outbox(Protocol):
     """Turns waiting for extraction, durable on local disk, oldest first."""
 
-    async def insert(self, turn: Turn, now: str) -> None: ...
+    async def insert(self, turn: Turn, now: str) -> int:
+        """Commit the turn's row; returns its sequence number."""
+        ...
+
+    async def pending_rows(self) -> list[tuple[int, str]]:
+        """(seq, owner) of every row waiting, oldest first (read-your-own-writes after a
+        restart)."""
+        ...
 
     async def page(self, after_seq: int, limit: int) -> list[OutboxRow]: ...
 
