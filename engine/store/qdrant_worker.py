@@ -89,6 +89,8 @@ class QdrantOutboxWorker(OutboxWorker):
                             "request_id": turn.request_id,
                             "owner": turn.owner,
                             "memory_ids": [m.id for m in written],
+                            "families": [m.metadata.get("family") for m in written],
+                            "slots": [m.metadata.get("slot") for m in written],
                             "superseded": superseded,
                             "format": turn.format,
                             "store": "qdrant",
