@@ -34,6 +34,7 @@ from memtap.engine.extraction.objects import (
     is_bare_pronoun,
     is_deictic,
     is_second_person,
+    strip_time,
     third_person,
 )
 from memtap.engine.extraction.rules import Rule, tokens
@@ -140,6 +141,8 @@ def _fact(
     rule: Rule, m: re.Match[str], clause: str, reading: _Reading
 ) -> ExtractedFact | None:
     obj = clean_object(m.group("obj"), rule.stop)
+    if rule.family not in ("event", "goal"):
+        obj = strip_time(obj)
     if not obj or not any(ch.isalnum() for ch in obj):
         return None
     if is_bare_pronoun(obj):

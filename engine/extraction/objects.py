@@ -106,9 +106,24 @@ SECOND_PERSON = re.compile(
 # A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
 DEICTIC = re.compile(
     r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
-    r"isso|isto|ce|cette|ces|dieses|diese|diesen)\b",
+    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|"
+    r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
+    r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
+    r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
+    r"snippet|attempt))\b",
     re.IGNORECASE,
 )
+_TIME = re.compile(
+    r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
+    r"sprint)|(?:for|since)\s+(?:\d+|a\s+few|many|several|two|three|five|ten)\s+(?:days|weeks|months|"
+    r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$",
+    re.IGNORECASE,
+)
+
+
+def strip_time(obj: str) -> str:
+    """ "Kafka this quarter" -> "Kafka": when a state holds is not part of the state."""
+    return _TIME.sub("", obj).strip() or obj
 
 
 def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:

@@ -7,7 +7,7 @@ I = START + r"I\s+"
 I_ANY = START + r"I(?:\s+|(?='))"
 """`I` followed by a space or a contraction ("I'm", "I'd"): for verbs listed with their "'m"."""
 I_OR_WE = START + r"(?:I|we)\s+"
-IM = START + r"I(?:'m|\s+am)\s+"
+IM = START + r"I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+"
 WE = START + r"we\s+"
 ADV = (
     r"(?:(?:really|truly|definitely|much|now|still|actually|generally|personally|also|just|"

@@ -8,7 +8,7 @@ from memtap.engine.extraction.rules import Rule, rule
 
 _B = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
 _STOP = re.compile(
-    r"\s+(?:und\s+(?:ich|mein|meine)|aber|weil|obwohl|wo|seit|vor\s+\w+\s+(?:Jahren|Monaten|Wochen)|"
+    r"\s+(?:und\s+(?:ich|mein|meine|\w+e)|aber|weil|obwohl|wo|seit|vor\s+\w+\s+(?:Jahren|Monaten|Wochen)|"
     r"letztes\s+Jahr|letzte\s+Woche|letzten\s+Monat|gestern|jetzt|zurzeit|gerade)\b|[,;:(]|\s-\s",
     re.IGNORECASE,
 )
@@ -173,7 +173,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
-        r"ich\s+arbeite\s+als\s+(?P<obj>.+)",
+        r"(?:ich|und)\s+arbeite\s+als\s+(?P<obj>.+)",
         "Arbeitet als {obj}",
         "arbeite",
         slot="work.role",

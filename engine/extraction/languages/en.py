@@ -16,6 +16,7 @@ from memtap.engine.extraction.languages.common import (
     I,
 )
 from memtap.engine.extraction.rules import Rule, rule
+from memtap.engine.extraction.slots import domain_of
 
 _CAP = r"(?=[A-Z0-9])"  # a proper name follows (checked case-sensitively by `_proper`)
 _NAME = re.compile(
@@ -295,7 +296,9 @@ _STYLE = re.compile(
     r"steps|summary|summaries|tl;?dr|answers?|responses?|replies|reply|format|units|words|"
     r"sentences?|paragraphs?|headings|headers|snake_case|camelcase|type\s+hints|docstrings|"
     r"apolog\w*|disclaimers?|caveats|sarcasm|humou?r|exclamation|first\s+name|lists?|"
-    r"code\s+blocks?|explanations?|questions?|preamble|fluff|filler)\b",
+    r"code\s+blocks?|explanations?|questions?|preamble|fluff|filler|word|phrases?|terms?|"
+    r"expressions?|friend|human|peer|expert|beginner|five-year-old|child|colleague|mentor|teacher|"
+    r"eli5|textbook|robot|corporate|salesy|condescending|patronizing|patronising)\b",
     re.IGNORECASE,
 )
 _STANDING = re.compile(
@@ -322,6 +325,9 @@ _TECH = re.compile(
     r"typescript|javascript|php|ruby|swift|kotlin|scala|elixir|haskell|c\+\+|c#|\.net|vim|"
     r"emacs|tabs|spaces)\b",
     re.IGNORECASE,
+)
+_VERBISH = frozenset(
+    "uses is has does makes pays was sucks sells builds lets wants needs gives".split()
 )
 _TASK_VERBS = frozenset(
     [
@@ -401,6 +407,15 @@ def _is_role(match: re.Match[str], obj: str) -> bool:
 
 def _role_then_org(match: re.Match[str], obj: str) -> bool:
     return _role_word(match.group("role")) and _proper(match, obj)
+
+
+def is_task(obj: str) -> bool:
+    """An object about the task at hand ("fix this bug", "know how"), not a durable fact."""
+    first = obj.split(maxsplit=1)[0].lower() if obj else ""
+    return (
+        first in _TASK_VERBS
+        or re.search(r"\b(?:this|that|it|these|those)\b", obj, re.I) is not None
+    )
 
 
 def _not_task(match: re.Match[str], obj: str) -> bool:
@@ -511,7 +526,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "identity",
-        r"^(?:I'm|I\s+am)\s+(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s*[.!,]*$",
+        r"^(?:(?:hi|hello|hey|hiya|so|ok|okay|well)[,!.]*\s+)?(?:I'm|I\s+am)\s+(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*(?:[.!,;(-]|$|\band\b|\bhere\b|\bby\s+the\s+way\b|\bbtw\b|\bfrom\b))",
         "Name is {obj}",
         "i",
         slot="identity.name",
@@ -606,11 +621,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        I_OR_WE + ADV + r"(?P<verb>live|reside)\s+in\s+(?P<obj>.+)",
-        "Lives in {obj}",
+        I_OR_WE
+        + ADV
+        + r"(?P<verb>live|reside)\s+(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
+        "Lives {prep} {obj}",
         "live reside",
         slot="location.home",
         stop=_PLACE_STOP,
+        accept=lambda m, o: domain_of(o) is None,
     ),
     _r(
         "location",
@@ -674,6 +692,12 @@ RULES: tuple[Rule, ...] = (
         stop=_PLACE_STOP,
     ),
     _r(
+        "stack",
+        r"\b(?:the|my|our)\s+(?P<what>company|employer|team|startup|org|organi[sz]ation|client|department)\s+(?:I|we)\s+(?:work\s+(?:for|at|with|in)|am\s+in|'m\s+in|'m\s+at)\s+(?P<verb>uses|use|runs\s+on|is\s+on|relies\s+on)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "company employer team startup org organization organisation client department",
+    ),
+    _r(
         "work",
         I
         + ADV
@@ -684,6 +708,7 @@ RULES: tuple[Rule, ...] = (
         group="employer",
         key_group="prep",
         stop=_PLACE_STOP,
+        accept=lambda m, o: o.split(maxsplit=1)[0].lower() not in _VERBISH,
     ),
     _r(
         "work",
@@ -729,7 +754,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
-        I + ADV + r"work\s+as\s+(?P<obj>.+)",
+        I + ADV + r"work(?:\s+[\w-]+){0,3}?\s+as\s+(?P<obj>.+)",
         "Works as {obj}",
         "work",
         slot="work.role",
@@ -748,7 +773,11 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
-        IM + ADV + r"(?:now\s+)?(?P<obj>(?:an?\s+|the\s+)?[\w+#./-]+.*)",
+        IM
+        + ADV
+        + r"(?:[A-Z][a-z]+,\s+)?"
+        + ADV
+        + r"(?:now\s+)?(?P<obj>(?:an?\s+|the\s+)?[\w+#./-]+.*)",
         "Is {obj}",
         "a an the student freelancer ceo cto intern founder",
         slot="work.role",
@@ -815,6 +844,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
+        I + ADV + r"(?P<verb>teach|tutor|coach)\s+(?P<obj>(?!you\b|me\b|myself\b).+)",
+        {"tutor": "Tutors {obj}", "coach": "Coaches {obj}", "": "Teaches {obj}"},
+        "teach tutor coach",
+        group="field",
+        accept=lambda m, o: not is_task(o),
+    ),
+    _r(
+        "work",
         I
         + ADV
         + r"work\s+(?P<obj>remotely|from\s+home|remote|hybrid|part[- ]time|full[- ]time|nights|night\s+shifts|shifts|weekends)\b",
@@ -832,7 +869,7 @@ RULES: tuple[Rule, ...] = (
     # -- family and pets ---------------------------------------------------------------
     _r(
         "family",
-        r"\bmy\s+(?P<obj>(?:(?:older|younger|little|big|eldest|oldest|youngest|twin|baby|new|two|three|four|\d+|\w+-year-old)\s+)?(?:"
+        r"\b(?:my|our)\s+(?P<obj>(?:(?:older|younger|little|big|eldest|oldest|youngest|twin|baby|new|two|three|four|\d+|\w+-year-old)\s+)?(?:"
         + REL
         + "|"
         + PET
@@ -873,6 +910,18 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "family",
+        START
+        + r"(?:my|our)\s+(?P<obj>(?:two|three|four|five|six|\d+)\s+(?:[\w'-]+\s+)?(?:"
+        + REL
+        + "|"
+        + PET
+        + r"))\b",
+        "Has {obj}",
+        _REL_TRIGGERS + " " + _PET_TRIGGERS,
+        group="family_count",
+    ),
+    _r(
+        "family",
         WE
         + r"(?:have|'ve\s+got)\s+(?P<obj>(?:a|an|one|two|three|four|\d+)\s+(?:[\w'-]+\s+){0,3}?(?:"
         + REL
@@ -906,7 +955,7 @@ RULES: tuple[Rule, ...] = (
         "family",
         IM
         + ADV
-        + r"(?P<obj>(?:a\s+)?(?:single\s+)?(?:mom|mum|mother|dad|father|parent|grandparent|grandma|grandpa|stepmom|stepdad)(?:\s+of\s+.+)?|pregnant|expecting(?:\s+a\s+baby)?)\b",
+        + r"(?P<obj>(?:a\s+)?(?:[\w-]+\s+)?(?:mom|mum|mother|dad|father|parent|grandparent|grandma|grandpa|stepmom|stepdad)(?:\s+of\s+.+)?|pregnant|expecting(?:\s+a\s+baby)?)\b",
         "Is {obj}",
         "mom mum mother dad father parent grandparent grandma grandpa stepmom stepdad pregnant expecting",
         group="parent",
@@ -1012,6 +1061,36 @@ RULES: tuple[Rule, ...] = (
         "negative",
         group="choice",
         key_group="verb2",
+    ),
+    _r(
+        "constraint",
+        I
+        + ADV
+        + r"(?:can'?t|cannot|can\s+not|shouldn'?t|am\s+not\s+allowed\s+to|'m\s+not\s+allowed\s+to)\s+(?:have|tolerate|digest|handle)\s+(?P<obj>.+)",
+        "Cannot have {obj}",
+        "have tolerate digest handle",
+        "negative",
+        group="choice",
+        accept=lambda m, o: (
+            not re.match(r"(?:a|an|the|any|more|much|time|fun|it|that|this)\b", o, re.I)
+        ),
+    ),
+    _r(
+        "constraint",
+        I
+        + ADV
+        + r"(?:only\s+)?(?:have|own|work\s+on|am\s+on|'m\s+on)\s+(?P<obj>(?:a|an|my)\s+(?:[\w-]+\s+){0,2}?(?:Chromebook|Mac|MacBook|iMac|iPhone|iPad|Android|PC|laptop|Pixel|Galaxy|ThinkPad|Surface|Raspberry\s+Pi|Linux\s+box|Windows\s+(?:laptop|machine|PC))\b.*)",
+        "Has {obj}",
+        "chromebook mac macbook imac iphone ipad android pc laptop pixel galaxy thinkpad surface raspberry linux windows",
+        group="device",
+    ),
+    _r(
+        "constraint",
+        IM
+        + r"(?P<obj>(?:a|an)\s+(?:Mac|Windows|Linux|Ubuntu|iPhone|Android|Chromebook|iPad|Emacs|Vim)\s+(?:user|person|guy|girl))\b",
+        "Is {obj}",
+        "user person guy girl",
+        group="device",
     ),
     _r(
         "constraint",
@@ -1170,7 +1249,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "instruction",
         PLEASE
-        + r"(?P<verb>don'?t|do\s+not|never|stop|quit|avoid|please\s+don'?t)\s+(?P<obj>(?:use|using|add|adding|include|including|put|putting|apologi[sz]e|apologi[sz]ing|say|saying|start|starting|end|ending|repeat|repeating|give|giving|write|writing|explain|explaining|mention|mentioning|suggest|suggesting|recommend|recommending|sugarcoat|lecture|moraliz\w*|be|being|ask|asking|call|calling|make|making|assume|assuming|show|showing|summari[sz]e|summari[sz]ing|emojis?|jargon)\b.*)",
+        + r"(?P<verb>don'?t|do\s+not|never|stop|quit|avoid|please\s+don'?t)\s+(?:ever\s+|even\s+|always\s+)?(?P<obj>(?:use|using|add|adding|include|including|put|putting|apologi[sz]e|apologi[sz]ing|say|saying|start|starting|end|ending|repeat|repeating|give|giving|write|writing|explain|explaining|mention|mentioning|suggest|suggesting|recommend|recommending|sugarcoat|lecture|moraliz\w*|be|being|ask|asking|call|calling|make|making|assume|assuming|show|showing|summari[sz]e|summari[sz]ing|emojis?|jargon)\b.*)",
         {
             "avoid": "Wants the assistant to avoid {obj}",
             "": "Does not want the assistant to {obj}",
@@ -1245,7 +1324,7 @@ RULES: tuple[Rule, ...] = (
         START
         + r"(?P<who>I|we)(?:'m|'re|\s+am|\s+are)\s+"
         + ADV
-        + r"(?P<verb>building|developing|making|writing|creating|working\s+on|maintaining|launching|designing|prototyping|migrating\s+to|moving\s+to|porting)\s+(?P<obj>.+)",
+        + r"(?P<verb>building|developing|making|writing|creating|working\s+on|maintaining|launching|designing|prototyping|(?:migrating|moving|switching|porting)(?:\s+\w+)?\s+from\s+.+?\s+to|migrating\s+to|moving\s+to|switching\s+to|porting)\s+(?P<obj>.+)",
         {"i": "Is {verb} {obj}", "we": "Their team is {verb} {obj}"},
         "building developing making writing creating working maintaining launching designing prototyping migrating moving porting",
         key_group="who",
@@ -1323,7 +1402,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "goal",
-        r"\bmy\s+(?:main\s+|big\s+|long-term\s+|short-term\s+|ultimate\s+|next\s+|career\s+|fitness\s+|new\s+year'?s?\s+)?(?P<what>goal|goals|plan|plans|dream|aim|objective|resolution|target|ambition)(?:\s+for\s+[\w\s]{2,20}?)?\s+(?:is|are)\s+(?P<obj>.+)",
+        r"\bmy\s+(?:main\s+|big\s+|long-term\s+|short-term\s+|ultimate\s+|next\s+|career\s+|fitness\s+|new\s+year'?s?\s+)?(?P<what>goal|goals|plan|plans|dream|aim|objective|resolution|target|ambition)(?:\s+for\s+[\w\s]{2,20}?|\s+(?:this|next|for\s+the)\s+\w+)?\s+(?:is|are)\s+(?P<obj>.+)",
         "Their {what} is {obj}",
         "goal goals plan plans dream aim objective resolution target ambition",
         accept=lambda m, o: (
@@ -1359,9 +1438,9 @@ RULES: tuple[Rule, ...] = (
     _r(
         "event",
         I_OR_WE
-        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|my\s+first)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
+        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|my\s+first)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
         "{obj}",
-        "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became",
+        "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
         accept=lambda m, o: not re.search(r"\b(?:this|that|it)\b\s*$", o),
     ),
     _r(
