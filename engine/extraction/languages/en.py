@@ -327,7 +327,22 @@ _TECH = re.compile(
     re.IGNORECASE,
 )
 _VERBISH = frozenset(
-    "uses is has does makes pays was sucks sells builds lets wants needs gives".split()
+    [
+        "uses",
+        "is",
+        "has",
+        "does",
+        "makes",
+        "pays",
+        "was",
+        "sucks",
+        "sells",
+        "builds",
+        "lets",
+        "wants",
+        "needs",
+        "gives",
+    ]
 )
 _TASK_VERBS = frozenset(
     [
@@ -414,7 +429,8 @@ def is_task(obj: str) -> bool:
     first = obj.split(maxsplit=1)[0].lower() if obj else ""
     return (
         first in _TASK_VERBS
-        or re.search(r"\b(?:this|that|it|these|those)\b", obj, re.I) is not None
+        or re.search(r"\b(?:this|that|it|these|those)\b", obj, re.IGNORECASE)
+        is not None
     )
 
 
@@ -1072,7 +1088,9 @@ RULES: tuple[Rule, ...] = (
         "negative",
         group="choice",
         accept=lambda m, o: (
-            not re.match(r"(?:a|an|the|any|more|much|time|fun|it|that|this)\b", o, re.I)
+            not re.match(
+                r"(?:a|an|the|any|more|much|time|fun|it|that|this)\b", o, re.IGNORECASE
+            )
         ),
     ),
     _r(
