@@ -96,7 +96,7 @@ _REQUEST_INSIDE = re.compile(
     re.IGNORECASE,
 )
 _POINTS_AT_MATERIAL = re.compile(
-    r"(?::\s*$|:\s+\S|\b(?:this|that|it|these|those|the\s+(?:above|following|text|email|message|"
+    r"(?::\s*$|:\s+\S|\b(?:this|it|these|those|the\s+(?:above|following|text|email|message|"
     r"paragraph|sentence|sentences|draft|letter|passage|note)|my\s+(?:\w+\s+)?(?:cover\s+letter|"
     r"letter|email|essay|draft|text|resume|résumé|cv|bio|post|paragraph|message|speech|story|poem|"
     r"answer|reply|statement|profile|summary|intro|introduction)|below|above|following|esto|este|esta|"

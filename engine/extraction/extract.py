@@ -60,7 +60,15 @@ __all__ = [
 ]
 
 _NEGATED = re.compile(r"(?:not|do\s+not|don't|never|no\s+longer)\b", re.IGNORECASE)
-_FORGETTABLE = frozenset({"it", "them", "that", "this", "those", "these", "one"})
+# What may precede an object that opens its sentence (so its capital is not a name's).
+_SENTENCE_START = re.compile(
+    r"[\W]*(?:(?:please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
+    r"don'?t|do\s+not|stop|avoid|quit)[\W]*)*",
+    re.IGNORECASE,
+)
+# In an instruction "you" is the assistant: "keep your answers short" -> "keep its answers short".
+_ABOUT_ASSISTANT = re.compile(r"\b(?:your|yours|yourself)\b", re.IGNORECASE)
+_ASSISTANT = {"your": "its", "yours": "its", "yourself": "itself"}
 _RESOLVING = frozenset({"it", "them"})
 _NOUN_AFTER = re.compile(
     r"\b(?:got|bought|adopted|built|made|have|has|use|uses|using)\s+(?P<noun>(?:a|an|the|my|our)\s+.+)$",
@@ -165,7 +173,15 @@ def _fact(
         if value is not None and name not in ("obj",)
     }
     groups["obj"] = third_person(obj, rule.lang)
+    if rule.family == "instruction":
+        groups["obj"] = _ABOUT_ASSISTANT.sub(
+            lambda s: _ASSISTANT[s.group(0).lower()], groups["obj"]
+        )
     template = rule.template_for(m.groupdict().get(rule.key_group) or "")
+    if _SENTENCE_START.fullmatch(clause[: m.start("obj")]):
+        groups["obj"] = _decapitalise(
+            groups["obj"]
+        )  # "Keep answers short" -> "… to keep …"
     content = _capitalise(template.format_map(_Blank(groups)), rule.keep_case)
     polarity = rule.polarity
     if polarity == "positive" and _NEGATED.match(obj):
@@ -215,6 +231,13 @@ def _resolve(obj: str, last_object: str | None) -> str | None:
         return None
     noun = re.sub(r"^(?:a|an|my|our)\s+", "the ", last_object, flags=re.IGNORECASE)
     return f"{noun} {rest}".strip()
+
+
+def _decapitalise(text: str) -> str:
+    first, _, rest = text.partition(" ")
+    if first[1:].islower():  # not an acronym or a name like "GitHub"
+        first = first.lower()
+    return f"{first} {rest}".rstrip()
 
 
 def _capitalise(text: str, keep_case: bool) -> str:

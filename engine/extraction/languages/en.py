@@ -1463,6 +1463,18 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "event",
+        I_OR_WE
+        + r"(?P<obj>(?:just|recently|finally)\s+(?:got|bought|adopted|built|finished|started|launched|shipped|released|published|joined|passed|won|ran|completed|signed|sold|opened|found|made|hit|reached|crossed|became|had|turned|celebrated|visited|returned|welcomed|hired|raised|closed)\b.+)",
+        "{obj}",
+        "just recently finally",
+        accept=lambda m, o: (
+            not re.search(
+                r"\b(?:this|that|it|error|bug|issue|problem|message|warning)\b", o, re.IGNORECASE
+            )
+        ),
+    ),
+    _r(
+        "event",
         START
         + r"(?P<when>(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning)|yesterday|recently|in\s+(?:19|20)\d\d|\w+\s+(?:days|weeks|months|years)\s+ago)[,\s]+I\s+(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|adopted|launched|shipped|released|published|got|had|became|met|married|graduated|retired|passed|climbed|hiked|completed|quit|left)\b.+)",
         "{obj} {when}",

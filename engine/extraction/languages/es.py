@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.rules import Rule, rule
+from memtap.engine.extraction.rules import Accept, Rule, rule
 
 _B = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
 _STOP = re.compile(
@@ -43,6 +43,22 @@ _NAME_STOP = re.compile(
 )
 
 
+# Spanish and Portuguese share verbs ("usamos", "uso"): a clause that reads as Portuguese is not ours.
+_FOREIGN = re.compile(
+    r"\b(?:e|não|nao|em|você|muito|também|obrigad[oa])\b|ção|ções|ão\b|õe",
+    re.IGNORECASE,
+)
+
+
+def _ours(accept: Accept | None) -> Accept:
+    def check(match: re.Match[str], obj: str) -> bool:
+        if _FOREIGN.search(match.string):
+            return False
+        return accept is None or accept(match, obj)
+
+    return check
+
+
 def _r(
     family: str,
     rx: str,
@@ -52,6 +68,7 @@ def _r(
     **options: object,
 ) -> Rule:
     options.setdefault("stop", _STOP)
+    options["accept"] = _ours(options.get("accept"))
     return rule("es", family, _B + rx, template, triggers, polarity, **options)  # type: ignore[arg-type]
 
 

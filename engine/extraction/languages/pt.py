@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.rules import Rule, rule
+from memtap.engine.extraction.rules import Accept, Rule, rule
 
 _B = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
 _STOP = re.compile(
@@ -45,6 +45,22 @@ _NAME_STOP = re.compile(
 )
 
 
+# Spanish and Portuguese share verbs ("usamos", "uso"): a clause that reads as Spanish is not ours.
+_FOREIGN = re.compile(
+    r"\b(?:y|el|los|las|muy|también|pero|gracias)\b|ñ|ción\b|ciones\b",
+    re.IGNORECASE,
+)
+
+
+def _ours(accept: Accept | None) -> Accept:
+    def check(match: re.Match[str], obj: str) -> bool:
+        if _FOREIGN.search(match.string):
+            return False
+        return accept is None or accept(match, obj)
+
+    return check
+
+
 def _r(
     family: str,
     rx: str,
@@ -54,6 +70,7 @@ def _r(
     **options: object,
 ) -> Rule:
     options.setdefault("stop", _STOP)
+    options["accept"] = _ours(options.get("accept"))
     return rule("pt", family, _B + rx, template, triggers, polarity, **options)  # type: ignore[arg-type]
 
 
