@@ -1469,7 +1469,9 @@ RULES: tuple[Rule, ...] = (
         "just recently finally",
         accept=lambda m, o: (
             not re.search(
-                r"\b(?:this|that|it|error|bug|issue|problem|message|warning)\b", o, re.IGNORECASE
+                r"\b(?:this|that|it|error|bug|issue|problem|message|warning)\b",
+                o,
+                re.IGNORECASE,
             )
         ),
     ),
