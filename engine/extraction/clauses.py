@@ -105,6 +105,11 @@ _POINTS_AT_MATERIAL = re.compile(
 )
 
 
+_STANDING = re.compile(
+    r"\b(?:always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
+    r"whenever|all\s+(?:code|answers|responses|replies|examples|your)|siempre|sempre|toujours|immer)\b",
+    re.IGNORECASE,
+)
 _CREATIVE = re.compile(
     r"\b(?:story|stories|poem|song|lyrics|scene|dialogue|role-?play|pretend|act\s+as|script|"
     r"character|tale|fanfic|fiction|novel|screenplay|limerick|haiku|joke|historia|cuento|poema|"
@@ -129,6 +134,8 @@ def request_kind(sentence: str) -> RequestScope | None:
     """Whether `sentence` asks for text to be produced or transformed, and how much of the
     message is its material: "all" (the request points at it: "translate this:"),
     "from_here" (fiction: the request and the details that follow it), or "sentence"."""
+    if _STANDING.search(sentence):
+        return None  # "Please write all code with type hints" is an instruction, not a task
     if _REQUEST.match(sentence) or _REQUEST_INSIDE.search(sentence):
         if _POINTS_AT_MATERIAL.search(sentence):
             return "all"

@@ -184,7 +184,7 @@ def _fact(
         )  # "Keep answers short" -> "… to keep …"
     content = _capitalise(template.format_map(_Blank(groups)), rule.keep_case)
     polarity = rule.polarity
-    if polarity == "positive" and _NEGATED.match(obj):
+    if polarity == "positive" and (_NEGATED.match(obj) or m.groupdict().get("neg")):
         polarity = "negative"  # "I usually don't eat meat"
     slot = _slot(rule, obj, groups.get("what"))
     prefix = ""

@@ -22,6 +22,7 @@ SLOTS: dict[str, str] = {
     "identity.age": "the user's age",
     "identity.origin": "where the user is from",
     "location.home": "where the user lives or is based",
+    "location.timezone": "the user's time zone",
     "work.employer": "who the user works for",
     "work.role": "the user's job or role",
     "work.team": "the user's team",

@@ -212,7 +212,7 @@ RULES: tuple[Rule, ...] = (
         "family",
         r"(?P<verb>mein|meine)\s+(?P<obj>"
         + _REL
-        + r"\b(?:\s+[A-Z]\w+)?\s+(?:ist|sind|arbeitet|arbeiten|wohnt|wohnen|lebt|leben|hat|haben|heißt|heisst|heißen|studiert)\b.+)",
+        + r"\b(?:\s+[A-Z]\w+)?\s+(?:ist|sind|arbeitet|arbeiten|wohnt|wohnen|lebt|leben|hat|haben|heißt|heisst|heißen|studiert|geht|gehen|spielt|macht|wird|kommt|arbeitet)\b.+)",
         _POSS,
         _REL_T,
     ),

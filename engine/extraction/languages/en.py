@@ -663,6 +663,26 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
+        IM
+        + r"[^,.;]{1,40},\s+(?:currently\s+|now\s+)?(?P<verb>living|based|located)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
+        {"living": "Lives in {obj}", "": "Is based in {obj}"},
+        "living based located",
+        slot="location.home",
+        stop=_PLACE_STOP,
+        accept=_proper,
+    ),
+    _r(
+        "location",
+        IM
+        + ADV
+        + r"(?:in|on)\s+(?P<obj>(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:time\s?zone|UTC\s?[+-]\s?\d{1,2}|GMT\s?[+-]?\s?\d{0,2}|(?:CET|CEST|EST|EDT|PST|PDT|CST|BST|IST|JST|AEST)\b(?:\s+time)?))",
+        "Is in {obj}",
+        "timezone time zone utc gmt cet cest est edt pst pdt cst bst ist jst aest",
+        slot="location.timezone",
+        group="timezone",
+    ),
+    _r(
+        "location",
         I_OR_WE
         + ADV
         + r"(?:just\s+|recently\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<obj>.+)",
@@ -706,6 +726,31 @@ RULES: tuple[Rule, ...] = (
         group="employer",
         accept=_proper,
         stop=_PLACE_STOP,
+    ),
+    _r(
+        "stack",
+        r"\b(?:our|my)\s+(?P<what>startup|company|team|group|lab|agency|business|studio)\s+(?P<verb>is\s+building|is\s+developing|builds|makes|develops|is\s+making|sells|is\s+working\s+on|is\s+launching|runs|maintains|ships)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "startup company team group lab agency business studio",
+        group="project",
+    ),
+    _r(
+        "stack",
+        START
+        + r"we(?:'re|\s+are)\s+(?P<obj>(?:a|an)\s+[\w.+#/ -]{1,30}?\s+(?:shop|house|team|company|startup|org|organi[sz]ation|agency))\b",
+        "Their team is {obj}",
+        "shop house team company startup org organization organisation agency",
+    ),
+    _r(
+        "stack",
+        START
+        + r"(?P<who>I|we)\s+(?:don'?t|do\s+not|no\s+longer|never)\s+(?:use|run|deploy\s+(?:to|on))\s+(?P<obj>.+)",
+        {"i": "Does not use {obj}", "we": "Their team does not use {obj}"},
+        "use run deploy",
+        "negative",
+        key_group="who",
+        choice=True,
+        accept=lambda m, o: _tech(m, o),
     ),
     _r(
         "stack",
@@ -842,7 +887,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
-        r"\bmy\s+team\s+(?:is|handles|owns|works\s+on)\s+(?P<obj>.+)",
+        r"\b(?:my|our)\s+team\s+(?:is|handles|owns|works\s+on)\s+(?P<obj>.+)",
         "Their team is {obj}",
         "team",
         group="team",
@@ -903,9 +948,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "family",
-        I
+        I_ANY
         + ADV
-        + r"(?:have|'ve\s+got|have\s+got)\s+(?P<obj>(?:a|an|one|two|three|four|five|six|\d+|twin)\s+(?:[\w'-]+\s+){0,3}?(?:"
+        + r"(?:have|'ve\s+got|have\s+got|'ve)\s+(?P<obj>(?:a|an|one|two|three|four|five|six|\d+|twin)\s+(?:[\w'-]+\s+){0,3}?(?:"
         + REL
         + "|"
         + PET
@@ -976,12 +1021,22 @@ RULES: tuple[Rule, ...] = (
         "mom mum mother dad father parent grandparent grandma grandpa stepmom stepdad pregnant expecting",
         group="parent",
     ),
+    _r(
+        "preference",
+        IM
+        + ADV
+        + r"(?P<neg>not\s+)?(?:really\s+|much\s+of\s+|at\s+all\s+)?(?:a|an)\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?\s+person)\b",
+        {"not": "Is not a {obj}", "": "Is a {obj}"},
+        "person",
+        key_group="neg",
+        group="choice",
+    ),
     # -- constraints -------------------------------------------------------------------
     _r(
         "constraint",
         IM
         + r"(?:[\w-]+\s+){0,4}?(?:severely\s+|very\s+|highly\s+|deathly\s+|mildly\s+|also\s+)?(?P<neg>not\s+)?allergic\s+to\s+(?P<obj>.+)",
-        {"not ": "Is not allergic to {obj}", "": "Is allergic to {obj}"},
+        {"not": "Is not allergic to {obj}", "": "Is allergic to {obj}"},
         "allergic",
         key_group="neg",
         group="allergy",
@@ -1194,6 +1249,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "constraint",
         IM
+        + ADV
         + r"(?:only\s+)?(?:on|using|running)\s+(?P<obj>(?:an?\s+)?(?:Windows|macOS|Mac|MacBook|Linux|Ubuntu|Debian|Fedora|Arch|NixOS|iOS|iPhone|iPad|Android|ChromeOS|Chromebook|M[1-4]|Intel|AMD|Raspberry\s+Pi|WSL)\b.*)",
         "Is on {obj}",
         "windows macos mac macbook linux ubuntu debian fedora arch nixos ios iphone ipad android chromeos chromebook m intel amd raspberry wsl",
@@ -1456,7 +1512,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "event",
         I_OR_WE
-        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|my\s+first)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
+        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|(?:my|our)(?:\s+first)?)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
         "{obj}",
         "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
         accept=lambda m, o: not re.search(r"\b(?:this|that|it)\b\s*$", o),

@@ -178,6 +178,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
+        r"trabajo\s+(?P<prep>con|en|en\s+el\s+sector\s+de)\s+(?P<obj>[a-záéíóúñ].+)",
+        "Trabaja {prep} {obj}",
+        "trabajo",
+        group="field",
+        accept=lambda m, o: o[:1].islower(),
+    ),
+    _r(
+        "work",
         r"trabajo\s+como\s+(?P<obj>.+)",
         "Trabaja como {obj}",
         "trabajo",
@@ -217,7 +225,7 @@ RULES: tuple[Rule, ...] = (
         "family",
         r"(?P<verb>mi|mis)\s+(?P<obj>"
         + _REL
-        + r"\b(?:\s+[A-Z]\w+)?\s+(?:es|son|est[aá]|est[aá]n|trabaja|trabajan|vive|viven|tiene|tienen|se\s+llama|se\s+llaman|estudia)\b.+)",
+        + r"\b(?:\s+[A-Z]\w+)?\s+(?:es|son|est[aá]|est[aá]n|trabaja|trabajan|vive|viven|tiene|tienen|se\s+llama|se\s+llaman|estudia|va|van|naci[oó]|juega|hace)\b.+)",
         {"mis": "Sus {obj}", "": "Su {obj}"},
         _REL_T,
     ),

@@ -214,7 +214,7 @@ RULES: tuple[Rule, ...] = (
         "family",
         r"(?P<verb>mon|ma|mes)\s+(?P<obj>"
         + _REL
-        + r"\b(?:\s+[A-Z]\w+)?\s+(?:est|sont|travaille|travaillent|habite|habitent|vit|vivent|a|ont|s'appelle|s'appellent|[ée]tudie)\b.+)",
+        + r"\b(?:\s+[A-Z]\w+)?\s+(?:est|sont|travaille|travaillent|habite|habitent|vit|vivent|a|ont|s'appelle|s'appellent|[ée]tudie|va|vont|joue|fait|est\s+n[ée]e?)\b.+)",
         _POSS,
         _REL_T,
     ),

@@ -179,6 +179,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
+        r"trabalho\s+(?P<prep>com|em|na\s+área\s+de)\s+(?P<obj>[a-zà-ú].+)",
+        "Trabalha {prep} {obj}",
+        "trabalho",
+        group="field",
+        accept=lambda m, o: o[:1].islower(),
+    ),
+    _r(
+        "work",
         r"trabalho\s+como\s+(?P<obj>.+)",
         "Trabalha como {obj}",
         "trabalho",
@@ -222,7 +230,7 @@ RULES: tuple[Rule, ...] = (
         "family",
         r"(?P<verb>minha|meu|meus|minhas)\s+(?P<obj>"
         + _REL
-        + r"\b(?:\s+[A-Z]\w+)?\s+(?:[eé]|s[aã]o|est[aá]|est[aã]o|trabalha|trabalham|mora|moram|tem|t[eê]m|se\s+chama|chama-se|estuda)\b.+)",
+        + r"\b(?:\s+[A-Z]\w+)?\s+(?:[eé]|s[aã]o|est[aá]|est[aã]o|trabalha|trabalham|mora|moram|tem|t[eê]m|se\s+chama|chama-se|estuda|vai|v[aã]o|nasceu|faz|joga|gosta)\b.+)",
         _POSS,
         _REL_T,
     ),
