@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from memtap.engine.extraction.rules import Rule, rule
 
@@ -65,7 +66,7 @@ def _r(
     template: object,
     triggers: str,
     polarity: str = "positive",
-    **options: object,
+    **options: Any,
 ) -> Rule:
     options.setdefault("stop", _STOP)
     options.setdefault("keep_case", False)

@@ -4,6 +4,7 @@ family and pets, constraints, standing instructions, stack and projects, goals, 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from memtap.engine.extraction.languages.common import (
     ADV,
@@ -504,7 +505,7 @@ def _r(
     template: object,
     triggers: str,
     polarity: str = "positive",
-    **options: object,
+    **options: Any,
 ) -> Rule:
     return rule("en", family, rx, template, triggers, polarity, **options)  # type: ignore[arg-type]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from memtap.engine.extraction.rules import Accept, Rule, rule
 
@@ -65,7 +66,7 @@ def _r(
     template: object,
     triggers: str,
     polarity: str = "positive",
-    **options: object,
+    **options: Any,
 ) -> Rule:
     options.setdefault("stop", _STOP)
     options["accept"] = _ours(options.get("accept"))

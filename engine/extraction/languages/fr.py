@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from memtap.engine.extraction.rules import Rule, rule
 
@@ -53,7 +54,7 @@ def _r(
     template: object,
     triggers: str,
     polarity: str = "positive",
-    **options: object,
+    **options: Any,
 ) -> Rule:
     options.setdefault("stop", _STOP)
     return rule("fr", family, _B + rx, template, triggers, polarity, **options)  # type: ignore[arg-type]
