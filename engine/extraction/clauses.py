@@ -118,6 +118,41 @@ _CREATIVE = re.compile(
 )
 
 
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+# Words without which a pattern below cannot match: a set lookup spares the regex on most
+# clauses (extraction runs on every turn).
+_REQUEST_WORDS = frozenset(
+    """translate translated translation summarize summarise sum rewrite write rephrase paraphrase
+    reword proofread correct edit polish shorten expand continue complete improve simplify draft
+    compose generate create make come give tell turn convert reformat respond reply answer
+    critique grade spell tl dr tldr roleplay role pretend act say voice story poem song essay
+    email letter tweet post bio speech traduce traducir traduzca traduza traduz traduzir resume
+    resuma resumir reescribe reescreva escribe escreva redacta redija corrige corrija traduis
+    traduisez traduire résume résumez réécris écris écrivez rédige rédigez übersetze übersetz
+    übersetzen fasse schreib schreibe formuliere korrigiere verfasse""".split()
+)
+_HYPOTHETICAL_WORDS = frozenset(
+    """if suppose supposing imagine imagining let lets say pretend assume assuming hypothetically
+    what world picture even unless si supongamos supón supon imagina imaginemos imagínate
+    imaginate se suponha suponhamos e imaginons imaginez supposons et wenn falls angenommen stell
+    nehmen gesetzt would could might d""".split()
+)
+_FICTION_WORDS = frozenset(
+    """story novel game scenario roleplay role play book script dream fiction fantasy poem song
+    screenplay campaign simulation character pretend pretending act you example test exercise
+    demo sample""".split()
+)
+_REPORTED_WORDS = frozenset(
+    """said says say told tells thinks believes claims claim claimed insists insisted mentioned
+    wrote writes asked according apparently supposedly allegedly dijo dice dicen según disse diz
+    dizem segundo falou dit disent selon sagte sagt meint laut gesagt behauptet""".split()
+)
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
@@ -134,6 +169,8 @@ def request_kind(sentence: str) -> RequestScope | None:
     """Whether `sentence` asks for text to be produced or transformed, and how much of the
     message is its material: "all" (the request points at it: "translate this:"),
     "from_here" (fiction: the request and the details that follow it), or "sentence"."""
+    if _REQUEST_WORDS.isdisjoint(_words(sentence)):
+        return None
     if _STANDING.search(sentence):
         return None  # "Please write all code with type hints" is an instruction, not a task
     if _REQUEST.match(sentence) or _REQUEST_INSIDE.search(sentence):
@@ -148,6 +185,8 @@ def request_kind(sentence: str) -> RequestScope | None:
 def reports(clause: str) -> bool:
     """Whether `clause` introduces somebody else's words ("my boss says", "Mein Chef sagt"):
     the clause after it is reported speech."""
+    if _REPORTED_WORDS.isdisjoint(_words(clause)):
+        return False
     for m in _REPORTED.finditer(clause):
         if not _SPEAKER_I.search(clause[: m.start()]):
             return True
@@ -164,10 +203,15 @@ def non_fact(clause: str, fact_start: int = 0) -> NonFact | None:
         or _QUESTION_START.match(stripped)
     ):
         return "question"
-    if _HYPOTHETICAL.match(stripped) or _CONDITIONAL.search(stripped):
+    words = _words(stripped)
+    if not _HYPOTHETICAL_WORDS.isdisjoint(words) and (
+        _HYPOTHETICAL.match(stripped) or _CONDITIONAL.search(stripped)
+    ):
         return "hypothetical"
-    if _FICTION.search(stripped):
+    if not _FICTION_WORDS.isdisjoint(words) and _FICTION.search(stripped):
         return "fiction"
+    if _REPORTED_WORDS.isdisjoint(words):
+        return None
     for m in _REPORTED.finditer(stripped):
         if m.start() <= fact_start and not _SPEAKER_I.search(stripped[: m.start()]):
             return "reported"

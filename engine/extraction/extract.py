@@ -164,20 +164,19 @@ def _fact(
         return None  # "I love your photos" is about the other person
     if rule.accept is not None and not rule.accept(m, obj):
         return None
+    template = rule.template_for(m.groupdict().get(rule.key_group) or "")
     groups = {
         name: third_person(
-            clean_object(value, rule.stop) if name != "verb" else value.lower(),
-            rule.lang,
+            clean_object(value, rule.stop) if name != "verb" else value, rule.lang
         )
         for name, value in m.groupdict().items()
-        if value is not None and name not in ("obj",)
+        if value is not None and name != "obj" and "{" + name + "}" in template
     }
     groups["obj"] = third_person(obj, rule.lang)
     if rule.family == "instruction":
         groups["obj"] = _ABOUT_ASSISTANT.sub(
             lambda s: _ASSISTANT[s.group(0).lower()], groups["obj"]
         )
-    template = rule.template_for(m.groupdict().get(rule.key_group) or "")
     if _SENTENCE_START.fullmatch(clause[: m.start("obj")]):
         groups["obj"] = _decapitalise(
             groups["obj"]

@@ -126,10 +126,24 @@ def strip_time(obj: str) -> str:
     return _TIME.sub("", obj).strip() or obj
 
 
+_END_WORDS = frozenset(
+    """because since as but so which when whenever if unless though although except and or
+    porque pero mas parce car mais weil aber denn si wenn""".split()
+)
+_END_MARKS = frozenset(";:(-–—")
+_TOKEN = re.compile(r"[^\W\d_]+")
+
+
 def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
     """The object as stated, up to where the fact ends, without trailing fillers."""
-    obj = (stop or CLAUSE_END).split(raw, maxsplit=1)[0]
-    obj = _keep_list(obj)
+    # The split is the costly part: skip it when no word or mark that ends a fact is there.
+    if (
+        stop is not None
+        or not _END_MARKS.isdisjoint(raw)
+        or not _END_WORDS.isdisjoint(_TOKEN.findall(raw.lower()))
+    ):
+        raw = (stop or CLAUSE_END).split(raw, maxsplit=1)[0]
+    obj = _keep_list(raw)
     obj = obj.strip().rstrip(_END_PUNCT).strip()
     previous = None
     while previous != obj:  # "Oslo now." -> "Oslo"; "vim too, honestly" -> "vim"

@@ -124,7 +124,7 @@ def rule(
 
 def tokens(text: str) -> set[str]:
     """Lower-case word tokens (letters only) of a clause, for the trigger index."""
-    return {t.lower() for t in _TOKEN.findall(text)}
+    return set(_TOKEN.findall(text.lower()))
 
 
 class RuleIndex:

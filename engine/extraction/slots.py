@@ -123,14 +123,28 @@ _SCOPE = re.compile(
 )
 
 
+_ONE_WORD = {
+    name: domain
+    for domain, names in DOMAINS.items()
+    for name in names
+    if " " not in name
+}
+_SEVERAL_WORDS = [
+    (name, domain) for domain, names in DOMAINS.items() for name in names if " " in name
+]
+
+
 def domain_of(obj: str) -> str | None:
     """The choice domain named in the first words of `obj`, if any."""
-    head = " " + " ".join(normalise(obj).split("_")[:4]) + " "
-    for domain, names in DOMAINS.items():
-        for name in names:
-            if f" {name} " in head:
-                return domain
-    return None
+    words = normalise(obj).split("_")[:4]
+    head = " " + " ".join(words) + " "
+    found = [
+        (head.index(f" {name} "), domain)
+        for name, domain in _SEVERAL_WORDS
+        if f" {name} " in head
+    ]
+    found += [(head.index(f" {w} "), _ONE_WORD[w]) for w in words if w in _ONE_WORD]
+    return min(found)[1] if found else None
 
 
 def choice_slot(obj: str, *, lists_allowed: bool = True) -> str | None:

@@ -103,9 +103,20 @@ def user_speech(text: str) -> str:
     text = strip_injected(text).translate(_QUOTE_CHARS)
     if len(text) > MAX_INPUT_CHARS:
         text = text[-MAX_INPUT_CHARS:]  # the tail is the most recent part of the turn
-    text = _FENCE.sub("\n", text)
-    text = _INLINE_CODE.sub(" ", text)
-    text = _QUOTATION.sub(_drop_long_quotation, text)
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("\n", text)
+    if "`" in text:
+        text = _INLINE_CODE.sub(" ", text)
+    if '"' in text or "'" in text or "«" in text:
+        text = _QUOTATION.sub(_drop_long_quotation, text)
+    if (
+        "\n" not in text
+        and ":" not in text
+        and not text.lstrip().startswith((">", "[", "$", "#"))
+    ):
+        return (
+            text if not _LOG.match(text) else ""
+        )  # one plain line: nothing pasted to find
     return "\n".join(_spoken_lines(text.split("\n")))
 
 
