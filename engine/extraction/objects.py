@@ -127,8 +127,34 @@ def strip_time(obj: str) -> str:
 
 
 _END_WORDS = frozenset(
-    """because since as but so which when whenever if unless though although except and or
-    porque pero mas parce car mais weil aber denn si wenn""".split()
+    [
+        "because",
+        "since",
+        "as",
+        "but",
+        "so",
+        "which",
+        "when",
+        "whenever",
+        "if",
+        "unless",
+        "though",
+        "although",
+        "except",
+        "and",
+        "or",
+        "porque",
+        "pero",
+        "mas",
+        "parce",
+        "car",
+        "mais",
+        "weil",
+        "aber",
+        "denn",
+        "si",
+        "wenn",
+    ]
 )
 _END_MARKS = frozenset(";:(-–—")
 _TOKEN = re.compile(r"[^\W\d_]+")
