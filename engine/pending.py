@@ -1,0 +1,99 @@
+"""Read-your-own-writes: which owners have completed turns still waiting in the outbox.
+
+A turn's response ends once its outbox row is committed; the worker turns it into memories a
+few milliseconds later. An agent that sends its next turn at once would retrieve before that
+and miss what it just said. So the engine records each committed row here (`added`), the
+worker reports what it finished (`finished`: applied, or dropped for good), and a retrieval for
+an owner first waits — bounded — until the rows that owner had pending when the request
+arrived are finished (`wait_for`). Owners with nothing pending pay one dict look-up.
+
+In memory only, per process: after a restart the engine re-registers the rows resumed from
+disk (`added` for each), so the rule holds across restarts too. Replicas sharing Qdrant do not
+see each other's outboxes: read-your-own-writes holds per replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class _Waiter:
+    owner: str
+    seqs: set[int]
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+class PendingTurns:
+    def __init__(self) -> None:
+        self._owner_of: dict[int, str] = {}
+        self._by_owner: dict[str, set[int]] = {}
+        self._waiters: list[_Waiter] = []
+
+    def added(self, owner: str, seq: int) -> None:
+        """A row of `owner` was committed to the outbox."""
+        if not owner:
+            return
+        self._owner_of[seq] = owner
+        self._by_owner.setdefault(owner, set()).add(seq)
+
+    def finished(self, seqs: Iterable[int]) -> None:
+        """The worker is done with these rows (memories committed, or the row dropped)."""
+        touched: set[str] = set()
+        for seq in seqs:
+            owner = self._owner_of.pop(seq, None)
+            if owner is None:
+                continue
+            rows = self._by_owner.get(owner)
+            if rows is not None:
+                rows.discard(seq)
+                if not rows:
+                    del self._by_owner[owner]
+            touched.add(owner)
+        if touched and self._waiters:
+            self._release(touched)
+
+    def forget_owner(self, owner: str) -> None:
+        """The owner was erased: their rows are gone with them."""
+        for seq in self._by_owner.pop(owner, set()):
+            self._owner_of.pop(seq, None)
+        self._release({owner})
+
+    def pending(self, owner: str) -> int:
+        return len(self._by_owner.get(owner, ()))
+
+    @property
+    def waiting(self) -> bool:
+        """A retrieval is waiting: the worker should not hold rows back to batch them."""
+        return bool(self._waiters)
+
+    async def wait_for(self, owner: str, timeout_s: float) -> bool:
+        """Wait until every row `owner` has pending now is finished, at most `timeout_s`.
+        True when they all were (or there were none); False on time-out."""
+        rows = self._by_owner.get(owner)
+        if not rows:
+            return True
+        waiter = _Waiter(owner, set(rows))
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await asyncio.shield(waiter.done)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def _release(self, owners: set[str]) -> None:
+        for waiter in list(self._waiters):
+            if waiter.owner not in owners:
+                continue
+            waiter.seqs &= self._by_owner.get(waiter.owner, set())
+            if not waiter.seqs and not waiter.done.done():
+                waiter.done.set_result(None)
+                self._waiters.remove(waiter)
