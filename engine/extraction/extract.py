@@ -70,6 +70,15 @@ _SENTENCE_START = re.compile(
 _ABOUT_ASSISTANT = re.compile(r"\b(?:your|yours|yourself)\b", re.IGNORECASE)
 _ASSISTANT = {"your": "its", "yours": "its", "yourself": "itself"}
 _RESOLVING = frozenset({"it", "them"})
+_WORDS = re.compile(r"[\w']+")
+# Words that negate the verb after them ("no" is "in the" in Portuguese, so per language).
+_NEGATORS: dict[str, frozenset[str]] = {
+    "en": frozenset(["not", "never", "no", "nor", "dont"]),
+    "es": frozenset(["no", "nunca", "jamás", "ni"]),
+    "pt": frozenset(["não", "nao", "nunca", "jamais", "nem"]),
+    "fr": frozenset(["ne", "pas", "jamais"]),
+    "de": frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
+}
 _NOUN_AFTER = re.compile(
     r"\b(?:got|bought|adopted|built|made|have|has|use|uses|using)\s+(?P<noun>(?:a|an|the|my|our)\s+.+)$",
     re.IGNORECASE,
@@ -164,6 +173,12 @@ def _fact(
         return None  # "I love your photos" is about the other person
     if rule.accept is not None and not rule.accept(m, obj):
         return None
+    if (
+        rule.polarity == "positive"
+        and "neg" not in m.groupdict()
+        and _negated(clause, m, obj, rule.lang)
+    ):
+        return None  # "Não uso redes sociais": a positive rule must not read a negated verb
     template = rule.template_for(m.groupdict().get(rule.key_group) or "")
     groups = {
         name: third_person(
@@ -210,6 +225,14 @@ def _fact(
         clause=sanitise(clause, MAX_CLAUSE_CHARS),
         lang=rule.lang,
     )
+
+
+def _negated(clause: str, m: re.Match[str], obj: str, lang: str) -> bool:
+    negators = _NEGATORS[lang]
+    before = _WORDS.findall(clause[: m.start("obj")].lower())[-3:]
+    if any(w in negators or w.endswith("n't") or w.startswith("n'") for w in before):
+        return True
+    return obj.lower().endswith((" nicht", " nicht mehr", " pas"))
 
 
 def _slot(rule: Rule, obj: str, what: str | None) -> str | None:

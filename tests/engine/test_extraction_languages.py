@@ -123,3 +123,23 @@ def test_updates_share_the_slot_per_language(first: str, second: str, slot: str)
 )
 def test_non_facts_per_language(text: str) -> None:
     assert extract_facts(text, "user") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Não uso redes sociais.", "Não usa redes sociais"),
+        ("No uso Windows.", "No usa Windows"),
+        ("Je n'utilise pas de Mac.", "N'utilise pas Mac"),
+        ("Wir nutzen kein Docker.", "Verwendet kein Docker"),
+    ],
+)
+def test_a_negated_verb_is_never_read_as_positive(text: str, content: str) -> None:
+    assert [(f.polarity, f.content) for f in extract_facts(text, "user")] == [("negative", content)]
+    # and where no negative rule exists, a positive rule must not fire on the negated verb
+    assert extract_facts("Ich nutze Docker nicht.", "user") == []
+
+
+def test_portuguese_no_is_not_a_negation() -> None:
+    facts = extract_facts("Moro no Rio de Janeiro com minha esposa.", "user")
+    assert [(f.polarity, f.content) for f in facts] == [("positive", "Mora no Rio de Janeiro com sua esposa")]

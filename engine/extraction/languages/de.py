@@ -219,7 +219,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "family",
-        r"ich\s+habe\s+(?P<obj>(?:einen|eine|ein|zwei|drei|vier|\d+)\s+(?:\w+\s+)?"
+        r"(?:ich\s+habe|wir\s+haben)\s+(?P<obj>(?:einen|eine|ein|zwei|drei|vier|\d+)\s+(?:\w+\s+)?"
         + _REL
         + r"\b.*)",
         "Hat {obj}",
@@ -365,6 +365,14 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     # stack and projects
+    _r(
+        "stack",
+        r"(?:ich|wir)\s+(?:verwende|benutze|nutze|verwenden|benutzen|nutzen)\s+(?:kein|keine|keinen|nie)\s+(?P<obj>.+)",
+        "Verwendet kein {obj}",
+        "verwende benutze nutze verwenden benutzen nutzen",
+        "negative",
+        choice=True,
+    ),
     _r(
         "stack",
         r"wir\s+(?:verwenden|benutzen|nutzen|setzen)\s+(?P<obj>.+?)(?:\s+ein)?$",

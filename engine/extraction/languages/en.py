@@ -916,7 +916,7 @@ RULES: tuple[Rule, ...] = (
         "work",
         I
         + ADV
-        + r"work\s+(?P<obj>remotely|from\s+home|remote|hybrid|part[- ]time|full[- ]time|nights|night\s+shifts|shifts|weekends)\b",
+        + r"work\s+(?P<obj>remotely|from\s+home|remote|hybrid|part[- ]time|full[- ]time|nights|night\s+shifts|shifts|weekends|(?:\d|one|two|three|four|five|six)\s+days\s+(?:a|per)\s+week|\d+\s+hours\s+(?:a|per)\s+week)\b",
         "Works {obj}",
         "work",
         group="field",

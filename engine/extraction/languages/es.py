@@ -372,6 +372,14 @@ RULES: tuple[Rule, ...] = (
     # stack and projects
     _r(
         "stack",
+        r"(?:yo\s+)?no\s+(?:uso|utilizo|usamos|utilizamos)\s+(?P<obj>.+)",
+        "No usa {obj}",
+        "uso utilizo usamos utilizamos",
+        "negative",
+        choice=True,
+    ),
+    _r(
+        "stack",
         r"(?P<verb>usamos|utilizamos|trabajamos\s+con)\s+(?P<obj>.+)",
         "Usan {obj}",
         "usamos utilizamos trabajamos",

@@ -331,7 +331,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "instruction",
-        r"n'(?:utilise|utilisez|ajoute|ajoutez|mets|mettez)\s+(?:jamais|pas)\s+(?:de\s+|d')?(?P<obj>.+)",
+        r"^(?:s'il\s+te\s+pla[iî]t,?\s+|stp,?\s+)?n'(?:utilise|utilisez|ajoute|ajoutez|mets|mettez)\s+(?:jamais|pas)\s+(?:de\s+|d')?(?P<obj>.+)",
         "Ne veut pas de {obj}",
         "utilise utilisez ajoute ajoutez mets mettez",
         "negative",
@@ -366,6 +366,14 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     # stack and projects
+    _r(
+        "stack",
+        r"(?:je\s+n'utilise|nous\s+n'utilisons|on\s+n'utilise)\s+(?:pas|plus|jamais)\s+(?:de\s+|d')?(?P<obj>.+)",
+        "N'utilise pas {obj}",
+        "utilise utilisons",
+        "negative",
+        choice=True,
+    ),
     _r(
         "stack",
         r"(?:nous\s+utilisons|on\s+utilise)\s+(?P<obj>.+)",

@@ -377,6 +377,14 @@ RULES: tuple[Rule, ...] = (
     # stack and projects
     _r(
         "stack",
+        r"(?:eu\s+)?n[aã]o\s+(?:uso|utilizo|usamos|utilizamos)\s+(?P<obj>.+)",
+        "Não usa {obj}",
+        "uso utilizo usamos utilizamos",
+        "negative",
+        choice=True,
+    ),
+    _r(
+        "stack",
         r"(?P<verb>usamos|utilizamos|trabalhamos\s+com)\s+(?P<obj>.+)",
         "Usam {obj}",
         "usamos utilizamos trabalhamos",
