@@ -34,7 +34,9 @@ _QUESTION_START = re.compile(
     r"(?:do|does|did|can|could|would|should|will|shall|is|are|am|was|were|have|has|had|how|what|"
     r"why|where|which|who|whom|whose|may|might|must|isn't|aren't|don't|doesn't|didn't|won't|"
     r"wouldn't|shouldn't|can't|couldn't)\s+(?:I|you|we|my|it|there|the|a|an|this|that|they|he|she|"
-    r"your|u|one|anyone|someone)\b",
+    r"your|u|one|anyone|someone)\b"
+    r"|^(?:how|what|why|where|when|which|who)(?:'s|\s+(?:am|are|is|do|does|did|can|could|should|would|will|"
+    r"was|were|has|have))\b",
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(

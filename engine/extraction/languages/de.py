@@ -287,7 +287,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "constraint",
-        r"mein\s+budget\s+(?:ist|liegt\s+bei|beträgt)\s+(?P<obj>.+)",
+        r"(?:mein\s+budget\s+(?:ist|liegt\s+bei|beträgt)|ich\s+habe\s+ein\s+budget\s+von)\s+(?P<obj>.+)",
         "Sein Budget liegt bei {obj}",
         "budget",
         slot="constraint.budget",

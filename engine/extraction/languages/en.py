@@ -601,6 +601,33 @@ RULES: tuple[Rule, ...] = (
         accept=_proper,
         stop=_PLACE_STOP,
     ),
+    _r(
+        "identity",
+        IM
+        + ADV
+        + r"(?P<obj>left-handed|right-handed|ambidextrous|an?\s+introvert|an?\s+extrovert|introverted|extroverted|neurodivergent|a\s+night\s+owl|an\s+early\s+bird|a\s+native\s+[A-Z]\w+\s+speaker|bilingual|trilingual)\b",
+        "Is {obj}",
+        "left right handed ambidextrous introvert extrovert introverted extroverted neurodivergent owl bird native bilingual trilingual",
+        group="trait",
+    ),
+    _r(
+        "identity",
+        I
+        + ADV
+        + r"(?:speak|am\s+fluent\s+in|'m\s+fluent\s+in)\s+(?P<obj>"
+        + LANGS
+        + r"\b.*)",
+        "Speaks {obj}",
+        _LANG_TRIGGERS,
+        group="speaks",
+    ),
+    _r(
+        "identity",
+        r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<obj>.+)",
+        "Native language is {obj}",
+        "native first mother",
+        group="speaks",
+    ),
     # -- location ----------------------------------------------------------------------
     _r(
         "location",
@@ -640,7 +667,7 @@ RULES: tuple[Rule, ...] = (
         "location",
         I_OR_WE
         + ADV
-        + r"(?P<verb>live|reside)\s+(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
+        + r"(?P<verb>live|reside)\s+(?:with\s+(?:my|our)\s+[\w-]+(?:\s+and\s+(?:my|our)?\s*[\w-]+)?\s+)?(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
         "Lives {prep} {obj}",
         "live reside",
         slot="location.home",
@@ -681,6 +708,15 @@ RULES: tuple[Rule, ...] = (
         "timezone time zone utc gmt cet cest est edt pst pdt cst bst ist jst aest",
         slot="location.timezone",
         group="timezone",
+    ),
+    _r(
+        "location",
+        r"^(?:currently\s+|now\s+|still\s+)?(?P<verb>living|based|located)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
+        {"living": "Lives in {obj}", "": "Is based in {obj}"},
+        "living based located",
+        slot="location.home",
+        stop=_PLACE_STOP,
+        accept=_proper,
     ),
     _r(
         "location",
@@ -1399,9 +1435,9 @@ RULES: tuple[Rule, ...] = (
         START
         + r"(?P<who>I|we)(?:'m|'re|\s+am|\s+are)\s+"
         + ADV
-        + r"(?P<verb>building|developing|making|writing|creating|working\s+on|maintaining|launching|designing|prototyping|(?:migrating|moving|switching|porting)(?:\s+\w+)?\s+from\s+.+?\s+to|migrating\s+to|moving\s+to|switching\s+to|porting)\s+(?P<obj>.+)",
+        + r"(?P<verb>building|developing|making|writing|creating|working\s+on|maintaining|launching|designing|prototyping|training|fine-tuning|self-hosting|hosting|running|(?:migrating|moving|switching|porting)(?:\s+\w+)?\s+from\s+.+?\s+to|migrating\s+to|moving\s+to|switching\s+to|porting)\s+(?P<obj>.+)",
         {"i": "Is {verb} {obj}", "we": "Their team is {verb} {obj}"},
-        "building developing making writing creating working maintaining launching designing prototyping migrating moving porting",
+        "building developing making writing creating working maintaining launching designing prototyping migrating moving porting switching training tuning hosting running",
         key_group="who",
         group="project",
         resolvable=True,
@@ -1493,6 +1529,15 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<verb>learning|studying|preparing\s+for|training\s+for|practicing|practising|saving\s+(?:up\s+)?for|applying\s+(?:to|for)|looking\s+to|getting\s+ready\s+for|working\s+towards?|trying\s+to\s+get)\s+(?P<obj>.+)",
         "Is {verb} {obj}",
         "learning studying preparing training practicing practising saving applying looking getting towards toward",
+        accept=_not_task,
+    ),
+    _r(
+        "goal",
+        IM
+        + ADV
+        + r"(?P<verb>thinking\s+(?:of|about)|considering|contemplating)\s+(?P<obj>\w+ing\b.+)",
+        "Is {verb} {obj}",
+        "thinking considering contemplating",
         accept=_not_task,
     ),
     # -- notable events ----------------------------------------------------------------

@@ -12,6 +12,7 @@ from memtap.engine.extraction.rules import Family, Polarity, Rule, rule
 from memtap.engine.extraction.slots import domain_of
 
 _I = START + r"I\s+"
+_I_OR_WE = START + r"(?:I|we)\s+"
 _ADV = (
     r"(?:(?:really|truly|definitely|much|now|still|actually|generally|personally|also|just|"
     r"strongly|do|would)\s+)*"
@@ -20,8 +21,8 @@ _ADV = (
 
 def _not_a_place(match: re.Match[str], obj: str) -> bool:
     """ "I moved from MySQL to Postgres" is a decision; "I moved from Oslo to Bergen" is not."""
-    if (match.group("verb") or "").lower() != "moved":
-        return True
+    if (match.group("verb") or "").lower() != "moved" or match.group("thing"):
+        return True  # "we moved our infra from Heroku to Render" is not people moving
     return domain_of(obj) is not None or domain_of(match.group("src") or "") is not None
 
 
@@ -136,6 +137,15 @@ RULES: tuple[Rule, ...] = (
     _choice(
         "preference",
         "positive",
+        START
+        + r"I(?:'m|\s+am)\s+(?:a|an)\s+(?:big\s+|huge\s+|great\s+|massive\s+|die-hard\s+|lifelong\s+)?(?P<obj>[A-Z][\w.&' -]{1,40}?)\s+(?P<verb>fan|supporter|nerd|geek|lover|enthusiast)\b",
+        "Is a fan of {obj}",
+        "fan",
+        resolvable=True,
+    ),
+    _choice(
+        "preference",
+        "positive",
         _I + _ADV + r"(?P<verb>prefer)\s+(?P<obj>.+)",
         "Prefers {obj}",
         "prefer",
@@ -187,9 +197,9 @@ RULES: tuple[Rule, ...] = (
     _choice(
         "decision",
         "positive",
-        _I
+        _I_OR_WE
         + _ADV
-        + r"(?P<verb>switched|moved|migrated|changed)\s+from\s+(?P<src>.+?)\s+to\s+(?P<obj>.+)",
+        + r"(?P<verb>switched|moved|migrated|changed)(?P<thing>\s+(?:our|my|the|all\s+of\s+our|everything)(?:\s+[\w-]+){0,2}?)?\s+from\s+(?P<src>.+?)\s+to\s+(?P<obj>.+)",
         {
             "switched": "Switched from {src} to {obj}",
             "moved": "Moved from {src} to {obj}",

@@ -146,7 +146,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        r"(?:yo\s+)?(?:vivo|resido|estoy\s+viviendo)\s+en\s+(?P<obj>.+)",
+        r"(?:yo\s+)?(?:vivo|resido|estoy\s+viviendo)\s+(?:con\s+(?:mi|mis)\s+[\wáéíóúñ]+\s+)?en\s+(?P<obj>.+)",
         "Vive en {obj}",
         "vivo resido viviendo",
         slot="location.home",
@@ -281,7 +281,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "constraint",
-        r"no\s+(?P<verb>como|puedo\s+comer|bebo|tomo)\s+(?P<obj>.+)",
+        r"(?:no|nunca|jamás)\s+(?P<verb>como|puedo\s+comer|bebo|tomo)\s+(?P<obj>.+)",
         {
             "como": "No come {obj}",
             "puedo comer": "No puede comer {obj}",
@@ -295,7 +295,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "constraint",
-        r"mi\s+presupuesto\s+es\s+(?:de\s+)?(?P<obj>.+)",
+        r"(?:mi\s+presupuesto\s+es|tengo\s+un\s+presupuesto)\s+(?:de\s+)?(?P<obj>.+)",
         "Su presupuesto es de {obj}",
         "presupuesto",
         slot="constraint.budget",
@@ -368,6 +368,14 @@ RULES: tuple[Rule, ...] = (
             if o.startswith(("breve", "conci"))
             else "instruction.tone"
         ),
+    ),
+    _r(
+        "instruction",
+        r"(?:por\s+favor,?\s+)?(?:h[aá]blame|tr[aá]tame|escr[ií]beme)\s+de\s+(?P<obj>t[uú]|usted|vos)\b",
+        "Quiere que le hablen de {obj}",
+        "háblame hablame trátame tratame escríbeme escribeme",
+        slot="instruction.tone",
+        group="instruction",
     ),
     # stack and projects
     _r(

@@ -283,7 +283,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "constraint",
-        r"mon\s+budget\s+est\s+(?:de\s+)?(?P<obj>.+)",
+        r"(?:mon\s+budget\s+est|j'ai\s+un\s+budget)\s+(?:de\s+)?(?P<obj>.+)",
         "Son budget est de {obj}",
         "budget",
         slot="constraint.budget",

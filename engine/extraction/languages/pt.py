@@ -147,7 +147,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        r"(?:eu\s+)?(?:moro|vivo|resido|estou\s+morando)\s+(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
+        r"(?:eu\s+)?(?:moro|vivo|resido|estou\s+morando)\s+(?:com\s+(?:minha|meu|meus|minhas)\s+[\wà-ú]+\s+)?(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
         "Mora {prep} {obj}",
         "moro vivo resido morando",
         slot="location.home",
@@ -286,7 +286,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "constraint",
-        r"(?:eu\s+)?n[aã]o\s+(?P<verb>como|posso\s+comer|bebo|tomo)\s+(?P<obj>.+)",
+        r"(?:eu\s+)?(?:n[aã]o|nunca)\s+(?P<verb>como|posso\s+comer|bebo|tomo)\s+(?P<obj>.+)",
         {
             "como": "Não come {obj}",
             "posso comer": "Não pode comer {obj}",
@@ -300,7 +300,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "constraint",
-        r"meu\s+or[çc]amento\s+[eé]\s+(?:de\s+)?(?P<obj>.+)",
+        r"(?:meu\s+or[çc]amento\s+[eé]|tenho\s+um\s+or[çc]amento)\s+(?:de\s+)?(?P<obj>.+)",
         "Seu orçamento é de {obj}",
         "orçamento orcamento",
         slot="constraint.budget",
