@@ -166,7 +166,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
-        r"(?:ich|und)\s+arbeite\s+(?:jetzt\s+|seit\s+\w+\s+\w+\s+)?(?P<prep>bei|für)\s+(?P<obj>.+)",
+        r"(?:ich|und)\s+arbeite\s+(?:jetzt\s+|seit\s+\w+\s+\w+\s+)?(?:(?:im|in\s+der|in\s+einem|als\s+\w+)\s+\w+\s+)?(?P<prep>bei|für)\s+(?P<obj>.+)",
         "Arbeitet {prep} {obj}",
         "arbeite",
         slot="work.employer",

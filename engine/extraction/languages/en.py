@@ -243,6 +243,55 @@ _NOT_NAMES = frozenset(
         "Wondering",
     ]
 )
+_NOT_PLACES = frozenset(
+    [
+        "Excel",
+        "Word",
+        "Chrome",
+        "Firefox",
+        "Safari",
+        "Slack",
+        "Zoom",
+        "Teams",
+        "Chapter",
+        "Python",
+        "Java",
+        "JavaScript",
+        "TypeScript",
+        "Rust",
+        "Docker",
+        "Kubernetes",
+        "Figma",
+        "Notion",
+        "Jira",
+        "GitHub",
+        "Discord",
+        "Photoshop",
+        "Unity",
+        "Minecraft",
+        "Year",
+        "Grade",
+        "Class",
+        "Section",
+        "Step",
+        "Part",
+        "Level",
+        "Stage",
+        "Phase",
+        "Room",
+        "Love",
+        "Charge",
+        "Trouble",
+        "Luck",
+        "Pain",
+        "Debt",
+        "Shock",
+        "Bed",
+        "Hospital",
+        "School",
+        "College",
+    ]
+)
 _ROLE_SUFFIXES = ("ologist", "ician", "grapher", "eer", "ist")
 _NOT_ROLES = frozenset(
     ["list", "twist", "fist", "gist", "mist", "wrist", "beginner", "fan", "bit", "lot"]
@@ -252,6 +301,7 @@ REL = (
     r"kid|kids|child|children|baby|toddler|teenager|mom|mum|mother|dad|father|parents|brother|"
     r"brothers|sister|sisters|sibling|siblings|grandma|grandmother|grandpa|grandfather|"
     r"grandparents|grandson|granddaughter|grandkids|grandchildren|aunt|uncle|cousin|cousins|niece|"
+    r"teenagers|teens|teenage\s+\w+|toddlers|boys|girls|babies|stepkids|stepchildren|"
     r"nephew|twins|stepson|stepdaughter|stepmom|stepdad|in-laws|mother-in-law|father-in-law|"
     r"family)"
 )
@@ -267,6 +317,7 @@ _REL_TRIGGERS = (
     "kid kids child children baby toddler teenager mom mum mother dad father parents brother "
     "brothers sister sisters sibling siblings grandma grandmother grandpa grandfather "
     "grandparents grandson granddaughter grandkids grandchildren aunt uncle cousin cousins niece "
+    "teenagers teens teenage toddlers boys girls babies stepkids stepchildren "
     "nephew twins stepson stepdaughter stepmom stepdad laws family"
 )
 _PET_TRIGGERS = (
@@ -516,7 +567,7 @@ RULES: tuple[Rule, ...] = (
     # -- identity ----------------------------------------------------------------------
     _r(
         "identity",
-        r"\bmy\s+(?:full\s+|first\s+|real\s+|given\s+)?name\s+is\s+(?P<obj>.+)",
+        r"\bmy\s+(?:full\s+|first\s+|real\s+|given\s+)?name(?:\s+is|'s)\s+(?P<obj>.+)",
         "Name is {obj}",
         "name",
         slot="identity.name",
@@ -628,6 +679,24 @@ RULES: tuple[Rule, ...] = (
         "native first mother",
         group="speaks",
     ),
+    _r(
+        "identity",
+        IM
+        + r"(?P<obj>\d{1,2})(?=\s*(?:$|[,.!;(]|-|\band\b|\bbut\b|\bso\b|\bwith\b|\bfrom\b))",
+        "Is {obj} years old",
+        "i",
+        slot="identity.age",
+        group="age",
+    ),
+    _r(
+        "family",
+        IM
+        + ADV
+        + r"(?P<obj>an\s+only\s+child|the\s+(?:eldest|oldest|youngest|middle\s+child)(?:\s+of\s+\w+)?|a\s+twin|one\s+of\s+(?:two|three|four|five|six|\d+)\s+(?:kids|children|siblings|brothers|sisters)|adopted)\b",
+        "Is {obj}",
+        "only eldest oldest youngest middle twin one adopted",
+        group="sibling",
+    ),
     # -- location ----------------------------------------------------------------------
     _r(
         "location",
@@ -667,7 +736,7 @@ RULES: tuple[Rule, ...] = (
         "location",
         I_OR_WE
         + ADV
-        + r"(?P<verb>live|reside)\s+(?:with\s+(?:my|our)\s+[\w-]+(?:\s+and\s+(?:my|our)?\s*[\w-]+)?\s+)?(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
+        + r"(?P<verb>live|reside)\s+(?:with\s+(?:[\w'-]+\s+){1,4}?)?(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
         "Lives {prep} {obj}",
         "live reside",
         slot="location.home",
@@ -717,6 +786,16 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=_PLACE_STOP,
         accept=_proper,
+    ),
+    _r(
+        "location",
+        IM
+        + r"(?:currently\s+|now\s+|still\s+)?(?:in|over\s+in|out\s+in)\s+(?P<obj>[A-Z][\w'.-]+(?:\s+[A-Z][\w'.-]+){0,2}(?:,\s+[A-Z][\w.]+)?)(?=\s*(?:$|[,.!;(]|-|\band\b|\bbut\b|\bso\b|\bfor\b|\bwith\b|\bnow\b|\bat\s+the\s+moment\b))",
+        "Is in {obj}",
+        "in",
+        group="whereabouts",  # no slot: "I'm in Paris" may be a visit, not a new home
+        flags=0,
+        accept=lambda m, o: domain_of(o) is None and o.split()[0] not in _NOT_PLACES,
     ),
     _r(
         "location",
@@ -963,6 +1042,24 @@ RULES: tuple[Rule, ...] = (
         "Their company is {obj}",
         "company employer startup business firm",
         group="employer2",
+    ),
+    _r(
+        "work",
+        I
+        + ADV
+        + r"(?P<verb>run|own|co-own|have|started|founded|manage)\s+(?P<obj>(?:a|an|my|our)\s+(?:[\w'&.-]+\s+){0,3}?(?:shop|business|company|startup|bakery|restaurant|cafe|café|store|agency|practice|clinic|studio|farm|consultancy|firm|salon|gym|bar|brewery|nonprofit|charity|channel|podcast|blog|newsletter|school|shelter|band)\b.*)",
+        {
+            "run": "Runs {obj}",
+            "own": "Owns {obj}",
+            "co-own": "Co-owns {obj}",
+            "have": "Has {obj}",
+            "started": "Started {obj}",
+            "founded": "Founded {obj}",
+            "manage": "Manages {obj}",
+            "": "Runs {obj}",
+        },
+        "run own co have started founded manage",
+        group="business",
     ),
     # -- family and pets ---------------------------------------------------------------
     _r(
@@ -1391,6 +1488,15 @@ RULES: tuple[Rule, ...] = (
         accept=_standing,
         slot=_instruction_slot,
     ),
+    _r(
+        "instruction",
+        START
+        + r"I(?:'d|\s+would)\s+(?:prefer|like\s+it|rather|appreciate\s+it)\s+if\s+you\s+(?:didn'?t|did\s+not|wouldn'?t|would\s+not|don'?t|do\s+not|never|stopped|stop)\s+(?P<obj>.+)",
+        "Does not want the assistant to {obj}",
+        "prefer like rather appreciate",
+        "negative",
+        group="instruction",
+    ),
     # -- stack and projects ------------------------------------------------------------
     _r(
         "stack",
@@ -1538,6 +1644,22 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<verb>thinking\s+(?:of|about)|considering|contemplating)\s+(?P<obj>\w+ing\b.+)",
         "Is {verb} {obj}",
         "thinking considering contemplating",
+        accept=_not_task,
+    ),
+    _r(
+        "goal",
+        IM
+        + ADV
+        + r"(?P<verb>planning|organi[sz]ing|booking)\s+(?P<obj>(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?(?:trip|holiday|vacation|move|wedding|party|renovation|career\s+change|sabbatical|honeymoon|launch|visit|marathon)\b.*)",
+        "Is {verb} {obj}",
+        "planning organising organizing booking",
+    ),
+    _r(
+        "goal",
+        I_ANY
+        + r"(?:'ve\s+|have\s+)?(?:just\s+|recently\s+)?(?:started|begun|began|taken\s+up)\s+(?P<verb>learning|studying|practicing|practising|training\s+for|playing)\s+(?P<obj>.+)",
+        "Started {verb} {obj}",
+        "started begun began taken",
         accept=_not_task,
     ),
     # -- notable events ----------------------------------------------------------------

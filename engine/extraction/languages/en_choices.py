@@ -215,7 +215,7 @@ RULES: tuple[Rule, ...] = (
         "decision",
         "positive",
         START
-        + r"I(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'ve\s+decided\s+to|\s+have\s+decided\s+to|\s+decided\s+to)\s+"
+        + r"(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'ve\s+decided\s+to|\s+have\s+decided\s+to|\s+decided\s+to)\s+"
         + _ADV
         + r"(?P<verb>use|adopt|go\s+with|switch\s+to|pick|choose|stick\s+with|migrate\s+to|move\s+to)\s+(?P<obj>.+)",
         {
@@ -235,7 +235,7 @@ RULES: tuple[Rule, ...] = (
     _choice(
         "decision",
         "positive",
-        _I
+        _I_OR_WE
         + _ADV
         + r"(?P<verb>chose|picked|went\s+with|switched\s+to|selected|opted\s+for|settled\s+on|decided\s+on|"
         + r"migrated\s+to|adopted)\s+(?P<obj>.+)",

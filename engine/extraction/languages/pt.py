@@ -171,12 +171,12 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "work",
-        r"(?:trabalho|estou\s+trabalhando)\s+(?P<prep>na|no|em|para|pra)\s+(?P<obj>.+)",
+        r"(?:trabalho|estou\s+trabalhando)\s+(?P<prep>na|no|em|para|pra|numa|num)\s+(?P<obj>.+)",
         "Trabalha {prep} {obj}",
         "trabalho trabalhando",
         slot="work.employer",
         group="employer",
-        accept=_proper,
+        accept=lambda m, o: _proper(m, o) or m.group("prep").lower() in ("numa", "num"),
     ),
     _r(
         "work",
@@ -327,7 +327,7 @@ RULES: tuple[Rule, ...] = (
     # standing instructions
     _r(
         "instruction",
-        r"(?:por\s+favor,?\s+)?(?:sempre\s+)?(?:me\s+)?(?:responda|responde|fale|escreva|respondam)(?:-me)?\s+(?:sempre\s+)?em\s+(?P<obj>"
+        r"(?:por\s+favor,?\s+)?(?:sempre\s+)?(?:me\s+)?(?:responda|responde|fale|escreva|respondam|fale\s+comigo|fala\s+comigo|converse\s+comigo)(?:-me)?\s+(?:sempre\s+)?em\s+(?P<obj>"
         + _LANG
         + r")",
         "Quer respostas em {obj}",
