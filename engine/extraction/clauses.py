@@ -109,7 +109,8 @@ _POINTS_AT_MATERIAL = re.compile(
 
 _STANDING = re.compile(
     r"\b(?:always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
-    r"whenever|all\s+(?:code|answers|responses|replies|examples|your)|siempre|sempre|toujours|immer)\b",
+    r"whenever|everything|all\s+(?:code|answers|responses|replies|examples|your)|siempre|sempre|toujours|"
+    r"immer)\b",
     re.IGNORECASE,
 )
 _CREATIVE = re.compile(

@@ -142,7 +142,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        r"(?:ich|und)\s+(?P<verb>wohne|lebe)\s+(?:jetzt\s+|seit\s+\w+\s+\w+\s+)?in\s+(?P<obj>.+)",
+        r"(?:ich|und)\s+(?P<verb>wohne|lebe)\s+(?:jetzt\s+|allein\s+|alleine\s+|seit\s+\w+\s+\w+\s+)?in\s+(?P<obj>.+)",
         {"lebe": "Lebt in {obj}", "": "Wohnt in {obj}"},
         "wohne lebe",
         slot="location.home",
@@ -231,6 +231,7 @@ RULES: tuple[Rule, ...] = (
         "Ist {obj}",
         "verheiratet ledig geschieden verwitwet verlobt single",
         slot="family.relationship",
+        group="relationship",
     ),
     # constraints
     _r(
@@ -363,6 +364,29 @@ RULES: tuple[Rule, ...] = (
             if o.startswith(("kurz", "knapp", "ausf"))
             else "instruction.tone"
         ),
+    ),
+    _r(
+        "family",
+        r"ich\s+bin\s+(?P<obj>(?:Vater|Mutter|Mama|Papa|Oma|Opa)\s+von\s+.+)",
+        "Ist {obj}",
+        "vater mutter mama papa oma opa",
+        group="parent",
+        keep_case=True,
+    ),
+    _r(
+        "work",
+        r"(?:ich|und)\s+arbeite\s+(?P<obj>von\s+zu\s+Hause(?:\s+aus)?|remote|im\s+Homeoffice|in\s+Teilzeit|Vollzeit|nachts|im\s+Schichtdienst)",
+        "Arbeitet {obj}",
+        "arbeite",
+        group="field",
+    ),
+    _r(
+        "constraint",
+        r"ich\s+habe\s+(?P<obj>Zöliakie|Diabetes|Asthma|ADHS|Epilepsie|Migräne|eine\s+\w*[Ii]ntoleranz)",
+        "Hat {obj}",
+        "zöliakie diabetes asthma adhs epilepsie migräne intoleranz laktoseintoleranz",
+        group="health",
+        keep_case=True,
     ),
     # stack and projects
     _r(

@@ -13,7 +13,6 @@ from memtap.engine.extraction.languages.common import (
     IM,
     PLEASE,
     START,
-    WE,
     I,
 )
 from memtap.engine.extraction.rules import Rule, rule
@@ -301,7 +300,7 @@ REL = (
     r"kid|kids|child|children|baby|toddler|teenager|mom|mum|mother|dad|father|parents|brother|"
     r"brothers|sister|sisters|sibling|siblings|grandma|grandmother|grandpa|grandfather|"
     r"grandparents|grandson|granddaughter|grandkids|grandchildren|aunt|uncle|cousin|cousins|niece|"
-    r"teenagers|teens|teenage\s+\w+|toddlers|boys|girls|babies|stepkids|stepchildren|"
+    r"teenagers|teens|teenage\s+\w+|toddlers|boys|girls|babies|stepkids|stepchildren|newborn|infant|"
     r"nephew|twins|stepson|stepdaughter|stepmom|stepdad|in-laws|mother-in-law|father-in-law|"
     r"family)"
 )
@@ -317,7 +316,7 @@ _REL_TRIGGERS = (
     "kid kids child children baby toddler teenager mom mum mother dad father parents brother "
     "brothers sister sisters sibling siblings grandma grandmother grandpa grandfather "
     "grandparents grandson granddaughter grandkids grandchildren aunt uncle cousin cousins niece "
-    "teenagers teens teenage toddlers boys girls babies stepkids stepchildren "
+    "teenagers teens teenage toddlers boys girls babies stepkids stepchildren newborn infant "
     "nephew twins stepson stepdaughter stepmom stepdad laws family"
 )
 _PET_TRIGGERS = (
@@ -350,13 +349,14 @@ _STYLE = re.compile(
     r"apolog\w*|disclaimers?|caveats|sarcasm|humou?r|exclamation|first\s+name|lists?|"
     r"code\s+blocks?|explanations?|questions?|preamble|fluff|filler|word|phrases?|terms?|"
     r"expressions?|friend|human|peer|expert|beginner|five-year-old|child|colleague|mentor|teacher|"
-    r"eli5|textbook|robot|corporate|salesy|condescending|patronizing|patronising)\b",
+    r"eli5|textbook|robot|corporate|salesy|condescending|patronizing|patronising|"
+    r"like\s+I'?m\s+\w+|(?:British|American|Australian|Canadian|plain|simple)\s+English|everything)\b",
     re.IGNORECASE,
 )
 _STANDING = re.compile(
     r"\b(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|"
     r"every\s+time|whenever|each\s+time|all\s+(?:your\s+)?(?:answers|replies|responses)|"
-    r"in\s+general|as\s+a\s+rule|remember)\b",
+    r"in\s+general|as\s+a\s+rule|remember|everything)\b",
     re.IGNORECASE,
 )
 _LENGTH = re.compile(
@@ -377,6 +377,10 @@ _TECH = re.compile(
     r"typescript|javascript|php|ruby|swift|kotlin|scala|elixir|haskell|c\+\+|c#|\.net|vim|"
     r"emacs|tabs|spaces)\b",
     re.IGNORECASE,
+)
+# "I'm running on no sleep": these verbs make a project only with a technical object.
+_LOOSE_VERBS = frozenset(
+    ["running", "hosting", "training", "self-hosting", "fine-tuning", "making"]
 )
 _VERBISH = frozenset(
     [
@@ -736,7 +740,7 @@ RULES: tuple[Rule, ...] = (
         "location",
         I_OR_WE
         + ADV
-        + r"(?P<verb>live|reside)\s+(?:with\s+(?:[\w'-]+\s+){1,4}?)?(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
+        + r"(?P<verb>live|reside)\s+(?:alone\s+|by\s+myself\s+|on\s+my\s+own\s+)?(?:with\s+(?:[\w'-]+\s+){1,4}?)?(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
         "Lives {prep} {obj}",
         "live reside",
         slot="location.home",
@@ -1117,8 +1121,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "family",
-        WE
-        + r"(?:have|'ve\s+got)\s+(?P<obj>(?:a|an|one|two|three|four|\d+)\s+(?:[\w'-]+\s+){0,3}?(?:"
+        START
+        + r"we(?:\s+|(?='))(?:have|'ve\s+got)\s+(?P<obj>(?:a|an|one|two|three|four|\d+)\s+(?:[\w'-]+\s+){0,3}?(?:"
         + REL
         + "|"
         + PET
@@ -1164,6 +1168,16 @@ RULES: tuple[Rule, ...] = (
         "person",
         key_group="neg",
         group="choice",
+    ),
+    _r(
+        "preference",
+        IM
+        + ADV
+        + r"(?P<verb>obsessed\s+with|into|crazy\s+about|passionate\s+about|addicted\s+to|mad\s+about|hooked\s+on|keen\s+on)\s+(?P<obj>.+)",
+        "Is {verb} {obj}",
+        "obsessed into crazy passionate addicted mad hooked keen",
+        group="choice",
+        resolvable=True,
     ),
     # -- constraints -------------------------------------------------------------------
     _r(
@@ -1497,6 +1511,22 @@ RULES: tuple[Rule, ...] = (
         "negative",
         group="instruction",
     ),
+    _r(
+        "instruction",
+        PLEASE + r"(?:there's\s+)?no\s+need\s+to\s+(?P<obj>.+)",
+        "Does not want the assistant to {obj}",
+        "need",
+        "negative",
+        group="instruction",
+    ),
+    _r(
+        "stack",
+        r"(?:^(?:[\w ]{1,20}:\s*)?|,\s*)(?:currently\s+|now\s+|also\s+)?(?P<verb>building|developing|working\s+on|maintaining)\s+(?P<obj>(?:a|an|my|our)\s+.+)",
+        "Is {verb} {obj}",
+        "building developing working maintaining",
+        group="project",
+        accept=_not_task,
+    ),
     # -- stack and projects ------------------------------------------------------------
     _r(
         "stack",
@@ -1554,6 +1584,7 @@ RULES: tuple[Rule, ...] = (
                 o,
                 re.IGNORECASE,
             )
+            and (m.group("verb").lower() not in _LOOSE_VERBS or _tech(m, o))
         ),
     ),
     _r(
@@ -1688,7 +1719,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "event",
         I_OR_WE
-        + r"(?P<obj>(?:just|recently|finally)\s+(?:got|bought|adopted|built|finished|started|launched|shipped|released|published|joined|passed|won|ran|completed|signed|sold|opened|found|made|hit|reached|crossed|became|had|turned|celebrated|visited|returned|welcomed|hired|raised|closed)\b.+)",
+        + r"(?P<obj>(?:just|recently|finally)\s+(?:got|bought|adopted|built|finished|started|launched|shipped|released|published|joined|passed|won|ran|completed|signed|sold|opened|found|made|hit|reached|crossed|became|had|turned|celebrated|visited|returned|welcomed|hired|raised|closed|moved|went|came)\b.+)",
         "{obj}",
         "just recently finally",
         accept=lambda m, o: (

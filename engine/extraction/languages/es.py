@@ -146,7 +146,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        r"(?:yo\s+)?(?:vivo|resido|estoy\s+viviendo)\s+(?:con\s+(?:mi|mis)\s+[\wáéíóúñ]+\s+)?en\s+(?P<obj>.+)",
+        r"(?:yo\s+)?(?:vivo|resido|estoy\s+viviendo)\s+(?:sol[oa]\s+|con\s+(?:mi|mis)\s+[\wáéíóúñ]+\s+)?en\s+(?P<obj>.+)",
         "Vive en {obj}",
         "vivo resido viviendo",
         slot="location.home",
@@ -244,6 +244,7 @@ RULES: tuple[Rule, ...] = (
         "Está {obj}",
         "casado casada soltero soltera divorciado divorciada viudo viuda prometido prometida",
         slot="family.relationship",
+        group="relationship",
     ),
     # constraints
     _r(
@@ -376,6 +377,20 @@ RULES: tuple[Rule, ...] = (
         "háblame hablame trátame tratame escríbeme escribeme",
         slot="instruction.tone",
         group="instruction",
+    ),
+    _r(
+        "constraint",
+        r"tengo\s+(?P<obj>celiaqu[ií]a|diabetes|asma|tdah|epilepsia|migra[ñn]as|intolerancia\s+a\s+.+|hipertensi[oó]n)",
+        "Tiene {obj}",
+        "celiaquía celiaquia diabetes asma tdah epilepsia migrañas migranas intolerancia hipertensión hipertension",
+        group="health",
+    ),
+    _r(
+        "family",
+        r"soy\s+(?P<obj>(?:padre|madre|pap[aá]|mam[aá]|abuel[oa])\s+de\s+.+)",
+        "Es {obj}",
+        "padre madre papá papa mamá mama abuelo abuela",
+        group="parent",
     ),
     # stack and projects
     _r(

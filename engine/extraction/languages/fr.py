@@ -135,7 +135,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        r"j'habite\s+(?:maintenant\s+)?" + _PREP + r"\s+(?P<obj>.+)",
+        r"j'habite\s+(?:maintenant\s+|seule?\s+|avec\s+(?:mon|ma|mes)\s+\w+\s+)?"
+        + _PREP
+        + r"\s+(?P<obj>.+)",
         "Habite {prep} {obj}",
         "habite",
         slot="location.home",
@@ -233,6 +235,7 @@ RULES: tuple[Rule, ...] = (
         "Est {obj}",
         "marié mariée marie celibataire célibataire divorcé divorcée divorce veuf veuve fiancé fiancée pacsé pacsée",
         slot="family.relationship",
+        group="relationship",
     ),
     # constraints
     _r(
@@ -364,6 +367,19 @@ RULES: tuple[Rule, ...] = (
             if o.startswith(("bre", "brè", "conc"))
             else "instruction.tone"
         ),
+    ),
+    _r(
+        "goal",
+        r"je\s+suis\s+en\s+train\s+d'(?P<obj>apprendre\s+.+)",
+        "Est en train d'{obj}",
+        "train",
+    ),
+    _r(
+        "family",
+        r"je\s+suis\s+(?P<obj>(?:p[èe]re|m[èe]re|maman|papa|grand-p[èe]re|grand-m[èe]re)\s+(?:de|d')\s*.+)",
+        "Est {obj}",
+        "père pere mère mere maman papa grand",
+        group="parent",
     ),
     # stack and projects
     _r(

@@ -147,7 +147,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "location",
-        r"(?:eu\s+)?(?:moro|vivo|resido|estou\s+morando)\s+(?:com\s+(?:minha|meu|meus|minhas)\s+[\wà-ú]+\s+)?(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
+        r"(?:eu\s+)?(?:moro|vivo|resido|estou\s+morando)\s+(?:sozinh[oa]\s+|com\s+(?:minha|meu|meus|minhas)\s+[\wà-ú]+\s+)?(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
         "Mora {prep} {obj}",
         "moro vivo resido morando",
         slot="location.home",
@@ -249,6 +249,7 @@ RULES: tuple[Rule, ...] = (
         "É {obj}",
         "casado casada solteiro solteira divorciado divorciada viúvo viúva viuvo viuva noivo noiva",
         slot="family.relationship",
+        group="relationship",
     ),
     # constraints
     _r(
@@ -373,6 +374,20 @@ RULES: tuple[Rule, ...] = (
             if o.startswith(("breve", "conci"))
             else "instruction.tone"
         ),
+    ),
+    _r(
+        "constraint",
+        r"tenho\s+(?P<obj>doen[çc]a\s+cel[ií]aca|diabetes|asma|tdah|epilepsia|enxaqueca|intoler[aâ]ncia\s+.+)",
+        "Tem {obj}",
+        "doença doenca diabetes asma tdah epilepsia enxaqueca intolerância intolerancia",
+        group="health",
+    ),
+    _r(
+        "family",
+        r"sou\s+(?P<obj>(?:pai|m[aã]e|av[oóô])\s+de\s+.+)",
+        "É {obj}",
+        "pai mãe mae avó avô avo",
+        group="parent",
     ),
     # stack and projects
     _r(
