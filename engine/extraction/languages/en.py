@@ -372,7 +372,7 @@ _DIETS = (
     r"on\s+(?:a|the)\s+[\w -]{2,25}?\s+diet)"
 )
 _TECH = re.compile(
-    r"[A-Z0-9]|\b(?:python|rust|go|java|node|react|vue|postgres|mysql|sqlite|redis|docker|"
+    r"(?-i:[A-Z0-9])|\b(?:python|rust|go|java|node|react|vue|postgres|mysql|sqlite|redis|docker|"
     r"kubernetes|k8s|linux|aws|gcp|azure|terraform|django|flask|rails|kafka|spark|graphql|"
     r"typescript|javascript|php|ruby|swift|kotlin|scala|elixir|haskell|c\+\+|c#|\.net|vim|"
     r"emacs|tabs|spaces)\b",
