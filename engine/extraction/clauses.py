@@ -20,7 +20,7 @@ _SUBJECT = (
     r"meine|wir|unser|unsere|nosotros|nuestro|nuestra|nós|nosso|nossa|nous|notre)"
 )
 _CLAUSE_SPLIT = re.compile(
-    r"\s*;\s*|,?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
+    r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
     r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+(?="
     + _SUBJECT
     + r"\b)"

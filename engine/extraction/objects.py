@@ -106,7 +106,7 @@ SECOND_PERSON = re.compile(
 # A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
 DEICTIC = re.compile(
     r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
-    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|the\s+way|"
+    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|where|when|why|the\s+way|"
     r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
     r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
     r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
@@ -115,7 +115,7 @@ DEICTIC = re.compile(
 )
 _TIME = re.compile(
     r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
-    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a\s+few|many|several|two|three|five|ten)\s+(?:days|weeks|months|"
+    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
     r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$",
     re.IGNORECASE,
 )

@@ -157,6 +157,22 @@ _ROLE_WORDS = frozenset(
         "rabbi",
         "imam",
         "coach",
+        "practitioner",
+        "worker",
+        "agent",
+        "representative",
+        "rep",
+        "associate",
+        "operator",
+        "attendant",
+        "inspector",
+        "broker",
+        "realtor",
+        "paramedic",
+        "hygienist",
+        "optometrist",
+        "surveyor",
+        "lifeguard",
         "trainer",
     ]
 )
@@ -292,6 +308,11 @@ _NOT_PLACES = frozenset(
     ]
 )
 _ROLE_SUFFIXES = ("ologist", "ician", "grapher", "eer", "ist")
+_NOT_A_JOB = re.compile(
+    r"\b(?:terrible|bad|good|great|awful|decent|amateur|home|hobby|wannabe|aspiring|lazy|picky|"
+    r"messy|slow|fast|quick|big|huge|keen|avid|casual|weekend|former|ex|retired)\b",
+    re.IGNORECASE,
+)
 _NOT_ROLES = frozenset(
     ["list", "twist", "fist", "gist", "mist", "wrist", "beginner", "fan", "bit", "lot"]
 )
@@ -467,8 +488,8 @@ def _role_word(phrase: str) -> bool:
     if not words or len(words) > 6:
         return False
     last = words[-1]
-    if last in _NOT_ROLES:
-        return False
+    if last in _NOT_ROLES or _NOT_A_JOB.search(phrase):
+        return False  # "a terrible cook", "an amateur photographer" are not jobs
     return last in _ROLE_WORDS or last.endswith(_ROLE_SUFFIXES)
 
 
@@ -821,7 +842,28 @@ RULES: tuple[Rule, ...] = (
         stop=_PLACE_STOP,
         accept=_proper,
     ),
-    # -- work --------------------------------------------------------------------------
+    _r(
+        "location",
+        r"^(?:currently\s+|now\s+)?(?:working|staying|travel+ing)\s+(?:remotely\s+)?(?:from|in)\s+(?P<obj>.+)",
+        "Is working from {obj}",
+        "working staying traveling travelling",
+        group="whereabouts",
+        stop=_PLACE_STOP,
+        accept=_proper,
+    ),
+    # -- work --------------------------------------------------------------------------------
+    _r(
+        "work",
+        I_ANY
+        + r"(?:'ve|\s*have)\s+(?:been\s+)?work(?:ed|ing)\s+(?P<prep>at|for)\s+(?P<obj>.+)",
+        {"for": "Works for {obj}", "": "Works at {obj}"},
+        "worked working",
+        slot="work.employer",
+        group="employer",
+        key_group="prep",
+        stop=_PLACE_STOP,
+        accept=lambda m, o: o.split(maxsplit=1)[0].lower() not in _VERBISH,
+    ),
     _r(
         "work",
         I
@@ -1485,9 +1527,9 @@ RULES: tuple[Rule, ...] = (
     _r(
         "instruction",
         PLEASE
-        + r"(?P<obj>(?:keep|be|use|write|format|give|answer|respond|reply|show|include|add|put|start|end|explain|cite|stick\s+to|default\s+to|assume|treat|spell|sign|talk|address|refer\s+to|prefer)\b.+)",
+        + r"(?P<obj>(?:keep|be|use|write|format|give|answer|respond|reply|show|include|add|put|start|end|explain|cite|stick\s+to|default\s+to|assume|treat|spell|sign|talk|address|refer\s+to|prefer|limit|cap)\b.+)",
         "Wants the assistant to {obj}",
-        "keep be use write format give answer respond reply show include add put start end explain cite stick default assume treat spell sign talk address refer prefer",
+        "keep be use write format give answer respond reply show include add put start end explain cite stick default assume treat spell sign talk address refer prefer limit cap",
         group="instruction",
         accept=_standing,
         slot=_instruction_slot,
@@ -1526,6 +1568,15 @@ RULES: tuple[Rule, ...] = (
         "building developing working maintaining",
         group="project",
         accept=_not_task,
+    ),
+    _r(
+        "instruction",
+        PLEASE
+        + r"make\s+(?:your\s+|the\s+|all\s+)?(?P<obj>(?:answers|responses|replies|explanations|code|examples|summaries)\s+.+)",
+        "Wants the assistant to make {obj}",
+        "make",
+        group="instruction",
+        slot=_instruction_slot,
     ),
     # -- stack and projects ------------------------------------------------------------
     _r(
@@ -1693,7 +1744,52 @@ RULES: tuple[Rule, ...] = (
         "started begun began taken",
         accept=_not_task,
     ),
-    # -- notable events ----------------------------------------------------------------
+    _r(
+        "goal",
+        I_ANY
+        + ADV
+        + r"(?:plan|'m\s+planning|am\s+planning)\s+on\s+(?P<obj>\w+ing\b.+)",
+        "Plans on {obj}",
+        "plan planning",
+        accept=_not_task,
+    ),
+    _r(
+        "goal",
+        IM
+        + ADV
+        + r"(?P<verb>doing|pursuing|taking|studying\s+for|working\s+on|halfway\s+through|enrolled\s+in)\s+(?P<obj>(?:a|an|my)\s+(?:[\w'-]+\s+){0,2}?(?:master'?s|masters|phd|degree|mba|bootcamp|course|certificate|certification|diploma|apprenticeship|residency|internship|bachelor'?s|thesis|dissertation)\b.*)",
+        "Is {verb} {obj}",
+        "doing pursuing taking studying working halfway enrolled",
+    ),
+    _r(
+        "habit",
+        IM
+        + ADV
+        + r"(?P<obj>(?:a|an)\s+(?:big|heavy|huge|light|avid|keen|regular|daily|occasional|casual|social)\s+(?:[\w-]+\s+)?(?:drinker|eater|reader|smoker|runner|gamer|sleeper|cyclist|swimmer|walker|hiker|snacker|user|riser|cook|baker))\b",
+        "Is {obj}",
+        "drinker eater reader smoker runner gamer sleeper cyclist swimmer walker hiker snacker user riser cook baker",
+    ),
+    # -- notable events ----------------------------------------------------------------------
+    _r(
+        "event",
+        r"^(?P<obj>(?:just|finally|recently)\s+(?:got|bought|finished|started|moved|graduated|retired|adopted|launched|passed|turned|became|had|joined|quit|left|hit|won)\b.+)",
+        "{obj}",
+        "just finally recently",
+        accept=lambda m, o: (
+            not re.search(
+                r"\b(?:this|that|it|error|bug|issue|problem|message|warning)\b",
+                o,
+                re.IGNORECASE,
+            )
+        ),
+    ),
+    _r(
+        "event",
+        START
+        + r"(?:me\s+and\s+my\s+(?P<rel>\w+)|my\s+(?P<rel2>\w+)\s+and\s+I)\s+(?P<obj>(?:just\s+|recently\s+|finally\s+)?(?:got\s+(?:married|engaged)|bought|moved|adopted|had|welcomed|started|opened|launched)\b.+)",
+        "{obj} with their {rel}{rel2}",
+        "me and",
+    ),
     _r(
         "event",
         I_OR_WE
@@ -1733,7 +1829,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "event",
         START
-        + r"(?P<when>(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning)|yesterday|recently|in\s+(?:19|20)\d\d|\w+\s+(?:days|weeks|months|years)\s+ago)[,\s]+I\s+(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|adopted|launched|shipped|released|published|got|had|became|met|married|graduated|retired|passed|climbed|hiked|completed|quit|left)\b.+)",
+        + r"(?P<when>(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|recently|in\s+(?:19|20)\d\d|\w+\s+(?:days|weeks|months|years)\s+ago)[,\s]+I\s+(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|adopted|launched|shipped|released|published|got|had|became|met|married|graduated|retired|passed|climbed|hiked|completed|quit|left)\b.+)",
         "{obj} {when}",
         "last this yesterday recently ago in",
         keep_case=False,
@@ -1741,7 +1837,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "event",
         I_OR_WE
-        + r"(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn)|(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:yesterday|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d))\b",
+        + r"(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:yesterday|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d))\b",
         "{obj}",
         "last this yesterday ago in",
         accept=lambda m, o: (

@@ -392,6 +392,13 @@ RULES: tuple[Rule, ...] = (
         "padre madre papá papa mamá mama abuelo abuela",
         group="parent",
     ),
+    _r(
+        "work",
+        r"trabajo\s+(?P<obj>desde\s+casa|en\s+remoto|a\s+distancia|por\s+mi\s+cuenta|de\s+noche|a\s+tiempo\s+(?:parcial|completo)|por\s+turnos)",
+        "Trabaja {obj}",
+        "trabajo",
+        group="field",
+    ),
     # stack and projects
     _r(
         "stack",

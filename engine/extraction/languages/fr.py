@@ -381,6 +381,13 @@ RULES: tuple[Rule, ...] = (
         "père pere mère mere maman papa grand",
         group="parent",
     ),
+    _r(
+        "work",
+        r"je\s+travaille\s+(?P<obj>(?:dans|en)\s+(?:la|le|l'|les)?\s*[a-zéèàç][\wéèàç' -]*|à\s+domicile|de\s+chez\s+moi|à\s+distance|en\s+télétravail|à\s+mi-temps|de\s+nuit)",
+        "Travaille {obj}",
+        "travaille",
+        group="field",
+    ),
     # stack and projects
     _r(
         "stack",

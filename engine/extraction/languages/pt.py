@@ -389,6 +389,13 @@ RULES: tuple[Rule, ...] = (
         "pai mãe mae avó avô avo",
         group="parent",
     ),
+    _r(
+        "work",
+        r"trabalho\s+(?P<obj>de\s+casa|remoto|remotamente|em\s+home\s+office|à\s+noite|meio\s+período|por\s+conta\s+própria)",
+        "Trabalha {obj}",
+        "trabalho",
+        group="field",
+    ),
     # stack and projects
     _r(
         "stack",
