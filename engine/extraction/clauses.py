@@ -343,6 +343,43 @@ _REPORTED_WORDS = frozenset(
 )
 
 
+_JOINERS = frozenset(
+    [
+        "and",
+        "but",
+        "so",
+        "plus",
+        "also",
+        "though",
+        "although",
+        "while",
+        "whereas",
+        "because",
+        "since",
+        "as",
+        "cause",
+        "y",
+        "pero",
+        "porque",
+        "e",
+        "mas",
+        "et",
+        "mais",
+        "car",
+        "und",
+        "aber",
+        "weil",
+        "denn",
+        "sondern",
+    ]
+)
+
+
+def words_of(text: str) -> set[str]:
+    """Lower-case letter-only words of `text` (what the prefilters and the rule index look at)."""
+    return set(_WORD.findall(text.lower()))
+
+
 def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
@@ -351,19 +388,25 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
-def clauses(sentence: str) -> list[str]:
+def clauses(sentence: str, words: set[str] | None = None) -> list[str]:
     """A sentence cut where a new subject starts ("…, and I live in Leeds")."""
+    if (
+        "," not in sentence
+        and ";" not in sentence
+        and _JOINERS.isdisjoint(words if words is not None else _words(sentence))
+    ):
+        return [sentence]
     return [c.strip(" ,") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,")]
 
 
 RequestScope = Literal["all", "from_here", "sentence"]
 
 
-def request_kind(sentence: str) -> RequestScope | None:
+def request_kind(sentence: str, words: set[str] | None = None) -> RequestScope | None:
     """Whether `sentence` asks for text to be produced or transformed, and how much of the
     message is its material: "all" (the request points at it: "translate this:"),
     "from_here" (fiction: the request and the details that follow it), or "sentence"."""
-    if _REQUEST_WORDS.isdisjoint(_words(sentence)):
+    if _REQUEST_WORDS.isdisjoint(words if words is not None else _words(sentence)):
         return None
     if _STANDING.search(sentence):
         return None  # "Please write all code with type hints" is an instruction, not a task
@@ -376,10 +419,10 @@ def request_kind(sentence: str) -> RequestScope | None:
     return None
 
 
-def reports(clause: str) -> bool:
+def reports(clause: str, words: set[str] | None = None) -> bool:
     """Whether `clause` introduces somebody else's words ("my boss says", "Mein Chef sagt"):
     the clause after it is reported speech."""
-    if _REPORTED_WORDS.isdisjoint(_words(clause)):
+    if _REPORTED_WORDS.isdisjoint(words if words is not None else _words(clause)):
         return False
     for m in _REPORTED.finditer(clause):
         if not _SPEAKER_I.search(clause[: m.start()]):
@@ -387,7 +430,9 @@ def reports(clause: str) -> bool:
     return False
 
 
-def non_fact(clause: str, fact_start: int = 0) -> NonFact | None:
+def non_fact(
+    clause: str, fact_start: int = 0, words: set[str] | None = None
+) -> NonFact | None:
     """Why `clause` states no fact about the user, None if it may. `fact_start` is where a
     candidate fact begins: reported speech only counts when it comes before the fact."""
     stripped = clause.rstrip()
@@ -397,7 +442,8 @@ def non_fact(clause: str, fact_start: int = 0) -> NonFact | None:
         or _QUESTION_START.match(stripped)
     ):
         return "question"
-    words = _words(stripped)
+    if words is None:
+        words = _words(stripped)
     if not _HYPOTHETICAL_WORDS.isdisjoint(words) and (
         _HYPOTHETICAL.match(stripped) or _CONDITIONAL.search(stripped)
     ):

@@ -21,6 +21,7 @@ from memtap.engine.extraction.clauses import (
     reports,
     request_kind,
     sentences,
+    words_of,
 )
 from memtap.engine.extraction.keys import (
     MAX_CONTENT_CHARS,
@@ -37,7 +38,7 @@ from memtap.engine.extraction.objects import (
     strip_time,
     third_person,
 )
-from memtap.engine.extraction.rules import Rule, tokens
+from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import choice_slot, favourite_slot, subject_of
 from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
 from memtap.engine.types import ExtractedFact
@@ -101,34 +102,37 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
     if not text:
         return []
     reading = _Reading(role)
-    for sentence in _spoken_sentences(user_speech(text)):
+    for sentence, sentence_words in _spoken_sentences(user_speech(text)):
         reported = False
-        for clause in clauses(sentence):
+        parts = clauses(sentence, sentence_words)
+        for clause in parts:
+            words = sentence_words if len(parts) == 1 else words_of(clause)
             if (
                 not reported
             ):  # "Mein Chef sagt, ich …": what follows a report is not the user
-                _read_clause(clause, reading)
-            reported = reported or reports(clause)
+                _read_clause(clause, words, reading)
+            reported = reported or reports(clause, words)
             if len(reading.facts) >= MAX_FACTS:
                 return list(reading.facts.values())
     return list(reading.facts.values())
 
 
-def _spoken_sentences(text: str) -> list[str]:
-    kept: list[str] = []
+def _spoken_sentences(text: str) -> list[tuple[str, set[str]]]:
+    kept: list[tuple[str, set[str]]] = []
     for sentence in sentences(text):
-        scope = request_kind(sentence)
+        words = words_of(sentence)
+        scope = request_kind(sentence, words)
         if scope == "all":
             return []  # the message is material for a task, not the user speaking
         if scope == "from_here":
             break
         if scope is None:
-            kept.append(sentence)
+            kept.append((sentence, words))
     return kept
 
 
-def _read_clause(clause: str, reading: _Reading) -> None:
-    candidates = INDEX.candidates(tokens(clause))
+def _read_clause(clause: str, words: set[str], reading: _Reading) -> None:
+    candidates = INDEX.candidates(words)
     if not candidates:
         return
     kind: str | None = "unknown"  # classified once, when a first rule matches
@@ -141,10 +145,10 @@ def _read_clause(clause: str, reading: _Reading) -> None:
         if m is None:
             continue
         if kind == "unknown":
-            kind = non_fact(clause, fact_start=len(clause))
+            kind = non_fact(clause, fact_start=len(clause), words=words)
         if kind in ("question", "hypothetical", "fiction"):
             return
-        if kind == "reported" and non_fact(clause, fact_start=m.start()) == "reported":
+        if kind == "reported" and non_fact(clause, m.start(), words) == "reported":
             continue
         fact = _fact(rule, m, clause, reading)
         if fact is None:
@@ -171,20 +175,21 @@ def _fact(
         return None  # "this bug", "that file": about the conversation, not the user
     if rule.family != "instruction" and is_second_person(obj):
         return None  # "I love your photos" is about the other person
+    found = m.groupdict()
     if rule.accept is not None and not rule.accept(m, obj):
         return None
     if (
         rule.polarity == "positive"
-        and "neg" not in m.groupdict()
+        and "neg" not in found
         and _negated(clause, m, obj, rule.lang)
     ):
         return None  # "Não uso redes sociais": a positive rule must not read a negated verb
-    template = rule.template_for(m.groupdict().get(rule.key_group) or "")
+    template = rule.template_for(found.get(rule.key_group) or "")
     groups = {
         name: third_person(
             clean_object(value, rule.stop) if name != "verb" else value, rule.lang
         )
-        for name, value in m.groupdict().items()
+        for name, value in found.items()
         if value is not None and name != "obj" and "{" + name + "}" in template
     }
     groups["obj"] = third_person(obj, rule.lang)
@@ -198,7 +203,7 @@ def _fact(
         )  # "Keep answers short" -> "… to keep …"
     content = _capitalise(template.format_map(_Blank(groups)), rule.keep_case)
     polarity = rule.polarity
-    if polarity == "positive" and (_NEGATED.match(obj) or m.groupdict().get("neg")):
+    if polarity == "positive" and (_NEGATED.match(obj) or found.get("neg")):
         polarity = "negative"  # "I usually don't eat meat"
     slot = _slot(rule, obj, groups.get("what"))
     prefix = ""

@@ -121,8 +121,76 @@ _TIME = re.compile(
 )
 
 
+_TIME_ENDS = frozenset(
+    [
+        "week",
+        "weekend",
+        "month",
+        "quarter",
+        "year",
+        "summer",
+        "winter",
+        "spring",
+        "fall",
+        "autumn",
+        "sprint",
+        "days",
+        "weeks",
+        "months",
+        "years",
+        "yesterday",
+        "today",
+        "recently",
+        "ago",
+    ]
+)
+_TRAILING_ENDS = frozenset(
+    [
+        "now",
+        "currently",
+        "days",
+        "nowadays",
+        "anymore",
+        "more",
+        "longer",
+        "moment",
+        "lol",
+        "haha",
+        "too",
+        "well",
+        "tbh",
+        "btw",
+        "honestly",
+        "thanks",
+        "please",
+        "ahora",
+        "agora",
+        "maintenant",
+        "jetzt",
+        "mehr",
+        "plus",
+        "ya",
+        "já",
+        "también",
+        "também",
+        "aussi",
+        "auch",
+    ]
+)
+
+
+def _last_word(text: str) -> str:
+    words = _TOKEN.findall(text[-24:].lower())
+    return words[-1] if words else ""
+
+
 def strip_time(obj: str) -> str:
     """ "Kafka this quarter" -> "Kafka": when a state holds is not part of the state."""
+    last = _last_word(obj)
+    if last not in _TIME_ENDS and not (obj[-4:].isdigit()):
+        return (
+            obj  # the costly end-anchored search only when the object ends like a time
+        )
     return _TIME.sub("", obj).strip() or obj
 
 
@@ -174,7 +242,8 @@ def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
     previous = None
     while previous != obj:  # "Oslo now." -> "Oslo"; "vim too, honestly" -> "vim"
         previous = obj
-        obj = _TRAILING.sub("", obj).strip().rstrip(_END_PUNCT).strip()
+        if _last_word(obj) in _TRAILING_ENDS:
+            obj = _TRAILING.sub("", obj).strip().rstrip(_END_PUNCT).strip()
     return sanitise(obj, MAX_OBJECT_CHARS)
 
 
