@@ -14,16 +14,19 @@ from typing import Literal
 
 NonFact = Literal["question", "hypothetical", "reported", "request", "fiction"]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
+# Abbreviations do not end a sentence ("Call me Dr. Patel").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\bJr\.)(?<!\bSr\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+|(?<=[。！？；])"
+)
 _SUBJECT = (
     r"(?:I|I'm|I've|I'd|I'll|my|we|we're|our|yo|mi|mis|eu|meu|minha|je|j'|mon|ma|mes|ich|mein|"
     r"meine|wir|unser|unsere|nosotros|nuestro|nuestra|nós|nosso|nossa|nous|notre)"
 )
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
-    r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+(?="
-    + _SUBJECT
-    + r"\b)"
+    r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+"
+    r"(?!I\s+(?:are|were|both|have\s+both)\b)(?=" + _SUBJECT + r"\b)"
     r"|,\s+(?=" + _SUBJECT + r"\b)"
     r"|,\s+(?=(?:what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
     r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)",

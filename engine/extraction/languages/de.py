@@ -388,6 +388,14 @@ RULES: tuple[Rule, ...] = (
         group="health",
         keep_case=True,
     ),
+    _r(
+        "work",
+        r"ich\s+studiere\s+(?P<obj>.+)",
+        "Studiert {obj}",
+        "studiere",
+        group="field",
+        keep_case=True,
+    ),
     # stack and projects
     _r(
         "stack",

@@ -248,7 +248,7 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "location",
-        r"^(?:currently\s+|now\s+|still\s+)?(?P<verb>living|based|located)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
+        r"(?:^|,\s*)(?:currently\s+|now\s+|still\s+)?(?P<verb>living|based|located)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
         {"living": "Lives in {obj}", "": "Is based in {obj}"},
         "living based located",
         slot="location.home",
@@ -549,6 +549,29 @@ RULES: tuple[Rule, ...] = (
         },
         "run own co have started founded manage",
         group="business",
+    ),
+    en_rule(
+        "family",
+        r"^(?P<obj>(?:a\s+)?(?:single\s+|proud\s+|working\s+)?(?:mum|mom|mother|dad|father|parent)\s+of\s+(?:one|two|three|four|five|\d+)(?:\s+[\w-]+)?)\b",
+        "Is a {obj}",
+        "mum mom mother dad father parent",
+        group="parent",
+    ),
+    en_rule(
+        "family",
+        r"\bmy\s+(?P<rel>wife|husband|partner|spouse|girlfriend|boyfriend|sister|brother|mom|mum|dad)\s+and\s+I\s+(?:are|were)\s+(?P<obj>.+)",
+        "They and their {rel} are {obj}",
+        "and",
+        group="family_pair",
+    ),
+    en_rule(
+        "work",
+        IM
+        + ADV
+        + r"(?:on|working)\s+(?:the\s+)?(?P<obj>(?:night|day|early|late|graveyard|evening|morning|weekend)\s+shifts?(?:\s+at\s+.+)?)",
+        "Is on the {obj}",
+        "shift shifts",
+        group="field",
     ),
     # -- family and pets ---------------------------------------------------------------
     en_rule(

@@ -558,7 +558,8 @@ OBJ_STOP = re.compile(
     re.IGNORECASE,
 )
 NAME_STOP = re.compile(
-    r"\s+(?:and|but|from|i|i'm|here|by|btw)\b|,|;|\.|!|\(|\s-\s", re.IGNORECASE
+    r"\s+(?:and|but|from|i|i'm|here|by|btw)\b|,|;|\.(?!\s*[A-Z])|!|\(|\s-\s",
+    re.IGNORECASE,
 )
 PLACE_STOP = re.compile(
     r"\s+(?:and\s+(?:I|we|my|work|commute)|but|because|since|with\s+my|for\s+(?:work|now|the\s+last|\d+|a\s+few|many|several)|"

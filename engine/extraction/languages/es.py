@@ -387,7 +387,7 @@ RULES: tuple[Rule, ...] = (
     ),
     _r(
         "family",
-        r"soy\s+(?P<obj>(?:padre|madre|pap[aá]|mam[aá]|abuel[oa])\s+de\s+.+)",
+        r"soy\s+(?P<obj>(?:padre|madre|pap[aá]|mam[aá]|abuel[oa])(?:\s+solter[oa])?\s+de\s+.+)",
         "Es {obj}",
         "padre madre papá papa mamá mama abuelo abuela",
         group="parent",
@@ -398,6 +398,21 @@ RULES: tuple[Rule, ...] = (
         "Trabaja {obj}",
         "trabajo",
         group="field",
+    ),
+    _r(
+        "work",
+        r"trabajo\s+de\s+(?P<obj>[a-záéíóúñ]+(?:\s+de\s+[a-záéíóúñ]+)?)",
+        "Trabaja de {obj}",
+        "trabajo",
+        slot="work.role",
+        group="role",
+    ),
+    _r(
+        "family",
+        r"no\s+tengo\s+(?P<obj>coche|carro|hijos|mascotas|hermanos|pareja)\b",
+        "No tiene {obj}",
+        "tengo",
+        "negative",
     ),
     # stack and projects
     _r(

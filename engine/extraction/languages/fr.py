@@ -388,6 +388,14 @@ RULES: tuple[Rule, ...] = (
         "travaille",
         group="field",
     ),
+    _r(
+        "work",
+        r"je\s+suis\s+(?P<obj>à\s+la\s+retraite|au\s+chômage|en\s+recherche\s+d'emploi|indépendante?|en\s+freelance)",
+        "Est {obj}",
+        "suis",
+        slot="work.role",
+        group="role",
+    ),
     # stack and projects
     _r(
         "stack",
@@ -430,9 +438,9 @@ RULES: tuple[Rule, ...] = (
     _r("goal", r"je\s+veux\s+(?P<obj>.+)", "Veut {obj}", "veux", accept=_infinitive),
     _r(
         "goal",
-        r"j'aimerais\s+(?P<obj>.+)",
+        r"(?:j'aimerais|je\s+voudrais|je\s+souhaite)\s+(?P<obj>.+)",
         "Aimerait {obj}",
-        "aimerais",
+        "aimerais voudrais souhaite",
         accept=_infinitive,
     ),
     _r(
