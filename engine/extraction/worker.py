@@ -76,8 +76,12 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
                         "model": turn.model,
                         "extracted_at": extracted_at,
                         "category": fact.category,
+                        "family": fact.family,
+                        "slot": fact.slot,
                         "polarity": fact.polarity,
                         "subject": fact.subject,
+                        "clause": fact.clause,
+                        "lang": fact.lang,
                     }
                     facts.append((fact, meta))
         out.append(PlannedTurn(row, tuple(facts)))
@@ -214,6 +218,8 @@ class OutboxWorker:
                             "request_id": row.turn.request_id,
                             "owner": row.turn.owner,
                             "memory_ids": [m.id for m in written],
+                            "families": [m.metadata.get("family") for m in written],
+                            "slots": [m.metadata.get("slot") for m in written],
                             "superseded": superseded,
                             "format": row.turn.format,
                         }
