@@ -19,6 +19,7 @@ EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
 LogFormat = Literal["json", "text"]
 InterceptOthers = Literal["tunnel", "deny"]
+PrivateNetworks = Literal["deny", "allow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,14 @@ class InterceptConfig:
     )
     others: InterceptOthers = "tunnel"
     upstream_ca_file: str | None = None
+    proxy_auth: str | None = None
+    """`USER:PASSWORD` or `@HTPASSWD_FILE`: CONNECT and absolute-URI requests then need
+    `Proxy-Authorization: Basic ...` (else 407). None: no proxy authentication."""
+    private_networks: PrivateNetworks = "deny"
+    """deny: clients not on this host may not reach private, loopback, link-local or
+    unique-local addresses through the forward proxy (403). allow: only loopback is refused."""
+    allow: tuple[str, ...] = ()
+    """Destinations reachable anyway: host patterns as in `hosts`, or IP networks (CIDR)."""
 
 
 @dataclass(frozen=True, slots=True)

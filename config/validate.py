@@ -11,6 +11,12 @@ from urllib.parse import urlsplit
 
 from memtap.config.errors import ConfigIssue
 from memtap.config.hostpatterns import intercept_pattern_error
+from memtap.config.htpasswd import (
+    HtpasswdError,
+    is_file_spec,
+    parse_inline,
+    read_htpasswd,
+)
 from memtap.config.schema import Config
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -122,6 +128,42 @@ def _intercept(config: Config) -> Iterator[ConfigIssue]:
         problem = intercept_pattern_error(host)
         if problem is not None:
             yield ConfigIssue(f"intercept.hosts[{i}]", problem)
+    yield from _proxy_auth(config.intercept.proxy_auth)
+    for i, entry in enumerate(config.intercept.allow):
+        problem = allow_entry_error(entry)
+        if problem is not None:
+            yield ConfigIssue(f"intercept.allow[{i}]", problem)
+
+
+def allow_entry_error(entry: str) -> str | None:
+    """None when `entry` is a valid `intercept.allow` item: an IP network in CIDR notation
+    (`10.0.0.0/8`, `fd00::/8`, a single address) or a host pattern as in `intercept.hosts`."""
+    text = entry.strip()
+    try:
+        ipaddress.ip_network(text, strict=False)
+        return None
+    except ValueError:
+        pass
+    if "/" in text:
+        return f"{text!r} is not an IP network (write 10.0.0.0/8 or fd00::/8)"
+    return intercept_pattern_error(text)
+
+
+def _proxy_auth(spec: str | None) -> Iterator[ConfigIssue]:
+    # Messages never quote the value: it holds a password.
+    if spec is None:
+        return
+    path = "intercept.proxy_auth"
+    try:
+        if not is_file_spec(spec):
+            parse_inline(spec)
+            return
+        read_htpasswd(spec[1:])
+    except HtpasswdError as exc:
+        where = f"{spec[1:]}: " if is_file_spec(spec) else ""
+        yield ConfigIssue(path, f"{where}{exc}")
+    except OSError as exc:
+        yield ConfigIssue(path, f"cannot read {spec[1:]}: {exc.strerror or exc}")
 
 
 def _memory(config: Config) -> Iterator[ConfigIssue]:

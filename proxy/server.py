@@ -27,6 +27,7 @@ from memtap.proxy.admin.app import ADMIN_PREFIX, mount_admin
 from memtap.proxy.admin.settings import restore_overrides
 from memtap.proxy.appkeys import RUNTIME, Runtime
 from memtap.proxy.memory_switch import MemorySwitch
+from memtap.proxy.modes.access.gate import FORWARD_ACCESS, ForwardAccess
 from memtap.proxy.modes.forward import addressed_elsewhere
 from memtap.proxy.modes.listener import ListenerSite, format_hostport, parse_listen
 from memtap.proxy.modes.reverse import error_body, handle
@@ -182,6 +183,7 @@ def build_app(
     admin_here = not holder.current.admin.listen
     app = web.Application(middlewares=(_forwarded_admin_paths,) if admin_here else ())
     app[RUNTIME] = runtime
+    app[FORWARD_ACCESS] = ForwardAccess()  # access: forward-proxy auth + destinations
     app.cleanup_ctx.extend((_engine_ctx, _upstream_ctx))
     if watch_config:
         app.cleanup_ctx.append(_config_watch_ctx)

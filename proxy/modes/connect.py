@@ -31,8 +31,16 @@ from typing import cast
 import orjson
 
 from memtap.config.schema import InterceptConfig
+from memtap.proxy.modes.access.gate import (
+    AUTH_REQUIRED,
+    Denied,
+    ForwardAccess,
+    denied_response,
+    proxy_authorization_in_head,
+    refused_destination,
+)
 from memtap.proxy.modes.certs import LeafCertStore
-from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
+from memtap.proxy.modes.loopback_guard import resolve
 from memtap.proxy.modes.relay import InterceptedTransport, Tunnel, TunnelSide
 from memtap.proxy.modes.targets import (
     INTERCEPT_EXTRA,
@@ -181,8 +189,11 @@ class ForwardProxy:
         before_intercept: Callable[[], bool] | None = None,
         prepare_intercept: Callable[[], None] | None = None,
         on_done: Callable[[ConnectDone], None] | None = None,
+        access: ForwardAccess | None = None,
     ) -> None:
         self.http_factory = http_factory
+        self.access = access if access is not None else ForwardAccess()
+        """Proxy auth and destination policy (proxy/modes/access/)."""
         self.intercept_config = intercept_config
         self.certs = certs
         self.handshake_timeout_s = handshake_timeout_s
@@ -248,6 +259,11 @@ class ForwardProxy:
         config = self.intercept_config()
         pending = _Pending(target.hostport, self.on_done)
         try:
+            # access: proxy authentication (407) before anything else is decided.
+            if not await self.access.authorized(
+                config, proxy_authorization_in_head(head)
+            ):
+                return self._deny(transport, target, pending, AUTH_REQUIRED)
             if host_matches(target, config.hosts):
                 await self._intercept(sniffer, transport, target, rest, pending)
             elif config.others == "tunnel":
@@ -378,11 +394,10 @@ class ForwardProxy:
         try:
             async with asyncio.timeout(self.connect_timeout_s):
                 addresses = await resolve(target.host, target.port)
-                if not peer_is_loopback(
-                    transport.get_extra_info("peername")
-                ) and refused(target.host, addresses):
-                    self._refuse_loopback(transport, target, pending)
-                    return
+                # access: the destination policy, on the addresses connected to below.
+                refusal = self._destination_refusal(transport, target, addresses)
+                if refusal is not None:
+                    return self._deny(transport, target, pending, refusal)
                 # The addresses just checked, not the name again (it could resolve anew).
                 await _connect_first(
                     loop, lambda: upstream_side, addresses, target.port
@@ -427,20 +442,37 @@ class ForwardProxy:
         transport.resume_reading()
         log.debug("connect.tunnel", extra={"fields": {"target": target.authority}})
 
-    def _refuse_loopback(
-        self, transport: asyncio.Transport, target: InterceptTarget, pending: _Pending
+    def _destination_refusal(
+        self,
+        transport: asyncio.Transport,
+        target: InterceptTarget,
+        addresses: list[str],
+    ) -> Denied | None:
+        """access: why this client may not tunnel to `addresses` (None: it may)."""
+        refusal = self.access.refusal(
+            self.intercept_config(),
+            transport.get_extra_info("peername"),
+            target.host,
+            target.port,
+            addresses,
+        )
+        return refused_destination(refusal, "connect_denied") if refusal else None
+
+    def _deny(
+        self,
+        transport: asyncio.Transport,
+        target: InterceptTarget,
+        pending: _Pending,
+        denied: Denied,
     ) -> None:
+        """access: answer a refused CONNECT (407, 403) and report it."""
         log.info(
             "connect.denied",
-            extra={"fields": {"target": target.authority, "reason": "loopback"}},
+            extra={"fields": {"target": target.authority, "reason": denied.error}},
         )
-        message = (
-            f"CONNECT to {target.authority} is not allowed: it is this host's loopback, "
-            "and the client is not on this host"
-        )
-        transport.write(_json_response(403, "Forbidden", "connect_denied", message))
+        transport.write(denied_response(denied))
         transport.close()
-        pending.done("denied", 403, error="loopback target", error_kind="client")
+        pending.done("denied", denied.status, error=denied.error, error_kind="client")
 
     def _tunnel_lost(self, tunnel: Tunnel) -> None:
         # The first side to go closes the other; the tunnel is over.

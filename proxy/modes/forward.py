@@ -22,6 +22,7 @@ from aiohttp import web
 from yarl import URL
 
 from memtap.config.schema import Config, UpstreamConfig
+from memtap.proxy.modes.access.gate import ForwardAccess
 from memtap.proxy.modes.certs import LeafCertStore
 from memtap.proxy.modes.connect import ConnectDone, ForwardProxy, ProtocolFactory
 from memtap.proxy.modes.targets import INTERCEPT_EXTRA, InterceptTarget
@@ -189,6 +190,7 @@ def forward_front(
     http_factory: ProtocolFactory,
     current_config: Callable[[], Config],
     on_done: Callable[[ConnectDone], None] | None = None,
+    access: ForwardAccess | None = None,
 ) -> ForwardProxy:
     """The forward-proxy front for a memtap listener: live `intercept` settings, leaf
     certificates under the configured `data_dir` (the CA is created on the first intercept),
@@ -216,4 +218,5 @@ def forward_front(
         before_intercept=needs_warm_up,
         prepare_intercept=warm_up,
         on_done=on_done,
+        access=access,
     )

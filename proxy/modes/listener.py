@@ -14,6 +14,7 @@ from aiohttp.web_server import Server
 
 from memtap.proxy.addons.access_log import log_connect
 from memtap.proxy.appkeys import RUNTIME
+from memtap.proxy.modes.access.gate import FORWARD_ACCESS
 from memtap.proxy.modes.connect import ForwardProxy
 from memtap.proxy.modes.forward import forward_front
 
@@ -86,12 +87,14 @@ class ListenerSite(web.BaseSite):
         # Forward mode: CONNECT-peeking front before aiohttp's protocol (proxy/modes/connect.py).
         app = self._runner.app if isinstance(self._runner, web.AppRunner) else None
         runtime = app.get(RUNTIME) if app is not None else None
+        access = app.get(FORWARD_ACCESS) if app is not None else None  # access control
         if runtime is not None:
             holder, metrics = runtime.config, runtime.metrics
             self._front = forward_front(
                 server,
                 lambda: holder.current,
                 on_done=lambda done: log_connect(done, metrics),
+                access=access,
             )
         self._server = await start_listener(
             self._front or server, self._host, self._port

@@ -30,8 +30,9 @@ from memtap.proxy.headers import (
     strip_hop_by_hop,
     upstream_request_headers,
 )
+from memtap.proxy.modes.access.forward_gate import send_denied, vet_forward_request
+from memtap.proxy.modes.access.gate import FORWARD_ACCESS, Denied
 from memtap.proxy.modes.forward import resolve_forward_route
-from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
 from memtap.proxy.routing import Route
 from memtap.proxy.tee import UpstreamBodyError, relay_body
 from memtap.proxy.upstream import (
@@ -219,21 +220,6 @@ class _WholeBodyResponse(web.StreamResponse):
     _send_headers_immediately = False
 
 
-async def _loopback_refused(request: web.Request, route: Route) -> bool:
-    """An absolute-URI request from another machine to a loopback target (see
-    `proxy/modes/loopback_guard.py`)."""
-    transport = request.transport
-    if transport is None or peer_is_loopback(transport.get_extra_info("peername")):
-        return False
-    url = URL(route.base_url)
-    host, port = url.raw_host or "", url.port or 80
-    try:
-        addresses = await resolve(host, port)
-    except OSError:
-        return False  # unresolvable: the upstream request fails as usual (502)
-    return refused(host, addresses)
-
-
 def error_body(code: str, message: str, upstream: str | None) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}
     if upstream is not None:
@@ -360,14 +346,13 @@ async def handle(request: web.Request) -> web.StreamResponse:
     metrics = runtime.metrics
     metrics.inflight.inc()
     try:
-        if route.mode == "forward" and await _loopback_refused(request, route):
-            flow.error, flow.error_kind = "loopback target", "client"
-            message = (
-                "forwarding to this host's loopback is not allowed for a client that is "
-                "not on this host"
+        if route.mode == "forward":  # access: proxy auth, destination policy, pinning
+            vetted = await vet_forward_request(
+                request.app[FORWARD_ACCESS], request, route, config.intercept
             )
-            body = error_body("forward_denied", message, route.upstream_name)
-            return await _send_error(request, flow, 403, body)
+            if isinstance(vetted, Denied):
+                return await send_denied(request, flow, vetted)
+            flow.route = vetted
         return await _forward(request, runtime, flow, config)
     except asyncio.CancelledError as exc:
         # The client went away (or shutdown's grace ran out): the upstream request was
