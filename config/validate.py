@@ -229,6 +229,20 @@ def _log_and_server(config: Config) -> Iterator[ConfigIssue]:
     yield from _at_least(
         "server.max_rewrite_body_bytes", config.server.max_rewrite_body_bytes, 0
     )
+    client = config.server.client
+    for name, seconds in (
+        ("head_timeout_s", client.head_timeout_s),
+        ("body_idle_timeout_s", client.body_idle_timeout_s),
+        ("keepalive_timeout_s", client.keepalive_timeout_s),
+        ("write_timeout_s", client.write_timeout_s),
+    ):
+        yield from _positive(f"server.client.{name}", seconds)
+    yield from _at_least("server.client.max_connections", client.max_connections, 0)
+    yield from _at_least(
+        "server.client.max_connections_per_address",
+        client.max_connections_per_address,
+        0,
+    )
 
 
 def _positive(path: str, value: float) -> Iterator[ConfigIssue]:

@@ -8,12 +8,14 @@ aiohttp's runner so `runner.cleanup()` stops accepting before it drains in-fligh
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from aiohttp import web
 from aiohttp.web_server import Server
 
 from memtap.proxy.addons.access_log import log_connect
 from memtap.proxy.appkeys import RUNTIME
+from memtap.proxy.client_edges import ClientEdges
 from memtap.proxy.modes.access.gate import FORWARD_ACCESS
 from memtap.proxy.modes.connect import ForwardProxy
 from memtap.proxy.modes.forward import forward_front
@@ -42,7 +44,7 @@ def format_hostport(host: str, port: int) -> str:
 
 
 async def start_listener(
-    runtime_app_server: Server | ForwardProxy,
+    runtime_app_server: Server | ForwardProxy | Callable[[], asyncio.Protocol],
     host: str,
     port: int,
     *,
@@ -62,7 +64,7 @@ async def start_listener(
 class ListenerSite(web.BaseSite):
     """An aiohttp site whose socket comes from `start_listener`."""
 
-    __slots__ = ("_bound_port", "_front", "_host", "_port")
+    __slots__ = ("_bound_port", "_edges", "_front", "_host", "_port")
 
     def __init__(self, runner: web.BaseRunner, host: str, port: int) -> None:
         super().__init__(runner)
@@ -70,6 +72,7 @@ class ListenerSite(web.BaseSite):
         self._port = port
         self._bound_port: int | None = None
         self._front: ForwardProxy | None = None
+        self._edges: ClientEdges | None = None  # client limits (proxy/client_edges.py)
 
     @property
     def port(self) -> int:
@@ -90,19 +93,27 @@ class ListenerSite(web.BaseSite):
         access = app.get(FORWARD_ACCESS) if app is not None else None  # access control
         if runtime is not None:
             holder, metrics = runtime.config, runtime.metrics
+            # client edges: timeouts, connection caps, JSON 400 (proxy/client_edges.py)
+            edges = ClientEdges(server, lambda: holder.current.server.client, metrics)
+            self._edges = edges
             self._front = forward_front(
-                server,
+                edges.protocol,
                 lambda: holder.current,
                 on_done=lambda done: log_connect(done, metrics),
                 access=access,
             )
-        self._server = await start_listener(
-            self._front or server, self._host, self._port
-        )
+        factory: Callable[[], asyncio.Protocol] = self._front or server
+        if self._edges is not None:  # client edges: connection caps before any protocol
+            factory = self._edges.admission(factory)
+        self._server = await start_listener(factory, self._host, self._port)
         self._bound_port = self._server.sockets[0].getsockname()[1]
+        if self._edges is not None:
+            self._edges.start()
 
     async def stop(self) -> None:
         await super().stop()
+        if self._edges is not None:
+            self._edges.close()
         if self._front is not None:
             # Blind tunnels and TLS handshakes in flight are not aiohttp's to close.
             await self._front.close()

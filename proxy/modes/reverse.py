@@ -22,6 +22,7 @@ from yarl import URL
 
 from memtap.config.schema import Config, UpstreamConfig
 from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.client_edges import closed_reason
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
 from memtap.proxy.headers import (
     api_key_from,
@@ -357,7 +358,7 @@ async def handle(request: web.Request) -> web.StreamResponse:
     except asyncio.CancelledError as exc:
         # The client went away (or shutdown's grace ran out): the upstream request was
         # closed on the way out; tell the addons.
-        flow.error = flow.error or "client disconnected"
+        flow.error = flow.error or closed_reason(request) or "client disconnected"
         flow.error_kind = flow.error_kind or "client"
         if flow.status is None:
             flow.status = 499
