@@ -12,7 +12,11 @@ this module gives each its own setting (`server.client.*`), answer and `request.
   request, nothing on the per-chunk path) and ends those past a limit:
   a head still arriving after `head_timeout_s` → 408 and closed; a request body pausing
   longer than `body_idle_timeout_s` → closed (the request's `request.done` says why, see
-  `closed_reason`); an idle keep-alive connection after `keepalive_timeout_s` → closed.
+  `closed_reason`); an idle keep-alive connection after `keepalive_timeout_s` → closed;
+  a client that leaves memtap's writes paused (it stopped reading) past `write_timeout_s`
+  → dropped, its request logged with error_kind client.
+* `ClientAwareWatchdog` keeps a slow reader from looking like a silent upstream: the
+  upstream's idle time (`timeout_s`) only runs while memtap can send to the client.
 * `ClientEdges.admission` wraps the listener's protocol factory: a connection over
   `max_connections` or `max_connections_per_address` gets 503 and is closed before any
   protocol sees it (`proxy/client_limits.py` counts them).
@@ -36,6 +40,7 @@ from memtap.config.schema import ClientConfig
 from memtap.engine.metrics import Metrics
 from memtap.proxy.addons.access_log import log_client_failure
 from memtap.proxy.client_limits import Caps, ConnectionLimiter
+from memtap.proxy.upstream import IdleWatchdog
 
 log = logging.getLogger("memtap.client")
 
@@ -68,6 +73,8 @@ class EdgeRequestHandler(RequestHandler):
         "head_since",
         "idle_since",
         "in_request",
+        "paused_since",
+        "resumed_at",
         "rx_at",
     )
 
@@ -85,6 +92,21 @@ class EdgeRequestHandler(RequestHandler):
         self.idle_since = now
         self.closed_reason: str | None = None
         """Set when a client limit closes the connection: the request's `request.done` says it."""
+        self.paused_since: float | None = None
+        """Since when the client has not been reading (the transport paused our writes)."""
+        self.resumed_at = now
+        """When memtap could last send to the client again after a pause."""
+
+    # Flow control: the transport pauses writing when the client stops reading. Two stores
+    # per pause, nothing per chunk; `ClientAwareWatchdog` and the sweep read them.
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        self.paused_since = self.clock()
+
+    def resume_writing(self) -> None:
+        self.paused_since = None
+        self.resumed_at = self.clock()
+        super().resume_writing()
 
     def data_received(self, data: bytes) -> None:
         now = self.rx_at = self.clock()
@@ -129,11 +151,53 @@ class EdgeRequestHandler(RequestHandler):
         request = self._current_request
         return request is not None and not request.content.is_eof()
 
-    def end(self, response: bytes | None = None) -> None:
+    def end(self, response: bytes | None = None, *, abort: bool = False) -> None:
+        """Close the connection (after `response`); `abort` drops what is still buffered
+        (a client that does not read would otherwise keep a closing connection forever)."""
         transport = self.transport
         if transport is not None and response is not None:
             transport.write(response)
+        if abort and transport is not None:
+            transport.abort()
         self.force_close()
+
+
+class ClientAwareWatchdog(IdleWatchdog):
+    """The upstream's idle timer (`route.timeout_s`), counting only while memtap can send
+    to the client: while the client's transport has our writes paused, the upstream is
+    waiting on the client, not silent; after a pause the idle time starts anew. A client
+    that stays paused past `server.client.write_timeout_s` is the sweep's to drop."""
+
+    __slots__ = ("_client",)
+
+    def __init__(
+        self,
+        timeout_s: float,
+        on_idle: Callable[[], object],
+        client: EdgeRequestHandler,
+    ) -> None:
+        self._client = client
+        super().__init__(timeout_s, on_idle)
+
+    def _check(self) -> None:
+        client = self._client
+        if client.paused_since is not None:
+            self._handle = self._loop.call_at(
+                self._loop.time() + self._timeout_s, self._check
+            )
+            return
+        self._last = max(self._last, client.resumed_at)
+        super()._check()
+
+
+def upstream_watchdog(
+    request: web.BaseRequest, timeout_s: float, on_idle: Callable[[], object]
+) -> IdleWatchdog:
+    """The idle timer for one proxied request: client-aware on memtap's own protocol."""
+    protocol = request.protocol
+    if isinstance(protocol, EdgeRequestHandler):
+        return ClientAwareWatchdog(timeout_s, on_idle, protocol)
+    return IdleWatchdog(timeout_s, on_idle)
 
 
 class _Admission(asyncio.Protocol):
@@ -240,6 +304,7 @@ class ClientEdges:
             settings.head_timeout_s,
             settings.body_idle_timeout_s,
             settings.keepalive_timeout_s,
+            settings.write_timeout_s,
         )
         interval = max(_MIN_SWEEP_S, min(_MAX_SWEEP_S, shortest / 4))
         self._timer = asyncio.get_running_loop().call_later(interval, self._tick)
@@ -259,7 +324,10 @@ class ClientEdges:
             if not isinstance(handler, EdgeRequestHandler) or handler.transport is None:
                 continue
             now = handler.clock()
-            if handler.head_since is not None:
+            paused = handler.paused_since
+            if paused is not None and now - paused > settings.write_timeout_s:
+                self._write_timeout(handler, settings.write_timeout_s)
+            elif handler.head_since is not None:
                 if now - handler.head_since > settings.head_timeout_s:
                     self._head_timeout(handler, settings.head_timeout_s)
             elif handler.in_request:
@@ -274,6 +342,13 @@ class ClientEdges:
         message = f"request head not complete within {limit:g}s (server.client.head_timeout_s)"
         handler.end(_raw_response(408, "Request Timeout", "head_timeout", message))
         self.report(408, message, "client", "head_timeout")
+
+    def _write_timeout(self, handler: EdgeRequestHandler, limit: float) -> None:
+        handler.closed_reason = (
+            f"client did not read for {limit:g}s (server.client.write_timeout_s)"
+        )
+        handler.end(abort=True)
+        self.metrics.client_errors.inc("write_timeout")
 
     def _body_timeout(self, handler: EdgeRequestHandler, limit: float) -> None:
         message = f"request body paused longer than {limit:g}s (server.client.body_idle_timeout_s)"

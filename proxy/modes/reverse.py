@@ -22,7 +22,7 @@ from yarl import URL
 
 from memtap.config.schema import Config, UpstreamConfig
 from memtap.proxy.appkeys import RUNTIME, Runtime
-from memtap.proxy.client_edges import closed_reason
+from memtap.proxy.client_edges import closed_reason, upstream_watchdog
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
 from memtap.proxy.headers import (
     api_key_from,
@@ -304,7 +304,8 @@ async def _forward(
     assert task is not None
     # One timer for the request: bounds the wait for the response headers, then (touched
     # by every body chunk) the body's idle time.
-    watchdog = IdleWatchdog(flow.route.timeout_s, task.cancel)
+    # client edges: the upstream's idle time runs only while the client reads.
+    watchdog = upstream_watchdog(request, flow.route.timeout_s, task.cancel)
     try:
         try:
             upstream = await open_response(
