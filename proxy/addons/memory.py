@@ -21,7 +21,9 @@ import orjson
 from memtap.engine.clock import now_iso
 from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Retrieval, RetrievalRequest, Turn
+from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
 from memtap.proxy.codecs.followers import decoding
+from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.pipeline import Addon
 
@@ -116,12 +118,19 @@ class MemoryAddon(Addon):
         )
         config = self.runtime.config.current.memory
         try:
-            body = orjson.loads(flow.body)
-            view = codec.read_request(body, flow.route.path, flow.route.query)
+            # Lone surrogates: memory reads a replaced copy (proxy/codecs/surrogates.py).
+            parsed = parse_request_body(flow.body)
+            body = parsed.original
+            view = codec.read_request(
+                parsed.readable, flow.route.path, flow.route.query
+            )
         except (orjson.JSONDecodeError, ValueError, TypeError, KeyError) as exc:
             # Not a body this codec understands: pass it through untouched, no memory.
             flow.memory.skipped_reason = f"unreadable_body: {type(exc).__name__}"
+            log_skipped(flow, exc)
             return
+        if parsed.had_surrogates:
+            log_surrogates_replaced(flow)
         flow.memory.conversation = view
         flow.extra_response_headers[MEMORIES_HEADER] = "0"
         if flow.memory_mode == "on":
@@ -146,7 +155,7 @@ class MemoryAddon(Addon):
                 for hit in retrieval.hits
             ]
         )
-        rewritten = orjson.dumps(
+        rewritten = parsed.dumps(
             codec.inject(body, block, config.placement, view.model)
         )
         # Commit the rewrite only once everything above succeeded (fail-open = original bytes).

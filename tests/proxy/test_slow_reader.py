@@ -55,7 +55,9 @@ async def test_a_pause_longer_than_the_upstream_timeout_is_not_a_timeout(
     caplog.set_level(logging.INFO, logger="memtap")
     server = await memtap(30.0)
     reader, writer = await slow_client(server.running.port)
-    writer.write(f"GET /bytes/{BODY_BYTES} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    writer.write(
+        f"GET /bytes/{BODY_BYTES} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+    )
     head = await reader.readuntil(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200")
     await reader.readexactly(1024)
@@ -97,7 +99,9 @@ async def test_an_upstream_silent_mid_body_is_still_an_upstream_timeout(
     """The client reads; the upstream stalls: that is the provider's timeout as before."""
     server = await memtap(30.0)
     reader, writer = await asyncio.open_connection("127.0.0.1", server.running.port)
-    writer.write(b"GET /chunked?count=3&size=10&delay_ms=2000 HTTP/1.1\r\nHost: x\r\n\r\n")
+    writer.write(
+        b"GET /chunked?count=3&size=10&delay_ms=2000 HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
     out = await asyncio.wait_for(reader.read(), 10)
     assert out.startswith(b"HTTP/1.1 200")
     assert server.metrics.upstream_errors.value("timeout") == 1
