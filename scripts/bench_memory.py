@@ -168,10 +168,10 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
     import hashlib
 
     import aiohttp
-    from aiohttp import web
 
     from memtap.config.schema import UpstreamConfig
     from memtap.proxy.server import start_server
+    from tests.support.standin import CannedChat, Standin
 
     key = "sk-bench-memory-overhead"
     owner = hashlib.sha256(key.encode()).hexdigest()[:24]
@@ -181,17 +181,8 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
         {"index": 0, "message": {"role": "assistant", "content": "Sure. " * 50}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60}}).encode()
 
-    async def chat(request: web.Request) -> web.Response:
-        await request.read()
-        return web.Response(body=reply, content_type="application/json")
-
-    upstream_app = web.Application()
-    upstream_app.router.add_post("/v1/chat/completions", chat)
-    upstream = web.AppRunner(upstream_app, access_log=None)
-    await upstream.setup()
-    site = web.TCPSite(upstream, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    upstream = Standin(canned=CannedChat(reply), record=False)
+    await upstream.start()
     with tempfile.TemporaryDirectory() as tmp:
         engine = await open_bench_engine(tmp)
         await fill(engine, args.proxy_memories, words, rng)
@@ -199,7 +190,7 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
         await engine.close()
         config = Config(
             listen="127.0.0.1:0", data_dir=tmp,
-            upstreams=(UpstreamConfig(name="bench", url=f"http://127.0.0.1:{port}"),),
+            upstreams=(UpstreamConfig(name="bench", url=upstream.url),),
             memory=MemoryConfig(strategy=args.proxy_strategy),  # type: ignore[arg-type]
             vector_store=VectorStoreConfig(kind="none"),
         )
@@ -231,7 +222,7 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
             retrieval_mean = sum(histogram._sums.values()) / max(1, sum(histogram.count(*k) for k in histogram._sums))
         finally:
             await server.stop()
-            await upstream.cleanup()
+            await upstream.stop()
     on, off = figures(samples["on"]), figures(samples["off"])
     result = {"memories_per_owner": args.proxy_memories, "strategy": args.proxy_strategy,
               "memory_on": on, "memory_off": off,

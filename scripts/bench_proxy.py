@@ -31,6 +31,11 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.pki import Pki, make_pki
+from tests.support.standin import CannedChat, Standin
+
 JSON_BODY = json.dumps(
     {
         "id": "chatcmpl-bench",
@@ -59,21 +64,15 @@ REQUEST_BODY = json.dumps(
 # -- roles run in child processes ---------------------------------------------------------
 
 
-async def run_upstream(port: int) -> None:
-    async def chat(request: web.Request) -> web.StreamResponse:
-        body = await request.read()
-        if b'"stream": true' not in body:
-            return web.Response(body=JSON_BODY, content_type="application/json")
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        for event in SSE_EVENTS:
-            await response.write(event)
-        await response.write_eof()
-        return response
-
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat)
-    await serve_forever(app, port)
+async def run_upstream(port: int, pki: Pki | None = None) -> None:
+    """The tests' provider stand-in in its minimal mode: fixed bytes, nothing recorded
+    (role `upstream`; role `https-upstream` over TLS with `pki`)."""
+    standin = Standin(
+        port=port, tls=pki, canned=CannedChat(JSON_BODY, SSE_EVENTS), record=False
+    )
+    await standin.start()
+    print(f"ready {standin.url}", flush=True)
+    await asyncio.Event().wait()
 
 
 # ---- the minimal relay baseline (what "a proxy with no features" costs) -----------------
@@ -396,84 +395,6 @@ def print_report(results: dict[str, Result]) -> None:
 # =========================================================================================
 
 
-def make_upstream_pki(directory: Path) -> tuple[Path, Path]:
-    """The HTTPS upstream's own CA and a leaf for 127.0.0.1: (chain+key PEM, CA PEM)."""
-    import datetime as dt
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    now = dt.datetime.now(dt.UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "bench upstream CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=2))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(ca_key, hashes.SHA256())
-    )
-    key = ec.generate_private_key(ec.SECP256R1())
-    leaf = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=2))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    chain, ca_file = directory / "upstream.pem", directory / "upstream-ca.pem"
-    key_pem = key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    chain.write_bytes(leaf.public_bytes(pem) + key_pem)
-    ca_file.write_bytes(ca.public_bytes(pem))
-    return chain, ca_file
-
-
-async def run_https_upstream(port: int, cert: str) -> None:
-    """`run_upstream`'s endpoints over TLS (role `https-upstream`)."""
-    import ssl
-
-    async def chat(request: web.Request) -> web.StreamResponse:
-        body = await request.read()
-        if b'"stream": true' not in body:
-            return web.Response(body=JSON_BODY, content_type="application/json")
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        for event in SSE_EVENTS:
-            await response.write(event)
-        await response.write_eof()
-        return response
-
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat)
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, ssl_context=context)
-    await site.start()
-    print(f"ready https://127.0.0.1:{site.port}", flush=True)
-    await asyncio.Event().wait()
-
-
 async def measure_https(
     base_url: str,
     pid: int,
@@ -543,9 +464,10 @@ async def bench_intercepted(args: argparse.Namespace) -> None:
     python = sys.executable
     memtap = str(Path(python).with_name("memtap"))
     with tempfile.TemporaryDirectory() as tmp:
-        chain, upstream_ca = make_upstream_pki(Path(tmp))
+        pki = make_pki(Path(tmp) / "upstream-pki", ca_name="bench upstream CA", days=2)
+        upstream_ca = pki.ca_file
         async with child(
-            python, script, "--role", "https-upstream", "--cert", str(chain)
+            python, script, "--role", "https-upstream", "--pki", str(pki.ca_file.parent)
         ) as (upstream, upstream_pid):
             config = Path(tmp) / "bench.yaml"
             config.write_text(
@@ -648,7 +570,7 @@ def main() -> None:
         choices=("bench", "upstream", "relay", "https-upstream"),
         default="bench",
     )
-    parser.add_argument("--cert", help=argparse.SUPPRESS)
+    parser.add_argument("--pki", help=argparse.SUPPRESS)
     parser.add_argument(
         "--intercepted",
         action="store_true",
@@ -674,7 +596,7 @@ def main() -> None:
     elif args.role == "relay":
         run_role(run_relay(args.port, args.upstream))
     elif args.role == "https-upstream":
-        run_role(run_https_upstream(args.port, args.cert))
+        run_role(run_upstream(args.port, Pki.in_directory(Path(args.pki))))
     elif args.intercepted:
         run_role(bench_intercepted(args))
     else:

@@ -1,6 +1,6 @@
 """Shared fixtures: a provider stand-in, memtap in-process, memtap as a subprocess.
 
-- `standin` → a started `tests.upstream_standin.Standin` (see that module for its endpoints);
+- `standin` → a started `tests.support.standin.Standin` (see that module for its endpoints);
   `standin.url` is its base URL, `standin.requests` what it received.
 - `memtap_config(**changes)` → a `Config` pointed at the stand-in (upstream `standin`, prefix
   `/`), data_dir in tmp_path, memory OFF unless `memory=MemoryConfig(...)` is passed.
@@ -42,7 +42,7 @@ from memtap.engine.metrics import Metrics
 from memtap.proxy.addons import default_addons
 from memtap.proxy.appkeys import Runtime
 from memtap.proxy.server import AddonFactory, RunningServer, start_server
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 LISTENING_PREFIX = "memtap listening on "
 
@@ -293,8 +293,8 @@ async def admin(
     http: aiohttp.ClientSession,
     standin: Standin,
 ) -> Any:
-    """memtap with the admin API's defaults (`tests/admin_harness.py`); a test module
+    """memtap with the admin API's defaults (`tests/support/admin.py`); a test module
     that needs another config defines its own `admin` fixture."""
-    from tests.admin_harness import start_admin  # it imports this module
+    from tests.support.admin import start_admin  # it imports this module
 
     return await start_admin(memtap_server, memtap_config, http)

@@ -1,0 +1,184 @@
+"""GET|PUT /api/settings and DELETE /api/settings/{name}: precedence default < yaml < override,
+validation naming the field, persistence in the database, restore at start."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+import yaml
+
+from memtap.config.loader import load_config
+from memtap.proxy.admin.settings import restore_overrides
+from tests.conftest import MemtapServer
+from tests.support.admin import TOKEN, Admin
+from tests.support.standin import Standin
+
+
+def write_yaml(tmp_path: Path, standin: Standin) -> Path:
+    doc = {
+        "listen": "127.0.0.1:0",
+        "data_dir": str(tmp_path / "data"),
+        "upstreams": [{"name": "standin", "url": standin.url}],
+        "admin": {"token": TOKEN},
+        "memory": {"enabled": True, "strategy": "keyword", "max_tokens": 700},
+        "embedding": {"source": "none"},
+        "vector_store": {"kind": "none"},
+    }
+    path = tmp_path / "memtap.yaml"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return path
+
+
+async def start(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    path: Path,
+) -> Admin:
+    server = await memtap_server(load_config(str(path)), config_path=path)
+    assert server.runtime.engine is not None, server.runtime.engine_error
+    return Admin(server, http, TOKEN)
+
+
+def by_name(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["name"]: item for item in body["settings"]}
+
+
+async def test_precedence_and_drop(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+    tmp_path: Path,
+) -> None:
+    admin = await start(memtap_server, http, write_yaml(tmp_path, standin))
+    settings = by_name((await admin.call("GET", "/api/settings")).body)
+    assert (
+        settings["memory.max_tokens"]["value"] == 700
+        and settings["memory.max_tokens"]["source"] == "yaml"
+    )
+    assert settings["memory.max_tokens"]["default"] == 600
+    assert (
+        settings["memory.top_k"]["source"] == "default"
+        and settings["memory.top_k"]["value"] == 20
+    )
+    assert all(item["help"] for item in settings.values())
+
+    put = await admin.call(
+        "PUT", "/api/settings", json={"memory.max_tokens": 900, "memory.top_k": 7}
+    )
+    assert put.status == 200, put.body
+    settings = by_name(put.body)
+    assert settings["memory.max_tokens"] == {
+        **settings["memory.max_tokens"],
+        "value": 900,
+        "source": "override",
+    }
+    assert (
+        settings["memory.top_k"]["value"] == 7
+        and settings["memory.top_k"]["source"] == "override"
+    )
+    assert put.body["overrides"] == {"memory.max_tokens": 900, "memory.top_k": 7}
+    # The live config changed (what the proxy reads per request) and the override is stored.
+    assert admin.server.runtime.config.current.memory.max_tokens == 900
+    assert await admin.engine.load_overrides() == {
+        "memory.max_tokens": 900,
+        "memory.top_k": 7,
+    }
+
+    dropped = await admin.call("DELETE", "/api/settings/memory.max_tokens")
+    assert dropped.status == 200
+    settings = by_name(dropped.body)
+    assert (
+        settings["memory.max_tokens"]["value"] == 700
+        and settings["memory.max_tokens"]["source"] == "yaml"
+    )
+    assert settings["memory.top_k"]["source"] == "override"
+    assert admin.server.runtime.config.current.memory.max_tokens == 700
+    assert await admin.engine.load_overrides() == {"memory.top_k": 7}
+
+    again = await admin.call("DELETE", "/api/settings/memory.max_tokens")
+    assert again.status == 404 and again.error_code == "not_found"
+    unknown = await admin.call("DELETE", "/api/settings/memory.nope")
+    assert unknown.status == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"memory.max_tokens": 0}, "memory.max_tokens"),
+        ({"memory.max_tokens": "lots"}, "memory.max_tokens"),
+        ({"memory.strategy": "magic"}, "memory.strategy"),
+        ({"memory.unknown_knob": 1}, "memory.unknown_knob"),
+        ({"listen": "0.0.0.0:1"}, "listen"),
+        ({"admin.token": "steal"}, "admin.token"),
+        ({"memory.top_k": 5, "memory.rrf_k": -3}, "memory.rrf_k"),
+        ({"../etc": 1}, "../etc"),
+        ({}, "body"),
+    ],
+)
+async def test_invalid_settings_name_the_field_and_change_nothing(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+    tmp_path: Path,
+    body: dict[str, Any],
+    field: str,
+) -> None:
+    admin = await start(memtap_server, http, write_yaml(tmp_path, standin))
+    reply = await admin.call("PUT", "/api/settings", json=body)
+    assert reply.status == 400, reply.body
+    assert (
+        reply.body["error"]["code"] == "invalid"
+        and reply.body["error"]["field"] == field
+    )
+    assert admin.server.runtime.config.current.memory.top_k == 20
+    assert await admin.engine.load_overrides() == {}
+
+
+async def test_overrides_survive_a_restart(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+    tmp_path: Path,
+) -> None:
+    path = write_yaml(tmp_path, standin)
+    first = await start(memtap_server, http, path)
+    reply = await first.call("PUT", "/api/settings", json={"memory.max_items": 3})
+    assert reply.status == 200
+    await first.server.stop()
+
+    # A plain restart re-applies the stored override (the admin mount does it at start).
+    second = await start(memtap_server, http, path)
+    settings = by_name((await second.call("GET", "/api/settings")).body)
+    assert settings["memory.max_items"]["value"] == 3
+    assert settings["memory.max_items"]["source"] == "override"
+    assert second.server.runtime.config.current.memory.max_items == 3
+
+
+async def test_restore_skips_overrides_that_no_longer_validate(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = write_yaml(tmp_path, standin)
+    first = await start(memtap_server, http, path)
+    # Stored behind the API's back: one valid, one invalid, one that is not a setting.
+    await first.engine.save_override("memory.top_k", 9)
+    await first.engine.save_override("memory.max_tokens", 0)
+    await first.engine.save_override("listen", "0.0.0.0:1")
+    await first.server.stop()
+
+    second = await start(memtap_server, http, path)
+    current = second.server.runtime.config.current
+    assert current.memory.top_k == 9 and current.memory.max_tokens == 700
+    assert current.listen != "0.0.0.0:1"
+    skipped = [
+        r for r in caplog.records if r.getMessage() == "settings.override_skipped"
+    ]
+    assert len(skipped) == 2
+    assert await restore_overrides(second.server.runtime) == {"memory.top_k": 9}
