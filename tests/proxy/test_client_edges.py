@@ -14,7 +14,7 @@ import pytest
 
 from memtap.config.schema import ClientConfig, Config, ServerConfig
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 StartMemtap = Callable[..., Awaitable[MemtapServer]]
 

@@ -18,7 +18,7 @@ import pytest
 
 from memtap.config.schema import Config, InterceptConfig
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 PASSWORD = "correct-horse-battery"
 

@@ -1,5 +1,5 @@
 """Who may reach what through the forward proxy, with remote clients for real: the client
-runs in a network namespace made by the test (tests/proxy/netns.py), so memtap sees a peer
+runs in a network namespace made by the test (tests/support/netns.py), so memtap sees a peer
 address on another link, as from another machine. Skipped, with the reason, where network
 namespaces cannot be made.
 
@@ -24,7 +24,7 @@ from aiohttp import web
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, InterceptConfig
 from memtap.proxy.server import RunningServer, start_server
-from tests.proxy.netns import RemoteHost, Unavailable, remote_host
+from tests.support.netns import RemoteHost, Unavailable, remote_host
 
 
 @pytest.fixture(scope="module")

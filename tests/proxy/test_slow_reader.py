@@ -18,7 +18,7 @@ import pytest
 
 from memtap.config.schema import ClientConfig, Config, ServerConfig, UpstreamConfig
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin, pattern_bytes
+from tests.support.standin import Standin, pattern_bytes
 
 BODY_BYTES = 32 * 1024 * 1024  # far past every socket buffer on the way
 

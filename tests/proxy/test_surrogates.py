@@ -28,7 +28,7 @@ from memtap.proxy.codecs.surrogates import (
     parse_request_body,
 )
 from tests.conftest import MemtapServer
-from tests.upstream_standin import Standin
+from tests.support.standin import Standin
 
 KEY = "sk-test-surrogates-0001"
 
