@@ -13,7 +13,7 @@ from typing import Literal
 ApiFormat = Literal["openai", "anthropic", "gemini", "auto"]
 Strategy = Literal["recent", "keyword", "semantic", "hybrid"]
 Scope = Literal["session", "owner", "global"]
-Placement = Literal["prepend", "after_prefix"]
+Placement = Literal["prepend", "after_prefix", "last_user"]
 Role = Literal["user", "assistant"]
 EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
@@ -58,6 +58,7 @@ class InterceptConfig:
 class AdminConfig:
     token: str | None = None
     listen: str | None = None
+    request_log_size: int = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +69,7 @@ class MemoryConfig:
     max_tokens: int = 600
     retention_days: int | None = None
     extract_from: tuple[Role, ...] = ("user",)
-    placement: Placement = "after_prefix"
+    placement: Placement = "last_user"
     rrf_k: int = 60
     top_k: int = 20
     min_score: float = 0.0

@@ -56,7 +56,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "memory.placement",
-        "Where memories go: after_prefix (keeps prompt caches) or prepend.",
+        "Where memories go: after_prefix, prepend or last_user (with the last user turn).",
     ),
     SettingSpec(
         "memory.rrf_k",

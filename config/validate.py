@@ -225,6 +225,7 @@ def _vector_store(config: Config) -> Iterator[ConfigIssue]:
 def _log_and_server(config: Config) -> Iterator[ConfigIssue]:
     if config.log.level.lower() not in LOG_LEVELS:
         yield ConfigIssue("log.level", "must be one of " + ", ".join(LOG_LEVELS))
+    yield from _at_least("admin.request_log_size", config.admin.request_log_size, 0)
     yield from _at_least("server.shutdown_grace_s", config.server.shutdown_grace_s, 0)
     yield from _at_least(
         "server.max_rewrite_body_bytes", config.server.max_rewrite_body_bytes, 0

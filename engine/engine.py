@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from memtap.engine import summarize as summarizer
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.clock import cutoff_for, now_iso
+from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
@@ -88,14 +89,23 @@ def _guarded(
 
 
 class Engine:
-    def __init__(self, holder: ConfigHolder, metrics: Metrics, db: Database) -> None:
+    def __init__(
+        self,
+        holder: ConfigHolder,
+        metrics: Metrics,
+        db: Database,
+        events: EngineEvents | None = None,
+    ) -> None:
+        self.events = events if events is not None else EngineEvents()
         self.holder = holder
         self.metrics = metrics
         self.db = db
         self.vector_tier: VectorTier | None = None
         """Optional semantic tier (sqlite-vec or Qdrant); see engine/store/protocol.py."""
         self.vector_error: str | None = None
-        self.worker = OutboxWorker(db, holder, metrics, on_written=self._vector_upsert)
+        self.worker = OutboxWorker(
+            db, holder, metrics, on_written=self._vector_upsert, events=self.events
+        )
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
         self._reopening: asyncio.Task[None] | None = None
@@ -168,7 +178,11 @@ class Engine:
         await self.worker.stop(0.0)
         self.db = new
         self.worker = OutboxWorker(
-            new, self.holder, self.metrics, on_written=self._vector_upsert
+            new,
+            self.holder,
+            self.metrics,
+            on_written=self._vector_upsert,
+            events=self.events,
         )
         if was_running:
             self.worker.start()
@@ -567,6 +581,7 @@ async def open_engine(
     *,
     start_worker: bool = True,
     driver: Driver | None = None,
+    events: EngineEvents | None = None,
 ) -> Engine:
     """Choose the driver, open + migrate the database, attach the vector tier, start.
 
@@ -578,7 +593,7 @@ async def open_engine(
         from memtap.engine.store.qdrant_engine import open_qdrant_engine
 
         return await open_qdrant_engine(
-            holder, metrics, start_worker=start_worker, driver=driver
+            holder, metrics, start_worker=start_worker, driver=driver, events=events
         )
     if driver is None:
         driver = await asyncio.to_thread(
@@ -593,7 +608,7 @@ async def open_engine(
     db = await Database.open(database_path(config), driver, extension_loaders=loaders)
     try:
         await db.write_outside_transaction(migrations.migrate)
-        engine = Engine(holder, metrics, db)
+        engine = Engine(holder, metrics, db, events)
         engine.extension_loaders = loaders
         await _attach_vector_tier(engine, holder, metrics)
         await engine.start(worker=start_worker)

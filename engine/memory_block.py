@@ -28,6 +28,21 @@ _BLOCK = re.compile(re.escape(OPEN) + r".*?(?:" + re.escape(CLOSE) + r"|\Z)", re
 _MARKER = re.compile(r"</?memtap:", re.IGNORECASE)
 _WS = re.compile(r"\s+")
 
+# Exactly what `build_memory_block` writes: the markers, the preamble, then one line per
+# memory (`- ` + text without newlines and without a memtap marker, which `_clean`
+# neutralises). A user's text that merely resembles the block does not match.
+_EXACT = (
+    re.escape(OPEN)
+    + r"\n"
+    + re.escape(PREAMBLE)
+    + r"\n(?:- (?:(?!(?i:</?memtap:))[^\n])*\n)*"
+    + re.escape(CLOSE)
+)
+_WHOLE = re.compile(_EXACT)
+# memtap joins its block to an existing string with a blank line, before or after it.
+_LEADING = re.compile(r"\A" + _EXACT + r"\n\n")
+_TRAILING = re.compile(r"\n\n" + _EXACT + r"\Z")
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryLine:
@@ -63,3 +78,27 @@ def strip_memory_block(text: str) -> str:
     if OPEN not in text:
         return text
     return _BLOCK.sub("", text).strip()
+
+
+def is_memory_block(text: object) -> bool:
+    """Is `text` exactly a block memtap wrote (a whole message, part or string)?"""
+    return isinstance(text, str) and _WHOLE.fullmatch(text) is not None
+
+
+def remove_joined_blocks(text: str) -> tuple[str, int]:
+    """`text` without the blocks memtap joined to it (`BLOCK\\n\\n` at the start,
+    `\\n\\nBLOCK` at the end, or the whole text), and how many were removed. Unlike
+    `strip_memory_block` (for reading), this removes only what memtap itself writes, where
+    it writes it, so the result is the text as the application sent it."""
+    removed = 0
+    while True:
+        if is_memory_block(text):
+            return "", removed + 1
+        lead = _LEADING.match(text)
+        if lead is not None:
+            text, removed = text[lead.end() :], removed + 1
+            continue
+        tail = _TRAILING.search(text)
+        if tail is None:
+            return text, removed
+        text, removed = text[: tail.start()], removed + 1

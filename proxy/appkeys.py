@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 import aiohttp
 from aiohttp import web
 
+from memtap.engine.events import EngineEvents
 from memtap.engine.metrics import Metrics
+from memtap.proxy.request_log import RequestLog
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
@@ -34,6 +36,9 @@ class Runtime:
     upstream_session: aiohttp.ClientSession | None = None
     started_at: float = field(default_factory=time.time)
     draining: bool = False
+    engine_events: EngineEvents = field(default_factory=EngineEvents)
+    """Handed to every engine this runtime opens; the request log listens to it."""
+    request_log: RequestLog = field(default_factory=RequestLog)
 
 
 RUNTIME = web.AppKey("runtime", Runtime)

@@ -47,8 +47,13 @@ class Flow:
     request_headers: CIMultiDict[str]
     """Headers as they will be sent upstream (hop-by-hop and X-Memtap-* already removed)."""
     client_ip: str | None = None
+    request_length: int | None = None
+    """The client's declared Content-Length; None: chunked or no body."""
+    read_body: bool = False
+    """Set by a `request_headers` hook: the handler reads the whole body into `body` before
+    the `request` hooks run. False (the default): the body is streamed upstream untouched."""
     body: bytes | None = None
-    """The whole request body when it was read (a memory endpoint); None = streamed through."""
+    """The whole request body when it was read (`read_body`); None = streamed through."""
     body_rewritten: bool = False
     owner_id: str | None = None
     session_id: str | None = None

@@ -1,7 +1,8 @@
 """Header rules of a transparent proxy: hop-by-hop removal, memtap's own X-Memtap-* request
 headers, and where an API key (the memory owner) is found.
 
-Pure functions over multidicts; the reverse and forward modes both use them.
+Pure functions over multidicts; the handler reads every request with them
+(`proxy/handler.py:new_flow`), whatever mode brought it. Every `X-Memtap-*` name is here.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ MEMTAP_PREFIX = "x-memtap-"
 SESSION_HEADER = "X-Memtap-Session"
 MEMORY_HEADER = "X-Memtap-Memory"
 MEMORIES_HEADER = "X-Memtap-Memories"
+REQUEST_ID_HEADER = "X-Memtap-Request-Id"
 
 SECRET_HEADERS: frozenset[str] = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key"}
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key"}
 )
 """Headers whose values are credentials: never logged (see proxy/logs.py)."""
 
@@ -115,13 +117,15 @@ def upstream_request_headers(
 
 def api_key_from(headers: MultiMapping[str], query_string: str = "") -> str | None:
     """The API key a client authenticates with, as the contract lists the places: `Authorization:
-    Bearer K`, `x-api-key: K`, `x-goog-api-key: K`, `?key=K` (first match in that order)."""
+    Bearer K`, `x-api-key: K`, `api-key: K` (Azure OpenAI: the `openai` SDK's `AzureOpenAI`,
+    LangChain `AzureChatOpenAI`, litellm `azure/`), `x-goog-api-key: K`, `?key=K` (first
+    match in that order)."""
     auth = headers.get("Authorization")
     if auth is not None:
         scheme, _, token = auth.strip().partition(" ")
         if scheme.lower() == "bearer" and token.strip():
             return token.strip()
-    for name in ("x-api-key", "x-goog-api-key"):
+    for name in ("x-api-key", "api-key", "x-goog-api-key"):
         value = headers.get(name)
         if value is not None and value.strip():
             return value.strip()

@@ -1,8 +1,8 @@
 """`memory.enabled` followed at run time, both ways.
 
 On: the engine is opened if this process has none yet (it started with memory off, or the
-engine failed to start), then the memory addon joins the request pipeline. Off: the addon
-leaves the pipeline (memory-off requests pay nothing for it); the engine stays open, so the
+engine failed to start), then the memory addons (`Addon.uses_memory`) join the request
+pipeline. Off: they leave the pipeline (memory-off requests pay nothing for it); the engine stays open, so the
 admin API keeps working and switching back on is immediate. Opening is fail-open like at
 start: a failure is logged (`memory.unavailable`) and requests go on without memory.
 """
@@ -27,13 +27,12 @@ class MemorySwitch:
     def __init__(
         self,
         runtime: Runtime,
-        memory_addon: str,
         open_engine: Callable[[Runtime], Awaitable[None]],
     ) -> None:
         self.runtime = runtime
         self._open_engine = open_engine
         self.full = runtime.pipeline
-        self.without = Pipeline([a for a in self.full.addons if a.name != memory_addon])
+        self.without = Pipeline([a for a in self.full.addons if not a.uses_memory])
         self.opening: asyncio.Task[None] | None = None
 
     def settle(self) -> None:

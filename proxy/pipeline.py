@@ -1,6 +1,8 @@
 """The addon pipeline: an ordered list of plain objects with lifecycle hooks.
 
 Hook order for one request:
+  request_headers(flow)         -- route, owner and X-Memtap-* known, body not read yet: the
+                                   place to decide what the request needs (`flow.read_body`)
   request(flow)                 -- may rewrite flow.body / flow.request_headers
   response_headers(flow)        -- upstream status and headers known, nothing sent yet
   response_chunk(flow, chunk)   -- observer; called after the chunk was written to the client
@@ -28,6 +30,12 @@ class Addon:
     """Base class with no-op hooks; subclasses override the ones they need."""
 
     name = "addon"
+    uses_memory = False
+    """True: the addon works with the memory engine, and leaves the pipeline while memory is
+    switched off or has no engine (`proxy/memory_switch.py`)."""
+
+    async def request_headers(self, flow: Flow) -> None:
+        return None
 
     async def request(self, flow: Flow) -> None:
         return None
@@ -48,7 +56,14 @@ class Addon:
         return None
 
 
-_HOOKS = ("request", "response_headers", "response_done", "error", "finished")
+_HOOKS = (
+    "request_headers",
+    "request",
+    "response_headers",
+    "response_done",
+    "error",
+    "finished",
+)
 
 
 def _overriding(addons: tuple[Addon, ...], hook: str) -> tuple[Addon, ...]:
@@ -91,6 +106,9 @@ class Pipeline:
                 await getattr(addon, hook)(flow, *args)
             except Exception as exc:  # noqa: BLE001 - an addon must never fail the request
                 self._failed(addon, hook, flow, exc)
+
+    async def request_headers(self, flow: Flow) -> None:
+        await self._call("request_headers", flow)
 
     async def request(self, flow: Flow) -> None:
         await self._call("request", flow)

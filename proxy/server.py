@@ -2,7 +2,7 @@
 
 Lifecycle (every long-lived resource lives in a cleanup_ctx, so what starts is stopped):
   startup:  engine (fail-open) → upstream ClientSession → config file watcher (hot reload)
-  serving:  `/_memtap/*` admin sub-app, everything else → `proxy.modes.reverse.handle`
+  serving:  `/_memtap/*` admin sub-app, everything else → `proxy.handler.handle`
   shutdown: stop accepting → in-flight requests finish within `server.shutdown_grace_s`
             (then they are cancelled) → watcher stopped → session closed → engine closed
             (drains the extraction queue to disk).
@@ -22,24 +22,27 @@ from aiohttp import web
 
 from memtap.engine.metrics import Metrics
 from memtap.proxy.addons import default_addons
+from memtap.proxy.addons.access_log import log_connect
 from memtap.proxy.admin import health as admin_health
-from memtap.proxy.admin.app import ADMIN_PREFIX, mount_admin
+from memtap.proxy.admin.app import mount_admin
 from memtap.proxy.admin.settings import restore_overrides
+from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.client_edges import ClientEdges
+from memtap.proxy.handler import error_body, handle
 from memtap.proxy.memory_switch import MemorySwitch
 from memtap.proxy.modes.access.gate import FORWARD_ACCESS, ForwardAccess
-from memtap.proxy.modes.forward import addressed_elsewhere
+from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
+from memtap.proxy.modes.forward import forward_front
 from memtap.proxy.modes.listener import ListenerSite, format_hostport, parse_listen
-from memtap.proxy.modes.reverse import error_body, handle
 from memtap.proxy.pipeline import Addon, Pipeline
+from memtap.proxy.routing import addressed_elsewhere
 from memtap.proxy.upstream import MAX_HEADER_BYTES, create_session
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
 
 log = logging.getLogger("memtap.server")
-
-MEMORY_ADDON_NAME = "memory"
 
 AddonFactory = Callable[[Runtime], Sequence[Addon]]
 
@@ -49,12 +52,12 @@ AddonFactory = Callable[[Runtime], Sequence[Addon]]
 
 async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
     runtime = app[RUNTIME]
-    switch = MemorySwitch(runtime, MEMORY_ADDON_NAME, _open_engine_at_run_time)
+    switch = MemorySwitch(runtime, _open_engine_at_run_time)
     if runtime.config.current.memory.enabled:
         await _open_engine(runtime)
     else:
         log.info("memory.disabled")
-    # Without an engine (or with memory off) the memory addon leaves the per-request path;
+    # Without an engine (or with memory off) the memory addons leave the per-request path;
     # a later `memory.enabled: true` opens the engine and brings it back.
     switch.settle()
     unsubscribe = runtime.config.subscribe(switch.on_config_change)
@@ -81,7 +84,9 @@ async def _open_engine(runtime: Runtime) -> None:
     try:
         from memtap.engine.engine import open_engine
 
-        runtime.engine = await open_engine(runtime.config, runtime.metrics)
+        runtime.engine = await open_engine(
+            runtime.config, runtime.metrics, events=runtime.engine_events
+        )
     except Exception as exc:
         runtime.engine = None
         runtime.engine_error = f"{type(exc).__name__}: {exc}"
@@ -195,6 +200,27 @@ def build_app(
     return app
 
 
+def _forward_front(
+    runtime: Runtime, access: ForwardAccess
+) -> Callable[[ProtocolFactory], ForwardProxy]:
+    """The CONNECT front for the listener, reporting the CONNECTs it ends to the access log."""
+    holder, metrics = runtime.config, runtime.metrics
+    return lambda http: forward_front(
+        http,
+        lambda: holder.current,
+        on_done=lambda done: log_connect(done, metrics),
+        access=access,
+    )
+
+
+def _client_edges(runtime: Runtime) -> Callable[[web.Server], ClientEdges]:
+    """The listener's client-side limits, read live from `server.client`."""
+    holder, metrics = runtime.config, runtime.metrics
+    return lambda server: ClientEdges(
+        server, lambda: holder.current.server.client, metrics
+    )
+
+
 @dataclass(slots=True)
 class RunningServer:
     """A started memtap: listening, engine open. `stop()` is the graceful shutdown."""
@@ -247,7 +273,13 @@ async def start_server(
     runtime = app[RUNTIME]
     admin_runner: web.AppRunner | None = None
     try:
-        site = ListenerSite(runner, host, port)
+        site = ListenerSite(
+            runner,
+            host,
+            port,
+            front=_forward_front(runtime, app[FORWARD_ACCESS]),
+            edges=_client_edges(runtime),
+        )
         await site.start()
         if config.admin.listen:
             from memtap.proxy.admin.standalone import start_admin_listener

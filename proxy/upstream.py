@@ -45,14 +45,6 @@ def create_session() -> aiohttp.ClientSession:
     )
 
 
-@lru_cache(maxsize=32)
-def ssl_context_for(ca_file: str) -> ssl.SSLContext:
-    """System roots plus an extra CA bundle; cached because building a context reads files."""
-    context = ssl.create_default_context()
-    context.load_verify_locations(cafile=ca_file)
-    return context
-
-
 class UpstreamFailure(Exception):
     """The upstream could not give us response headers; maps to a 502/504 JSON error."""
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtap.engine.api import EngineError
 from memtap.engine.clock import now_iso
+from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import memories, outbox
@@ -125,6 +126,10 @@ def _page(conn: Any, after: int) -> list[OutboxRow]:
     return outbox.page(conn, after, PAGE_SIZE)
 
 
+def ids_of(written: list[Memory]) -> tuple[str, ...]:
+    return tuple(memory.id for memory in written)
+
+
 OnWritten = Callable[[list[Memory]], Awaitable[None]]
 
 
@@ -135,11 +140,13 @@ class OutboxWorker:
         holder: ConfigHolder,
         metrics: Metrics,
         on_written: OnWritten | None = None,
+        events: EngineEvents | None = None,
     ) -> None:
         self.db = db
         self.holder = holder
         self.metrics = metrics
         self.on_written = on_written
+        self.events = events if events is not None else EngineEvents()
         self._wake = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -224,6 +231,9 @@ class OutboxWorker:
         written_all: list[Memory] = []
         for row, written, superseded in results:
             written_all += written
+            self.events.turn_extracted(
+                TurnExtracted(row.turn.request_id, row.turn.owner, ids_of(written))
+            )
             if written:
                 log.info(
                     "memory.extracted",

@@ -25,6 +25,7 @@ from memtap.engine.clock import cutoff_for, now_iso
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.engine import Engine, _guarded, database_path, memory_status
+from memtap.engine.events import EngineEvents
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import migrations, outbox
 from memtap.engine.store.database import Database
@@ -60,11 +61,12 @@ class QdrantEngine(Engine):
         db: Database,
         store: QdrantMemoryStore,
         embedder: EmbeddingSource | None,
+        events: EngineEvents | None = None,
     ) -> None:
-        super().__init__(holder, metrics, db)
+        super().__init__(holder, metrics, db, events)
         self.store = store
         self.embedder = embedder
-        self.worker = QdrantOutboxWorker(db, holder, metrics, store)
+        self.worker = QdrantOutboxWorker(db, holder, metrics, store, self.events)
 
     async def close(self) -> None:
         if self._closed:
@@ -285,6 +287,7 @@ async def open_qdrant_engine(
     start_worker: bool = True,
     driver: Driver | None = None,
     transport: QdrantTransport | None = None,
+    events: EngineEvents | None = None,
 ) -> QdrantEngine:
     """Open the local SQLite file (outbox, settings), the embedding source and the Qdrant
     store, then start. Qdrant being down does not stop memtap from starting (fail-open);
@@ -303,7 +306,7 @@ async def open_qdrant_engine(
         )
         embedder = resolution.source
         store = await open_qdrant_store(config, embedder, metrics, transport=transport)
-        engine = QdrantEngine(holder, metrics, db, store, embedder)
+        engine = QdrantEngine(holder, metrics, db, store, embedder, events)
         await engine.start(worker=start_worker)
     except BaseException:
         if embedder is not None:

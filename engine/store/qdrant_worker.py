@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import now_iso
-from memtap.engine.extraction.worker import OutboxWorker, plan
+from memtap.engine.events import EngineEvents, TurnExtracted
+from memtap.engine.extraction.worker import OutboxWorker, ids_of, plan
 from memtap.engine.metrics import Metrics
 from memtap.engine.store import outbox
 from memtap.engine.store.database import Database
@@ -41,8 +42,9 @@ class QdrantOutboxWorker(OutboxWorker):
         holder: ConfigHolder,
         metrics: Metrics,
         store: QdrantMemoryStore,
+        events: EngineEvents | None = None,
     ) -> None:
-        super().__init__(db, holder, metrics)
+        super().__init__(db, holder, metrics, events=events)
         self.store = store
 
     async def process(self, rows: list[OutboxRow]) -> int:
@@ -81,6 +83,9 @@ class QdrantOutboxWorker(OutboxWorker):
             self.metrics.outbox_depth.dec()
             self.metrics.memories_extracted.inc(amount=len(written))
             total += len(written)
+            self.events.turn_extracted(
+                TurnExtracted(turn.request_id, turn.owner, ids_of(written))
+            )
             if written:
                 log.info(
                     "memory.extracted",

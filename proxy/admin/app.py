@@ -28,17 +28,19 @@ from memtap.proxy.admin import (
     maintenance,
     mcp,
     memories,
+    owner_stats,
     owners,
     page,
+    requests,
     settings,
 )
 from memtap.proxy.admin.common import EngineUnavailable, json_response
 from memtap.proxy.admin.validation import PayloadTooLarge
+from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
 
 log = logging.getLogger("memtap.admin")
 
-ADMIN_PREFIX: Final = "/_memtap"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Reachable without credentials: liveness and the static page (it asks for the token itself).
@@ -214,7 +216,18 @@ def warn_if_open(runtime: Runtime, where: str) -> None:
 def build_admin_app() -> web.Application:
     admin = web.Application(middlewares=[error_middleware, auth_middleware])
     admin[settings.SETTINGS_LOCK] = asyncio.Lock()
-    for module in (health, page, memories, owners, explain, maintenance, settings, mcp):
+    for module in (
+        health,
+        page,
+        memories,
+        owners,
+        owner_stats,
+        requests,
+        explain,
+        maintenance,
+        settings,
+        mcp,
+    ):
         admin.add_routes(module.routes)
     return admin
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from aiohttp import web
 
-from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Hit, Retrieval
+from memtap.proxy.addons.inject import injected_block
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response
 
@@ -31,24 +31,6 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "session": memory.session,
         "updated_at": memory.updated_at,
     }
-
-
-def injected_block(retrieval: Retrieval) -> str | None:
-    """The text the proxy would inject for these hits (None: it would inject nothing).
-
-    Mirrors proxy/addons/memory.py (one line per hit, dated by its last update);
-    tests/test_admin_explain.py compares it with what the proxy really sends upstream."""
-    if not retrieval.hits:
-        return None
-    return build_memory_block(
-        [
-            MemoryLine(
-                hit.memory.content,
-                (hit.memory.updated_at or hit.memory.created_at)[:10] or None,
-            )
-            for hit in retrieval.hits
-        ]
-    )
 
 
 def retrieval_json(retrieval: Retrieval) -> dict[str, Any]:

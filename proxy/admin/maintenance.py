@@ -8,7 +8,6 @@ import logging
 
 from aiohttp import web
 
-from memtap.engine.api import EngineError
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
 
@@ -47,11 +46,7 @@ async def restore_summary(request: web.Request) -> web.Response:
     """Undo one compaction: `{"summary_id"}` → the original memory, live again."""
     body = await validation.read_json_object(request)
     summary_id = validation.restore_request(body)
-    engine = engine_of(request)
-    restore = getattr(engine, "restore_summary", None)
-    if restore is None:
-        raise EngineError("this store cannot restore summaries")
-    original = await restore(summary_id)
+    original = await engine_of(request).restore_summary(summary_id)
     log.info(
         "memories.summary_restored",
         extra={"fields": {"summary_id": summary_id, "original_id": original.id}},

@@ -21,7 +21,7 @@ from aiohttp import web
 from memtap.engine.api import InvalidInput
 from memtap.proxy.admin.common import json_response
 from memtap.proxy.admin.validation import read_body
-from memtap.proxy.mcp.loopback import LoopbackAdminApi
+from memtap.proxy.adminclient import LoopbackAdminApi
 from memtap.proxy.mcp.protocol import PROTOCOL_VERSIONS, parse_error
 from memtap.proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
 

@@ -12,7 +12,7 @@ from aiohttp import web
 from memtap.engine.api import InvalidInput
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import validation
-from memtap.proxy.admin.common import engine_of, json_response
+from memtap.proxy.admin.common import engine_of, json_response, runtime_of
 
 log = logging.getLogger("memtap.admin")
 
@@ -29,6 +29,11 @@ MAX_REPORTED_ERRORS: Final = 100
 async def erase_owner(request: web.Request) -> web.Response:
     owner = validation.owner_id(request.match_info["owner"])
     receipt = await engine_of(request).erase_owner(owner)
+    # The request log names the owner and its memory ids: forget those entries too.
+    removed = {
+        **receipt.removed,
+        "requests_logged": runtime_of(request).request_log.forget(owner),
+    }
     # An audit line at the API level (the engine logs its own `memory.owner_erased`).
     log.info(
         "admin.owner_erased",
@@ -36,11 +41,11 @@ async def erase_owner(request: web.Request) -> web.Response:
             "fields": {
                 "owner": owner,
                 "remote": request.remote,
-                "removed": receipt.removed,
+                "removed": removed,
             }
         },
     )
-    return json_response({"owner": receipt.owner, "removed": receipt.removed})
+    return json_response({"owner": receipt.owner, "removed": removed})
 
 
 @routes.get("/api/owners/{owner}/export")

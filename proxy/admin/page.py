@@ -1,5 +1,6 @@
-"""GET /_memtap/ : a small operator page (static HTML + JS) that talks to the admin API with
-the token the operator types in. The page itself holds no data, so it needs no auth."""
+"""GET /_memtap/ : the Memory Studio, static HTML + plain ES modules (no build step, no CDN)
+that talk to the admin API with the token the operator types in. The page and its assets
+hold no data, so they need no auth; every asset is listed here (nothing else is served)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,20 @@ from aiohttp import web
 
 routes = web.RouteTableDef()
 
+_MODULES: Final = (
+    "main.js",
+    "api.js",
+    "dom.js",
+    "tab_memories.js",
+    "tab_playground.js",
+    "tab_requests.js",
+    "tab_engine.js",
+    "tab_owners.js",
+)
 _ASSETS: Final = {
     "index.html": "text/html",
-    "admin.js": "text/javascript",
     "admin.css": "text/css",
+    **dict.fromkeys(_MODULES, "text/javascript"),
 }
 # Scripts only from this origin, no inline code, no framing: memory content is rendered with
 # textContent, and the CSP is the second line of defence against a stored-XSS memory.

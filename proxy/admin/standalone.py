@@ -11,7 +11,8 @@ import logging
 
 from aiohttp import web
 
-from memtap.proxy.admin.app import ADMIN_PREFIX, admin_started, build_admin_app
+from memtap.proxy.admin.app import admin_started, build_admin_app
+from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
 
 log = logging.getLogger("memtap.admin")

@@ -28,6 +28,7 @@ from memtap.engine.types import (
     Scope,
     Strategy,
 )
+from memtap.proxy.owners import is_owner_id
 
 MAX_JSON_BODY: Final = 1024 * 1024
 """Ordinary JSON bodies; larger ones get 413 before they are parsed."""
@@ -47,9 +48,6 @@ MAX_PREVIEW_TOKENS: Final = 100_000
 STRATEGIES: Final[tuple[Strategy, ...]] = ("recent", "keyword", "semantic", "hybrid")
 SCOPES: Final[tuple[Scope, ...]] = ("session", "owner", "global")
 
-# Owners are sha256-derived hex ids in practice; operators may also create readable ones
-# ("alice"). No slashes or leading dots: an owner never looks like a path.
-_OWNER_RE: Final = re.compile(r"[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]{0,255}")
 _ID_RE: Final = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.:-]{0,127}")
 # Control characters other than tab/newline/carriage return (NUL among them) never belong in
 # stored text; FTS tokenizers and terminals both handle them badly.
@@ -107,7 +105,7 @@ def _bool(value: Any, field: str) -> bool:
 
 def owner_id(value: Any, field: str = "owner") -> str:
     text = _string(value, field, max_chars=MAX_SHORT_CHARS)
-    if not _OWNER_RE.fullmatch(text):
+    if not is_owner_id(text):
         raise InvalidInput(
             f"{field} may contain only letters, digits and _ . : @ - (no leading dot)",
             field,
@@ -437,3 +435,26 @@ def import_line(line: bytes, number: int) -> NewMemory:
         return new_memory(item, imported=True)
     except InvalidInput as exc:
         raise InvalidInput(f"line {number}: {exc}", exc.field) from None
+
+
+_REQUESTS_PARAMS = frozenset({"owner", "limit"})
+MAX_REQUESTS_LIMIT = 1000
+DEFAULT_REQUESTS_LIMIT = 100
+
+
+def requests_query(params: Mapping[str, str]) -> tuple[str | None, int]:
+    """GET /api/requests query string: (owner or None, limit)."""
+    _only(params, _REQUESTS_PARAMS, "the query string")
+    owner = owner_id(params["owner"]) if params.get("owner") else None
+    limit = (
+        _query_int(params["limit"], "limit", minimum=1, maximum=MAX_REQUESTS_LIMIT)
+        if "limit" in params
+        else DEFAULT_REQUESTS_LIMIT
+    )
+    return owner, limit
+
+
+def owners_query(params: Mapping[str, str]) -> str | None:
+    """GET /api/owners query string: an optional owner to report on alone."""
+    _only(params, frozenset({"owner"}), "the query string")
+    return owner_id(params["owner"]) if params.get("owner") else None

@@ -1,4 +1,4 @@
-"""A small synchronous HTTP client over the admin API, shared by the CLI commands.
+"""What the CLI commands share around the admin API client (`proxy/adminclient.py`).
 
 Target resolution (first match wins):
   URL:   --url, $MEMTAP_ADMIN_URL, the config file's `admin.listen` then `listen`, 127.0.0.1:8080
@@ -16,32 +16,17 @@ import os
 import re
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
 import yaml
 
+from memtap.proxy.adminclient import AdminClient, ApiError, Target, Unreachable
+
 DEFAULT_CONFIG: Final = "config/memtap.yaml"
 DEFAULT_LISTEN: Final = "127.0.0.1:8080"
-ADMIN_PREFIX: Final = "/_memtap"
 EXIT_OK, EXIT_API_ERROR, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
-
-
-class ApiError(Exception):
-    """The admin API answered with an error (`{"error": {"code", "message"}}`)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(f"{status} {code}: {message}")
-        self.status, self.code, self.message = status, code, message
-
-
-class Unreachable(Exception):
-    """No memtap answered at the URL."""
 
 
 # -- target resolution ----------------------------------------------------------------------
@@ -110,16 +95,10 @@ def url_from_listen(listen: str) -> str:
     return f"http://{host}:{port}"
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    base_url: str
-    token: str | None
-
-
 def resolve_target(
     args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 ) -> Target:
-    listen, admin_listen, config_token = _config_values(getattr(args, "config", None))
+    listen, admin_listen, config_token = _config_values(args.config)
     url = (
         args.url
         or environ.get("MEMTAP_ADMIN_URL")
@@ -129,100 +108,6 @@ def resolve_target(
     return Target(base_url=url.rstrip("/"), token=token)
 
 
-# -- HTTP -----------------------------------------------------------------------------------
-
-
-def query_params(params: Mapping[str, Any] | None) -> dict[str, str]:
-    """Admin API query parameters as strings: None dropped, booleans as true/false."""
-    return {
-        k: str(v).lower() if isinstance(v, bool) else str(v)
-        for k, v in (params or {}).items()
-        if v is not None
-    }
-
-
-class AdminClient:
-    def __init__(self, target: Target, timeout_s: float = 300.0) -> None:
-        self.target = target
-        self.timeout_s = timeout_s
-
-    def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
-        kept = query_params(params)
-        query = "?" + urllib.parse.urlencode(kept) if kept else ""
-        return f"{self.target.base_url}{ADMIN_PREFIX}{path}{query}"
-
-    def _open(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-        data: bytes | Iterable[bytes] | None = None,
-        content_type: str = "application/json",
-        length: int | None = None,
-    ) -> Any:
-        headers = {"Accept": "application/json"}
-        if self.target.token:
-            headers["Authorization"] = f"Bearer {self.target.token}"
-        if body is not None:
-            data = json.dumps(body).encode()
-        if data is not None:
-            headers["Content-Type"] = content_type
-            if length is not None:
-                headers["Content-Length"] = str(length)
-        request = urllib.request.Request(
-            self.url(path, params), data=data, method=method, headers=headers
-        )
-        try:
-            return urllib.request.urlopen(request, timeout=self.timeout_s)
-        except urllib.error.HTTPError as exc:
-            raise _api_error(exc) from None
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise Unreachable(
-                f"cannot reach memtap at {self.target.base_url}: {reason}"
-            ) from None
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-    ) -> Any:
-        with self._open(method, path, params=params, body=body) as response:
-            return json.loads(response.read() or b"null")
-
-    def upload_lines(self, path: str, chunks: Iterable[bytes], length: int) -> Any:
-        with self._open(
-            "POST",
-            path,
-            data=chunks,
-            content_type="application/x-ndjson",
-            length=length,
-        ) as response:
-            return json.loads(response.read())
-
-    def stream_lines(self, path: str) -> Iterator[bytes]:
-        with self._open("GET", path) as response:
-            yield from response
-
-
-def _api_error(exc: urllib.error.HTTPError) -> ApiError:
-    raw = exc.read()
-    try:
-        error = json.loads(raw)["error"]
-        return ApiError(exc.code, str(error["code"]), str(error["message"]))
-    except (ValueError, KeyError, TypeError):
-        return ApiError(
-            exc.code,
-            "http_error",
-            raw[:200].decode("utf-8", "replace") or str(exc.reason),
-        )
-
-
 def run_api_command(
     action: Callable[[AdminClient], int], args: argparse.Namespace
 ) -> int:
@@ -230,7 +115,7 @@ def run_api_command(
     try:
         return action(AdminClient(resolve_target(args)))
     except ApiError as exc:
-        if getattr(args, "json", False):
+        if args.json:
             print(
                 json.dumps(
                     {

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from memtap.config.errors import ConfigError
 from memtap.config.loader import load_config
+from memtap.proxy.adminclient import AdminClient
 from memtap.proxy.cli.client import (
     EXIT_OK,
     EXIT_USAGE,
-    AdminClient,
     add_target_arguments,
     print_json,
     reindex_with_progress,

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import os
 import sys
-from collections.abc import Mapping
-from typing import Any
 
+from memtap.proxy.adminclient import AdminClient, ThreadedAdminClient
 from memtap.proxy.cli.client import (
     EXIT_USAGE,
-    AdminClient,
     add_target_arguments,
     resolve_target,
 )
@@ -79,24 +76,3 @@ def _run(args: argparse.Namespace) -> int:
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the client went away: nothing left to answer
     return 0
-
-
-class ThreadedAdminClient:
-    """The CLI's blocking admin client, called from the MCP server's event loop."""
-
-    def __init__(self, client: AdminClient) -> None:
-        self.client = client
-
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-    ) -> Any:
-        return await asyncio.to_thread(
-            functools.partial(
-                self.client.request, method, path, params=params, body=body
-            )
-        )

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
 
+from memtap.proxy.adminclient import AdminClient
 from memtap.proxy.cli.client import (
     EXIT_API_ERROR,
     EXIT_OK,
     EXIT_USAGE,
-    AdminClient,
     Progress,
     add_target_arguments,
     file_chunks,

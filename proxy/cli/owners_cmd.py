@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memtap.proxy.adminclient import AdminClient
 from memtap.proxy.cli.client import (
     EXIT_OK,
     EXIT_USAGE,
-    AdminClient,
     add_target_arguments,
     print_json,
     run_api_command,

@@ -4,24 +4,41 @@ Injection goes into the top-level `system` (Anthropic has no system role in `mes
 a string stays a string; a block list stays a block list and gets a new text block. With
 `after_prefix` that block goes after the existing blocks and carries no `cache_control`, so
 every cached prefix (tools -> system blocks up to a marker) stays byte-identical.
+
+`last_user` appends a text block at the end of the last user message. A request with any
+`cache_control` marker always gets `last_user`: everything up to and including the last
+marked block reaches the upstream unchanged (a memtap block inside that prefix is left
+alone and no second one is added; a marker after the last user turn means no memory).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from memtap.engine.memory_block import strip_memory_block
+from memtap.engine.memory_block import remove_joined_blocks, strip_memory_block
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
     Completion,
     ConversationView,
+    Injection,
+    NotPlaced,
+    Placed,
     Placement,
     ResponseFollower,
 )
 from memtap.proxy.codecs.common import TurnState, error_of, parse_arguments
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
+from memtap.proxy.codecs.own_block import (
+    carries_own,
+    join,
+    text_part_is_own,
+    with_block_appended,
+    without_own_content,
+    without_own_parts,
+)
 
 _PATH = re.compile(r"(?:^|/)v1/messages$|^/messages$")
 
@@ -38,6 +55,119 @@ def _blocks_text(content: Any) -> str:
             and isinstance(block.get("text"), str)
         )
     return ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Frozen:
+    """The cached prefix: tools, then system, then messages, up to and including the last
+    block carrying `cache_control` (Anthropic caches by prefix in that order)."""
+
+    marked: bool
+    system: int
+    """System blocks [0, system) are cached (all of them once a message is marked)."""
+    message: int
+    """Messages [0, message) are cached; in message `message`, blocks [0, block) are."""
+    block: int
+
+
+def _marked(block: Any) -> bool:
+    return isinstance(block, dict) and "cache_control" in block
+
+
+def _frozen(body: dict[str, Any]) -> _Frozen:
+    messages = body.get("messages") or []
+    for i in range(len(messages) - 1, -1, -1):
+        content = messages[i].get("content") if isinstance(messages[i], dict) else None
+        if isinstance(content, list):
+            marks = [j for j, block in enumerate(content) if _marked(block)]
+            if marks:
+                system = body.get("system")
+                n_system = len(system) if isinstance(system, list) else 1
+                return _Frozen(True, n_system, i, marks[-1] + 1)
+    system = body.get("system")
+    if isinstance(system, list):
+        marks = [j for j, block in enumerate(system) if _marked(block)]
+        if marks:
+            return _Frozen(True, marks[-1] + 1, 0, 0)
+    tools = body.get("tools")
+    marked = isinstance(tools, list) and any(_marked(t) for t in tools)
+    return _Frozen(marked, 0, 0, 0)
+
+
+def _is_own_block(block: Any) -> bool:
+    return text_part_is_own(block)
+
+
+def _strip_own(body: dict[str, Any], frozen: _Frozen) -> tuple[dict[str, Any], int]:
+    """`body` without memtap's blocks outside the cached prefix, and how many there were."""
+    stripped = 0
+    out = dict(body)
+    system = body.get("system")
+    if isinstance(system, str) and frozen.system == 0:
+        text, n = remove_joined_blocks(system)
+        if n:
+            stripped += n
+            if text:
+                out["system"] = text
+            else:
+                del out["system"]  # memtap created it
+    elif isinstance(system, list):
+        tail, n = without_own_parts(system[frozen.system :], _is_own_block)
+        if n:
+            stripped += n
+            out["system"] = system[: frozen.system] + tail
+    messages: list[Any] = list(body.get("messages") or [])
+    for i in range(frozen.message, len(messages)):
+        message = messages[i]
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        keep = frozen.block if i == frozen.message else 0
+        if isinstance(content, list):
+            tail, n = without_own_parts(content[keep:], _is_own_block)
+            content = content[:keep] + tail
+        elif keep == 0:
+            content, n = without_own_content(content)
+        else:
+            n = 0
+        if n:
+            stripped += n
+            messages[i] = {**message, "content": content}
+    if stripped:
+        out["messages"] = messages
+    return (out if stripped else body), stripped
+
+
+def _carries_own_before(body: dict[str, Any], frozen: _Frozen) -> bool:
+    """Is a memtap block left inside the cached prefix (where nothing may change)?"""
+    system = body.get("system")
+    if frozen.system:
+        if isinstance(system, str) and remove_joined_blocks(system)[1]:
+            return True
+        if isinstance(system, list) and any(
+            _is_own_block(b) for b in system[: frozen.system]
+        ):
+            return True
+    messages = body.get("messages") or []
+    for i in range(min(frozen.message + 1, len(messages)) if frozen.marked else 0):
+        message = messages[i]
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if i == frozen.message:
+            content = content[: frozen.block] if isinstance(content, list) else ""
+        if carries_own(content):
+            return True
+    return False
+
+
+def _last_user(messages: list[Any]) -> int:
+    users = [
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, dict) and m.get("role") == "user"
+    ]
+    return (users or [-1])[-1]
 
 
 def _usage(usage: Any, into: dict[str, int]) -> None:
@@ -153,7 +283,26 @@ class AnthropicCodec:
 
     def inject(
         self, body: Any, memory_text: str, placement: Placement, model: str | None
-    ) -> Any:
+    ) -> Injection:
+        frozen = _frozen(body)
+        body, stripped = _strip_own(body, frozen)
+        if _carries_own_before(body, frozen):
+            return NotPlaced("a memtap block is inside the cached prefix")
+        if frozen.marked:
+            placement = "last_user"
+        messages: list[Any] = list(body["messages"])
+        user = _last_user(messages)
+        if placement == "last_user":
+            if user >= 0 and user >= frozen.message:
+                message = messages[user]
+                messages[user] = {
+                    **message,
+                    "content": with_block_appended(message.get("content"), memory_text),
+                }
+                return Placed({**body, "messages": messages}, placement, stripped)
+            if frozen.marked:
+                return NotPlaced("no user turn after the last cache breakpoint")
+            placement = "after_prefix"  # no user turn to go with
         existing = body.get("system")
         system: Any
         if isinstance(existing, list):
@@ -165,14 +314,10 @@ class AnthropicCodec:
                 blocks.append(block)
             system = blocks
         elif isinstance(existing, str) and existing:
-            system = (
-                f"{memory_text}\n\n{existing}"
-                if placement == "prepend"
-                else f"{existing}\n\n{memory_text}"
-            )
+            system = join(existing, memory_text, first=placement == "prepend")
         else:
             system = memory_text
-        return {**body, "system": system}
+        return Placed({**body, "system": system}, placement, stripped)
 
     def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
         if "event-stream" in content_type.lower():

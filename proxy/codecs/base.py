@@ -13,7 +13,37 @@ from typing import Any, Literal, Protocol
 
 from memtap.engine.types import ApiFormat
 
-Placement = Literal["prepend", "after_prefix"]
+Placement = Literal["prepend", "after_prefix", "last_user"]
+"""Where memory goes (config `memory.placement`): first at the system level, after the
+application's own instructions, or with the last user turn (near the end, so the cached
+conversation prefix stays byte-identical)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Memory was placed: `body` is the request to send."""
+
+    body: Any
+    placement: Placement
+    """Where it went: the configured placement, or `last_user` when the request marks cache
+    breakpoints (Anthropic/compatible `cache_control`, Gemini `cachedContent`), or
+    `after_prefix` where the configured place does not exist (no user turn; a Responses
+    request continuing stored state)."""
+    stripped: int = 0
+    """memtap blocks the request already carried (echoed `instructions`, replayed history)
+    that were removed first, so the block never arrives twice."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotPlaced:
+    """Memory cannot go into this request without changing what must stay unchanged (a
+    cached prefix) or turning it into an error (Gemini `cachedContent` with a
+    `systemInstruction`): the request goes on with its original bytes."""
+
+    reason: str
+
+
+Injection = Placed | NotPlaced
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +101,12 @@ class Codec(Protocol):
 
     def inject(
         self, body: Any, memory_text: str, placement: Placement, model: str | None
-    ) -> Any:
-        """Return the body with `memory_text` added at the system level (a new object; the
-        input is not mutated)."""
+    ) -> Injection:
+        """Place `memory_text` (a block from `build_memory_block`) into a parsed body. The
+        result's body is a new object (the input is not mutated); memtap blocks the body
+        already carried are removed first, except inside a cached prefix, where any change
+        is refused (`NotPlaced`). Everything up to and including the last block carrying
+        `cache_control` stays unchanged."""
         ...
 
     def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:

@@ -3,7 +3,9 @@
 
 Injection goes into `systemInstruction.parts` (or `system_instruction`, when the request is
 written with the snake_case proto names, as Google's own curl examples are): `after_prefix`
-appends a part after the existing ones, `prepend` puts it first.
+appends a part after the existing ones, `prepend` puts it first. `last_user` appends a part
+to the last user turn, which is also where memory goes in a request with `cachedContent`:
+the API rejects a `systemInstruction` next to a cache (400 INVALID_ARGUMENT).
 """
 
 from __future__ import annotations
@@ -11,17 +13,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtap.engine.memory_block import strip_memory_block
+from memtap.engine.memory_block import is_memory_block, strip_memory_block
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
     Completion,
     ConversationView,
+    Injection,
+    NotPlaced,
+    Placed,
     Placement,
     ResponseFollower,
 )
 from memtap.proxy.codecs.common import error_of
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonArrayFollower
+from memtap.proxy.codecs.own_block import join, without_own_parts
 
 _PATH = re.compile(
     r"/(?:models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent)$"
@@ -50,6 +56,50 @@ def _parts_text(content: Any) -> str:
         and isinstance(part.get("text"), str)
         and not part.get("thought")
     )
+
+
+def _is_own_part(part: Any) -> bool:
+    return (
+        isinstance(part, dict) and len(part) == 1 and is_memory_block(part.get("text"))
+    )
+
+
+def _is_user(content: Any) -> bool:
+    return isinstance(content, dict) and content.get("role", "user") == "user"
+
+
+def _last_user(contents: list[Any]) -> int:
+    """The last user content with a text part (a function-response turn only when there is
+    no other), -1 if none."""
+    users = [i for i, c in enumerate(contents) if _is_user(c)]
+    with_text = [i for i in users if _parts_text(contents[i]).strip()]
+    return (with_text or users or [-1])[-1]
+
+
+def _strip_own(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """`body` without memtap's parts (in the system instruction or a user turn)."""
+    stripped = 0
+    out = dict(body)
+    for key in ("systemInstruction", "system_instruction"):
+        instruction = body.get(key)
+        if isinstance(instruction, dict) and isinstance(instruction.get("parts"), list):
+            parts, n = without_own_parts(instruction["parts"], _is_own_part)
+            if n:
+                stripped += n
+                if parts or len(instruction) > 1:
+                    out[key] = {**instruction, "parts": parts}
+                else:
+                    del out[key]  # memtap created it
+    contents: list[Any] = list(body.get("contents") or [])
+    for i, content in enumerate(contents):
+        if _is_user(content) and isinstance(content.get("parts"), list):
+            parts, n = without_own_parts(content["parts"], _is_own_part)
+            if n:
+                stripped += n
+                contents[i] = {**content, "parts": parts}
+    if stripped:
+        out["contents"] = contents
+    return (out if stripped else body), stripped
 
 
 class GeminiStreamState:
@@ -159,7 +209,29 @@ class GeminiCodec:
 
     def inject(
         self, body: Any, memory_text: str, placement: Placement, model: str | None
-    ) -> Any:
+    ) -> Injection:
+        body, stripped = _strip_own(body)
+        if "cachedContent" in body or "cached_content" in body:
+            # The API refuses a systemInstruction next to cachedContent (400
+            # INVALID_ARGUMENT): memory goes with the last user turn, after the cache.
+            placement = "last_user"
+        if placement == "last_user":
+            contents: list[Any] = list(body["contents"])
+            user = _last_user(contents)
+            if user >= 0:
+                content = contents[user]
+                parts = content.get("parts")
+                contents[user] = {
+                    **content,
+                    "parts": [
+                        *(parts if isinstance(parts, list) else []),
+                        {"text": memory_text},
+                    ],
+                }
+                return Placed({**body, "contents": contents}, placement, stripped)
+            if "cachedContent" in body or "cached_content" in body:
+                return NotPlaced("cachedContent request without a user turn")
+            placement = "after_prefix"  # no user turn to go with
         if "systemInstruction" in body:
             key = "systemInstruction"
         elif any(hint in body for hint in _SNAKE_HINTS):
@@ -180,15 +252,14 @@ class GeminiCodec:
                 parts.append(part)
             instruction: Any = {**existing, "parts": parts}
         elif isinstance(existing, str) and existing:
-            text = (
-                f"{memory_text}\n\n{existing}"
-                if placement == "prepend"
-                else f"{existing}\n\n{memory_text}"
-            )
-            instruction = {"parts": [{"text": text}]}
+            instruction = {
+                "parts": [
+                    {"text": join(existing, memory_text, first=placement == "prepend")}
+                ]
+            }
         else:
             instruction = {"parts": [part]}
-        return {**body, key: instruction}
+        return Placed({**body, key: instruction}, placement, stripped)
 
     def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
         if "event-stream" in content_type.lower():

@@ -3,7 +3,9 @@
 
 Injection: a separate message at the system level, so the application's own messages stay
 byte-identical. Models that reject the `system` role get a `user` message instead; a
-conversation written with the `developer` role gets a `developer` message.
+conversation written with the `developer` role gets a `developer` message. `last_user`
+appends the block to the last user message instead (a string stays a string; a parts list
+gets a text part), which is also where it goes when parts carry `cache_control`.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtap.engine.memory_block import strip_memory_block
+from memtap.engine.memory_block import is_memory_block, strip_memory_block
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
     Completion,
     ConversationView,
+    Injection,
+    NotPlaced,
+    Placed,
     Placement,
     ResponseFollower,
 )
@@ -27,6 +32,11 @@ from memtap.proxy.codecs.common import (
 )
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
+from memtap.proxy.codecs.own_block import (
+    carries_own,
+    with_block_appended,
+    without_own_content,
+)
 
 _PATH = re.compile(r"(?:^|/)chat/completions$")
 
@@ -51,6 +61,62 @@ def rejects_system_role(model: str | None) -> bool:
         name == p or name.startswith(p + "-") or (p != "o1" and name.startswith(p))
         for p in NO_SYSTEM_ROLE_PREFIXES
     )
+
+
+def _cache_marked(message: Any) -> bool:
+    if not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    return "cache_control" in message or (
+        isinstance(content, list)
+        and any(isinstance(p, dict) and "cache_control" in p for p in content)
+    )
+
+
+def _is_own_message(message: Any) -> bool:
+    """A whole message memtap inserted (system/developer/user role, the block as content)."""
+    return (
+        isinstance(message, dict)
+        and message.get("role") in (*_SYSTEM_ROLES, "user")
+        and is_memory_block(message.get("content"))
+    )
+
+
+def _carries_own(message: Any) -> bool:
+    return _is_own_message(message) or (
+        isinstance(message, dict)
+        and message.get("role") == "user"
+        and carries_own(message.get("content"))
+    )
+
+
+def _strip_own(messages: list[Any], start: int) -> tuple[list[Any], int]:
+    """`messages` with memtap's blocks removed from index `start` on (before it is a cached
+    prefix), and how many there were."""
+    kept = messages[:start]
+    stripped = 0
+    for message in messages[start:]:
+        if _is_own_message(message):
+            stripped += 1
+            continue
+        if isinstance(message, dict) and message.get("role") == "user":
+            content, n = without_own_content(message.get("content"))
+            if n:
+                stripped += n
+                message = {**message, "content": content}
+        kept.append(message)
+    return kept, stripped
+
+
+def _last_user(messages: list[Any]) -> int:
+    """Index of the last user message (the one with text when there are several), -1 if none."""
+    users = [
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, dict) and m.get("role") == "user"
+    ]
+    with_text = [i for i in users if content_text(messages[i].get("content")).strip()]
+    return (with_text or users or [-1])[-1]
 
 
 def usage_of(usage: Any) -> dict[str, int]:
@@ -172,8 +238,31 @@ class OpenAIChatCodec:
 
     def inject(
         self, body: Any, memory_text: str, placement: Placement, model: str | None
-    ) -> Any:
+    ) -> Injection:
         messages: list[Any] = list(body["messages"])
+        # OpenAI-compatible gateways (litellm, OpenRouter) pass Anthropic-style
+        # `cache_control` on content parts: the messages up to the last marked one are a
+        # cached prefix and stay byte-identical.
+        marked = max(
+            (i for i, m in enumerate(messages) if _cache_marked(m)), default=-1
+        )
+        if any(_carries_own(m) for m in messages[: marked + 1]):
+            return NotPlaced("a memtap block is inside the cached prefix")
+        messages, stripped = _strip_own(messages, marked + 1)
+        if marked >= 0:
+            placement = "last_user"
+        user = _last_user(messages)
+        if placement == "last_user" and user <= marked:
+            if marked >= 0:
+                return NotPlaced("no user turn after the last cache breakpoint")
+            placement = "after_prefix"  # no user turn to go with
+        if placement == "last_user":
+            message = messages[user]
+            messages[user] = {
+                **message,
+                "content": with_block_appended(message.get("content"), memory_text),
+            }
+            return Placed({**body, "messages": messages}, placement, stripped)
         roles = [m.get("role") for m in messages if isinstance(m, dict)]
         if "developer" in roles and "system" not in roles:
             role = "developer"
@@ -190,7 +279,7 @@ class OpenAIChatCodec:
             ):
                 at += 1
         messages.insert(at, {"role": role, "content": memory_text})
-        return {**body, "messages": messages}
+        return Placed({**body, "messages": messages}, placement, stripped)
 
     def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
         if "event-stream" in content_type.lower():

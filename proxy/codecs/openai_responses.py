@@ -2,7 +2,12 @@
 
 Injection goes into the top-level `instructions` string: `after_prefix` appends after the
 application's instructions (their prefix stays byte-stable for prompt caching), `prepend`
-puts memory first.
+puts memory first. When the application's prompt is a `developer`/`system` message at the
+start of `input`, `after_prefix` inserts a message right after it instead (`instructions`
+is read before `input`). `last_user` appends the block to the last user turn of `input`,
+except for a request that continues stored state (`previous_response_id`, `conversation`).
+The API echoes `instructions` back and apps replay them: memtap's own block is removed from
+a request before a new one is placed.
 """
 
 from __future__ import annotations
@@ -10,11 +15,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtap.engine.memory_block import strip_memory_block
+from memtap.engine.memory_block import (
+    is_memory_block,
+    remove_joined_blocks,
+    strip_memory_block,
+)
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
     Completion,
     ConversationView,
+    Injection,
+    Placed,
     Placement,
     ResponseFollower,
 )
@@ -26,6 +37,7 @@ from memtap.proxy.codecs.common import (
 )
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
+from memtap.proxy.codecs.own_block import join, with_block_appended, without_own_content
 
 _PATH = re.compile(r"(?:^|/)responses$")
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
@@ -136,6 +148,77 @@ def _input_text(item: dict[str, Any]) -> str:
     return content_text(item.get("content"))
 
 
+_SYSTEM_ROLES = ("system", "developer")
+_OWN_KINDS = ("input_text", "text")
+
+
+def _is_message(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type", "message") == "message"
+
+
+def _leading_system(items: list[Any]) -> int:
+    """How many items at the start of `input` are the application's system/developer prompt."""
+    n = 0
+    while (
+        n < len(items)
+        and _is_message(items[n])
+        and items[n].get("role") in _SYSTEM_ROLES
+    ):
+        n += 1
+    return n
+
+
+def _last_user(items: list[Any]) -> int:
+    users = [
+        i
+        for i, item in enumerate(items)
+        if _is_message(item) and item.get("role") == "user"
+    ]
+    with_text = [i for i in users if _input_text(items[i]).strip()]
+    return (with_text or users or [-1])[-1]
+
+
+def _strip_own(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """`body` without the memtap blocks it carries: `instructions` echoed back by the API and
+    replayed, an input message memtap inserted, a block joined to a user turn."""
+    stripped = 0
+    out = dict(body)
+    instructions = body.get("instructions")
+    if isinstance(instructions, str):
+        text, n = remove_joined_blocks(instructions)
+        if n:
+            stripped += n
+            if text:
+                out["instructions"] = text
+            else:
+                del out["instructions"]  # memtap created it
+    raw_input = body.get("input")
+    if isinstance(raw_input, str):
+        text, n = remove_joined_blocks(raw_input)
+        if n:
+            stripped += n
+            out["input"] = text
+    elif isinstance(raw_input, list):
+        items: list[Any] = []
+        for item in raw_input:
+            if (
+                _is_message(item)
+                and item.get("role") in (*_SYSTEM_ROLES, "user")
+                and is_memory_block(item.get("content"))
+            ):
+                stripped += 1
+                continue
+            if _is_message(item) and item.get("role") == "user":
+                content, n = without_own_content(item.get("content"), _OWN_KINDS)
+                if n:
+                    stripped += n
+                    item = {**item, "content": content}
+            items.append(item)
+        if stripped:
+            out["input"] = items
+    return (out if stripped else body), stripped
+
+
 class OpenAIResponsesCodec:
     format: ApiFormat = "openai-responses"
 
@@ -179,15 +262,51 @@ class OpenAIResponsesCodec:
 
     def inject(
         self, body: Any, memory_text: str, placement: Placement, model: str | None
-    ) -> Any:
+    ) -> Injection:
+        body, stripped = _strip_own(body)
+        raw_input = body.get("input")
+        items: list[Any] = list(raw_input) if isinstance(raw_input, list) else []
+        if placement == "last_user" and (
+            body.get("previous_response_id") or body.get("conversation")
+        ):
+            # The provider stores this input and replays it in every later turn, where
+            # memtap could not remove it: the block goes into `instructions`, which a
+            # continued response does not inherit.
+            placement = "after_prefix"
+        if placement == "last_user":
+            if isinstance(raw_input, str) and raw_input:
+                body = {**body, "input": join(raw_input, memory_text, first=False)}
+                return Placed(body, placement, stripped)
+            user = _last_user(items)
+            if user >= 0:
+                item = items[user]
+                items[user] = {
+                    **item,
+                    "content": with_block_appended(
+                        item.get("content"), memory_text, "input_text"
+                    ),
+                }
+                return Placed({**body, "input": items}, placement, stripped)
+            placement = "after_prefix"  # no user turn to go with
+        prefix = _leading_system(items)
+        if placement == "after_prefix" and prefix:
+            # The application's prompt is in `input`: memory goes right after it, as a
+            # message of the same kind, never ahead of it in `instructions`.
+            roles = {items[i].get("role") for i in range(prefix)}
+            message: dict[str, Any] = {
+                "role": "developer" if "developer" in roles else "system",
+                "content": memory_text,
+            }
+            if "type" in items[prefix - 1]:
+                message = {"type": "message", **message}
+            items.insert(prefix, message)
+            return Placed({**body, "input": items}, placement, stripped)
         existing = body.get("instructions")
         if not isinstance(existing, str) or not existing:
             instructions = memory_text
-        elif placement == "prepend":
-            instructions = f"{memory_text}\n\n{existing}"
         else:
-            instructions = f"{existing}\n\n{memory_text}"
-        return {**body, "instructions": instructions}
+            instructions = join(existing, memory_text, first=placement == "prepend")
+        return Placed({**body, "instructions": instructions}, placement, stripped)
 
     def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
         if "event-stream" in content_type.lower():

@@ -13,15 +13,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote
 
-from memtap.engine.api import InvalidInput
 from memtap.engine.types import Memory
 from memtap.proxy import __version__
-from memtap.proxy.admin.validation import owner_id
-from memtap.proxy.cli.client import ApiError, Unreachable
+from memtap.proxy.adminclient import AdminApi, ApiError, Unreachable
 from memtap.proxy.mcp.protocol import McpSession, Tool, ToolError, ToolResult
+from memtap.proxy.owners import is_owner_id
 
 INSTRUCTIONS = (
     "memtap remembers facts about the user across sessions and adds the relevant ones to "
@@ -36,28 +35,10 @@ MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
 
 def valid_owner(owner: str) -> bool:
     """What the admin API accepts as an owner id (never empty)."""
-    try:
-        owner_id(owner)
-    except InvalidInput:
-        return False
-    return True
+    return is_owner_id(owner)
 
 
 STRATEGIES = ("hybrid", "semantic", "keyword", "recent")
-
-
-class AdminApi(Protocol):
-    """The admin API as the tools call it: `ThreadedAdminClient` (the CLI's client, for
-    `memtap mcp` on stdio) or `LoopbackAdminApi` (the HTTP endpoint inside memtap)."""
-
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-    ) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,16 +9,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Protocol
 
 from aiohttp import web
 from aiohttp.web_server import Server
 
-from memtap.proxy.addons.access_log import log_connect
-from memtap.proxy.appkeys import RUNTIME
-from memtap.proxy.client_edges import ClientEdges
-from memtap.proxy.modes.access.gate import FORWARD_ACCESS
-from memtap.proxy.modes.connect import ForwardProxy
-from memtap.proxy.modes.forward import forward_front
+from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
+
+
+class ClientEdges(Protocol):
+    """The client-side limits of a listener (`proxy/client_edges.py`), as the site uses them."""
+
+    def protocol(self) -> asyncio.Protocol: ...
+
+    def admission(self, inner: ProtocolFactory) -> ProtocolFactory: ...
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -44,7 +52,7 @@ def format_hostport(host: str, port: int) -> str:
 
 
 async def start_listener(
-    runtime_app_server: Server | ForwardProxy | Callable[[], asyncio.Protocol],
+    runtime_app_server: Server | ForwardProxy | ProtocolFactory,
     host: str,
     port: int,
     *,
@@ -62,16 +70,38 @@ async def start_listener(
 
 
 class ListenerSite(web.BaseSite):
-    """An aiohttp site whose socket comes from `start_listener`."""
+    """An aiohttp site whose socket comes from `start_listener`.
 
-    __slots__ = ("_bound_port", "_edges", "_front", "_host", "_port")
+    `front` builds the CONNECT-peeking protocol factory (`proxy/modes/connect.py`) around
+    aiohttp's; without it the socket serves plain HTTP (no forward mode).
+    """
 
-    def __init__(self, runner: web.BaseRunner, host: str, port: int) -> None:
+    __slots__ = (
+        "_bound_port",
+        "_edges",
+        "_front",
+        "_host",
+        "_make_edges",
+        "_make_front",
+        "_port",
+    )
+
+    def __init__(
+        self,
+        runner: web.BaseRunner,
+        host: str,
+        port: int,
+        *,
+        front: Callable[[ProtocolFactory], ForwardProxy] | None = None,
+        edges: Callable[[Server], ClientEdges] | None = None,
+    ) -> None:
         super().__init__(runner)
         self._host = host
         self._port = port
         self._bound_port: int | None = None
+        self._make_front = front
         self._front: ForwardProxy | None = None
+        self._make_edges = edges
         self._edges: ClientEdges | None = None  # client limits (proxy/client_edges.py)
 
     @property
@@ -87,22 +117,15 @@ class ListenerSite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None, "runner.setup() must run before the site starts"
-        # Forward mode: CONNECT-peeking front before aiohttp's protocol (proxy/modes/connect.py).
-        app = self._runner.app if isinstance(self._runner, web.AppRunner) else None
-        runtime = app.get(RUNTIME) if app is not None else None
-        access = app.get(FORWARD_ACCESS) if app is not None else None  # access control
-        if runtime is not None:
-            holder, metrics = runtime.config, runtime.metrics
+        http: ProtocolFactory = server
+        if self._make_edges is not None:
             # client edges: timeouts, connection caps, JSON 400 (proxy/client_edges.py)
-            edges = ClientEdges(server, lambda: holder.current.server.client, metrics)
-            self._edges = edges
-            self._front = forward_front(
-                edges.protocol,
-                lambda: holder.current,
-                on_done=lambda done: log_connect(done, metrics),
-                access=access,
-            )
-        factory: Callable[[], asyncio.Protocol] = self._front or server
+            self._edges = self._make_edges(server)
+            http = self._edges.protocol
+        if self._make_front is not None:
+            # Forward mode: the CONNECT-peeking front before aiohttp's protocol.
+            self._front = self._make_front(http)
+        factory: ProtocolFactory = self._front or http
         if self._edges is not None:  # client edges: connection caps before any protocol
             factory = self._edges.admission(factory)
         self._server = await start_listener(factory, self._host, self._port)

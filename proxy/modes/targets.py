@@ -1,7 +1,7 @@
 """CONNECT targets: parsing `CONNECT host:port`, and matching them against `intercept.hosts`.
 
-Pure functions, no I/O; `proxy/modes/connect.py` uses them per CONNECT, the forward routes
-read `InterceptTarget` from an intercepted connection (`INTERCEPT_EXTRA`).
+Pure functions, no I/O; `proxy/modes/connect.py` uses them per CONNECT, `proxy/routing.py`
+reads `InterceptTarget` from an intercepted connection (`INTERCEPT_EXTRA`).
 """
 
 from __future__ import annotations

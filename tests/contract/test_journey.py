@@ -85,8 +85,9 @@ async def test_preference_taught_once_reaches_the_next_request(
         assert second.headers["x-memtap-memories"] == "1"
         sent = standin.last().json()
         assert sent["messages"][-1]["content"].startswith("which database")
+        # Wherever `memory.placement` put the block (default: with the last user turn).
         injected = " ".join(
-            str(m["content"]) for m in sent["messages"] if m["role"] == "system"
+            str(m["content"]) for m in sent["messages"] if "<memtap:memories>" in str(m)
         )
         assert "Postgres" in injected
         assert "Authorization" in standin.last().headers

@@ -304,7 +304,7 @@ async def test_intercept_hosts_follow_the_live_config(
 async def test_intercepted_request_gets_memory_like_reverse_mode(
     tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
-    """The same pipeline as reverse mode: a stored memory reaches the upstream's system level."""
+    """The same pipeline as reverse mode: a stored memory reaches the upstream request."""
     from memtap.config.schema import EmbeddingConfig, VectorStoreConfig
     from memtap.engine.memory_block import OPEN
     from memtap.engine.types import NewMemory
@@ -340,8 +340,9 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
                     pass
     assert len(https_standin.requests) == 2
     for received in https_standin.requests:
-        system = [m["content"] for m in received.json()["messages"] if m["role"] == "system"]
-        assert any(OPEN in text and fact in text for text in system), system
+        # At the system level or with the last user turn, as `memory.placement` says.
+        texts = [m["content"] for m in received.json()["messages"] if m["role"] in ("system", "user")]
+        assert any(OPEN in text and fact in text for text in texts), texts
 
 
 async def test_first_intercept_does_not_block_the_event_loop(

@@ -98,29 +98,44 @@ async def wait_for_memory(
         await asyncio.sleep(0.02)
 
 
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [p.get("text", "") for p in content or () if isinstance(p, dict)]
+
+
 def memory_text_at_system_level(fmt: str, body: dict[str, Any]) -> str:
-    """The memory block as found where the format's injection must put it (else "")."""
+    """The memory block as found where the format's injection must put it (else ""): the
+    system level (`after_prefix`, `prepend`) or the last user turn (`last_user`, the default,
+    and any request with cache breakpoints); it is nowhere else in the body."""
     if fmt == "openai-chat":
-        texts = [
-            m["content"]
-            for m in body["messages"]
-            if m["role"] in ("system", "developer")
+        messages = body["messages"]
+        users = [m for m in messages if m["role"] == "user"]
+        system = [
+            m["content"] for m in messages if m["role"] in ("system", "developer")
         ]
-        assert OPEN not in json.dumps(
-            [m for m in body["messages"] if m["role"] not in ("system", "developer")]
-        )
+        last_user = _texts(users[-1]["content"]) if users else []
     elif fmt == "openai-responses":
-        texts = [body.get("instructions") or ""]
+        system = [body.get("instructions") or ""]
+        raw = body["input"]
+        users = (
+            [i for i in raw if i.get("role") == "user"] if isinstance(raw, list) else []
+        )
+        last_user = [raw] if isinstance(raw, str) else _texts(users[-1]["content"])
     elif fmt == "anthropic":
-        system = body.get("system") or ""
-        texts = [system] if isinstance(system, str) else [b["text"] for b in system]
+        system = _texts(body.get("system") or "")
         assert all(m["role"] != "system" for m in body["messages"])
+        last_user = _texts(body["messages"][-1]["content"])
     else:
         instruction = (
             body.get("systemInstruction") or body.get("system_instruction") or {}
         )
-        texts = [p.get("text", "") for p in instruction.get("parts", [])]
-    return "\n".join(t for t in texts if isinstance(t, str) and OPEN in t)
+        system = [p.get("text", "") for p in instruction.get("parts", [])]
+        users = [c for c in body["contents"] if c.get("role", "user") == "user"]
+        last_user = [p.get("text", "") for p in users[-1]["parts"]]
+    found = [t for t in system + last_user if isinstance(t, str) and OPEN in t]
+    assert json.dumps(body).count(OPEN) == len(found), "a memory block elsewhere"
+    return "\n".join(found)
 
 
 # -- one client call per (format, mode) ---------------------------------------------------
@@ -305,7 +320,7 @@ async def test_turn_two_carries_turn_one(
     body = standin.last().json()
     injected = memory_text_at_system_level(fmt, body)
     assert "Postgres" in injected and "side project" in injected
-    # The application's own system text is still there, before the memory (after_prefix).
+    # The application's own system text is still there, untouched.
     assert "Be brief." in json.dumps(body) or "You are helpful." in json.dumps(body)
     assert memtap.metrics.memories_injected.value() >= 1
 
@@ -619,8 +634,10 @@ async def memory_comes_on(server: MemtapServer, timeout_s: float = 10.0) -> None
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not (
         server.runtime.engine is not None
-        and any(a.name == "memory" for a in server.runtime.pipeline.addons)
+        and any(a.uses_memory for a in server.runtime.pipeline.addons)
     ):
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"memory did not come on: {server.runtime.engine_error}")
+            raise AssertionError(
+                f"memory did not come on: {server.runtime.engine_error}"
+            )
         await asyncio.sleep(0.01)

@@ -70,9 +70,9 @@ async def test_health_and_page_need_no_token(admin: Admin) -> None:
     assert health.status == 200 and health.body["status"] == "ok"
     assert health.body["store"].startswith("sqlite")
     page = await admin.call("GET", "/", token=None)
-    assert page.status == 200 and b"<title>memtap admin</title>" in page.raw
+    assert page.status == 200 and b"<title>memtap \xc2\xb7 Memory Studio</title>" in page.raw
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
-    script = await admin.call("GET", "/static/admin.js", token=None)
+    script = await admin.call("GET", "/static/main.js", token=None)
     assert script.status == 200 and b"textContent" in script.raw
     missing = await admin.call("GET", "/static/..%2Fapp.py", token=None)
     assert missing.status == 404 and missing.body["error"]["code"] == "not_found"

@@ -57,9 +57,8 @@ async def proxied_chat(
 
 def injected_text(standin: Standin) -> str:
     body = standin.last().json()
-    texts = [
-        m["content"] for m in body["messages"] if m["role"] in ("system", "developer")
-    ]
+    # Wherever the placement put it: a system message, or the last user turn.
+    texts = [m["content"] for m in body["messages"] if isinstance(m["content"], str)]
     return "\n".join(t for t in texts if OPEN in t)
 
 

@@ -17,7 +17,7 @@ from memtap.engine.memory_block import (
     build_memory_block,
     strip_memory_block,
 )
-from memtap.proxy.codecs.base import Placement
+from memtap.proxy.codecs.base import Injection, Placed, Placement
 from memtap.proxy.codecs.openai_chat import rejects_system_role
 from memtap.proxy.codecs.registry import (
     ANTHROPIC,
@@ -30,16 +30,40 @@ from tests.proxy.test_codecs_fixtures import CASES, Case
 BLOCK = build_memory_block(
     [MemoryLine("I prefer Postgres for side projects", "2026-11-30")]
 )
-PLACEMENTS: tuple[Placement, ...] = ("prepend", "after_prefix")
+PLACEMENTS: tuple[Placement, ...] = ("prepend", "after_prefix", "last_user")
+
+
+def placed(injection: Injection) -> dict[str, Any]:
+    assert isinstance(injection, Placed), injection
+    return injection.body  # type: ignore[no-any-return]
 
 
 def injected(case: Case, placement: Placement) -> tuple[dict[str, Any], dict[str, Any]]:
     original = json.loads(case.request)
     pristine = copy.deepcopy(original)
     view = case.codec.read_request(original, case.path, case.query)
-    out = case.codec.inject(original, BLOCK, placement, view.model)
+    injection = case.codec.inject(original, BLOCK, placement, view.model)
     assert original == pristine, "inject mutated its input"
-    return pristine, out
+    assert isinstance(injection, Placed), injection
+    assert injection.placement == effective(pristine, placement)
+    return pristine, injection.body
+
+
+def effective(body: dict[str, Any], placement: Placement) -> Placement:
+    """Where memory must go: a request marking cache breakpoints gets `last_user`."""
+    if "cache_control" in json.dumps(body) or "cachedContent" in body:
+        return "last_user"
+    return placement
+
+
+def _user_tail(before: list[Any], after: list[Any], role_of: Any) -> int:
+    """Index of the one message that changed (the last user turn), the rest equal."""
+    assert len(before) == len(after)
+    changed = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a != b]
+    assert len(changed) == 1, changed
+    (at,) = changed
+    assert role_of(after[at]) == "user"
+    return at
 
 
 def _leading_system(messages: list[Any]) -> int:
@@ -56,7 +80,9 @@ def test_inject_places_memory_and_changes_nothing_else(
 ) -> None:
     before, after = injected(case, placement)
     fmt = case.codec.format
-    if fmt == "openai-chat":
+    if effective(before, placement) == "last_user":
+        assert_with_last_user(fmt, before, after)
+    elif fmt == "openai-chat":
         msgs = after["messages"]
         (at,) = [i for i, m in enumerate(msgs) if m.get("content") == BLOCK]
         assert at == (
@@ -69,6 +95,24 @@ def test_inject_places_memory_and_changes_nothing_else(
         assert msgs[at]["role"] == want_role
         rest = {**after, "messages": msgs[:at] + msgs[at + 1 :]}
         assert rest == before
+    elif (
+        fmt == "openai-responses"
+        and placement == "after_prefix"
+        and _leading_system(
+            before["input"] if isinstance(before["input"], list) else []
+        )
+    ):
+        # The app's prompt is in `input`: memory right after it, `instructions` untouched.
+        at = _leading_system(before["input"])
+        assert after["input"][at] == {
+            "type": "message",
+            "role": "developer",
+            "content": BLOCK,
+        }
+        assert after["input"][:at] + after["input"][at + 1 :] == before["input"]
+        assert {k: v for k, v in after.items() if k != "input"} == {
+            k: v for k, v in before.items() if k != "input"
+        }
     elif fmt == "openai-responses":
         old = before.get("instructions")
         new = after["instructions"]
@@ -120,6 +164,35 @@ def test_inject_places_memory_and_changes_nothing_else(
         assert ("systemInstruction" in after) != ("system_instruction" in after)
 
 
+def assert_with_last_user(
+    fmt: str, before: dict[str, Any], after: dict[str, Any]
+) -> None:
+    """The block is the last piece of the last user turn; nothing else changed."""
+    key = {
+        "openai-chat": "messages",
+        "anthropic": "messages",
+        "gemini": "contents",
+    }.get(fmt, "input")
+    if fmt == "openai-responses" and isinstance(before["input"], str):
+        assert after["input"] == f"{before['input']}\n\n{BLOCK}"
+    else:
+        at = _user_tail(before[key], after[key], lambda m: m.get("role", "user"))
+        old, new = before[key][at], after[key][at]
+        if fmt == "gemini":
+            assert new["parts"] == [*old["parts"], {"text": BLOCK}]
+        elif isinstance(old["content"], str):
+            assert new["content"] == f"{old['content']}\n\n{BLOCK}"
+        else:
+            kind = "input_text" if fmt == "openai-responses" else "text"
+            assert new["content"] == [*old["content"], {"type": kind, "text": BLOCK}]
+        assert {k: v for k, v in new.items() if k not in ("content", "parts")} == {
+            k: v for k, v in old.items() if k not in ("content", "parts")
+        }
+    assert {k: v for k, v in after.items() if k != key} == {
+        k: v for k, v in before.items() if k != key
+    }
+
+
 @pytest.mark.parametrize("placement", PLACEMENTS)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_reading_an_injected_body_never_sees_the_block(
@@ -158,7 +231,10 @@ def test_models_that_reject_the_system_role(model: str | None, rejects: bool) ->
 def test_o1_and_glm_get_a_user_message(placement: Placement) -> None:
     for model in ("o1-mini", "glm-4.6"):
         body = {"model": model, "messages": [{"role": "user", "content": "hi"}]}
-        out = OPENAI_CHAT.inject(body, BLOCK, placement, model)
+        out = placed(OPENAI_CHAT.inject(body, BLOCK, placement, model))
+        if placement == "last_user":
+            assert out["messages"] == [{"role": "user", "content": f"hi\n\n{BLOCK}"}]
+            continue
         assert out["messages"] == [
             {"role": "user", "content": BLOCK},
             {"role": "user", "content": "hi"},
@@ -175,7 +251,7 @@ def test_developer_conversation_gets_a_developer_message_after_prefix() -> None:
             {"role": "user", "content": "hello"},
         ],
     }
-    out = OPENAI_CHAT.inject(body, BLOCK, "after_prefix", "o3")
+    out = placed(OPENAI_CHAT.inject(body, BLOCK, "after_prefix", "o3"))
     assert out["messages"][1] == {"role": "developer", "content": BLOCK}
     assert out["messages"][0] == body["messages"][0]
 
@@ -186,7 +262,7 @@ def test_responses_without_instructions_and_with_item_input() -> None:
         "input": [{"role": "user", "content": "hey"}],
         "instructions": None,
     }
-    out = OPENAI_RESPONSES.inject(body, BLOCK, "after_prefix", None)
+    out = placed(OPENAI_RESPONSES.inject(body, BLOCK, "after_prefix", None))
     assert out["instructions"] == BLOCK and out["input"] == body["input"]
 
 
@@ -204,9 +280,11 @@ def test_anthropic_system_list_keeps_cache_markers_in_place() -> None:
         "system": system,
         "messages": [{"role": "user", "content": "q"}],
     }
-    out = ANTHROPIC.inject(body, BLOCK, "after_prefix", None)
-    assert json.dumps(out["system"][:2]) == json.dumps(system)
-    assert "cache_control" not in out["system"][2]
+    out = placed(ANTHROPIC.inject(body, BLOCK, "after_prefix", None))
+    # Marked blocks (and everything before them) stay byte-identical; memory goes after
+    # the last marker, with the last user turn, and carries no cache_control.
+    assert json.dumps(out["system"]) == json.dumps(system)
+    assert out["messages"] == [{"role": "user", "content": f"q\n\n{BLOCK}"}]
 
 
 def test_gemini_snake_case_request_gets_snake_case_instruction() -> None:
@@ -214,12 +292,14 @@ def test_gemini_snake_case_request_gets_snake_case_instruction() -> None:
         "contents": [{"role": "user", "parts": [{"text": "q"}]}],
         "generation_config": {"temperature": 0},
     }
-    out = GEMINI.inject(body, BLOCK, "after_prefix", None)
+    out = placed(GEMINI.inject(body, BLOCK, "after_prefix", None))
     assert (
         out["system_instruction"] == {"parts": [{"text": BLOCK}]}
         and "systemInstruction" not in out
     )
-    camel = GEMINI.inject({"contents": body["contents"]}, BLOCK, "prepend", None)
+    camel = placed(
+        GEMINI.inject({"contents": body["contents"]}, BLOCK, "prepend", None)
+    )
     assert camel["systemInstruction"] == {"parts": [{"text": BLOCK}]}
 
 

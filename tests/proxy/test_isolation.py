@@ -31,7 +31,7 @@ from memtap.config.schema import (
 from memtap.engine.engine import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.types import Memory, NewMemory
-from memtap.proxy.addons.memory import MemoryAddon
+from memtap.proxy.addons.inject import InjectAddon
 from memtap.proxy.appkeys import Runtime
 from memtap.proxy.codecs.base import Codec
 from memtap.proxy.codecs.registry import (
@@ -126,7 +126,7 @@ async def scenario(
         runtime = Runtime(
             config=holder, metrics=metrics, pipeline=Pipeline([]), engine=engine
         )
-        addon = MemoryAddon(runtime)
+        addon = InjectAddon(runtime)
         for i, (owner, session, topic, fmt) in enumerate(requests):
             codec, path = FORMATS[fmt]
             flow = Flow(

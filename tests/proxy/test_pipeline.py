@@ -227,4 +227,8 @@ async def test_memory_addon_leaves_the_pipeline_without_an_engine(
 ):
     srv = await memtap_server()  # memory disabled: no engine for this process
     assert srv.runtime.engine is None
-    assert [a.name for a in srv.runtime.pipeline.addons] == ["access_log"]
+    # The request log stays: it records why such requests got no memory.
+    assert [a.name for a in srv.runtime.pipeline.addons] == [
+        "request_log",
+        "access_log",
+    ]

@@ -16,6 +16,7 @@ Options (keyword arguments), one stand-in for every test and benchmark:
 
 Endpoints
 - `POST /v1/chat/completions` OpenAI chat: JSON, or SSE when the body has `"stream": true`
+  (also Azure OpenAI's `/openai/deployments/{d}/chat/completions` and `/openai/v1/chat/completions`)
 - `POST /v1/messages`         Anthropic messages: JSON, or SSE when `"stream": true`
   Both answer `standin.reply_text`, split into word chunks; per request the headers
   `x-standin-delay-ms` (pause between SSE chunks) and `x-standin-text` override the defaults.
@@ -373,9 +374,17 @@ class Standin:
         if self.replies:
             return await self._scripted(request, self.replies.popleft())
         path = request.path
-        if path == "/v1/chat/completions":
-            if self.canned is not None:
-                return await self._canned(request, body, self.canned)
+        if path == "/v1/chat/completions" and self.canned is not None:
+            return await self._canned(request, body, self.canned)
+        # Azure OpenAI's `/openai/deployments/{d}/chat/completions` and `/openai/v1/...` too.
+        if (
+            path == "/v1/chat/completions"
+            or path.endswith("/openai/v1/chat/completions")
+            or (
+                path.startswith("/openai/deployments/")
+                and path.endswith("/chat/completions")
+            )
+        ):
             return await self._llm(request, body, openai_chat_json, openai_chat_sse)
         if path == "/v1/messages":
             return await self._llm(request, body, anthropic_json, anthropic_sse)

@@ -1,18 +1,18 @@
-"""Reverse mode: clients use memtap as their base URL; the longest matching upstream `prefix`
-picks the upstream and the rest of the path is forwarded.
+"""The one aiohttp handler for every proxied request, whatever mode brought it here.
 
-`handle` is the one aiohttp handler for every proxied request (the forward mode reuses it by
-extending `resolve_route`): route → Flow → `request` hooks → upstream → tee → `finished`.
+route (`proxy/routing.py`) → Flow → `request_headers` hooks (they decide whether the body is
+read) → `request` hooks → upstream (`proxy/upstream.py`) → `response_headers` hooks → tee
+(`proxy/tee.py`: client first, then `response_chunk` / `response_done`) → `finished`.
+The addons (`proxy/addons/`) do the rest; this module knows nothing about memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 import orjson
@@ -20,10 +20,10 @@ from aiohttp import web
 from aiohttp.payload import AsyncIterablePayload, Payload
 from yarl import URL
 
-from memtap.config.schema import Config, UpstreamConfig
 from memtap.proxy.appkeys import RUNTIME, Runtime
 from memtap.proxy.client_edges import closed_reason, upstream_watchdog
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
+from memtap.proxy.forward_gate import send_denied, vet_forward_request
 from memtap.proxy.headers import (
     api_key_from,
     owner_id_for_key,
@@ -31,95 +31,16 @@ from memtap.proxy.headers import (
     strip_hop_by_hop,
     upstream_request_headers,
 )
-from memtap.proxy.modes.access.forward_gate import send_denied, vet_forward_request
 from memtap.proxy.modes.access.gate import FORWARD_ACCESS, Denied
-from memtap.proxy.modes.forward import resolve_forward_route
-from memtap.proxy.routing import Route
+from memtap.proxy.routing import Route, resolve_route
 from memtap.proxy.tee import UpstreamBodyError, relay_body
-from memtap.proxy.upstream import (
-    IdleWatchdog,
-    UpstreamFailure,
-    open_response,
-    ssl_context_for,
-)
-
-if TYPE_CHECKING:
-    from memtap.proxy.codecs.base import Codec
+from memtap.proxy.upstream import IdleWatchdog, UpstreamFailure, open_response
 
 log = logging.getLogger("memtap.proxy")
-
-DetectCodec = Callable[[str, str, str], "Codec | None"]
-
-
-def _load_codec_detection() -> DetectCodec | None:
-    """The codec registry's `detect`, or None: a build without memory (or a broken codec
-    module) must still proxy, every request then streams through untouched."""
-    try:
-        from memtap.proxy.codecs.registry import detect
-    except Exception as exc:  # noqa: BLE001
-        log.error("codecs.unavailable", extra={"fields": {"error": repr(exc)}})
-        return None
-    return detect
-
-
-_detect_codec = _load_codec_detection()
 
 _MEMORY_MODES: dict[str, MemoryMode] = {"on": "on", "off": "off", "read": "read"}
 
 _EMPTY_BODY_STATUSES = frozenset({204, 304})
-
-
-# -- routing -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _PrefixEntry:
-    prefix: str
-    """Without trailing slash; "" matches every path."""
-    upstream: UpstreamConfig
-    base_url: str
-
-
-@lru_cache(maxsize=16)
-def _prefix_table(upstreams: tuple[UpstreamConfig, ...]) -> tuple[_PrefixEntry, ...]:
-    entries = [
-        _PrefixEntry(u.prefix.rstrip("/"), u, u.url.rstrip("/")) for u in upstreams
-    ]
-    # Longest prefix first; ties keep the configured order (sort is stable).
-    return tuple(sorted(entries, key=lambda e: len(e.prefix), reverse=True))
-
-
-def resolve_route(request: web.BaseRequest, config: Config) -> Route | None:
-    """The upstream for a request line, or None when no upstream's prefix matches.
-
-    The path and query are taken raw (as the client encoded them) so that they reach the
-    upstream byte for byte. Request targets that are not origin-form (absolute URIs, `*`)
-    are not reverse-mode requests and resolve to None here.
-    """
-    # Absolute URIs and intercepted tunnels first (proxy/modes/forward.py).
-    forward = resolve_forward_route(request, config)
-    if forward is not None:
-        return forward
-    path, _, query = request.raw_path.partition("?")
-    if not path.startswith("/"):
-        return None
-    for entry in _prefix_table(config.upstreams):
-        prefix = entry.prefix
-        if prefix and path != prefix and not path.startswith(prefix + "/"):
-            continue
-        upstream = entry.upstream
-        return Route(
-            upstream_name=upstream.name,
-            base_url=entry.base_url,
-            path=path[len(prefix) :] or "/",
-            query=query,
-            format=upstream.format,
-            timeout_s=upstream.timeout_s,
-            connect_timeout_s=upstream.connect_timeout_s,
-            ssl_context=ssl_context_for(upstream.ca_file) if upstream.ca_file else None,
-            mode="reverse",
-        )
-    return None
 
 
 @lru_cache(maxsize=64)
@@ -146,40 +67,8 @@ def new_flow(request: web.BaseRequest, route: Route) -> Flow:
         owner_id=owner_id_for_key(api_key) if api_key else None,
         session_id=memtap.session,
         memory_mode=_MEMORY_MODES.get(memtap.memory or "on", "on"),
+        request_length=request.content_length,
     )
-
-
-def _codec_for(flow: Flow) -> Codec | None:
-    if _detect_codec is None:
-        return None
-    try:
-        return _detect_codec(flow.route.format, flow.method, flow.route.path)
-    except Exception as exc:  # noqa: BLE001 - detection failing means "not a memory endpoint"
-        log.error(
-            "codecs.detect_failed",
-            extra={"fields": {"request_id": flow.request_id, "error": repr(exc)}},
-        )
-        return None
-
-
-async def _read_body_for_memory(
-    request: web.Request, runtime: Runtime, flow: Flow, config: Config
-) -> None:
-    """Buffer the body only when memory may use it: a memory endpoint, an API key, memory
-    not switched off, a running engine and a declared size within max_rewrite_body_bytes.
-    Everything else is streamed upstream as it arrives."""
-    if runtime.engine is None or not config.memory.enabled:
-        return
-    if flow.owner_id is None or flow.memory_mode == "off":
-        return
-    length = request.content_length
-    if length is None or length > config.server.max_rewrite_body_bytes:
-        return
-    codec = _codec_for(flow)
-    if codec is None:
-        return
-    flow.codec = codec
-    flow.body = await request.content.read()
 
 
 async def _stream_request_body(
@@ -292,9 +181,13 @@ async def _relay_response(
 
 
 async def _forward(
-    request: web.Request, runtime: Runtime, flow: Flow, config: Config
+    request: web.Request, runtime: Runtime, flow: Flow
 ) -> web.StreamResponse:
-    await _read_body_for_memory(request, runtime, flow, config)
+    await runtime.pipeline.request_headers(flow)
+    if flow.read_body:
+        # Asked for by a request_headers hook (it checked the declared size): the request
+        # hooks get the whole body; everything else is streamed upstream as it arrives.
+        flow.body = await request.content.read()
     await runtime.pipeline.request(flow)
     session = runtime.upstream_session
     if session is None:
@@ -337,8 +230,7 @@ async def _forward(
 async def handle(request: web.Request) -> web.StreamResponse:
     """The aiohttp handler for every proxied request."""
     runtime = request.app[RUNTIME]
-    config = runtime.config.current
-    route = resolve_route(request, config)
+    route = resolve_route(request, runtime.config.current)
     if route is None:
         body = error_body(
             "no_route", f"no upstream is configured for {request.path!r}", None
@@ -350,12 +242,15 @@ async def handle(request: web.Request) -> web.StreamResponse:
     try:
         if route.mode == "forward":  # access: proxy auth, destination policy, pinning
             vetted = await vet_forward_request(
-                request.app[FORWARD_ACCESS], request, route, config.intercept
+                request.app[FORWARD_ACCESS],
+                request,
+                route,
+                runtime.config.current.intercept,
             )
             if isinstance(vetted, Denied):
                 return await send_denied(request, flow, vetted)
             flow.route = vetted
-        return await _forward(request, runtime, flow, config)
+        return await _forward(request, runtime, flow)
     except asyncio.CancelledError as exc:
         # The client went away (or shutdown's grace ran out): the upstream request was
         # closed on the way out; tell the addons.

@@ -1,6 +1,6 @@
 """Access control for absolute-URI requests (`GET http://host/path` from an `HTTP_PROXY`
-client): proxy authentication, then the destination policy, then the route pinned to the
-address that was checked.
+client), the request-level half of `proxy/modes/access/`: proxy authentication, then the
+destination policy, then the route pinned to the address that was checked.
 
 Why pin: aiohttp would resolve the name again when it connects, and a name can resolve to
 a public address for the check and to a private one a moment later (DNS rebinding). So for

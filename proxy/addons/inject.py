@@ -1,0 +1,177 @@
+"""The inject addon: memory on the way in.
+
+`request_headers` decides once whether memory takes part (`proxy/addons/memory_policy.py`:
+owner, X-Memtap-Memory, engine, size, codec); `request` then reads the conversation,
+retrieves the owner's memories and injects them at the system level. The capture addon
+(`proxy/addons/capture.py`) follows the response of the same flow.
+
+Every step fails open (`proxy/addons/fail_open.py`): the request goes on with its original
+bytes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+import orjson
+
+from memtap.engine.memory_block import MemoryLine, build_memory_block
+from memtap.engine.types import Retrieval, RetrievalRequest
+from memtap.proxy.addons import memory_policy
+from memtap.proxy.addons.fail_open import memory_failed
+from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
+from memtap.proxy.codecs.base import NotPlaced
+from memtap.proxy.codecs.surrogates import parse_request_body
+from memtap.proxy.headers import MEMORIES_HEADER
+from memtap.proxy.pipeline import Addon
+
+if TYPE_CHECKING:
+    from memtap.engine.api import MemoryEngine
+    from memtap.proxy.appkeys import Runtime
+    from memtap.proxy.flow import Flow
+
+log = logging.getLogger("memtap.memory")
+
+MAX_QUERY_CHARS = 4000
+
+
+def injected_block(retrieval: Retrieval) -> str | None:
+    """The memory block injected for these hits, one line per hit dated by its last update
+    (None: nothing is injected). The admin API's explain shows exactly this."""
+    if not retrieval.hits:
+        return None
+    return build_memory_block(
+        [
+            MemoryLine(
+                hit.memory.content,
+                (hit.memory.updated_at or hit.memory.created_at)[:10] or None,
+            )
+            for hit in retrieval.hits
+        ]
+    )
+
+
+class InjectAddon(Addon):
+    name = "memory.inject"
+    uses_memory = True
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def request_headers(self, flow: Flow) -> None:
+        decision = memory_policy.decide(
+            flow, self.runtime.config.current, self.runtime.engine is not None
+        )
+        flow.codec = decision.codec
+        flow.read_body = decision.read_body
+        flow.memory.skipped_reason = decision.skipped_reason
+
+    async def request(self, flow: Flow) -> None:
+        engine, owner = self.runtime.engine, flow.owner_id
+        if flow.codec is None or flow.body is None or engine is None or owner is None:
+            return  # request_headers kept memory out (flow.memory.skipped_reason says why)
+        try:
+            await self._inject(flow, engine, owner)
+        except Exception as exc:  # noqa: BLE001 - memory must never fail the request
+            memory_failed(self.runtime, flow, "inject", exc)
+
+    async def _inject(self, flow: Flow, engine: MemoryEngine, owner: str) -> None:
+        codec = flow.codec
+        assert codec is not None and flow.body is not None
+        config = self.runtime.config.current.memory
+        try:
+            # Lone surrogates: memory reads a replaced copy (proxy/codecs/surrogates.py).
+            parsed = parse_request_body(flow.body)
+            body = parsed.original
+            view = codec.read_request(
+                parsed.readable, flow.route.path, flow.route.query
+            )
+        except (orjson.JSONDecodeError, ValueError, TypeError, KeyError) as exc:
+            # Not a body this codec understands: pass it through untouched, no memory.
+            flow.memory.skipped_reason = f"unreadable_body: {type(exc).__name__}"
+            log_skipped(flow, exc)
+            return
+        if parsed.had_surrogates:
+            log_surrogates_replaced(flow)
+        flow.memory.conversation = view
+        flow.extra_response_headers[MEMORIES_HEADER] = "0"
+        # A pasted document can make the last user turn huge; its end (where the question
+        # usually is) is what retrieval needs, and a bounded query keeps retrieval fast.
+        query = view.last_user_text[-MAX_QUERY_CHARS:]
+        retrieval = await self._retrieve(
+            flow, engine, owner, query, config.retrieval_timeout_ms
+        )
+        if retrieval is None:
+            return
+        if not retrieval.hits:
+            self.runtime.metrics.memory_requests.inc("empty")
+            return
+        block = injected_block(retrieval)
+        assert block is not None  # there are hits
+        injection = codec.inject(body, block, config.placement, view.model)
+        if isinstance(injection, NotPlaced):
+            self._not_placed(flow, injection.reason)
+            return
+        rewritten = parsed.dumps(injection.body)
+        # Commit the rewrite only once everything above succeeded (fail-open = original bytes).
+        flow.body = rewritten
+        flow.body_rewritten = True
+        flow.memory.injected_ids = tuple(hit.memory.id for hit in retrieval.hits)
+        flow.memory.injected_tokens = retrieval.tokens
+        flow.extra_response_headers[MEMORIES_HEADER] = str(len(retrieval.hits))
+        self.runtime.metrics.memories_injected.inc(amount=len(retrieval.hits))
+        self.runtime.metrics.memory_requests.inc("injected")
+        log.info(
+            "memory.injected",
+            extra={
+                "fields": {
+                    "request_id": flow.request_id,
+                    "owner": owner,
+                    "format": codec.format,
+                    "ids": list(flow.memory.injected_ids),
+                    "scores": [round(hit.score, 4) for hit in retrieval.hits],
+                    "tiers": [hit.tier for hit in retrieval.hits],
+                    "tokens": retrieval.tokens,
+                    "strategy": retrieval.resolution.get("strategy", config.strategy),
+                    "placement": injection.placement,
+                    "stripped": injection.stripped,
+                }
+            },
+        )
+
+    def _not_placed(self, flow: Flow, reason: str) -> None:
+        # Not a failure: this request has no place memory may go (a cached prefix, Gemini
+        # cachedContent without a user turn); it goes on with its original bytes.
+        self.runtime.metrics.memory_requests.inc("not_placed")
+        flow.memory.skipped_reason = f"not_placed: {reason}"
+        log.info(
+            "memory.not_placed",
+            extra={"fields": {"request_id": flow.request_id, "reason": reason}},
+        )
+
+    async def _retrieve(
+        self, flow: Flow, engine: MemoryEngine, owner: str, query: str, timeout_ms: int
+    ) -> Retrieval | None:
+        request = RetrievalRequest(owner=owner, query=query, session=flow.session_id)
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(timeout_ms / 1000.0):
+                retrieval = await engine.retrieve(request)
+        except TimeoutError as exc:
+            memory_failed(self.runtime, flow, "retrieval_timeout", exc)
+            return None
+        except Exception as exc:  # noqa: BLE001 - fail-open
+            memory_failed(self.runtime, flow, "retrieval", exc)
+            return None
+        strategy = str(
+            retrieval.resolution.get(
+                "strategy", self.runtime.config.current.memory.strategy
+            )
+        )
+        self.runtime.metrics.retrieval_duration.observe(
+            (time.monotonic() - started) * 1000.0, strategy
+        )
+        return retrieval

@@ -1,0 +1,82 @@
+"""/api/owners: every owner with counts and last activity (the Studio's Owners tab and the
+per-owner stats of its Memories tab).
+
+Computed from the memories API (no store-specific query), paging through at most
+`MAX_SCANNED` memories; past that the answer says `"truncated": true`. Last activity is the
+newest memory change or request in the request log, whichever is later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from aiohttp import web
+
+from memtap.engine.types import ListQuery, Memory, estimate_tokens
+from memtap.proxy.admin import validation
+from memtap.proxy.admin.common import engine_of, json_response, runtime_of
+
+routes = web.RouteTableDef()
+
+PAGE: Final = 1000
+MAX_SCANNED: Final = 100_000
+
+
+@dataclass(slots=True)
+class OwnerStats:
+    owner: str
+    live: int = 0
+    superseded: int = 0
+    tokens: int = 0
+    """Estimated tokens of the live memories (what retrieval could inject at most)."""
+    last_activity: str = ""
+    requests: int = 0
+
+    def count(self, memory: Memory) -> None:
+        if memory.superseded_by is not None:
+            self.superseded += 1
+        else:
+            self.live += 1
+            self.tokens += estimate_tokens(memory.content)
+        self.last_activity = max(self.last_activity, memory.updated_at)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "owner": self.owner,
+            "live": self.live,
+            "superseded": self.superseded,
+            "tokens": self.tokens,
+            "last_activity": self.last_activity or None,
+            "requests": self.requests,
+        }
+
+
+@routes.get("/api/owners")
+async def list_owners(request: web.Request) -> web.Response:
+    only = validation.owners_query(request.query)
+    engine = engine_of(request)
+    stats: dict[str, OwnerStats] = {}
+    scanned, truncated = 0, False
+    while True:
+        page = await engine.list_memories(
+            ListQuery(owner=only, limit=PAGE, offset=scanned, include_superseded=True)
+        )
+        for memory in page.items:
+            stats.setdefault(memory.owner, OwnerStats(memory.owner)).count(memory)
+        scanned += len(page.items)
+        if not page.items or scanned >= page.total:
+            break
+        if scanned >= MAX_SCANNED:
+            truncated = True
+            break
+    for record in runtime_of(request).request_log.recent(only, limit=1_000_000):
+        if record.owner is None:
+            continue
+        entry = stats.setdefault(record.owner, OwnerStats(record.owner))
+        entry.requests += 1
+        entry.last_activity = max(entry.last_activity, record.ts)
+    owners = sorted(stats.values(), key=lambda s: s.last_activity, reverse=True)
+    return json_response(
+        {"items": [s.as_json() for s in owners], "truncated": truncated}
+    )
