@@ -64,7 +64,12 @@ def _raw_response(status: int, reason: str, code: str, message: str) -> bytes:
 
 
 class EdgeRequestHandler(RequestHandler):
-    """aiohttp's HTTP/1.1 protocol, watched by `ClientEdges` (see the module doc)."""
+    """aiohttp's HTTP/1.1 protocol, watched by `ClientEdges` (see the module doc).
+
+    Reads two of RequestHandler's own attributes, `_request_count` (heads parsed on this
+    connection) and `_current_request` (the request being handled): aiohttp has no public
+    hook for either. tests/proxy/test_client_edges.py fails if they change meaning.
+    """
 
     __slots__ = (
         "clock",
