@@ -1,7 +1,7 @@
 """The engine as the proxy and the admin API see it.
 
-`engine.engine.Engine` implements this over SQLite (and, with `vector_store.kind: qdrant`,
-over Qdrant). Callers hold a `MemoryEngine`; nothing outside `engine/` reaches into stores.
+`engine.engine.Engine` implements this once, over the ports of `engine/ports.py` (SQLite or
+Qdrant record store, sqlite-vec or Qdrant vector index); `engine.factory.open_engine` builds it. Callers hold a `MemoryEngine`; nothing outside `engine/` reaches into stores.
 Every method may raise `EngineError` (or a subclass); the proxy treats any exception as
 "memory unavailable for this request" (fail-open), the admin API maps them to JSON errors.
 """
@@ -41,6 +41,18 @@ class InvalidInput(EngineError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+class StoreError(EngineError):
+    """The record store failed an operation (a client may retry: HTTP 503)."""
+
+    code = "store_error"
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot answer right now (down, read-only, full, gone): back off and retry."""
+
+    code = "store_unavailable"
 
 
 class MemoryEngine(Protocol):
@@ -83,7 +95,14 @@ class MemoryEngine(Protocol):
         self, older_than_days: int, owner: str | None, dry_run: bool
     ) -> dict[str, Any]: ...
 
-    async def restore_summary(self, summary_id: str) -> Memory: ...
+    async def restore_summary(self, summary_id: str) -> Memory:
+        """Undo one compaction: the original is live again, the summary gone; `NotFound`
+        when `summary_id` is not a summary."""
+        ...
+
+    async def sweep(self) -> int:
+        """Delete expired and out-of-retention memories now; returns how many."""
+        ...
 
     async def reindex(
         self, limit: int | None = None, force: bool = False

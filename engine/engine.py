@@ -1,12 +1,15 @@
-"""`Engine`: the MemoryEngine over one SQLite file (+ an optional vector tier).
+"""`Engine`: the one MemoryEngine, over ports (`engine/ports.py`).
 
-Build it with `await open_engine(holder, metrics)`: choose the driver, open the database,
-migrate, attach the vector tier if one can be built, resume the outbox worker. The config is
-read from `holder.current` at every call, never cached, so reloads and overrides apply at once.
+It holds the behaviour once — retrieval, the outbox worker, writes with their vector upkeep,
+erase, import/export, maintenance, status — and calls a `RecordStore` (SQLite or Qdrant),
+an optional `VectorIndex` (sqlite-vec or Qdrant), and the `Outbox` and `SettingsStore` of
+this replica's local SQLite file (`db`). `engine.factory.open_engine` picks the adapters.
+The config is read from `holder.current` at every call, never cached, so reloads and
+overrides apply at once.
 
 Fail-open: every public method raises only `EngineError` subclasses (driver errors are
-translated), and none blocks without bound: reads carry SQLite time limits, writes wait at
-most `busy_timeout`, `enqueue_turn` at most `ENQUEUE_TIMEOUT_S`.
+translated), and none blocks without bound: reads carry time limits, writes wait at most
+`busy_timeout`, `enqueue_turn` at most `ENQUEUE_TIMEOUT_S`.
 """
 
 from __future__ import annotations
@@ -15,22 +18,26 @@ import asyncio
 import contextlib
 import functools
 import logging
-import os
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from memtap.engine import summarize as summarizer
 from memtap.engine.api import EngineError, InvalidInput, NotFound
-from memtap.engine.clock import cutoff_for, now_iso
+from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.worker import OutboxWorker
+from memtap.engine.maintenance import summarize
+from memtap.engine.maintenance.sweep import run_sweep
 from memtap.engine.metrics import Metrics
+from memtap.engine.ports import (
+    InvalidItem,
+    Outbox,
+    RecordStore,
+    SettingsStore,
+    VectorIndex,
+)
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.store import fts, memories, migrations, outbox, settings_store
-from memtap.engine.store.database import Database, StoreGone, StoreTimeout
-from memtap.engine.store.driver import Driver, choose_driver, load_sqlite_vec
-from memtap.engine.store.protocol import VectorTier
+from memtap.engine.sqlite import local
+from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
 from memtap.engine.types import (
     EraseReceipt,
     ImportReport,
@@ -51,12 +58,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memtap.engine")
 
-DB_FILENAME = "memtap.db"
 ENQUEUE_TIMEOUT_S = 2.0
 DRAIN_S = 5.0
 VECTOR_WRITE_TIMEOUT_S = 5.0
 IMPORT_CHUNK = 500
-EXPORT_PAGE = 500
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -94,22 +99,36 @@ class Engine:
         holder: ConfigHolder,
         metrics: Metrics,
         db: Database,
+        store: RecordStore,
+        outbox: Outbox,
+        settings: SettingsStore,
+        vector_index: VectorIndex | None = None,
+        vector_error: str | None = None,
         events: EngineEvents | None = None,
     ) -> None:
         self.events = events if events is not None else EngineEvents()
+        """Where the engine tells listeners (the proxy's request log) what it did."""
         self.holder = holder
         self.metrics = metrics
         self.db = db
-        self.vector_tier: VectorTier | None = None
-        """Optional semantic tier (sqlite-vec or Qdrant); see engine/store/protocol.py."""
-        self.vector_error: str | None = None
+        """The local SQLite file: outbox and settings always, the rows too with SQLite."""
+        self.store = store
+        self.outbox = outbox
+        self.settings = settings
+        self.vector_index = vector_index
+        self.vector_error = vector_error
+        """Why there is no vector index (engine-status, health, reindex)."""
         self.worker = OutboxWorker(
-            db, holder, metrics, on_written=self._vector_upsert, events=self.events
+            outbox,
+            store,
+            holder,
+            metrics,
+            on_written=self._vector_upsert,
+            events=self.events,
         )
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
         self._reopening: asyncio.Task[None] | None = None
-        self.extension_loaders: list[tuple[str, Callable[[Any], None]]] = []
 
     @property
     def config(self) -> Config:
@@ -117,7 +136,7 @@ class Engine:
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, worker: bool = True) -> None:
-        depth = await self.db.read(outbox.depth)
+        depth = await self.outbox.depth()
         self.metrics.outbox_depth.set(depth)
         if depth:
             log.info("memory.outbox_resumed", extra={"fields": {"pending": depth}})
@@ -139,13 +158,15 @@ class Engine:
             with contextlib.suppress(BaseException):
                 await self._sweeper
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
-        if self.vector_tier is not None:
+        if self.vector_index is not None:
             with contextlib.suppress(Exception):
-                await self.vector_tier.close()
+                await self.vector_index.close()
+        with contextlib.suppress(Exception):
+            await self.store.close()
         await self.db.close()
 
     def store_gone(self) -> None:
-        """The database file vanished under us (deleted or replaced): reopen it in the
+        """The local database file vanished under us (deleted or replaced): reopen it in the
         background — a fresh, migrated file — so memory comes back without a restart.
         Until then every call fails fast with an EngineError (the proxy runs without memory)."""
         if self._closed or self._reopening is not None:
@@ -157,16 +178,13 @@ class Engine:
         )
 
     async def _reopen(self) -> None:
-        old = self.db
+        # The same Database object reconnects to the new file, so every adapter over it
+        # (outbox, settings, SQLite rows, sqlite-vec) carries on; the worker keeps its
+        # ports, and with Qdrant as the record store memories keep going to Qdrant.
         try:
-            new = await Database.open(
-                old.path, old.driver, extension_loaders=self.extension_loaders
-            )
-            try:
-                await new.write_outside_transaction(migrations.migrate)
-            except BaseException:
-                await new.close()
-                raise
+            await local.reopen(self.db)
+            if self.vector_index is not None:
+                await self.vector_index.local_file_replaced()
         except Exception as exc:  # noqa: BLE001 - retried at the next failing call
             log.error(
                 "memory.store_reopen_failed",
@@ -174,32 +192,17 @@ class Engine:
             )
             self._reopening = None
             return
-        was_running = self.worker.running
-        await self.worker.stop(0.0)
-        self.db = new
-        self.worker = OutboxWorker(
-            new,
-            self.holder,
-            self.metrics,
-            on_written=self._vector_upsert,
-            events=self.events,
-        )
-        if was_running:
-            self.worker.start()
-        if self.vector_tier is not None:
-            tier, self.vector_tier = self.vector_tier, None
-            with contextlib.suppress(Exception):
-                await tier.close()
-            await _attach_vector_tier(self, self.holder, self.metrics)
         self.metrics.outbox_depth.set(0)
-        await old.close()
-        log.warning("memory.store_reopened", extra={"fields": {"path": str(new.path)}})
+        self.worker.wake()
+        log.warning(
+            "memory.store_reopened", extra={"fields": {"path": str(self.db.path)}}
+        )
         self._reopening = None
 
     # -- the proxy's path ---------------------------------------------------------------------
     def _context(self) -> RetrievalContext:
         return RetrievalContext(
-            self.db, self.config.memory, self.vector_tier, self.metrics
+            self.store, self.config.memory, self.vector_index, self.metrics
         )
 
     @_guarded
@@ -217,7 +220,7 @@ class Engine:
         now = now_iso()
         # asyncio.timeout, not wait_for: no extra task on the response's tail.
         async with asyncio.timeout(ENQUEUE_TIMEOUT_S):
-            await self.db.write(lambda conn: outbox.insert(conn, turn, now))
+            await self.outbox.insert(turn, now)
         self.metrics.outbox_depth.inc()
         self.worker.wake()
 
@@ -226,31 +229,24 @@ class Engine:
     async def list_memories(self, query: ListQuery) -> Page:
         if not (1 <= query.limit <= 1000) or query.offset < 0:
             raise InvalidInput("limit must be 1..1000 and offset >= 0", "limit")
-        match = fts.list_match(query.q) if query.q else None
-        if query.q and match is None:
-            return Page(items=(), total=0)
-        return await self.db.read(lambda conn: memories.list_page(conn, query, match))
+        return await self.store.list_page(query)
 
     @_guarded
     async def get_memory(self, memory_id: str) -> Memory:
-        found = await self.db.read(lambda conn: memories.get(conn, memory_id))
+        found = await self.store.get_memory(memory_id)
         if found is None:
             raise NotFound(f"memory {memory_id!r} not found")
         return found
 
     @_guarded
     async def create_memory(self, new: NewMemory) -> Memory:
-        now = now_iso()
-        memory, _ = await self.db.write(lambda conn: memories.upsert(conn, new, now))
+        memory, _ = await self.store.upsert_memory(new, now_iso())
         await self._vector_upsert([memory])
         return memory
 
     @_guarded
     async def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
-        now = now_iso()
-        updated = await self.db.write(
-            lambda conn: memories.update(conn, memory_id, patch, now)
-        )
+        updated = await self.store.update_memory(memory_id, patch, now_iso())
         if updated is None:
             raise NotFound(f"memory {memory_id!r} not found")
         await self._vector_upsert([updated])
@@ -260,118 +256,74 @@ class Engine:
     async def restore_summary(self, summary_id: str) -> Memory:
         """Undo one compaction by `summarize`: the original is live again, the summary is
         gone. NotFound when `summary_id` is not a summary."""
-        original_id = await self.db.write(
-            lambda conn: summarizer.restore(conn, summary_id)
-        )
-        if original_id is None:
+        original = await self.store.restore_summary(summary_id)
+        if original is None:
             raise NotFound(f"memory {summary_id!r} is not a summary")
         await self._vector_delete([summary_id])
-        original = await self.get_memory(original_id)
         await self._vector_upsert([original])
         return original
 
+    @_guarded
     async def delete_memory(self, memory_id: str) -> None:
-        if not await self.db.write(lambda conn: memories.delete(conn, memory_id)):
+        if not await self.store.delete_memory(memory_id):
             raise NotFound(f"memory {memory_id!r} not found")
         await self._vector_delete([memory_id])
 
     @_guarded
     async def erase_owner(self, owner: str) -> EraseReceipt:
-        """GDPR erase: rows, outbox, FTS (merged so no segment keeps the text), vectors, then
-        a WAL checkpoint so no old page survives in `-wal`."""
+        """GDPR erase: vectors, rows (and their keyword index, merged so no segment keeps
+        the text), this replica's outbox rows, then a WAL checkpoint so no old page survives
+        in `-wal`. With Qdrant as the record store other replicas' outboxes are theirs to
+        erase: run the erase on each replica, or stop extraction first."""
         if not owner:
             raise InvalidInput("owner is required", "owner")
-
-        def erase(conn: Any) -> dict[str, int]:
-            fts_rows = fts.owner_rows(conn, owner)
-            removed = {
-                "memories": memories.erase_owner(conn, owner),
-                "outbox": outbox.erase_owner(conn, owner),
-                "fts": fts_rows,
-            }
-            fts.optimize(conn)
-            return removed
-
-        removed = await self.db.write(erase)
-        self.metrics.outbox_depth.dec(amount=removed["outbox"])
-        removed["vectors"] = 0
-        if self.vector_tier is not None:
+        vectors = 0
+        if self.vector_index is not None:
             try:
-                removed["vectors"] = await asyncio.wait_for(
-                    self.vector_tier.erase_owner(owner), VECTOR_WRITE_TIMEOUT_S
+                vectors = await asyncio.wait_for(
+                    self.vector_index.erase_owner(owner), VECTOR_WRITE_TIMEOUT_S
                 )
             except Exception as exc:
                 raise EngineError(
-                    f"memories erased but the vector tier failed ({type(exc).__name__}); retry"
+                    f"the vector index failed ({type(exc).__name__}); nothing erased, retry"
                 ) from exc
+        rows = await self.store.erase_owner(owner)
+        queued = await self.outbox.erase_owner(owner)
+        self.metrics.outbox_depth.dec(amount=queued)
         await self.checkpoint()
+        removed = {"memories": rows, "outbox": queued, "fts": rows, "vectors": vectors}
         log.info(
             "memory.owner_erased",
-            extra={"fields": {"owner": owner, "removed": removed}},
+            extra={
+                "fields": {"owner": owner, "removed": removed, "store": self.store.name}
+            },
         )
         return EraseReceipt(owner=owner, removed=removed)
 
+    @_guarded
     async def checkpoint(self) -> None:
-        """Fold the WAL into the main file and truncate it (erased text leaves `-wal`)."""
-        for _ in range(20):
-            busy = await self.db.write_outside_transaction(
-                lambda conn: conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[
-                    0
-                ]
-            )
-            if not busy:
-                return
-            await asyncio.sleep(0.05)
+        """Fold the local WAL into the main file and truncate it."""
+        await local.checkpoint(self.db)
 
     async def export_owner(self, owner: str) -> AsyncIterator[Memory]:
-        after = 0
-        while True:
-            try:
-                page = await self.db.read(
-                    functools.partial(
-                        memories.owner_page,
-                        owner=owner,
-                        after_rowid=after,
-                        limit=EXPORT_PAGE,
-                    )
-                )
-            except EngineError:
-                raise
-            except Exception as exc:
-                raise EngineError(f"{type(exc).__name__}: {exc}") from exc
-            for _, memory in page:
+        try:
+            async for memory in self.store.export_owner(owner):
                 yield memory
-            if len(page) < EXPORT_PAGE:
-                return
-            after = page[-1][0]
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"{type(exc).__name__}: {exc}") from exc
 
     @_guarded
     async def import_memories(self, items: list[NewMemory]) -> ImportReport:
         tally = ImportTally()
         for start in range(0, len(items), IMPORT_CHUNK):
             chunk = items[start : start + IMPORT_CHUNK]
-
-            def run(
-                conn: Any, chunk: list[NewMemory] = chunk, base: int = start
-            ) -> list[tuple[int, Memory | str, bool]]:
-                now = now_iso()
-                out: list[tuple[int, Memory | str, bool]] = []
-                for i, item in enumerate(chunk):
-                    try:
-                        conn.execute("SAVEPOINT item")
-                        memory, was_created = memories.upsert(conn, item, now)
-                        conn.execute("RELEASE item")
-                        out.append((base + i, memory, was_created))
-                    except InvalidInput as exc:
-                        conn.execute("ROLLBACK TO item")
-                        conn.execute("RELEASE item")
-                        out.append((base + i, f"line {base + i + 1}: {exc}", False))
-                return out
-
+            results = await self.store.import_memories(chunk, now_iso())
             written: list[Memory] = []
-            for _, result, was_created in await self.db.write(run):
-                if isinstance(result, str):
-                    tally.refused(result)
+            for line, (result, was_created) in enumerate(results, start=start + 1):
+                if isinstance(result, InvalidItem):
+                    tally.refused(f"line {line}: {result.message}")
                 else:
                     written.append(result)
                     tally.stored(was_created)
@@ -385,46 +337,31 @@ class Engine:
     ) -> dict[str, Any]:
         if older_than_days < 0:
             raise InvalidInput("older_than_days must be >= 0", "older_than_days")
-        found = await self.db.read(
-            lambda conn: summarizer.candidates(conn, older_than_days, owner)
-        )
-        if dry_run:
-            return summarizer.dry_run_report(found)
-        written, saved = await self.db.write(
-            lambda conn: summarizer.compact(conn, found)
+        report, written = await summarize.run(
+            self.store, older_than_days, owner, dry_run
         )
         await self._vector_upsert(written)
-        return summarizer.done_report(found, written, saved)
+        return report
 
     @_guarded
     async def reindex(
         self, limit: int | None = None, force: bool = False
     ) -> dict[str, Any]:
-        if self.vector_tier is None:
-            counts = await self.db.read(lambda conn: memories.counts(conn, now_iso()))
+        if self.vector_index is None:
+            counts = await self.store.counts(now_iso())
             return {
                 "started": False,
-                "pending": counts["needs_reindex"],
+                "pending": counts["needs_reindex"] if counts else 0,
                 "reason": self.vector_error or "no vector tier",
             }
-        return await self.vector_tier.reindex(limit, force)
+        return await self.vector_index.reindex(limit, force)
 
+    @_guarded
     async def sweep(self) -> int:
         """Really delete expired and out-of-retention memories (also their vectors)."""
-        now = now_iso()
-        from datetime import UTC, datetime
-
-        cutoff = cutoff_for(self.config.memory.retention_days, datetime.now(UTC))
-        total = 0
-        while True:
-            ids = await self.db.write(lambda conn: memories.sweep(conn, now, cutoff))
-            total += len(ids)
-            await self._vector_delete(ids)
-            if len(ids) < 5000:
-                break
-        if total:
-            log.info("memory.swept", extra={"fields": {"deleted": total}})
-        return total
+        return await run_sweep(
+            self.store, self.config.memory.retention_days, self._vector_delete
+        )
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -440,105 +377,85 @@ class Engine:
     # -- settings overrides -----------------------------------------------------------------
     @_guarded
     async def load_overrides(self) -> dict[str, Any]:
-        return await self.db.read(settings_store.load_all)
+        return await self.settings.load_all()
 
     @_guarded
     async def save_override(self, name: str, value: Any) -> None:
-        now = now_iso()
-        await self.db.write(lambda conn: settings_store.save(conn, name, value, now))
+        await self.settings.save(name, value, now_iso())
 
     @_guarded
     async def delete_override(self, name: str) -> bool:
-        return await self.db.write(lambda conn: settings_store.delete(conn, name))
+        return await self.settings.delete(name)
 
     # -- status ------------------------------------------------------------------------------
     @_guarded
     async def status(self) -> dict[str, Any]:
-        driver: Driver = self.db.driver
-        counts = await self.db.read(lambda conn: memories.counts(conn, now_iso()))
-        depth = await self.db.read(outbox.depth)
-        vector: dict[str, Any] = {
-            "available": False,
-            "reason": self.vector_error or "no vector tier",
-        }
-        if self.vector_tier is not None:
-            try:
-                vector = {
-                    "available": True,
-                    "kind": self.vector_tier.name,
-                    **await self.vector_tier.status(),
-                }
-            except Exception as exc:  # noqa: BLE001
-                vector = {
-                    "available": False,
-                    "kind": self.vector_tier.name,
-                    "reason": type(exc).__name__,
-                }
-        size = sum(
-            p.stat().st_size
-            for p in self.db.path.parent.glob(self.db.path.name + "*")
-            if p.is_file()
-        )
-        cfg = self.config.memory
-        return {
-            "store": {
-                "kind": "sqlite",
-                "driver": driver.name,
-                "sqlite_version": driver.sqlite_version,
+        counts = await self.store.counts(now_iso())
+        depth = await self.outbox.depth()
+        store = await self.store.status()
+        if not self.store.in_local_file:
+            store["local"] = {
                 "path": str(self.db.path),
-                "bytes": size,
-                "wal": True,
-                "extensions": {
-                    "loadable": driver.can_load_extensions,
-                    **self.db.extensions,
-                },
-            },
-            "fts": {
-                "available": driver.has_fts5,
-                "tokenizer": "porter unicode61 remove_diacritics 2",
-            },
-            "vector": vector,
-            "embedding": self.vector_tier.embedding()
-            if self.vector_tier is not None
-            else "off",
-            "outbox": self._outbox_status(depth),
-            "counts": counts,
-            "memory": memory_status(cfg),
-        }
-
-    def _outbox_status(self, depth: int) -> dict[str, Any]:
+                "driver": self.db.driver.name,
+                "holds": ["outbox", "settings_overrides"],
+            }
+        index = self.vector_index
         return {
-            "depth": depth,
-            "worker": "running" if self.worker.running else "stopped",
-            "processed": self.worker.processed,
-            "last_error": self.worker.last_error,
+            "store": store,
+            "fts": self.store.text_index(),
+            "vector": await self._vector_status(),
+            "embedding": index.embedding() if index is not None else "off",
+            "outbox": {
+                "depth": depth,
+                "worker": "running" if self.worker.running else "stopped",
+                "processed": self.worker.processed,
+                "last_error": self.worker.last_error,
+            },
+            "counts": counts,
+            "memory": memory_status(self.config.memory),
         }
 
+    async def _vector_status(self) -> dict[str, Any]:
+        index = self.vector_index
+        if index is None:
+            return {"available": False, "reason": self.vector_error or "no vector tier"}
+        try:
+            return {"available": True, "kind": index.name, **await index.status()}
+        except Exception as exc:  # noqa: BLE001
+            return {
+                "available": False,
+                "kind": index.name,
+                "reason": type(exc).__name__,
+            }
+
+    @_guarded
     async def health(self) -> dict[str, str]:
+        """The contract's three keys ("store", "vector", "embedding"), plus any readiness
+        fields the record store adds (Qdrant: `ready`, `store_latency_ms`)."""
+        fields = await self.store.readiness()
         vector, embedding = "off", "off"
-        if self.vector_tier is not None:
+        if self.vector_index is not None:
             try:
-                vector, embedding = (
-                    self.vector_tier.health(),
-                    self.vector_tier.embedding(),
-                )
+                vector = self.vector_index.health()
+                embedding = self.vector_index.embedding()
             except Exception as exc:  # noqa: BLE001
                 vector = f"error: {type(exc).__name__}"
         elif self.vector_error:
             vector = "unavailable"
         return {
-            "store": f"sqlite:{self.db.driver.name}",
+            "store": fields.pop("store"),
             "vector": vector,
             "embedding": embedding,
+            **fields,
         }
 
     # -- vector write path (fail-open) -------------------------------------------------------
     async def _vector_upsert(self, items: Sequence[Memory]) -> None:
-        if self.vector_tier is None or not items:
+        if self.vector_index is None or not items:
             return
         try:
             await asyncio.wait_for(
-                self.vector_tier.upsert(items), VECTOR_WRITE_TIMEOUT_S
+                self.vector_index.upsert(items), VECTOR_WRITE_TIMEOUT_S
             )
         except Exception as exc:  # noqa: BLE001 - rows keep needs_reindex = 1; reindex catches up
             self.metrics.memory_fallbacks.inc("vector_write")
@@ -548,10 +465,12 @@ class Engine:
             )
 
     async def _vector_delete(self, ids: Sequence[str]) -> None:
-        if self.vector_tier is None or not ids:
+        if self.vector_index is None or not ids:
             return
         try:
-            await asyncio.wait_for(self.vector_tier.delete(ids), VECTOR_WRITE_TIMEOUT_S)
+            await asyncio.wait_for(
+                self.vector_index.delete(ids), VECTOR_WRITE_TIMEOUT_S
+            )
         except Exception as exc:  # noqa: BLE001 - a dangling vector is filtered out at read time
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(
@@ -569,88 +488,3 @@ def memory_status(cfg: MemoryConfig) -> dict[str, Any]:
         "max_tokens": cfg.max_tokens,
         "retention_days": cfg.retention_days,
     }
-
-
-def database_path(config: Config) -> Path:
-    return Path(config.data_dir).expanduser() / DB_FILENAME
-
-
-async def open_engine(
-    holder: ConfigHolder,
-    metrics: Metrics,
-    *,
-    start_worker: bool = True,
-    driver: Driver | None = None,
-    events: EngineEvents | None = None,
-) -> Engine:
-    """Choose the driver, open + migrate the database, attach the vector tier, start.
-
-    With `vector_store.kind: qdrant` Qdrant is the system of record (several replicas share
-    it); the local SQLite file then keeps only this replica's outbox and settings.
-    """
-    config = holder.current
-    if config.vector_store.kind == "qdrant":
-        from memtap.engine.store.qdrant_engine import open_qdrant_engine
-
-        return await open_qdrant_engine(
-            holder, metrics, start_worker=start_worker, driver=driver, events=events
-        )
-    if driver is None:
-        driver = await asyncio.to_thread(
-            choose_driver, os.environ.get("MEMTAP_SQLITE_DRIVER") or None
-        )
-    loaders: list[tuple[str, Callable[[Any], None]]] = []
-    if driver.can_load_extensions and config.vector_store.kind in (
-        "auto",
-        "sqlite-vec",
-    ):
-        loaders.append(("sqlite-vec", load_sqlite_vec))
-    db = await Database.open(database_path(config), driver, extension_loaders=loaders)
-    try:
-        await db.write_outside_transaction(migrations.migrate)
-        engine = Engine(holder, metrics, db, events)
-        engine.extension_loaders = loaders
-        await _attach_vector_tier(engine, holder, metrics)
-        await engine.start(worker=start_worker)
-    except BaseException:
-        await db.close()
-        raise
-    log.info(
-        "memory.engine_started",
-        extra={
-            "fields": {
-                "store": f"sqlite:{driver.name}",
-                "path": str(db.path),
-                "vector": engine.vector_tier.name if engine.vector_tier else "off",
-            }
-        },
-    )
-    return engine
-
-
-async def _attach_vector_tier(
-    engine: Engine, holder: ConfigHolder, metrics: Metrics
-) -> None:
-    if holder.current.vector_store.kind == "none":
-        engine.vector_error = "disabled (vector_store.kind: none)"
-        return
-    try:
-        from memtap.engine.retrieval import semantic
-    except ImportError:
-        engine.vector_error = "semantic tier not installed"
-        return
-    build = getattr(semantic, "build_vector_tier", None)
-    if build is None:
-        engine.vector_error = "semantic tier not installed"
-        return
-    try:
-        engine.vector_tier = await build(holder, engine.db, metrics)
-        if engine.vector_tier is None:
-            engine.vector_error = "no embedding source or vector store available"
-    except Exception as exc:  # noqa: BLE001 - memory works without vectors
-        engine.vector_error = f"{type(exc).__name__}: {exc}"[:200]
-        metrics.memory_fallbacks.inc("vector_init")
-        log.warning(
-            "memory.vector_unavailable",
-            extra={"fields": {"error": engine.vector_error}},
-        )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.proxy.addons import default_addons
 from memtap.proxy.addons.access_log import log_connect
@@ -82,8 +83,6 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
 async def _open_engine(runtime: Runtime) -> None:
     """Fail-open: when the engine cannot start, memtap proxies without memory."""
     try:
-        from memtap.engine.engine import open_engine
-
         runtime.engine = await open_engine(
             runtime.config, runtime.metrics, events=runtime.engine_events
         )

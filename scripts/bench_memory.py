@@ -35,9 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.clock import now_iso
-from memtap.engine.engine import Engine, open_engine
+from memtap.engine.engine import Engine
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.store import outbox
+from memtap.engine.sqlite import outbox
 from memtap.engine.types import RetrievalRequest, Turn
 
 OWNER = "0123456789abcdef01234567"

@@ -27,13 +27,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memtap.config.schema import QdrantConfig
+from memtap.config.schema import MemoryConfig, QdrantConfig
 from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.base import Vectors, l2_normalize
-from memtap.engine.store.memories import Live
-from memtap.engine.store.qdrant_store import QdrantMemoryStore
-from memtap.engine.store.qdrant_transport import open_transport
-from memtap.engine.types import Memory, NewMemory
+from memtap.engine.qdrant.index import QdrantDenseIndex
+from memtap.engine.qdrant.payload import point_id
+from memtap.engine.qdrant.records import QdrantMemoryStore
+from memtap.engine.qdrant.transport import open_transport
+from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.types import Memory, NewMemory, RetrievalRequest
 
 WORDS = ["postgres", "sqlite", "redis", "kafka", "docker", "kubernetes", "terraform", "vim", "emacs", "helix", "rust", "go", "python", "typescript", "react", "vue", "svelte", "tabs", "spaces", "dark", "light", "mode", "zsh", "fish", "bash", "linux", "macos", "windows", "aws", "gcp", "azure"]
 OWNERS = 10
@@ -48,6 +50,9 @@ class RandomEmbedder:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         rows = [np.random.default_rng(abs(hash(t)) % (1 << 32)).standard_normal(self.dim) for t in texts]
         return l2_normalize(np.asarray(rows, dtype=np.float32))
+
+    def batch_stats(self) -> None:
+        return None
 
     async def close(self) -> None:
         return None
@@ -76,10 +81,10 @@ async def bench_one(label: str, config: QdrantConfig, size: int, queries: int) -
             batch.append(Memory(id=str(uuid.uuid4()), owner=f"owner{i % OWNERS}", session=None, type="factual",
                                 key=f"k{i}", content=_text(rng), metadata={}, created_at=now, updated_at=now))
             if len(batch) == 256:
-                await store.upsert(batch)
+                await store.points.write([(point_id(m.owner, m.key, m.id), m, None) for m in batch])
                 batch = []
         if batch:
-            await store.upsert(batch)
+            await store.points.write([(point_id(m.owner, m.key, m.id), m, None) for m in batch])
         bulk_s = time.perf_counter() - started
 
         single: list[float] = []
@@ -88,12 +93,14 @@ async def bench_one(label: str, config: QdrantConfig, size: int, queries: int) -
             await store.upsert_memory(NewMemory(owner="owner0", content=_text(rng), key=f"single{i}"), now_iso())
             single.append((time.perf_counter() - t0) * 1000)
 
-        live = Live(now=now_iso(), cutoff=None, owner="owner3")
+        # The one ranking (engine.retrieval) over the store's keyword arm and its dense arm.
+        ctx = RetrievalContext(store, MemoryConfig(top_k=20, max_items=20, min_similarity=0.35),
+                               QdrantDenseIndex(store, None))
         search: list[float] = []
         for _ in range(queries):
             query = " ".join(rng.choice(WORDS, size=3))
             t0 = time.perf_counter()
-            await store.hybrid(query, live, 20, 0.35)
+            await retrieve(ctx, RetrievalRequest(owner="owner3", query=query), side_effects=False)
             search.append((time.perf_counter() - t0) * 1000)
         result = {
             "target": label, "points": size, "owners": OWNERS,

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,14 +41,18 @@ from memtap.config.schema import (
     MemoryConfig,
     VectorStoreConfig,
 )
+from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.static import build_static
+from memtap.engine.factory import build_vector_index
+from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
-from memtap.engine.store import memories, vectors
-from memtap.engine.store.database import Database
-from memtap.engine.store.driver import choose_driver, load_sqlite_vec
-from memtap.engine.store.migrations import migrate
-from memtap.engine.store.vector_cache import VectorCache
+from memtap.engine.sqlite import vectors
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.migrations import migrate
+from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vector_cache import VectorCache
 from memtap.engine.types import RetrievalRequest
 
 WORDS = [
@@ -134,6 +139,10 @@ VERBS = (
 class _Holder:
     current: Config
 
+    def subscribe(self, callback: object) -> Callable[[], None]:
+        """A fixed configuration: nothing ever changes."""
+        return lambda: None
+
 
 def _vocabulary() -> list[str]:
     # A few thousand distinct terms, so each one matches a realistic share of memories
@@ -173,7 +182,7 @@ def pct(samples: list[float], q: float) -> float:
 async def fill(db: Database, owner: str, n: int, dim: int) -> None:
     rng = random.Random(7)
     vec_rng = np.random.default_rng(7)
-    now = memories.now_iso()
+    now = now_iso()
     rows = [(owner, n)] + [(f"other{i}", 200) for i in range(10)]
     for who, count in rows:
         for start in range(0, count, 5000):
@@ -231,15 +240,15 @@ async def bench_one(
         choose_driver(),
         extension_loaders=[("sqlite-vec", load_sqlite_vec)],
     )
-    tier: SqliteVecTier | None = None
+    tier: SqliteVecIndex | None = None
     try:
         await db.write_outside_transaction(lambda conn: migrate(conn))
-        tier = await build_vector_tier(_Holder(config), db, None)
+        tier = await build_vector_index(_Holder(config), db, None)
         assert tier is not None
         t0 = time.perf_counter()
         await fill(db, "owner", n, tier.source.dim)
         fill_s = time.perf_counter() - t0
-        ctx = RetrievalContext(db, config.memory, tier)
+        ctx = RetrievalContext(SqliteRecordStore(db), config.memory, tier)
         rng = random.Random(3)
         texts = [
             f"which {rng.choice(VOCAB)} setup fits {rng.choice(VOCAB)}?"
@@ -290,7 +299,7 @@ async def bench_one(
             load_ms = (time.perf_counter() - started) * 1000
         cached_ms = []  # the tier's KNN as retrieval runs it: cached matrix + re-read of
         cache = tier.cache  # the hits through the live filter, one reader hop
-        live = memories.Live(now=memories.now_iso(), cutoff=None, owner="owner")
+        live = Live(now=now_iso(), cutoff=None, owner="owner")
         for _ in range(queries):
             started = time.perf_counter()
             await db.read(lambda conn: vectors.knn_live(conn, cache, vector, live, 20))
@@ -298,9 +307,7 @@ async def bench_one(
         tier_ms = []
         for i in range(queries):
             started = time.perf_counter()
-            await tier.search(
-                "owner", f"semantic only {texts[i]}", None, 20, backfill=False
-            )
+            await tier.search(live, f"semantic only {texts[i]}", 20, backfill=False)
             tier_ms.append((time.perf_counter() - started) * 1000)
         embed_ms = []
         for i in range(queries):

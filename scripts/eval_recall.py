@@ -17,6 +17,7 @@ import asyncio
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,13 +29,16 @@ from memtap.config.schema import (
     MemoryConfig,
     VectorStoreConfig,
 )
+from memtap.engine.clock import iso
 from memtap.engine.embeddings.static import build_static
+from memtap.engine.factory import build_vector_index
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
-from memtap.engine.store import memories
-from memtap.engine.store.database import Database
-from memtap.engine.store.driver import choose_driver, load_sqlite_vec
-from memtap.engine.store.migrations import migrate
+from memtap.engine.sqlite import memories
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.migrations import migrate
+from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.types import NewMemory, RetrievalRequest
 
 DEFAULT_SET = (
@@ -84,7 +88,7 @@ async def load_set(db: Database, data: dict[str, Any]) -> None:
 
     def write(conn: Any) -> None:
         for owner, m in rows:
-            stamp = memories.iso(now - timedelta(days=m["age_days"]))
+            stamp = iso(now - timedelta(days=m["age_days"]))
             new = NewMemory(
                 owner=owner,
                 content=m["content"],
@@ -120,19 +124,19 @@ async def evaluate(
         choose_driver(),
         extension_loaders=[("sqlite-vec", load_sqlite_vec)],
     )
-    tier: SqliteVecTier | None = None
+    tier: SqliteVecIndex | None = None
     try:
         await db.write_outside_transaction(lambda conn: migrate(conn))
         await load_set(db, data)
         holder = _Holder(config)
-        tier = await build_vector_tier(holder, db, None)
+        tier = await build_vector_index(holder, db, None)
         if tier is None:
             raise SystemExit(
                 f"no vector tier for embedding source {embedding.source!r}"
             )
         await tier.reindex(None, False)
         scores = {s: Score() for s in STRATEGIES}
-        ctx = RetrievalContext(db, config.memory, tier)
+        ctx = RetrievalContext(SqliteRecordStore(db), config.memory, tier)
         for owner, spec in data["owners"].items():
             for q in spec["queries"]:
                 for strategy in STRATEGIES:
@@ -188,6 +192,10 @@ def _score(score: Score, owner: str, q: dict[str, Any], ranked: list[str]) -> No
 @dataclass(slots=True)
 class _Holder:
     current: Config
+
+    def subscribe(self, callback: object) -> Callable[[], None]:
+        """A fixed configuration: nothing ever changes."""
+        return lambda: None
 
 
 async def main(argv: list[str]) -> int:

@@ -8,6 +8,7 @@ change of signature makes the vector tier rebuild its table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -24,6 +25,16 @@ class EmbeddingError(Exception):
         super().__init__(message)
         self.cause = cause
         """Short stable label for logs and the `memory_fallbacks` metric."""
+
+
+@dataclass(slots=True)
+class CoalescerStats:
+    """Counts of a local model's coalesced runs (`embeddings.coalesce.Coalescer`)."""
+
+    runs: int = 0
+    requests: int = 0
+    texts: int = 0
+    largest_run: int = 0
 
 
 @runtime_checkable
@@ -48,6 +59,10 @@ class EmbeddingSource(Protocol):
         """Embed `texts` in order; returns (len(texts), dim) float32 unit vectors.
 
         Raises `EmbeddingError`. Never blocks the event loop."""
+        ...
+
+    def batch_stats(self) -> CoalescerStats | None:
+        """How a local model coalesced requests into runs (None: the source does not batch)."""
         ...
 
     async def close(self) -> None:

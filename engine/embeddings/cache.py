@@ -16,7 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from memtap.engine.embeddings.base import EmbeddingSource, Vectors, empty_vectors
+from memtap.engine.embeddings.base import (
+    CoalescerStats,
+    EmbeddingSource,
+    Vectors,
+    empty_vectors,
+)
 
 ENV_MAX = "MEMORY_EMBEDDING_CACHE_MAX"
 ENV_TTL_MS = "MEMORY_EMBEDDING_CACHE_TTL_MS"
@@ -124,6 +129,9 @@ class CachedSource:
                 self.cache.put(keys[positions[0]], vector)
                 out[positions] = vector
         return out
+
+    def batch_stats(self) -> CoalescerStats | None:
+        return self.inner.batch_stats()
 
     async def close(self) -> None:
         await self.inner.close()

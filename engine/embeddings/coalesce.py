@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memtap.engine.embeddings.base import Vectors
+from memtap.engine.embeddings.base import CoalescerStats, Vectors
 
 SMALL_REQUEST = 4
 """Texts in a request that counts as a query (served first)."""
@@ -32,14 +32,6 @@ SMALL_REQUEST = 4
 class _Request:
     texts: list[str]
     future: asyncio.Future[Vectors]
-
-
-@dataclass(slots=True)
-class CoalescerStats:
-    runs: int = 0
-    requests: int = 0
-    texts: int = 0
-    largest_run: int = 0
 
 
 @dataclass(slots=True)

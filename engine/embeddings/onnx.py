@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memtap.engine.embeddings.base import (
+    CoalescerStats,
     EmbeddingError,
     Vectors,
     empty_vectors,
@@ -131,6 +132,9 @@ class OnnxEmbedder:
     @property
     def tokenizer(self) -> Any:
         return self._tokenizer
+
+    def batch_stats(self) -> CoalescerStats | None:
+        return self.batches.stats
 
     async def close(self) -> None:
         self._session = None

@@ -15,6 +15,7 @@ import aiohttp
 import numpy as np
 
 from memtap.engine.embeddings.base import (
+    CoalescerStats,
     EmbeddingError,
     Vectors,
     empty_vectors,
@@ -132,6 +133,9 @@ class RemoteEmbedder:
                 cause="remote_malformed",
             )
         return l2_normalize(matrix)
+
+    def batch_stats(self) -> CoalescerStats | None:
+        return None
 
     async def close(self) -> None:
         if self._session is not None:

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memtap.engine.embeddings.base import (
+    CoalescerStats,
     EmbeddingError,
     Vectors,
     empty_vectors,
@@ -110,6 +111,9 @@ class StaticEmbedder:
         ids = ids[ids < len(self._index)]
         rows = self._index[ids].astype(np.int64)
         return rows[rows >= 0]
+
+    def batch_stats(self) -> CoalescerStats | None:
+        return None
 
     async def close(self) -> None:
         return None

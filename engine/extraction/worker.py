@@ -1,35 +1,40 @@
-"""The outbox worker: turns waiting on disk become memories.
+"""The outbox worker: turns waiting on disk become memories, whatever the record store.
 
-Loop: read a page of outbox rows (oldest first), extract facts off the event loop, then ONE
-write transaction stores the facts (upsert on (owner, key), supersession) AND deletes those
-outbox rows. A crash before the commit leaves the rows for the next start; after it, the rows
-are gone: each turn takes effect exactly once. Facts are keyed by content, so even a replay
-of an old turn updates its memories in place instead of duplicating them.
+Loop: read a page of outbox rows (oldest first), extract facts off the event loop, then hand
+the page to `RecordStore.write_facts`, which stores the facts (upsert on (owner, key),
+supersession) and acks the rows: in ONE transaction when the record store shares the SQLite
+file with the outbox, turn by turn (write, then ack) otherwise. A crash before the ack leaves
+the rows for the next start; facts are keyed by content, so a replay updates its memories in
+place instead of duplicating them.
 
-Rows are read in pages, so a burst waits on disk, not in RAM. A row whose processing keeps
-failing (a bug, not the store) is retried `MAX_ATTEMPTS` times, then dropped with a log event.
+Rows are read in pages, so a burst waits on disk, not in RAM. A store that is unwell
+(`StoreError`, Qdrant down) makes the worker back off and retry the page: the rows wait in
+the outbox. A row whose processing keeps failing for another reason (a bug, a refused fact)
+is retried `MAX_ATTEMPTS` times, then dropped with a log event.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memtap.engine.api import EngineError
+from memtap.engine.api import StoreError, StoreUnavailable
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.metrics import Metrics
-from memtap.engine.store import memories, outbox
-from memtap.engine.store.database import Database, StoreError
-from memtap.engine.store.outbox import MAX_ATTEMPTS, OutboxRow
-from memtap.engine.types import ExtractedFact, Memory, NewMemory
+from memtap.engine.ports import (
+    Outbox,
+    OutboxRow,
+    PlannedTurn,
+    RecordStore,
+    WrittenTurn,
+)
+from memtap.engine.types import ExtractedFact, Memory
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
@@ -37,17 +42,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("memtap.extraction")
 
 PAGE_SIZE = 200
+MAX_ATTEMPTS = 5
+"""Tries of a row that keeps failing (not the store) before it is dropped."""
 IDLE_POLL_S = 5.0
 BATCH_DELAY_S = 0.05
 
 
-@dataclass(frozen=True, slots=True)
-class _Planned:
-    row: OutboxRow
-    facts: tuple[tuple[ExtractedFact, dict[str, Any]], ...]
-
-
-def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[_Planned]:
+def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTurn]:
     """Pure: the facts of each row with their provenance metadata."""
     out = []
     extracted_at = now_iso()
@@ -78,56 +79,8 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[_Planned]
                         "subject": fact.subject,
                     }
                     facts.append((fact, meta))
-        out.append(_Planned(row, tuple(facts)))
+        out.append(PlannedTurn(row, tuple(facts)))
     return out
-
-
-def apply(
-    conn: Any, planned: list[_Planned]
-) -> list[tuple[OutboxRow, list[Memory], list[str]]]:
-    """In the write transaction: store facts, supersede older ones, delete the outbox rows.
-    Returns per row (row, memories written, ids superseded)."""
-    now = now_iso()
-    results = []
-    for item in planned:
-        written: list[Memory] = []
-        superseded: list[str] = []
-        turn = item.row.turn
-        for fact, meta in item.facts:
-            memory, _ = memories.upsert(
-                conn,
-                NewMemory(
-                    owner=turn.owner,
-                    content=fact.content,
-                    type=fact.type,
-                    key=fact.key,
-                    session=turn.session,
-                    metadata=meta,
-                ),
-                now,
-                subject=fact.subject,
-            )
-            written.append(memory)
-            superseded += memories.supersede(
-                conn, turn.owner, fact.subject, memory.id, now
-            )
-        results.append((item.row, written, superseded))
-    outbox.delete(conn, [item.row.seq for item in planned])
-    return results
-
-
-def _apply_one(
-    conn: Any, item: _Planned
-) -> list[tuple[OutboxRow, list[Memory], list[str]]]:
-    return apply(conn, [item])
-
-
-def _page(conn: Any, after: int) -> list[OutboxRow]:
-    return outbox.page(conn, after, PAGE_SIZE)
-
-
-def ids_of(written: list[Memory]) -> tuple[str, ...]:
-    return tuple(memory.id for memory in written)
 
 
 OnWritten = Callable[[list[Memory]], Awaitable[None]]
@@ -136,17 +89,19 @@ OnWritten = Callable[[list[Memory]], Awaitable[None]]
 class OutboxWorker:
     def __init__(
         self,
-        db: Database,
+        outbox: Outbox,
+        records: RecordStore,
         holder: ConfigHolder,
         metrics: Metrics,
         on_written: OnWritten | None = None,
         events: EngineEvents | None = None,
     ) -> None:
-        self.db = db
+        self.outbox = outbox
+        self.events = events if events is not None else EngineEvents()
+        self.records = records
         self.holder = holder
         self.metrics = metrics
         self.on_written = on_written
-        self.events = events if events is not None else EngineEvents()
         self._wake = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -185,7 +140,7 @@ class OutboxWorker:
         after = 0
         while True:
             try:
-                rows = await self.db.read(functools.partial(_page, after=after))
+                rows = await self.outbox.page(after, PAGE_SIZE)
                 if not rows:
                     if self._stopping:
                         return
@@ -221,18 +176,20 @@ class OutboxWorker:
         started = time.perf_counter()
         planned = await asyncio.to_thread(plan, rows, extract_from)
         try:
-            results = await self.db.write(lambda conn: apply(conn, planned))
-        except StoreError:
+            results = await self.records.write_facts(planned, self.outbox, now_iso())
+        except (StoreError, StoreUnavailable):
             raise  # the store is unwell: back off and retry the page later
-        except EngineError:
-            results = await self._one_by_one(planned)
         except Exception:  # noqa: BLE001 - a bad row: isolate it
             results = await self._one_by_one(planned)
         written_all: list[Memory] = []
-        for row, written, superseded in results:
+        for row, written, superseded in (
+            (r.row, r.written, r.superseded) for r in results
+        ):
             written_all += written
             self.events.turn_extracted(
-                TurnExtracted(row.turn.request_id, row.turn.owner, ids_of(written))
+                TurnExtracted(
+                    row.turn.request_id, row.turn.owner, tuple(m.id for m in written)
+                )
             )
             if written:
                 log.info(
@@ -270,23 +227,21 @@ class OutboxWorker:
                 )
         return len(written_all)
 
-    async def _one_by_one(
-        self, planned: list[_Planned]
-    ) -> list[tuple[OutboxRow, list[Memory], list[str]]]:
-        results = []
+    async def _one_by_one(self, planned: list[PlannedTurn]) -> list[WrittenTurn]:
+        results: list[WrittenTurn] = []
         for item in planned:
             try:
-                results += await self.db.write(functools.partial(_apply_one, item=item))
-            except StoreError:
+                results += await self.records.write_facts(
+                    [item], self.outbox, now_iso()
+                )
+            except (StoreError, StoreUnavailable):
                 raise
             except Exception as exc:  # noqa: BLE001
                 error = f"{type(exc).__name__}: {exc}"
                 seq = item.row.seq
-                attempts = await self.db.write(
-                    functools.partial(outbox.record_failure, seq=seq, error=error)
-                )
+                attempts = await self.outbox.record_failure(seq, error)
                 if attempts >= MAX_ATTEMPTS:
-                    await self.db.write(functools.partial(outbox.delete, seqs=[seq]))
+                    await self.outbox.ack([seq])
                     log.error(
                         "memory.extract_dropped",
                         extra={
@@ -297,5 +252,5 @@ class OutboxWorker:
                             }
                         },
                     )
-                    results.append((item.row, [], []))
+                    results.append(WrittenTurn(item.row, [], []))
         return results

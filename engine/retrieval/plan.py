@@ -1,6 +1,5 @@
 """What one retrieval request asks for once the configured defaults fill its gaps: strategy,
-scope, token budget, item cap, candidate pool and the live-row filter. Shared by the SQLite
-path (`retrieve.py`) and the Qdrant one (`engine/store/qdrant_retrieval.py`)."""
+scope, token budget, item cap, candidate pool and the live-row filter (`retrieve.py`)."""
 
 from __future__ import annotations
 
@@ -10,8 +9,8 @@ from typing import Any
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
+from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.budget import clamp_budget
-from memtap.engine.store.memories import Live
 from memtap.engine.types import RetrievalRequest
 
 MAX_LIMIT = 100

@@ -1,28 +1,28 @@
-"""Retrieval: strategy dispatch, scope, filters, relevance floor, ranking and the budget walk.
+"""Retrieval: strategy dispatch, scope, filters, relevance floor, ranking and the budget walk,
+once for every store: the candidates come from the ports (`RecordStore.keyword` / `recent`,
+`VectorIndex.search`), the ranking is here.
 
 One code path serves the proxy and `retrieve-preview` (`side_effects=False` only turns off
-metrics here; lazy backfill belongs to the vector tier and is skipped too).
+metrics here; lazy backfill belongs to the vector index and is skipped too).
 
 Rules every strategy obeys:
 - scope: `session` = only memories of the request's session (memories with no session when
   the request has none); `owner` = every memory of the owner; `global` = every owner's
   memories — cross-owner by explicit configuration only (`memory.scope: global`);
 - expiry (`expires_at`), `retention_days` (counted from `updated_at`, the last time a memory
-  was written or re-stated) and supersession are enforced in SQL on every path, including
-  vector hits, which are re-read from SQLite;
+  was written or re-stated) and supersession are enforced by the record store's `Live`
+  filter on every path, including vector hits (returned live by the index, or re-read
+  through `RecordStore.live_many`);
 - relevance floor: `keyword`, `semantic` and `hybrid` return nothing unless the query had a
-  keyword match (bm25 relevance > `min_score`) or a vector match (cosine >=
-  `min_similarity`); `recent` has no floor, only the budget;
+  keyword match (relevance > `min_score`) or a vector match (cosine >= `min_similarity`);
+  `recent` has no floor, only the budget;
 - ties: the newer memory wins (`updated_at` desc);
 - budget: `max_tokens` (1..16000) walked in rank order, at most `max_items`/`limit` hits.
 
-The vector seam: `RetrievalContext.vector_tier` is an optional
-`engine.store.protocol.VectorTier`. When present, `semantic` ranks by its
-`search(owner, query, session, limit)` (or `search_live`, which also re-reads the hits) and
-`hybrid` is RRF(keyword, vector) with `rrf_k`; the keyword and vector searches run
-concurrently. When the tier is absent or failing (exception or `retrieval_timeout_ms`),
-`semantic` falls back to keyword and `hybrid` to RRF(keyword, recent), and
-`resolution["fallbacks"]` says why.
+With a vector index, `semantic` ranks by it and `hybrid` is RRF(keyword, vector) with
+`rrf_k`; the keyword and vector searches run concurrently. When the index is absent or
+failing (exception or `retrieval_timeout_ms`), `semantic` falls back to keyword and `hybrid`
+to RRF(keyword, recent), and `resolution["fallbacks"]` says why.
 """
 
 from __future__ import annotations
@@ -34,15 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtap.config.schema import MemoryConfig
+from memtap.engine.fallbacks import NoVectors
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
+from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
-from memtap.engine.retrieval.hybrid import fuse, keyword_and_recent
-from memtap.engine.retrieval.keyword import keyword
+from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
-from memtap.engine.retrieval.recent import recent
-from memtap.engine.store.database import Database
-from memtap.engine.store.memories import Live, get_many
-from memtap.engine.store.protocol import VectorTier
 from memtap.engine.types import (
     Hit,
     Memory,
@@ -57,10 +55,19 @@ log = logging.getLogger("memtap.retrieval")
 
 @dataclass(frozen=True, slots=True)
 class RetrievalContext:
-    db: Database
+    records: RecordStore
     config: MemoryConfig
-    vector_tier: VectorTier | None
+    vectors: VectorIndex | None
     metrics: Metrics | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _VectorAnswer:
+    candidates: list[_Candidate] | None
+    """None: no vector ranking for this request (no index, or it failed)."""
+    recent_fallback: bool = True
+    """Whether `hybrid` fuses the recent ranking instead (not when the index has no
+    vectors at all: then keywords alone answer, as the relevance floor wants)."""
 
 
 @dataclass(slots=True)
@@ -80,18 +87,21 @@ async def _vector(
     live: Live,
     limit: int,
     resolution: dict[str, Any],
-) -> list[_Candidate] | None:
-    """Vector candidates above `min_similarity`, or None when the tier is missing/failed."""
-    tier = ctx.vector_tier
+) -> _VectorAnswer:
+    """Vector candidates above `min_similarity`, or None when the index is missing/failed."""
+    tier = ctx.vectors
     if tier is None:
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
-        return None
+        return _VectorAnswer(None)
     started = time.perf_counter()
     try:
         found = await asyncio.wait_for(
-            _vector_rows(ctx.db, tier, live, req.query, limit, side_effects),
+            _vector_rows(ctx.records, tier, live, req.query, limit, side_effects),
             timeout=ctx.config.retrieval_timeout_ms / 1000,
         )
+    except NoVectors as exc:
+        resolution["fallbacks"].append({"tier": "vector", "reason": str(exc)})
+        return _VectorAnswer(None, recent_fallback=False)
     except Exception as exc:  # noqa: BLE001 - the vector tier is optional: fall back
         reason = (
             "timeout"
@@ -103,7 +113,7 @@ async def _vector(
             ctx.metrics.memory_fallbacks.inc(
                 "vector_timeout" if isinstance(exc, TimeoutError) else "vector_error"
             )
-        return None
+        return _VectorAnswer(None)
     resolution["timings_ms"]["vector"] = round(
         (time.perf_counter() - started) * 1000, 3
     )
@@ -111,38 +121,29 @@ async def _vector(
     resolution["embedding"] = tier.embedding()
     tier_name: Tier = "qdrant" if tier.name == "qdrant" else "vector"
     good = [(m, sim) for m, sim in found if sim >= ctx.config.min_similarity]
-    return [
-        _Candidate(m, sim, tier_name, vec_rank=rank, similarity=sim)
-        for rank, (m, sim) in enumerate(good, start=1)
-    ]
+    return _VectorAnswer(
+        [
+            _Candidate(m, sim, tier_name, vec_rank=rank, similarity=sim)
+            for rank, (m, sim) in enumerate(good, start=1)
+        ]
+    )
 
 
 async def _vector_rows(
-    db: Database,
-    tier: VectorTier,
+    records: RecordStore,
+    index: VectorIndex,
     live: Live,
     query: str,
     limit: int,
     backfill: bool,
 ) -> list[tuple[Memory, float]]:
-    """The tier's hits as live rows, best first. A tier with `search_live` (sqlite-vec)
-    re-reads them itself in the KNN's reader hop; any other returns ids, re-read here."""
-    search_live = getattr(tier, "search_live", None)
-    if search_live is not None:
-        rows: list[tuple[Memory, float]] = await search_live(
-            live, query, limit, backfill=backfill
-        )
-        return rows
-    found = await tier.search(
-        live.owner,
-        query,
-        live.session if live.match_session else None,
-        limit,
-        backfill=backfill,
-    )
-    wanted = [mid for mid, _ in found]
-    by_id = await db.read(lambda conn: get_many(conn, wanted, live))
-    return [(by_id[mid], sim) for mid, sim in found if mid in by_id]
+    """The index's hits as live rows, best first: returned live by the index, or re-read
+    through the record store's `Live` filter."""
+    found = await index.search(live, query, limit, backfill=backfill)
+    rows = found.rows
+    if rows is None:
+        rows = await records.live_many([mid for mid, _ in found.ranked], live)
+    return [(rows[mid], sim) for mid, sim in found.ranked if mid in rows]
 
 
 async def retrieve(
@@ -153,12 +154,11 @@ async def retrieve(
     plan = plan_retrieval(req, cfg)
     strategy, budget, max_items = plan.strategy, plan.budget, plan.max_items
     pool, live = plan.pool, plan.live
-    timeout = cfg.retrieval_timeout_ms
-    resolution = plan.resolution(cfg)
+    resolution = {**plan.resolution(cfg), "store": ctx.records.name}
 
     candidates: list[_Candidate] = []
     if strategy == "recent":
-        rows = await recent(ctx.db, live, pool, timeout)
+        rows = await ctx.records.recent(live, pool)
         resolution["tiers"].append("recent")
         candidates = [
             _Candidate(m, 1.0 / (cfg.rrf_k + i), "recent")
@@ -177,12 +177,12 @@ async def retrieve(
         t0 = time.perf_counter()
         recent_rows: list[Memory] | None = None
         try:
-            if strategy == "hybrid" and ctx.vector_tier is None:
-                found, recent_rows = await keyword_and_recent(
-                    ctx.db, req.query, live, pool, timeout
+            if strategy == "hybrid" and ctx.vectors is None:
+                found, recent_rows = await ctx.records.keyword_and_recent(
+                    req.query, live, pool
                 )
             else:
-                found = await keyword(ctx.db, req.query, live, pool, timeout)
+                found = await ctx.records.keyword(req.query, live, pool)
         except BaseException:
             if vector_task is not None:
                 vector_task.cancel()
@@ -196,7 +196,8 @@ async def retrieve(
             _Candidate(m, s, "keyword", fts_rank=i)
             for i, (m, s) in enumerate(kw, start=1)
         ]
-        vec = await vector_task if vector_task is not None else None
+        answer = await vector_task if vector_task is not None else _VectorAnswer(None)
+        vec = answer.candidates
         if strategy == "keyword" or (strategy == "semantic" and vec is None):
             if strategy == "semantic":
                 resolution["fallbacks"].append(
@@ -211,7 +212,7 @@ async def retrieve(
             candidates = vec or []
         else:
             candidates = await _hybrid(
-                ctx, live, pool, kw_cands, vec, resolution, recent_rows
+                ctx, live, pool, kw_cands, answer, resolution, recent_rows
             )
 
     # Two stable sorts: newest first, then by score, so newer wins among equal scores.
@@ -246,10 +247,11 @@ async def _hybrid(
     live: Live,
     pool: int,
     kw: list[_Candidate],
-    vec: list[_Candidate] | None,
+    answer: _VectorAnswer,
     resolution: dict[str, Any],
     recent_rows: list[Memory] | None,
 ) -> list[_Candidate]:
+    vec = answer.candidates
     if not kw and not vec:
         return []  # relevance floor: nothing matched the query
     by_id: dict[str, _Candidate] = {}
@@ -264,19 +266,22 @@ async def _hybrid(
                 prev.vec_rank, prev.similarity = c.vec_rank, c.similarity
             else:
                 by_id[c.memory.id] = c
-    else:
+    elif answer.recent_fallback:
         rows = recent_rows
         if rows is None:
-            rows = await recent(ctx.db, live, pool, ctx.config.retrieval_timeout_ms)
+            rows = await ctx.records.recent(live, pool)
         resolution["tiers"].append("recent")
         rankings.append([m.id for m in rows])
         for m in rows:
             by_id.setdefault(m.id, _Candidate(m, 0.0, "recent"))
+    # Hits fused from both arms are "hybrid"; with Qdrant as the record store both arms
+    # are Qdrant's, and every fused hit is labelled "qdrant" (the tier the store reports).
+    fused: Tier = "qdrant" if ctx.records.name == "qdrant" else "hybrid"
     out = []
     for mid, score in fuse(rankings, ctx.config.rrf_k):
         c = by_id[mid]
         c.score = score
-        if c.fts_rank is not None and c.vec_rank is not None:
-            c.tier = "hybrid"
+        if fused == "qdrant" or (c.fts_rank is not None and c.vec_rank is not None):
+            c.tier = fused
         out.append(c)
     return out

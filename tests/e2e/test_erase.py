@@ -20,7 +20,7 @@ from memtap.config.schema import (
     MemoryConfig,
     VectorStoreConfig,
 )
-from memtap.engine.engine import database_path
+from memtap.engine.factory import database_path
 from tests.conftest import MemtapServer
 from tests.support.admin import Admin, start_admin
 from tests.support.standin import Standin

@@ -15,9 +15,12 @@ import pytest
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.api import EngineError
-from memtap.engine.engine import Engine, database_path, open_engine
+from memtap.engine.engine import Engine
+from memtap.engine.factory import database_path, open_engine
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
-from memtap.engine.store.database import StoreBusy
+from memtap.engine.ports import VectorHits
+from memtap.engine.sqlite.database import StoreBusy
 from memtap.engine.types import Memory, NewMemory, RetrievalRequest, Turn
 
 OWNER = "e" * 24
@@ -151,13 +154,12 @@ class BrokenTier:
 
     async def search(
         self,
-        owner: str | None,
+        live: Live,
         query: str,
-        session: str | None,
         limit: int,
         *,
         backfill: bool = True,
-    ) -> list[tuple[str, float]]:
+    ) -> VectorHits:
         if self.stall:
             await asyncio.sleep(30)
         raise RuntimeError("vector index corrupt")
@@ -183,6 +185,9 @@ class BrokenTier:
     def embedding(self) -> str:
         return "none"
 
+    async def local_file_replaced(self) -> None:
+        return None
+
     async def close(self) -> None:
         return None
 
@@ -191,7 +196,7 @@ class BrokenTier:
 async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: bool) -> None:
     engine = await open_engine(holder(tmp_path, strategy="hybrid", retrieval_timeout_ms=100), Metrics())
     try:
-        engine.vector_tier = BrokenTier(stall)
+        engine.vector_index = BrokenTier(stall)
         await engine.create_memory(NewMemory(owner=OWNER, content="Prefers green tea"))  # upsert fails: ignored
         retrieval, took = await quick(engine.retrieve(request()))
         assert not isinstance(retrieval, BaseException) and took < 2
@@ -204,7 +209,7 @@ async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: 
         status = await engine.status()
         assert status["vector"]["available"] is False
     finally:
-        engine.vector_tier = None
+        engine.vector_index = None
         await engine.close()
 
 

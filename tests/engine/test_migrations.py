@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from memtap.engine.clock import now_iso
-from memtap.engine.store import fts, memories, migrations
-from memtap.engine.store.driver import Driver, choose_driver
-from memtap.engine.store.memories import Live
+from memtap.engine.memory_rules import Live
+from memtap.engine.sqlite import fts, memories, migrations
+from memtap.engine.sqlite.driver import Driver, choose_driver
 from memtap.engine.types import NewMemory
 
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
-from memtap.engine.engine import Engine, open_engine
+from memtap.engine.engine import Engine
 from memtap.engine.extraction import worker as worker_mod
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.store import outbox
+from memtap.engine.sqlite import outbox
 from memtap.engine.types import ListQuery, Turn
 
 OWNER = "f" * 24
@@ -181,7 +182,7 @@ async def test_poison_row_is_retried_then_dropped(tmp_path: Path, monkeypatch: A
             return planned
 
         monkeypatch.setattr(worker_mod, "plan", plan)
-        for _ in range(outbox.MAX_ATTEMPTS):
+        for _ in range(worker_mod.MAX_ATTEMPTS):
             rows = await engine.db.read(lambda c: outbox.page(c, 0, 10))
             await engine.worker.process(rows)
         assert await depth(engine) == 0

@@ -14,9 +14,9 @@ import pytest
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, VectorStoreConfig
-from memtap.engine.engine import open_engine
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.store import outbox
+from memtap.engine.sqlite import outbox
 from memtap.engine.types import ListQuery
 
 OWNER = "d" * 24
@@ -27,7 +27,7 @@ CHILD = textwrap.dedent(
     import asyncio, os, signal, sys
     from memtap.config.holder import ConfigHolder
     from memtap.config.schema import Config, VectorStoreConfig
-    from memtap.engine.engine import open_engine
+    from memtap.engine.factory import open_engine
     from memtap.engine.metrics import Metrics
     from memtap.engine.types import Turn
 

@@ -31,16 +31,17 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.api import EngineError, NotFound
+from memtap.engine.engine import Engine
+from memtap.engine.factory import open_qdrant_engine
 from memtap.engine.memory_block import OPEN
 from memtap.engine.metrics import Metrics
-from memtap.engine.store import outbox
-from memtap.engine.store.qdrant_engine import QdrantEngine, open_qdrant_engine
-from memtap.engine.store.qdrant_transport import QdrantTransport, open_transport
+from memtap.engine.qdrant.transport import QdrantTransport, open_transport
+from memtap.engine.sqlite import outbox
 from memtap.engine.types import ListQuery, NewMemory, RetrievalRequest, Turn
 from tests.conftest import MemtapServer
 from tests.support.standin import Standin
 
-OpenReplica = Callable[..., Awaitable[QdrantEngine]]
+OpenReplica = Callable[..., Awaitable[Engine]]
 
 
 def closed_port() -> int:
@@ -70,9 +71,9 @@ async def shared() -> AsyncIterator[QdrantTransport]:
 
 @pytest.fixture
 async def replica(tmp_path: Path) -> AsyncIterator[OpenReplica]:
-    engines: list[QdrantEngine] = []
+    engines: list[Engine] = []
 
-    async def open_one(transport: QdrantTransport, name: str, **memory: object) -> QdrantEngine:
+    async def open_one(transport: QdrantTransport, name: str, **memory: object) -> Engine:
         config = Config(
             data_dir=str(tmp_path / name),
             memory=MemoryConfig(**memory),  # type: ignore[arg-type]
@@ -106,7 +107,7 @@ async def test_replicas_share_memories_both_ways(
     assert (await a.list_memories(ListQuery(owner="alice"))).total == 2
 
 
-async def _has_hit(engine: QdrantEngine, owner: str, query: str) -> bool:
+async def _has_hit(engine: Engine, owner: str, query: str) -> bool:
     return bool((await engine.retrieve(RetrievalRequest(owner=owner, query=query))).hits)
 
 
@@ -150,7 +151,7 @@ async def test_outage_fails_open_and_the_outbox_drains_on_recovery(
     await down.close()
 
 
-async def _drained(engine: QdrantEngine) -> bool:
+async def _drained(engine: Engine) -> bool:
     return await engine.db.read(outbox.depth) == 0
 
 
@@ -253,12 +254,12 @@ async def test_proxy_keeps_working_through_an_outage_and_learns_after(
         await down.close()
 
 
-async def _depth_is(engine: QdrantEngine, depth: int) -> bool:
+async def _depth_is(engine: Engine, depth: int) -> bool:
     return await engine.db.read(outbox.depth) == depth
 
 
 async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(tmp_path: Path) -> None:
-    from memtap.engine.engine import open_engine
+    from memtap.engine.factory import open_engine
 
     config = Config(
         data_dir=str(tmp_path / "data"),
@@ -267,7 +268,7 @@ async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(tm
     )
     engine = await open_engine(ConfigHolder(config, None, {}), Metrics())
     try:
-        assert isinstance(engine, QdrantEngine)
+        assert engine.store.name == "qdrant"  # open_engine picked the Qdrant record store
         created = await engine.create_memory(NewMemory(owner="o1", content="I prefer Postgres for side projects"))
         assert (await engine.get_memory(created.id)).content == created.content
         assert (await engine.health())["store"].startswith("qdrant:")

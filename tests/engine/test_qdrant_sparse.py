@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtap.engine.sparse import (
+from memtap.engine.qdrant.sparse import (
     ID_SPACE,
     document_vector,
     query_vector,

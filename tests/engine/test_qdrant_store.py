@@ -8,72 +8,49 @@ Local mode (qdrant-client's in-process engine) stands in for a server; a test ma
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
 from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from memtap.config.errors import ConfigError
-from memtap.config.schema import Config, QdrantConfig, VectorStoreConfig
+from memtap.config.schema import Config, MemoryConfig, QdrantConfig, VectorStoreConfig
 from memtap.engine.api import EngineError
 from memtap.engine.clock import iso
-from memtap.engine.embeddings.base import EmbeddingError, Vectors, l2_normalize
-from memtap.engine.sparse import tokenize
-from memtap.engine.store.memories import Live
-from memtap.engine.store.qdrant_collection import QdrantCollectionMismatch
-from memtap.engine.store.qdrant_payload import point_id
-from memtap.engine.store.qdrant_store import QdrantMemoryStore, open_qdrant_store
-from memtap.engine.store.qdrant_transport import (
+from memtap.engine.memory_rules import Live
+from memtap.engine.qdrant.collection import QdrantCollectionMismatch
+from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
+from memtap.engine.qdrant.payload import point_id
+from memtap.engine.qdrant.records import QdrantMemoryStore, open_qdrant_store
+from memtap.engine.qdrant.transport import (
     QdrantConfigError,
     QdrantRequestError,
     QdrantTransport,
     QdrantUnavailable,
     open_transport,
 )
-from memtap.engine.types import Memory, NewMemory
+from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.migrations import migrate
+from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
+from memtap.engine.types import Hit, Memory, NewMemory, RetrievalRequest
+from tests.support.hash_embedder import HashEmbedder
+from tests.support.semantic import search_ids
 
 NOW = datetime.now(UTC)
 
 
 def at(**delta: float) -> str:
     return iso(NOW + timedelta(**delta))
-
-
-class HashEmbedder:
-    """A deterministic bag-of-words embedding (a stand-in for a model): texts sharing words are
-    close, texts sharing none are orthogonal. `fail = True` makes it raise like a real source."""
-
-    name = "hash"
-    model = "bow"
-
-    def __init__(self, dim: int = 64) -> None:
-        self.dim = dim
-        self.signature = f"hash:bow:{dim}"
-        self.fail = False
-        self.calls = 0
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        self.calls += 1
-        if self.fail:
-            raise EmbeddingError("model offline", cause="remote_error")
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in tokenize(text):
-                out[row, int(hashlib.sha1(token.encode()).hexdigest(), 16) % self.dim] += 1.0
-        return l2_normalize(out)
-
-    async def close(self) -> None:
-        return None
 
 
 def config(**qdrant: object) -> Config:
@@ -96,6 +73,43 @@ async def store(transport: QdrantTransport) -> QdrantMemoryStore:
     qdrant = QdrantMemoryStore(transport, "memories", HashEmbedder(), owns_transport=False)
     await qdrant.collection.ensure()
     return qdrant
+
+
+async def hybrid(
+    store: QdrantMemoryStore, query: str, live: Live, limit: int, min_similarity: float
+) -> list[Hit]:
+    """The hybrid ranking (engine.retrieval, the one ranking) over this store's keyword arm
+    and the dense arm of its points, without a token budget in the way."""
+    scope = "session" if live.match_session else ("global" if live.owner is None else "owner")
+    cfg = MemoryConfig(min_similarity=min_similarity, top_k=limit, max_items=limit, max_tokens=16000)
+    found = await retrieve(
+        RetrievalContext(store, cfg, QdrantDenseIndex(store, None)),
+        RetrievalRequest(owner=live.owner or "-", query=query, session=live.session, scope=scope,  # type: ignore[arg-type]
+                         strategy="hybrid"),
+        side_effects=False,
+    )
+    return list(found.hits)
+
+
+@pytest.fixture
+async def flags(tmp_path: Path) -> AsyncIterator[SqliteReindexFlags]:
+    """`memories.needs_reindex` of a local SQLite file (the rows a vectors-only index serves)."""
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrate)
+    yield SqliteReindexFlags(db)
+    await db.close()
+
+
+@pytest.fixture
+async def vectors(transport: QdrantTransport, flags: SqliteReindexFlags) -> QdrantVectorIndex:
+    index = QdrantVectorIndex(transport, "memories", HashEmbedder(), flags, owns_transport=False)
+    await index.points.collection.ensure()
+    return index
+
+
+async def points_in(index: QdrantVectorIndex) -> int:
+    name = index.points.collection.name
+    return int((await index.points.call("count", lambda c: c.count(name, exact=True))).count)
 
 
 def closed_port() -> int:
@@ -177,12 +191,12 @@ async def test_hybrid_search_fuses_both_arms_inside_qdrant(store: QdrantMemorySt
     await store.upsert_memory(NewMemory(owner="alice", content="I deploy services with kubernetes"), at())
     await store.upsert_memory(NewMemory(owner="alice", content="my favourite database is postgres"), at())
     await store.upsert_memory(NewMemory(owner="bob", content="bob deploys with kubernetes too"), at())
-    hits = await store.hybrid("kubernetes deploy", live(), 10, min_similarity=0.35)
+    hits = await hybrid(store, "kubernetes deploy", live(), 10, min_similarity=0.35)
     assert [h.memory.content for h in hits] == ["I deploy services with kubernetes"]
     hit = hits[0]
     assert hit.tier == "qdrant" and hit.fts_rank == 1 and hit.vec_rank == 1
     assert hit.similarity is not None and hit.similarity > 0.35 and hit.score > 0 and hit.tokens > 0
-    assert await store.hybrid("quantum chromodynamics", live(), 10, min_similarity=0.35) == []
+    assert await hybrid(store, "quantum chromodynamics", live(), 10, min_similarity=0.35) == []
 
 
 async def test_hybrid_respects_expiry_supersession_and_session(store: QdrantMemoryStore) -> None:
@@ -191,9 +205,9 @@ async def test_hybrid_respects_expiry_supersession_and_session(store: QdrantMemo
     new, _ = await store.upsert_memory(NewMemory(owner="alice", content="golang new view", key="k2"), at(), "go")
     await store.supersede("alice", "go", new.id, at())
     await store.upsert_memory(NewMemory(owner="alice", content="golang in s2", session="s2"), at())
-    owner_scope = {h.memory.content for h in await store.hybrid("golang", live(), 10, 0.35)}
+    owner_scope = {h.memory.content for h in await hybrid(store, "golang", live(), 10, 0.35)}
     assert owner_scope == {"golang new view", "golang in s2"}
-    session_scope = await store.hybrid("golang", live(session="s2", match_session=True), 10, 0.35)
+    session_scope = await hybrid(store, "golang", live(session="s2", match_session=True), 10, 0.35)
     assert [h.memory.content for h in session_scope] == ["golang in s2"]
 
 
@@ -205,7 +219,7 @@ async def test_paraphrase_found_by_the_dense_arm(transport: QdrantTransport) -> 
         store = QdrantMemoryStore(transport, "onnx", embedder, owns_transport=False)
         await store.upsert_memory(NewMemory(owner="alice", content="I prefer Postgres for side projects"), at())
         await store.upsert_memory(NewMemory(owner="alice", content="My cat is called Tom"), at())
-        hits = await store.hybrid("which database do I like?", live(), 5, min_similarity=0.3)
+        hits = await hybrid(store, "which database do I like?", live(), 5, min_similarity=0.3)
         assert [h.memory.content for h in hits] == ["I prefer Postgres for side projects"]
         assert hits[0].fts_rank is None and hits[0].vec_rank == 1
     finally:
@@ -220,26 +234,28 @@ def memory(content: str, owner: str = "alice", key: str | None = None, session: 
                   metadata={}, created_at=at(), updated_at=at())
 
 
-async def test_vector_tier_search_upsert_delete_erase(store: QdrantMemoryStore) -> None:
+async def test_vector_tier_search_upsert_delete_erase(vectors: QdrantVectorIndex) -> None:
     a, b = memory("kubernetes clusters at work"), memory("kubernetes at home", session="s1")
     c = memory("kubernetes elsewhere", owner="bob")
-    await store.upsert([a, b, c])
-    found = await store.search("alice", "kubernetes", None, 10)
+    await vectors.upsert([a, b, c])
+    found = await search_ids(vectors, "alice", "kubernetes", None, 10)
     assert {mid for mid, _ in found} == {a.id, b.id} and all(-1.0 <= sim <= 1.0 for _, sim in found)
-    assert [mid for mid, _ in await store.search("alice", "kubernetes", "s1", 10)] == [b.id]
-    assert {mid for mid, _ in await store.search(None, "kubernetes", None, 10)} == {a.id, b.id, c.id}
-    await store.delete([a.id])
-    assert [mid for mid, _ in await store.search("alice", "kubernetes", None, 10)] == [b.id]
-    assert await store.erase_owner("alice") == 1
-    assert await store.search("alice", "kubernetes", None, 10) == []
-    assert await store.count() == 1
+    assert [mid for mid, _ in await search_ids(vectors, "alice", "kubernetes", "s1", 10)] == [b.id]
+    assert {mid for mid, _ in await search_ids(vectors, None, "kubernetes", None, 10)} == {a.id, b.id, c.id}
+    await vectors.delete([a.id])
+    assert [mid for mid, _ in await search_ids(vectors, "alice", "kubernetes", None, 10)] == [b.id]
+    assert await vectors.erase_owner("alice") == 1
+    assert await search_ids(vectors, "alice", "kubernetes", None, 10) == []
+    assert await points_in(vectors) == 1
 
 
-async def test_tier_points_follow_memory_ids_across_key_changes(store: QdrantMemoryStore) -> None:
+async def test_tier_points_follow_memory_ids_across_key_changes(
+    vectors: QdrantVectorIndex, store: QdrantMemoryStore
+) -> None:
     m = memory("prefers dark mode", key="theme")
-    await store.upsert([m])
-    await store.upsert([replace(m, key="ui-theme")])
-    assert await store.count() == 1
+    await vectors.upsert([m])
+    await vectors.upsert([replace(m, key="ui-theme")])
+    assert await points_in(vectors) == 1
     (found,) = [r async for r in store.export_owner("alice")]
     assert found.key == "ui-theme"
 
@@ -247,18 +263,19 @@ async def test_tier_points_follow_memory_ids_across_key_changes(store: QdrantMem
 async def test_reindex_fills_vectors_that_failed_to_embed(transport: QdrantTransport) -> None:
     embedder = HashEmbedder()
     store = QdrantMemoryStore(transport, "reindex", embedder, owns_transport=False)
+    dense = QdrantDenseIndex(store, None)
     embedder.fail = True
-    await store.upsert([memory("terraform modules everywhere")])
+    await store.upsert_memory(NewMemory(owner="alice", content="terraform modules everywhere"), at())
     assert (await store.counts(at()))["needs_reindex"] == 1
     # The query embeds but the point has no dense vector: only the keyword arm finds it.
-    hits = await store.hybrid("terraform", live(), 5, 0.35)
+    hits = await hybrid(store, "terraform", live(), 5, 0.35)
     assert [(h.fts_rank, h.vec_rank) for h in hits] == [(1, None)], "embedding failure: keyword arm only"
     embedder.fail = False
-    assert await store.search("alice", "terraform", None, 5) == []
-    progress = await store.reindex(limit=None, force=False)
+    assert await search_ids(dense, "alice", "terraform", None, 5) == []
+    progress = await dense.reindex(limit=None, force=False)
     assert progress["done"] == 1 and progress["pending"] == 0
-    assert len(await store.search("alice", "terraform", None, 5)) == 1
-    forced = await store.reindex(limit=None, force=True)
+    assert len(await search_ids(dense, "alice", "terraform", None, 5)) == 1
+    forced = await dense.reindex(limit=None, force=True)
     assert forced["done"] == 1 and forced["pending"] == 0
 
 
@@ -270,7 +287,7 @@ async def test_two_stores_on_one_collection_see_each_other(transport: QdrantTran
     replica_b = QdrantMemoryStore(transport, "shared", HashEmbedder(), owns_transport=False)
     written, _ = await replica_a.upsert_memory(NewMemory(owner="alice", content="I use neovim daily"), at())
     assert await replica_b.get_memory(written.id) == written
-    assert [h.memory.id for h in await replica_b.hybrid("neovim", live(), 5, 0.35)] == [written.id]
+    assert [h.memory.id for h in await hybrid(replica_b, "neovim", live(), 5, 0.35)] == [written.id]
     assert await replica_b.erase_owner("alice") == 1
     assert await replica_a.get_memory(written.id) is None
 
@@ -298,8 +315,8 @@ async def test_outage_fails_fast_with_engine_errors() -> None:
     try:
         for operation in (
             store.upsert_memory(NewMemory(owner="alice", content="x"), at()),
-            store.hybrid("anything", live(), 5, 0.35),
-            store.search("alice", "anything", None, 5),
+            hybrid(store, "anything", live(), 5, 0.35),
+            search_ids(QdrantDenseIndex(store, None), "alice", "anything", None, 5),
         ):
             with pytest.raises(QdrantUnavailable):
                 await operation
@@ -380,9 +397,9 @@ async def test_against_a_real_server() -> None:
 async def test_tier_mode_reindex_follows_the_sqlite_flags(
     transport: QdrantTransport, tmp_path: Path
 ) -> None:
-    from memtap.engine.store import memories, migrations
-    from memtap.engine.store.database import Database
-    from memtap.engine.store.driver import choose_driver
+    from memtap.engine.sqlite import memories, migrations
+    from memtap.engine.sqlite.database import Database
+    from memtap.engine.sqlite.driver import choose_driver
 
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
     try:
@@ -393,8 +410,8 @@ async def test_tier_mode_reindex_follows_the_sqlite_flags(
             )
         )
         embedder = HashEmbedder()
-        store = QdrantMemoryStore(
-            transport, "tier", embedder, owns_transport=False, database=db
+        store = QdrantVectorIndex(
+            transport, "tier", embedder, SqliteReindexFlags(db), owns_transport=False
         )
         flagged = "SELECT needs_reindex FROM memories WHERE id = ?"
         embedder.fail = True
@@ -412,7 +429,7 @@ async def test_tier_mode_reindex_follows_the_sqlite_flags(
             await db.read(lambda conn: conn.execute(flagged, (row.id,)).fetchone()[0])
             == 0
         )
-        assert [mid for mid, _ in await store.search("alice", "ansible", None, 5)] == [
+        assert [mid for mid, _ in await search_ids(store, "alice", "ansible", None, 5)] == [
             row.id
         ]
         assert (await store.reindex(limit=None, force=True))["done"] == 1

@@ -16,13 +16,15 @@ from hypothesis import strategies as st
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.clock import iso
-from memtap.engine.engine import Engine, open_engine
+from memtap.engine.engine import Engine
+from memtap.engine.factory import open_engine
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
+from memtap.engine.ports import VectorHits
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.rrf import rrf_fuse
-from memtap.engine.store import fts, memories, migrations, outbox
-from memtap.engine.store.driver import choose_driver
-from memtap.engine.store.memories import Live
+from memtap.engine.sqlite import fts, memories, migrations, outbox
+from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.types import (
     Hit,
     ListQuery,
@@ -236,7 +238,7 @@ def test_rrf_fuse() -> None:
 
 class ScriptedTier:
     """A vector tier that answers from a fixed table (stands in for sqlite-vec/Qdrant at the
-    VectorTier seam; the real tiers have their own tests)."""
+    VectorIndex port; the real indexes have their own tests)."""
 
     name = "sqlite-vec"
 
@@ -247,16 +249,16 @@ class ScriptedTier:
 
     async def search(
         self,
-        owner: str | None,
+        live: Live,
         query: str,
-        session: str | None,
         limit: int,
         *,
         backfill: bool = True,
-    ) -> list[tuple[str, float]]:
-        self.calls.append((owner, query, session, limit))
+    ) -> VectorHits:
+        session = live.session if live.match_session else None
+        self.calls.append((live.owner, query, session, limit))
         self.backfills.append(backfill)
-        return self.answers[:limit]
+        return VectorHits(self.answers[:limit])  # ids: the engine re-reads them live
 
     async def upsert(self, memories: Any) -> None:
         return None
@@ -278,6 +280,9 @@ class ScriptedTier:
 
     def embedding(self) -> str:
         return "scripted"
+
+    async def local_file_replaced(self) -> None:
+        return None
 
     async def close(self) -> None:
         return None
@@ -301,7 +306,7 @@ async def test_vector_seam_rrf_and_filters(make_engine: Callable[..., Any]) -> N
             ("no-such-id", 0.9),
         ]
     )
-    engine.vector_tier = tier
+    engine.vector_index = tier
     try:
         result = await engine.retrieve(
             RetrievalRequest(owner=OWNER, query="chess"), side_effects=False
@@ -358,7 +363,7 @@ async def test_vector_seam_rrf_and_filters(make_engine: Callable[..., Any]) -> N
         await engine.retrieve(RetrievalRequest(owner=OWNER, query="chess"))
         assert tier.backfills[-1] is True
     finally:
-        engine.vector_tier = None
+        engine.vector_index = None
 
 
 @settings(

@@ -11,14 +11,13 @@ import pytest
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import EmbeddingConfig, MemoryConfig, RemoteEmbeddingConfig
+from memtap.engine.factory import build_vector_index
+from memtap.engine.fallbacks import SemanticUnavailable
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.retrieval.semantic import (
-    SemanticUnavailable,
-    SqliteVecTier,
-    build_vector_tier,
-)
-from memtap.engine.store import memories
+from memtap.engine.sqlite import memories
+from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.types import RetrievalRequest
 from tests.support.semantic import (
     EmbeddingsServer,
@@ -26,6 +25,7 @@ from tests.support.semantic import (
     add_memory,
     make_config,
     open_db,
+    search_ids,
     static_table,
 )
 
@@ -51,18 +51,18 @@ async def seeded(tmp_path: Path):  # type: ignore[no-untyped-def]
 async def test_lazy_backfill_then_paraphrase_search(tmp_path: Path) -> None:
     db, ids = await seeded(tmp_path)
     holder = Holder(make_config(tmp_path))
-    tier = await build_vector_tier(holder, db, Metrics())
+    tier = await build_vector_index(holder, db, Metrics())
     try:
-        assert isinstance(tier, SqliteVecTier)
+        assert isinstance(tier, SqliteVecIndex)
         tier.backfill_timeout_s = (
             10.0  # two shared CPUs: not the latency budget under test here
         )
         assert (await tier.status())["needs_reindex"] == 5  # nothing embedded yet
-        preview = await tier.search(
+        preview = await search_ids(tier, 
             "alice", "which database do I like?", None, 5, backfill=False
         )
         assert preview == []  # no vectors and no writes without backfill
-        found = await tier.search("alice", "which database do I like?", None, 5)
+        found = await search_ids(tier, "alice", "which database do I like?", None, 5)
         assert found[0][0] == ids["I prefer Postgres for side projects"]
         status = await tier.status()
         assert (
@@ -70,7 +70,7 @@ async def test_lazy_backfill_then_paraphrase_search(tmp_path: Path) -> None:
         )  # only alice's were backfilled
         # isolation: bob's database fact is never an answer for alice, and vice versa
         assert ids["My favourite database is MongoDB"] not in {m for m, _ in found}
-        bob = await tier.search("bob", "what's my pet called?", None, 5)
+        bob = await search_ids(tier, "bob", "what's my pet called?", None, 5)
         assert bob[0][0] == ids["My cat is named Biscuit"]
         assert {m for m, _ in bob} <= {ids[f] for f in FACTS["bob"]}
     finally:
@@ -82,10 +82,10 @@ async def test_hybrid_retrieval_through_the_engine_path(tmp_path: Path) -> None:
     db, ids = await seeded(tmp_path)
     config = make_config(tmp_path)
     config = replace(config, memory=MemoryConfig(strategy="hybrid", min_similarity=0.3))
-    tier = await build_vector_tier(Holder(config), db, None)
+    tier = await build_vector_index(Holder(config), db, None)
     try:
         await tier.reindex(None, False)
-        ctx = RetrievalContext(db, config.memory, tier)
+        ctx = RetrievalContext(SqliteRecordStore(db), config.memory, tier)
         got = await retrieve(
             ctx, RetrievalRequest(owner="alice", query="what's my pet's name?", limit=3)
         )
@@ -113,13 +113,13 @@ async def test_hybrid_retrieval_through_the_engine_path(tmp_path: Path) -> None:
 
 async def test_signature_change_marks_all_and_reindex_resumes(tmp_path: Path) -> None:
     db, ids = await seeded(tmp_path)
-    onnx_tier = await build_vector_tier(Holder(make_config(tmp_path)), db, None)
+    onnx_tier = await build_vector_index(Holder(make_config(tmp_path)), db, None)
     await onnx_tier.reindex(None, False)
     assert (await onnx_tier.status())["vectors"] == 5
     await onnx_tier.close()
     table = await static_table([fact for facts in FACTS.values() for fact in facts])
     static_config = make_config(tmp_path, source="static", static_path=str(table))
-    tier = await build_vector_tier(Holder(static_config), db, None)
+    tier = await build_vector_index(Holder(static_config), db, None)
     try:
         assert tier.last_reset_marked == 5
         status = await tier.status()
@@ -131,7 +131,7 @@ async def test_signature_change_marks_all_and_reindex_resumes(tmp_path: Path) ->
         assert (rest["done"], rest["pending"], rest["finished"]) == (3, 0, True)
         forced = await tier.reindex(None, True)
         assert forced["done"] == 5
-        found = await tier.search("bob", "my cat is named Biscuit", None, 1)
+        found = await search_ids(tier, "bob", "my cat is named Biscuit", None, 1)
         assert found[0][0] == ids["My cat is named Biscuit"]
     finally:
         await tier.close()
@@ -140,11 +140,11 @@ async def test_signature_change_marks_all_and_reindex_resumes(tmp_path: Path) ->
 
 async def test_upsert_delete_and_erase(tmp_path: Path) -> None:
     db, _ = await seeded(tmp_path)
-    tier = await build_vector_tier(Holder(make_config(tmp_path)), db, None)
+    tier = await build_vector_index(Holder(make_config(tmp_path)), db, None)
     try:
         new = await add_memory(db, "alice", "I am allergic to peanuts")
         await tier.upsert([new])
-        found = await tier.search(
+        found = await search_ids(tier, 
             "alice", "what food can't I eat?", None, 1, backfill=False
         )
         assert found[0][0] == new.id
@@ -153,7 +153,7 @@ async def test_upsert_delete_and_erase(tmp_path: Path) -> None:
         assert (await tier.status())["vectors"] == 0
         await tier.reindex(None, False)
         assert await tier.erase_owner("bob") == 2
-        assert await tier.search("bob", "my cat", None, 5, backfill=False) == []
+        assert await search_ids(tier, "bob", "my cat", None, 5, backfill=False) == []
     finally:
         await tier.close()
         await db.close()
@@ -166,20 +166,20 @@ async def test_no_extension_means_no_tier_and_a_counted_fallback(
     metrics = Metrics()
     try:
         with pytest.raises(SemanticUnavailable) as info:
-            await build_vector_tier(Holder(make_config(tmp_path)), db, metrics)
+            await build_vector_index(Holder(make_config(tmp_path)), db, metrics)
         assert info.value.cause == "no_extension" and "sqlite-vec not loaded" in str(
             info.value
         )
         assert metrics.memory_fallbacks.value("no_extension") == 1
         none_config = make_config(tmp_path, source="none")
         assert (
-            await build_vector_tier(Holder(none_config), db, metrics) is None
+            await build_vector_index(Holder(none_config), db, metrics) is None
         )  # off by choice
         missing = make_config(
             tmp_path, source="onnx", onnx_model_path=str(tmp_path / "x.onnx")
         )
         with pytest.raises(SemanticUnavailable) as info:
-            await build_vector_tier(Holder(missing), db, metrics)
+            await build_vector_index(Holder(missing), db, metrics)
         assert info.value.cause == "no_embedding_source" and "onnx" in str(info.value)
     finally:
         await db.close()
@@ -197,13 +197,13 @@ async def test_embedding_timeout_falls_back_for_that_request(
             remote=RemoteEmbeddingConfig(url=server.url, model="m", timeout_s=5.0),
         )
         config = replace(make_config(tmp_path), embedding=embedding)
-        tier = await build_vector_tier(Holder(config), db, metrics)
+        tier = await build_vector_index(Holder(config), db, metrics)
         try:
             await tier.reindex(None, False)
             server.delay_s = 0.5
             for _ in range(2):
                 with pytest.raises(SemanticUnavailable) as info:
-                    await tier.search(
+                    await search_ids(tier, 
                         "alice", "never answered in time", None, 5, backfill=False
                     )
                 assert info.value.cause == "embedding_timeout"
@@ -214,7 +214,7 @@ async def test_embedding_timeout_falls_back_for_that_request(
             assert len(logged) == 1  # logged once per cause
             # the engine's retrieval answers from the keyword tier meanwhile
             ctx = RetrievalContext(
-                db, replace(config.memory, retrieval_timeout_ms=2000), tier, metrics
+                SqliteRecordStore(db), replace(config.memory, retrieval_timeout_ms=2000), tier, metrics
             )
             got = await retrieve(
                 ctx,
@@ -225,7 +225,7 @@ async def test_embedding_timeout_falls_back_for_that_request(
             assert got.hits[0].memory.id == ids["I use tabs for indentation"]
             assert got.resolution["fallbacks"][0]["tier"] == "vector"
             server.delay_s = 0.0
-            assert await tier.search(
+            assert await search_ids(tier, 
                 "alice", "Postgres", None, 1, backfill=False
             )  # recovers
         finally:
@@ -240,7 +240,7 @@ async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
     (tmp_path / "embeddings").mkdir()
     shutil.copy(table, tmp_path / "embeddings" / "static.npz")
     holder = ConfigHolder(make_config(tmp_path), str(tmp_path / "absent.yaml"))
-    tier = await build_vector_tier(holder, db, Metrics())
+    tier = await build_vector_index(holder, db, Metrics())
     try:
         await tier.reindex(None, False)
         assert tier.embedding().startswith("onnx:")
@@ -254,7 +254,7 @@ async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
             5,
             256,
         )
-        found = await tier.search(
+        found = await search_ids(tier, 
             "bob", "my cat is named Biscuit", None, 1
         )  # lazy backfill
         assert found[0][0] == ids["My cat is named Biscuit"]
@@ -263,7 +263,7 @@ async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
         await tier.switching
         assert tier.embedding() == "none"
         with pytest.raises(SemanticUnavailable) as info:
-            await tier.search("bob", "my cat", None, 1)
+            await search_ids(tier, "bob", "my cat", None, 1)
         assert info.value.cause == "no_embedding_source"
         assert (await tier.reindex(None, False))["done"] == 0  # nothing to embed with
     finally:
@@ -274,12 +274,12 @@ async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
 async def test_cache_and_model_figures_reach_the_metrics(tmp_path: Path) -> None:
     db, _ = await seeded(tmp_path)
     metrics = Metrics()
-    tier = await build_vector_tier(Holder(make_config(tmp_path)), db, metrics)
+    tier = await build_vector_index(Holder(make_config(tmp_path)), db, metrics)
     try:
-        assert isinstance(tier, SqliteVecTier)
+        assert isinstance(tier, SqliteVecIndex)
         await tier.reindex(None, False)
         for _ in range(3):
-            await tier.search("alice", "which database do I like?", None, 5)
+            await search_ids(tier, "alice", "which database do I like?", None, 5)
             await tier.settle()
         text = metrics.render()
         assert 'memtap_vector_cache_events_total{event="hit"}' in text

@@ -21,13 +21,14 @@ from hypothesis import strategies as st
 from memtap.config.schema import QdrantConfig
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso
-from memtap.engine.store import migrations
-from memtap.engine.store.database import Database
-from memtap.engine.store.driver import choose_driver
-from memtap.engine.store.memories import Live
-from memtap.engine.store.qdrant_store import QdrantMemoryStore
-from memtap.engine.store.qdrant_transport import open_transport
-from memtap.engine.store.record_store import RecordStore, SqliteRecordStore
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import RecordStore
+from memtap.engine.qdrant.records import QdrantMemoryStore
+from memtap.engine.qdrant.transport import open_transport
+from memtap.engine.sqlite import migrations
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.types import ListQuery, MemoryPatch, NewMemory
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

@@ -12,9 +12,14 @@ from typing import Any
 
 import pytest
 
-from memtap.engine.store import migrations
-from memtap.engine.store.database import Database, StoreClosed, StoreError, StoreTimeout
-from memtap.engine.store.driver import choose_driver
+from memtap.engine.sqlite import migrations
+from memtap.engine.sqlite.database import (
+    Database,
+    StoreClosed,
+    StoreError,
+    StoreTimeout,
+)
+from memtap.engine.sqlite.driver import choose_driver
 
 
 @pytest.fixture

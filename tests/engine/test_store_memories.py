@@ -12,11 +12,12 @@ import pytest
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
-from memtap.engine import summarize
 from memtap.engine.api import InvalidInput, NotFound
 from memtap.engine.clock import iso
-from memtap.engine.engine import Engine, open_engine
+from memtap.engine.engine import Engine
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
+from memtap.engine.sqlite import summaries as summarize
 from memtap.engine.types import (
     ListQuery,
     MemoryPatch,

@@ -12,11 +12,13 @@ import numpy as np
 
 from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
 from memtap.engine.clock import now_iso
-from memtap.engine.retrieval.semantic import SqliteVecTier, build_vector_tier
-from memtap.engine.store import memories, vectors
-from memtap.engine.store.database import Database
-from memtap.engine.store.vector_cache import VectorCache, unit_rows
-from memtap.engine.store.vectors import PendingMemory
+from memtap.engine.factory import build_vector_index
+from memtap.engine.memory_rules import Live
+from memtap.engine.sqlite import memories, vectors
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
+from memtap.engine.sqlite.vectors import PendingMemory
 from memtap.engine.types import MemoryPatch
 from tests.support.semantic import (
     EmbeddingsServer,
@@ -24,6 +26,7 @@ from tests.support.semantic import (
     add_memory,
     make_config,
     open_db,
+    search_ids,
 )
 
 DIM = 8
@@ -82,7 +85,7 @@ async def test_cached_knn_matches_vec0_with_every_filter(tmp_path: Path) -> None
                     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
                         # an un-normalised query: the cache normalises like vec0's cosine;
                         # the live filter of the tier's own `search` (no retention)
-                        live = memories.Live(
+                        live = Live(
                             now=now_iso(),
                             cutoff=None,
                             owner=o,
@@ -140,7 +143,7 @@ async def test_knn_live_is_knn_plus_the_live_reread_in_one_hop(tmp_path: Path) -
         checked = 0
         for owner in ("alice", "bob"):
             for session, match in ((None, False), ("s1", True), (None, True)):
-                live = memories.Live(
+                live = Live(
                     now=now,
                     cutoff="2020-01-01T00:00:00.000Z",
                     owner=owner,
@@ -244,22 +247,22 @@ def _remote(server: EmbeddingsServer, model: str) -> EmbeddingConfig:
 
 async def _remote_tier(
     tmp_path: Path, server: EmbeddingsServer, db: Database, holder: Holder | None = None
-) -> SqliteVecTier:
+) -> SqliteVecIndex:
     if holder is None:
         holder = Holder(make_config(tmp_path))
     holder.current = replace(holder.current, embedding=_remote(server, "m"))
-    tier = await build_vector_tier(holder, db, None)
-    assert isinstance(tier, SqliteVecTier)
+    tier = await build_vector_index(holder, db, None)
+    assert isinstance(tier, SqliteVecIndex)
     return tier
 
 
-async def _ids(tier: SqliteVecTier, owner: str, query: str) -> list[str]:
+async def _ids(tier: SqliteVecIndex, owner: str, query: str) -> list[str]:
     """The answer, checked to be the same before and after the owner's cache is loaded (the
     first query of an owner uses sqlite-vec's KNN and loads the cache in the background)."""
-    first = [m for m, _ in await tier.search(owner, query, None, 10, backfill=False)]
+    first = [m for m, _ in await search_ids(tier, owner, query, None, 10, backfill=False)]
     await tier.settle()
     assert tier.cache.holds(owner)
-    again = [m for m, _ in await tier.search(owner, query, None, 10, backfill=False)]
+    again = [m for m, _ in await search_ids(tier, owner, query, None, 10, backfill=False)]
     assert again == first
     return again
 
@@ -288,7 +291,7 @@ async def test_cache_follows_the_tiers_own_writes(tmp_path: Path) -> None:
             changed = await db.read(lambda conn: memories.get(conn, a1.id))
             assert changed is not None
             await tier.upsert([changed])
-            found = await tier.search("alice", "kafka queue", None, 1, backfill=False)
+            found = await search_ids(tier, "alice", "kafka queue", None, 1, backfill=False)
             assert best(found) == (a1.id, 1.0)
             # delete
             await tier.delete([a2.id])

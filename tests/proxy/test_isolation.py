@@ -28,7 +28,7 @@ from memtap.config.schema import (
     Scope,
     VectorStoreConfig,
 )
-from memtap.engine.engine import open_engine
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.types import Memory, NewMemory
 from memtap.proxy.addons.inject import InjectAddon

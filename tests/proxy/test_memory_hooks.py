@@ -19,7 +19,7 @@ from memtap.config.schema import (
     ServerConfig,
     VectorStoreConfig,
 )
-from memtap.engine.engine import open_engine
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.types import NewMemory
 from memtap.proxy.addons import default_addons

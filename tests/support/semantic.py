@@ -8,7 +8,7 @@ import asyncio
 import atexit
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
@@ -22,10 +22,12 @@ from memtap.config.schema import (
 from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.onnx import open_onnx
 from memtap.engine.embeddings.static import build_static_sync
-from memtap.engine.store import memories
-from memtap.engine.store.database import Database
-from memtap.engine.store.driver import choose_driver, load_sqlite_vec
-from memtap.engine.store.migrations import migrate
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import VectorIndex
+from memtap.engine.sqlite import memories
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.migrations import migrate
 from memtap.engine.types import Memory, NewMemory
 
 # Frequent WordPiece ids (the bert vocabulary is roughly frequency ordered from 1996 on).
@@ -38,6 +40,10 @@ _static_lock = asyncio.Lock()
 @dataclass(slots=True)
 class Holder:
     current: Config = field(default_factory=Config)
+
+    def subscribe(self, callback: object) -> Callable[[], None]:
+        """A fixed configuration: nothing ever changes, nothing to unsubscribe."""
+        return lambda: None
 
 
 def make_config(data_dir: Path, source: str = "onnx", **embedding: object) -> Config:
@@ -152,3 +158,24 @@ class EmbeddingsServer:
 
         if isinstance(self._runner, web.AppRunner):
             await self._runner.cleanup()
+
+
+async def search_ids(
+    index: VectorIndex,
+    owner: str | None,
+    query: str,
+    session: str | None,
+    limit: int,
+    *,
+    backfill: bool = True,
+) -> list[tuple[str, float]]:
+    """A vector index's hits as (memory id, cosine) for one owner (None: all) and, when
+    given, one session: the shape the vector tests assert on."""
+    live = Live(
+        now=now_iso(),
+        cutoff=None,
+        owner=owner,
+        session=session,
+        match_session=session is not None,
+    )
+    return (await index.search(live, query, limit, backfill=backfill)).ranked

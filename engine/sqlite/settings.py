@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memtap.engine.sqlite.database import Database
+
 Conn = Any
 
 
@@ -37,3 +39,19 @@ def delete(conn: Conn, name: str) -> bool:
         )
         > 0
     )
+
+
+class SqliteSettings:
+    """`SettingsStore` over the local SQLite file."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def load_all(self) -> dict[str, Any]:
+        return await self.db.read(load_all)
+
+    async def save(self, name: str, value: Any, now: str) -> None:
+        await self.db.write(lambda conn: save(conn, name, value, now))
+
+    async def delete(self, name: str) -> bool:
+        return await self.db.write(lambda conn: delete(conn, name))

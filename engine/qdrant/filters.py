@@ -1,6 +1,6 @@
 """Qdrant filters for memtap's visibility rules, built from the same `Live` the SQLite store uses.
 
-`engine.store.memories.Live` says which rows retrieval may return: not superseded, not
+`engine.memory_rules.Live` says which rows retrieval may return: not superseded, not
 expired (`expires_at > now`), inside the retention window (`updated_at >= cutoff`), of the
 owner unless scope is global, and of exactly one session (NULL session when None) when
 `match_session`. Translating that one object keeps both stores in step;
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from qdrant_client import models
 
-from memtap.engine.store.memories import Live
-from memtap.engine.store.qdrant_payload import iso_to_ts
+from memtap.engine.memory_rules import Live
+from memtap.engine.qdrant.payload import iso_to_ts
 from memtap.engine.types import ListQuery
 
 
@@ -39,7 +39,11 @@ def session_condition(session: str | None) -> models.Condition:
 
 
 def live_filter(live: Live) -> models.Filter:
-    # live_until_ts > now  ==  not superseded AND not expired (see qdrant_payload).
+    return models.Filter(must=live_conditions(live))
+
+
+def live_conditions(live: Live) -> list[models.Condition]:
+    # live_until_ts > now  ==  not superseded AND not expired (see qdrant/payload.py).
     must: list[models.Condition] = [
         models.FieldCondition(
             key="live_until_ts", range=models.Range(gt=iso_to_ts(live.now))
@@ -55,7 +59,7 @@ def live_filter(live: Live) -> models.Filter:
         must.append(match("owner", live.owner))
     if live.match_session:
         must.append(session_condition(live.session))
-    return models.Filter(must=must)
+    return must
 
 
 def list_filter(query: ListQuery) -> models.Filter:

@@ -30,8 +30,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from memtap.engine.api import EngineError
-from memtap.engine.store.driver import Driver
+from memtap.engine.api import EngineError, StoreError, StoreUnavailable
+from memtap.engine.sqlite.driver import Driver
 
 log = logging.getLogger("memtap.store")
 
@@ -43,20 +43,12 @@ WRITE_BATCH_MAX = 64
 PROGRESS_OPS = 2000
 
 
-class StoreError(EngineError):
-    code = "store_error"
-
-
 class StoreBusy(StoreError):
     code = "store_busy"
 
 
 class StoreTimeout(StoreError):
     code = "store_timeout"
-
-
-class StoreUnavailable(StoreError):
-    code = "store_unavailable"
 
 
 class StoreClosed(StoreError):
@@ -142,6 +134,13 @@ class Database:
         self._writer_task: asyncio.Task[None] | None = None
         self._closed = False
         self._identity: tuple[int, int] | None = None
+        self._settings: tuple[
+            int, int, Sequence[tuple[str, Callable[[Conn], None]]]
+        ] = (
+            2,
+            200,
+            (),
+        )
 
     # -- lifecycle ----------------------------------------------------------------------
     @classmethod
@@ -156,13 +155,19 @@ class Database:
         extension_loaders: Sequence[tuple[str, Callable[[Conn], None]]] = (),
     ) -> Database:
         db = cls(path, driver, busy_timeout_ms)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        db._settings = (readers, read_busy_timeout_ms, tuple(extension_loaders))
+        await db._start()
+        return db
+
+    async def _start(self) -> None:
+        readers, read_busy_timeout_ms, extension_loaders = self._settings
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            db._writer = await db._connect(
-                busy_timeout_ms, extension_loaders, writer=True
+            self._writer = await self._connect(
+                self.busy_timeout_ms, extension_loaders, writer=True
             )
             for _ in range(max(1, readers)):
-                conn = await db._connect(
+                conn = await self._connect(
                     read_busy_timeout_ms, extension_loaders, writer=False
                 )
                 reader = _Reader(conn)
@@ -170,20 +175,30 @@ class Database:
                     conn,
                     functools.partial(_install_progress, _raw(conn), reader.deadline),
                 )
-                db._readers.append(reader)
-                db._pool.put_nowait(reader)
+                self._readers.append(reader)
+                self._pool.put_nowait(reader)
         except BaseException as exc:
-            await db._close_connections()
-            err = translate(exc, driver)
+            await self._close_connections()
+            err = translate(exc, self.driver)
             if err is exc:
                 raise
             raise err from exc
-        st = os.stat(path)
-        db._identity = (st.st_dev, st.st_ino)
-        db._writer_task = asyncio.create_task(
-            db._writer_loop(), name="memtap-store-writer"
+        st = os.stat(self.path)
+        self._identity = (st.st_dev, st.st_ino)
+        self._closed = False
+        self._writer_task = asyncio.create_task(
+            self._writer_loop(), name="memtap-store-writer"
         )
-        return db
+
+    async def reopen(self) -> None:
+        """The file was deleted or replaced: finish the queued writes on the old file (they
+        fail with `StoreGone`), then connect to whatever is at `path` now (a new file when
+        nothing is). Everyone holding this `Database` carries on with the new file."""
+        await self.close()
+        self._pool = asyncio.Queue()
+        self._jobs = asyncio.Queue()
+        self.extensions = {}
+        await self._start()
 
     async def _connect(
         self,

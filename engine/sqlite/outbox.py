@@ -1,26 +1,22 @@
-"""The durable extraction queue: one row per completed turn, deleted by the worker in the
-same transaction that stores the turn's memories (exactly-once effect).
+"""The durable extraction queue: one row per completed turn, deleted once the turn's memories
+are stored (in the same transaction when the record store is this SQLite file).
 
 Rows are read in pages (`page`), so a burst larger than RAM waits on disk.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
+from memtap.engine.ports import OutboxRow
+from memtap.engine.sqlite.database import Database
 from memtap.engine.types import Turn
 
 Conn = Any
-MAX_ATTEMPTS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class OutboxRow:
-    seq: int
-    turn: Turn
-    attempts: int
 
 
 def insert(conn: Conn, turn: Turn, now: str) -> int:
@@ -70,7 +66,7 @@ def page(conn: Conn, after_seq: int, limit: int) -> list[OutboxRow]:
     return out
 
 
-def delete(conn: Conn, seqs: list[int]) -> None:
+def delete(conn: Conn, seqs: Sequence[int]) -> None:
     conn.executemany("DELETE FROM outbox WHERE seq = ?", [(s,) for s in seqs])
 
 
@@ -88,3 +84,32 @@ def depth(conn: Conn) -> int:
 
 def erase_owner(conn: Conn, owner: str) -> int:
     return int(conn.execute("DELETE FROM outbox WHERE owner = ?", (owner,)).rowcount)
+
+
+class SqliteOutbox:
+    """`Outbox` over the local SQLite file (whatever the record store)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def insert(self, turn: Turn, now: str) -> None:
+        await self.db.write(lambda conn: insert(conn, turn, now))
+
+    async def page(self, after_seq: int, limit: int) -> list[OutboxRow]:
+        return await self.db.read(
+            functools.partial(page, after_seq=after_seq, limit=limit)
+        )
+
+    async def ack(self, seqs: Sequence[int]) -> None:
+        await self.db.write(functools.partial(delete, seqs=list(seqs)))
+
+    async def record_failure(self, seq: int, error: str) -> int:
+        return await self.db.write(
+            functools.partial(record_failure, seq=seq, error=error)
+        )
+
+    async def depth(self) -> int:
+        return await self.db.read(depth)
+
+    async def erase_owner(self, owner: str) -> int:
+        return await self.db.write(lambda conn: erase_owner(conn, owner))

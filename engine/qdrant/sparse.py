@@ -19,7 +19,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from memtap.engine.store.fts import STOPWORDS
+from memtap.engine.stopwords import STOPWORDS
 
 ID_SPACE = 1 << 31
 """Qdrant sparse indices are u32; 31 bits keeps them positive in every client."""

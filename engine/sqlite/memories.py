@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from memtap.engine.api import InvalidInput
-from memtap.engine.clock import iso, parse_iso
 from memtap.engine.limits import MAX_CONTENT_CHARS
+from memtap.engine.memory_rules import Live, normalise_ts, validate_new
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
@@ -29,14 +28,6 @@ Conn = Any
 
 COLUMNS = "id, owner, session, type, key, content, metadata, created_at, updated_at, expires_at, superseded_by, valid_to"
 M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in COLUMNS.split(","))
-
-
-def normalise_ts(value: str, field: str) -> str:
-    """Parse any ISO 8601 timestamp (naive = UTC) into the canonical form."""
-    try:
-        return iso(parse_iso(value))
-    except (ValueError, AttributeError) as exc:
-        raise InvalidInput(f"{field} is not an ISO 8601 timestamp", field) from exc
 
 
 def to_memory(row: Sequence[Any]) -> Memory:
@@ -60,52 +51,27 @@ def to_memory(row: Sequence[Any]) -> Memory:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Live:
-    """Filter for rows retrieval may return. `owner=None` = every owner (scope global);
-    `match_session` = only rows of `session` (NULL session when `session` is None)."""
-
-    now: str
-    cutoff: str | None
-    owner: str | None
-    session: str | None = None
-    match_session: bool = False
-
-    def where(self, alias: str = "m") -> tuple[str, list[Any]]:
-        a = f"{alias}." if alias else ""
-        sql = [
-            f"{a}superseded_by IS NULL",
-            f"({a}expires_at IS NULL OR {a}expires_at > ?)",
-        ]
-        params: list[Any] = [self.now]
-        if self.cutoff is not None:
-            sql.append(f"{a}updated_at >= ?")
-            params.append(self.cutoff)
-        if self.owner is not None:
-            sql.append(f"{a}owner = ?")
-            params.append(self.owner)
-        if self.match_session:
-            if self.session is None:
-                sql.append(f"{a}session IS NULL")
-            else:
-                sql.append(f"{a}session = ?")
-                params.append(self.session)
-        return " AND ".join(sql), params
-
-
-def validate_new(new: NewMemory) -> None:
-    if not new.owner or len(new.owner) > 256:
-        raise InvalidInput("owner must be 1..256 characters", "owner")
-    if not new.content.strip():
-        raise InvalidInput("content must not be empty", "content")
-    if len(new.content) > MAX_CONTENT_CHARS:
-        raise InvalidInput(
-            f"content is longer than {MAX_CONTENT_CHARS} characters", "content"
-        )
-    if new.type not in MEMORY_TYPES:
-        raise InvalidInput(f"type must be one of {', '.join(MEMORY_TYPES)}", "type")
-    if new.key is not None and not (0 < len(new.key) <= 512):
-        raise InvalidInput("key must be 1..512 characters", "key")
+def live_where(live: Live, alias: str = "m") -> tuple[str, list[Any]]:
+    """`live` as a SQL condition over the `memories` table (aliased `alias`) and its params."""
+    a = f"{alias}." if alias else ""
+    sql = [
+        f"{a}superseded_by IS NULL",
+        f"({a}expires_at IS NULL OR {a}expires_at > ?)",
+    ]
+    params: list[Any] = [live.now]
+    if live.cutoff is not None:
+        sql.append(f"{a}updated_at >= ?")
+        params.append(live.cutoff)
+    if live.owner is not None:
+        sql.append(f"{a}owner = ?")
+        params.append(live.owner)
+    if live.match_session:
+        if live.session is None:
+            sql.append(f"{a}session IS NULL")
+        else:
+            sql.append(f"{a}session = ?")
+            params.append(live.session)
+    return " AND ".join(sql), params
 
 
 _UPSERT = f"""
@@ -187,7 +153,7 @@ def get_many(conn: Conn, ids: Sequence[str], live: Live) -> dict[str, Memory]:
     33 ms at 100k) instead of ~40 primary-key lookups (0.3 ms). The CROSS JOIN fixes the
     loop order; the filter is the same."""
     out: dict[str, Memory] = {}
-    where, params = live.where("m")
+    where, params = live_where(live, "m")
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         values = ",".join(["(?)"] * len(chunk))
@@ -265,7 +231,7 @@ def supersede(conn: Conn, owner: str, subject: str, new_id: str, now: str) -> li
 
 
 def recent(conn: Conn, live: Live, limit: int) -> list[Memory]:
-    where, params = live.where("m")
+    where, params = live_where(live, "m")
     rows = conn.execute(
         f"SELECT {M_COLUMNS} FROM memories m WHERE {where} ORDER BY m.updated_at DESC, m.rowid_pk DESC LIMIT ?",
         (*params, limit),

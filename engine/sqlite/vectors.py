@@ -9,7 +9,7 @@ with 32 it takes 2.5 MB, and KNN speed measured the same from 32 to 128.
 `memory_vector_meta` records the embedding signature (`source:model:dim`) the vectors were
 made with. A different signature drops and recreates the table and marks every memory
 `needs_reindex = 1`; backfill and reindex then fill it again. Its `version` counter goes up
-with every vector write, in the same transaction: `engine.store.vector_cache` compares it on
+with every vector write, in the same transaction: `engine.sqlite.vector_cache` compares it on
 each query to notice writes it was not told about (another process on the same file).
 Memories own the flag: the engine sets it on every content write, `store_vectors` clears it
 once the vector is in.
@@ -29,8 +29,10 @@ import numpy.typing as npt
 
 from memtap.engine.clock import now_iso
 from memtap.engine.heap import release_freed_heap
-from memtap.engine.store.memories import Live, get_many
-from memtap.engine.store.vector_cache import VectorCache, unit_rows
+from memtap.engine.memory_rules import Live
+from memtap.engine.sqlite import reindex_flags
+from memtap.engine.sqlite.memories import get_many
+from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
 from memtap.engine.types import Memory
 
 log = logging.getLogger("memtap.store")
@@ -144,7 +146,7 @@ def reset_for_signature(conn: Conn, signature: str, dim: int) -> int:
         (signature, int(dim), reset_at),
     )
     bump_version(conn)
-    marked: int = conn.execute("UPDATE memories SET needs_reindex = 1").rowcount
+    marked = reindex_flags.mark_all(conn)
     log.info(
         "vector.table_reset",
         extra={"fields": {"signature": signature, "dim": dim, "needs_reindex": marked}},
@@ -227,22 +229,16 @@ def erase_owner_vectors(conn: Conn, owner: str) -> int:
 
 
 def pending_memories(conn: Conn, owner: str | None, limit: int) -> list[PendingMemory]:
-    """Live memories still waiting for a vector (oldest change first), at most `limit`."""
-    sql = "SELECT id, owner, content FROM memories WHERE needs_reindex = 1"
-    params: list[Any] = []
-    if owner is not None:
-        sql += " AND owner = ?"
-        params.append(owner)
-    sql += " AND (expires_at IS NULL OR expires_at > ?) ORDER BY updated_at LIMIT ?"
-    params += [now_iso(), int(limit)]
-    return [PendingMemory(r[0], r[1], r[2]) for r in conn.execute(sql, params)]
+    """Unexpired memories still waiting for a vector (`reindex_flags.pending`), as the text
+    to embed."""
+    return [
+        PendingMemory(m.id, m.owner, m.content)
+        for m in reindex_flags.pending(conn, owner, limit)
+    ]
 
 
-def count_pending(conn: Conn) -> int:
-    count: int = conn.execute(
-        "SELECT count(*) FROM memories WHERE needs_reindex = 1"
-    ).fetchone()[0]
-    return count
+count_pending = reindex_flags.count
+mark_all_pending = reindex_flags.mark_all
 
 
 def count_vectors(conn: Conn) -> int:
@@ -250,11 +246,6 @@ def count_vectors(conn: Conn) -> int:
         return 0
     count: int = conn.execute(f"SELECT count(*) FROM {VEC_TABLE}_rowids").fetchone()[0]
     return count
-
-
-def mark_all_pending(conn: Conn) -> int:
-    marked: int = conn.execute("UPDATE memories SET needs_reindex = 1").rowcount
-    return marked
 
 
 def knn(

@@ -3,7 +3,8 @@
 A candidate is a live memory older than `older_than_days` whose content is longer than its
 summary (the first sentences, at most `SUMMARY_CHARS`). Compacting writes the summary as a
 new memory (metadata `summary_of`) and marks the original superseded by it: the original
-stays as history and is restored by `restore` (clears its supersession, deletes the summary).
+stays as history and is restored by `RecordStore.restore_summary` (clears its supersession,
+deletes the summary). `run` is the one compaction over any record store.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memtap.engine.clock import iso, now_iso
-from memtap.engine.store import memories
-from memtap.engine.store.memories import COLUMNS, to_memory
+from memtap.engine.ports import RecordStore
 from memtap.engine.types import Memory, NewMemory, estimate_tokens
 
 Conn = Any
@@ -44,21 +44,6 @@ def is_candidate(memory: Memory) -> bool:
 
 def cutoff_for_age(older_than_days: int) -> str:
     return iso(datetime.now(UTC) - timedelta(days=older_than_days))
-
-
-def candidates(
-    conn: Conn, older_than_days: int, owner: str | None, limit: int = 1000
-) -> list[Memory]:
-    sql = (
-        f"SELECT {COLUMNS} FROM memories WHERE superseded_by IS NULL AND updated_at < ? "
-        f"AND length(content) > ? AND json_extract(metadata, '$.summary_of') IS NULL"
-    )
-    params: list[Any] = [cutoff_for_age(older_than_days), MIN_TOKENS * 4]
-    if owner is not None:
-        sql += " AND owner = ?"
-        params.append(owner)
-    rows = conn.execute(sql + " ORDER BY updated_at LIMIT ?", (*params, limit))
-    return [m for m in (to_memory(r) for r in rows) if is_candidate(m)]
 
 
 def summary_memory(original: Memory) -> NewMemory:
@@ -99,33 +84,14 @@ def done_report(
     }
 
 
-def compact(conn: Conn, items: list[Memory]) -> tuple[list[Memory], int]:
-    """Write summaries and supersede the originals; returns (summaries, tokens saved)."""
-    now = now_iso()
-    written: list[Memory] = []
-    saved = 0
-    for original in items:
-        summary, _ = memories.upsert(conn, summary_memory(original), now)
-        conn.execute(
-            "UPDATE memories SET superseded_by = ?, valid_to = ? WHERE id = ?",
-            (summary.id, now, original.id),
-        )
-        saved += tokens_saved(original, summary)
-        written.append(summary)
-    return written, saved
-
-
-def restore(conn: Conn, summary_id: str) -> str | None:
-    """Undo one compaction: the original becomes live again; returns its id."""
-    row = conn.execute(
-        "SELECT json_extract(metadata, '$.summary_of') FROM memories WHERE id = ?",
-        (summary_id,),
-    ).fetchone()
-    if not row or not row[0]:
-        return None
-    conn.execute(
-        "UPDATE memories SET superseded_by = NULL, valid_to = NULL WHERE id = ?",
-        (row[0],),
-    )
-    conn.execute("DELETE FROM memories WHERE id = ?", (summary_id,))
-    return str(row[0])
+async def run(
+    records: RecordStore, older_than_days: int, owner: str | None, dry_run: bool
+) -> tuple[dict[str, Any], list[Memory]]:
+    """Compact (or, `dry_run`, only list) the candidates; returns (report, summaries written)."""
+    found = await records.summary_candidates(cutoff_for_age(older_than_days), owner)
+    if dry_run:
+        return dry_run_report(found), []
+    pairs = [(original, summary_memory(original)) for original in found]
+    written = await records.compact(pairs, now_iso())
+    saved = sum(tokens_saved(o, s) for (o, _), s in zip(pairs, written, strict=True))
+    return done_report(found, written, saved), written

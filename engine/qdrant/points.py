@@ -15,13 +15,14 @@ from typing import Any, TypeVar
 
 from qdrant_client import AsyncQdrantClient, models
 
+from memtap.engine.api import EngineError
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
 from memtap.engine.metrics import Metrics
-from memtap.engine.sparse import SparseVector, document_vector
-from memtap.engine.store.qdrant_collection import DENSE, SPARSE, Collection
-from memtap.engine.store.qdrant_filters import memory_ids_filter
-from memtap.engine.store.qdrant_payload import id_point, memory_to_payload, point_id
-from memtap.engine.store.qdrant_transport import QdrantTransport
+from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
+from memtap.engine.qdrant.filters import memory_ids_filter
+from memtap.engine.qdrant.payload import id_point, memory_to_payload, point_id
+from memtap.engine.qdrant.sparse import SparseVector, document_vector
+from memtap.engine.qdrant.transport import QdrantTransport
 from memtap.engine.types import Memory
 
 log = logging.getLogger("memtap.store.qdrant")
@@ -169,6 +170,13 @@ class QdrantPoints:
         )
         return records[0] if records else None
 
+    async def count(self, flt: models.Filter | None = None) -> int:
+        name = self.collection.name
+        result = await self.call(
+            "count", lambda c: c.count(name, count_filter=flt, exact=True)
+        )
+        return int(result.count)
+
     async def embed_query(self, query: str) -> list[float] | None:
         """The query's dense vector, or None: no source, or it failed (keyword arm only)."""
         await self.collection.ensure()
@@ -183,3 +191,25 @@ class QdrantPoints:
             if self.metrics is not None:
                 self.metrics.memory_fallbacks.inc(f"qdrant_{exc.cause}")
             return None
+
+
+async def collection_status(points: QdrantPoints) -> dict[str, Any]:
+    """engine-status details of one collection: reachability, latency, points, vectors."""
+    probe = await points.collection.probe()
+    out: dict[str, Any] = {
+        "tier": "qdrant",
+        "mode": points.transport.mode,
+        "collection": points.collection.name,
+        "healthy": probe.ok,
+        "latency_ms": probe.latency_ms,
+        "embedding": points.signature,
+        "dense": points.collection.has_dense,
+    }
+    if not probe.ok:
+        out["error"] = probe.error
+        return out
+    try:
+        out.update(await points.collection.describe())
+    except EngineError as exc:
+        out["error"] = str(exc)
+    return out

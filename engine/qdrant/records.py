@@ -1,16 +1,10 @@
-"""Qdrant as memtap's shared memory store: one collection, one point per memory.
+"""`QdrantMemoryStore`: the record store when Qdrant is memtap's shared memory.
 
-`QdrantMemoryStore` plays two roles over the same collection and point layout
-(`engine/store/qdrant_payload.py`):
-
-- **system of record** (the `RecordStore` methods): every memory operation the SQLite store's
-  `engine/store/memories.py` + `fts.py` offer, with the same semantics (upsert on
-  `(owner, key)`, `Live` visibility, supersession, listing, sweep, erase, export), and hybrid
-  search that runs inside Qdrant (dense + sparse prefetch fused with RRF). Several memtap
-  replicas pointed at one Qdrant server/cluster share one memory this way.
-  `tests/test_store_contract.py` runs one suite against both stores.
-- **vector tier** (`engine.store.protocol.VectorTier`: `search/upsert/delete/erase_owner/
-  reindex/status/health/embedding/close`) for an engine that keeps its rows in SQLite.
+One collection, one point per memory (layout in `payload.py`), shared by every memtap replica
+pointed at it. Every `RecordStore` operation has the SQLite store's semantics (upsert on
+`(owner, key)`, `Live` visibility, supersession, listing, sweep, erase, export); each point
+carries its sparse keyword vector and its dense vector, so `keyword` runs inside Qdrant and
+`qdrant.index.QdrantDenseIndex` searches the dense arm of the same points.
 
 Every call goes through `QdrantTransport` (timeouts, retries, `EngineError`s), so a Qdrant
 outage surfaces as `QdrantUnavailable` and callers fail open.
@@ -18,7 +12,6 @@ outage surfaces as `QdrantUnavailable` and callers fail open.
 
 from __future__ import annotations
 
-import functools
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -28,37 +21,37 @@ from typing import Any
 from qdrant_client import AsyncQdrantClient, models
 
 from memtap.config.schema import Config
-from memtap.engine import summarize as summarizer
-from memtap.engine.api import EngineError, InvalidInput
+from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.limits import MAX_CONTENT_CHARS
+from memtap.engine.memory_rules import Live, merge_patch, normalise_ts, validate_new
 from memtap.engine.metrics import Metrics
-from memtap.engine.store import qdrant_search, qdrant_tier
-from memtap.engine.store.database import Database
-from memtap.engine.store.memories import Live, normalise_ts, validate_new
-from memtap.engine.store.qdrant_collection import Collection, Probe
-from memtap.engine.store.qdrant_filters import (
+from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
+from memtap.engine.qdrant import search
+from memtap.engine.qdrant.collection import Collection, Probe
+from memtap.engine.qdrant.counts import collection_counts
+from memtap.engine.qdrant.filters import (
     list_filter,
+    live_conditions,
     match,
     memory_ids_filter,
     owner_filter,
 )
-from memtap.engine.store.qdrant_payload import (
-    id_point,
+from memtap.engine.qdrant.payload import (
     iso_to_ts,
     memory_to_payload,
     payload_to_memory,
     point_id,
 )
-from memtap.engine.store.qdrant_points import QdrantPoints
-from memtap.engine.store.qdrant_transport import (
+from memtap.engine.qdrant.points import QdrantPoints, collection_status
+from memtap.engine.qdrant.supersession import mark_superseded, summary_candidates
+from memtap.engine.qdrant.transport import (
     QdrantTransport,
     QdrantUnavailable,
     open_transport,
 )
 from memtap.engine.types import (
     MEMORY_TYPES,
-    Hit,
     ListQuery,
     Memory,
     MemoryPatch,
@@ -69,27 +62,14 @@ from memtap.engine.types import (
 log = logging.getLogger("memtap.store.qdrant")
 
 PAGE = 256
-OWNERS_FACET_MAX = 100_000
 REINDEX_BATCH = 64
-
-
-def merge_patch(target: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
-    """RFC 7386 JSON merge patch (what SQLite's `json_patch` does to metadata on upsert)."""
-    out = dict(target)
-    for name, value in patch.items():
-        if value is None:
-            out.pop(name, None)
-        elif isinstance(value, dict) and isinstance(out.get(name), dict):
-            out[name] = merge_patch(out[name], value)
-        else:
-            out[name] = value
-    return out
 
 
 class QdrantMemoryStore:
     """One collection; safe to share between Engine instances (and replicas) in one process."""
 
     name = "qdrant"
+    in_local_file = False
 
     def __init__(
         self,
@@ -98,14 +78,9 @@ class QdrantMemoryStore:
         embedder: EmbeddingSource | None,
         metrics: Metrics | None = None,
         *,
-        rrf_k: int = 60,
         owns_transport: bool = True,
-        database: Database | None = None,
     ) -> None:
         self.metrics = metrics
-        self.database = database
-        """Set in vector-tier mode (rows in SQLite): reindex bookkeeping lives there."""
-        self.rrf_k = rrf_k
         self.points = QdrantPoints(
             transport,
             Collection(
@@ -318,40 +293,12 @@ class QdrantMemoryStore:
 
     async def mark_superseded(self, ids: list[str], by: str, now: str) -> None:
         """`ids` are history from now on, replaced by memory `by`."""
-        if not ids:
-            return
-        name = self.collection.name
-        change = {
-            "superseded_by": by,
-            "valid_to": now,
-            "superseded": True,
-            "valid_to_ts": iso_to_ts(now),
-            "live_until_ts": 0.0,
-        }
-        await self.points.call(
-            "set_payload",
-            lambda c: c.set_payload(
-                name, payload=change, points=memory_ids_filter(ids), wait=True
-            ),
-        )
+        await mark_superseded(self.points, ids, by, now)
 
     async def summary_candidates(
         self, cutoff: str, owner: str | None, limit: int = 1000
     ) -> list[Memory]:
-        """Live memories last written before `cutoff` that `summarize` would compact."""
-        must: list[models.Condition] = [
-            match("superseded", False),
-            models.FieldCondition(
-                key="updated_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
-            ),
-        ]
-        if owner is not None:
-            must.append(match("owner", owner))
-        records = await self.points.scroll(models.Filter(must=must), limit)
-        found = [payload_to_memory(r.payload or {}) for r in records]
-        return sorted(
-            (m for m in found if summarizer.is_candidate(m)), key=lambda m: m.updated_at
-        )
+        return await summary_candidates(self.points, cutoff, owner, limit)
 
     async def make_live(self, memory_id: str) -> Memory | None:
         """Clear a memory's supersession (undoing a compaction); None when it is gone."""
@@ -364,21 +311,91 @@ class QdrantMemoryStore:
         return memory
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
-        return await qdrant_search.recent(self.points, live, limit)
+        return await search.recent(self.points, live, limit)
 
     async def keyword(
         self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
         """Sparse (BM25-style) matches, best first, with Qdrant's score (higher is better)."""
-        return await qdrant_search.keyword(self.points, query, live, limit)
+        return await search.keyword(self.points, query, live, limit)
 
-    async def hybrid(
-        self, query: str, live: Live, limit: int, min_similarity: float
-    ) -> list[Hit]:
-        """Dense + sparse fused by RRF inside Qdrant, with the relevance floor applied."""
-        return await qdrant_search.hybrid(
-            self.points, query, live, limit, min_similarity, self.rrf_k
+    async def keyword_and_recent(
+        self, query: str, live: Live, limit: int
+    ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
+        found = await self.keyword(query, live, limit)
+        return found, (await self.recent(live, limit) if found else [])
+
+    async def live_many(self, ids: Sequence[str], live: Live) -> dict[str, Memory]:
+        if not ids:
+            return {}
+        flt = models.Filter(
+            must=[
+                *live_conditions(live),
+                models.FieldCondition(
+                    key="memory_id", match=models.MatchAny(any=list(ids))
+                ),
+            ]
         )
+        return {
+            m.id: m
+            for m in (
+                payload_to_memory(r.payload or {})
+                for r in await self.points.scroll(flt, len(ids))
+            )
+        }
+
+    async def import_memories(
+        self, items: Sequence[NewMemory], now: str
+    ) -> list[tuple[Memory | InvalidItem, bool]]:
+        out: list[tuple[Memory | InvalidItem, bool]] = []
+        for item in items:
+            try:
+                out.append(await self.upsert_memory(item, now))
+            except InvalidInput as exc:
+                out.append((InvalidItem(str(exc)), False))
+        return out
+
+    async def write_facts(
+        self, turns: Sequence[PlannedTurn], outbox: Outbox, now: str
+    ) -> list[WrittenTurn]:
+        """Turn by turn: upsert each fact and supersede older ones, THEN ack the turn's
+        outbox row. Qdrant down: `QdrantUnavailable` propagates and the rows wait; a crash
+        between the write and the ack replays the turn, which updates the same points."""
+        results = []
+        for item in turns:
+            written: list[Memory] = []
+            superseded: list[str] = []
+            for new, subject in item.new_memories():
+                memory, _ = await self.upsert_memory(new, now, subject=subject)
+                written.append(memory)
+                superseded += await self.supersede(new.owner, subject, memory.id, now)
+            await outbox.ack([item.row.seq])
+            results.append(WrittenTurn(item.row, written, superseded))
+        return results
+
+    async def compact(
+        self, pairs: Sequence[tuple[Memory, NewMemory]], now: str
+    ) -> list[Memory]:
+        """Each summary is written, then its original marked superseded by it. Qdrant has no
+        transactions across points: a failure in between leaves an original live next to its
+        summary (both found; nothing lost), and a new run skips memories that are summaries."""
+        written: list[Memory] = []
+        for original, new in pairs:
+            summary, _ = await self.upsert_memory(new, now)
+            await self.mark_superseded([original.id], summary.id, now)
+            written.append(summary)
+        return written
+
+    async def restore_summary(self, summary_id: str) -> Memory | None:
+        summary = await self.get_memory(summary_id)
+        original_id = summary.metadata.get("summary_of") if summary else None
+        if not isinstance(original_id, str):
+            return None
+        original = await self.make_live(original_id)
+        if original is None:
+            raise NotFound(f"the original of {summary_id!r} is gone")
+        await self.delete([summary_id])
+        return original
 
     async def list_page(self, query: ListQuery) -> Page:
         """Admin listing: newest first, with total (offset paging, as the admin API uses)."""
@@ -435,112 +452,16 @@ class QdrantMemoryStore:
         return ids
 
     async def count(self, flt: models.Filter | None = None) -> int:
-        name = self.collection.name
-        result = await self.points.call(
-            "count", lambda c: c.count(name, count_filter=flt, exact=True)
-        )
-        return int(result.count)
+        return await self.points.count(flt)
 
-    async def counts(self, now: str) -> dict[str, Any]:
-        by_type = {
-            t: await self.count(
-                models.Filter(must=[match("type", t), match("superseded", False)])
-            )
-            for t in MEMORY_TYPES
-        }
-        superseded = await self.count(models.Filter(must=[match("superseded", True)]))
-        expired = await self.count(
-            models.Filter(
-                must=[
-                    models.FieldCondition(
-                        key="expires_at_ts", range=models.Range(lte=iso_to_ts(now))
-                    )
-                ]
-            )
-        )
-        stale = (
-            models.Filter(must_not=[match("vec_sig", self.signature)])
-            if self.signature
-            else None
-        )
-        pending = (
-            await self.count(stale)
-            if stale is not None and self.collection.has_dense
-            else 0
-        )
-        name = self.collection.name
-        owners = await self.points.call(
-            "facet",
-            lambda c: c.facet(name, key="owner", limit=OWNERS_FACET_MAX, exact=True),
-        )
-        return {
-            "by_type": by_type,
-            "live": sum(by_type.values()),
-            "superseded": superseded,
-            "expired": expired,
-            "owners": len(owners.hits),
-            "needs_reindex": pending,
-        }
-
-    # -- vector tier (engine.store.protocol.VectorTier) ---------------------------------------
-    async def search(
-        self,
-        owner: str | None,
-        query: str,
-        session: str | None,
-        limit: int,
-        *,
-        backfill: bool = True,
-    ) -> list[tuple[str, float]]:
-        """Nearest memories by the dense vector: (memory id, cosine), best first.
-
-        `backfill` is part of the VectorTier seam; Qdrant points are written with their
-        vectors, so there is nothing to backfill lazily here."""
-        return await qdrant_search.dense_search(
-            self.points, owner, query, session, limit
-        )
-
-    async def upsert(self, memories: Sequence[Memory]) -> None:
-        """Vector-tier write: SQLite keeps one row per (owner, key) and stable ids, so each
-        memory's point is simply its id (no key-change bookkeeping). With the database
-        attached, rows whose vector is now stored get `needs_reindex = 0`."""
-        if not await self.points.write([(id_point(m.id), m, None) for m in memories]):
-            return
-        if self.database is not None:
-            ids = [m.id for m in memories]
-            await self.database.write(lambda conn: qdrant_tier.clear_flags(conn, ids))
-
-    async def _reindex_from_sqlite(
-        self, database: Database, limit: int | None, force: bool
-    ) -> dict[str, Any]:
-        # Tier mode: SQLite is the record and knows which rows still need their vector.
-        if force:
-            await database.write(qdrant_tier.mark_all)
-        done = 0
-        while limit is None or done < limit:
-            want = REINDEX_BATCH if limit is None else min(REINDEX_BATCH, limit - done)
-            rows = await database.read(
-                functools.partial(qdrant_tier.pending_rows, limit=want)
-            )
-            if not rows:
-                break
-            before = await database.read(qdrant_tier.count_pending)
-            await self.upsert(rows)
-            if await database.read(qdrant_tier.count_pending) == before:
-                return {
-                    "started": True,
-                    "done": done,
-                    "error": "embedding failed",
-                    "pending": before,
-                }
-            done += len(rows)
-        pending = await database.read(qdrant_tier.count_pending)
-        return {
-            "started": True,
-            "done": done,
-            "pending": pending,
-            "finished": pending == 0,
-        }
+    async def counts(self, now: str) -> dict[str, Any] | None:
+        """None while Qdrant does not answer (engine-status still reports the rest)."""
+        if not (await self.probe()).ok:
+            return None
+        try:
+            return await collection_counts(self.points, now)
+        except EngineError:
+            return None
 
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -570,95 +491,34 @@ class QdrantMemoryStore:
         )
         return removed
 
-    async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
-        """Re-embed memories whose dense vector is missing or from another embedding source:
-        rows flagged in SQLite (tier mode), else points found in Qdrant (record mode)."""
-        if self.embedder is None:
-            return {
-                "started": False,
-                "reason": "no embedding source",
-                "done": 0,
-                "pending": 0,
-            }
-        if self.database is not None:
-            return await self._reindex_from_sqlite(self.database, limit, force)
-        await self.collection.ensure()
-        signature = self.embedder.signature
-        stale = None if force else models.Filter(must_not=[match("vec_sig", signature)])
-        done = 0
-        budget = limit if limit is not None else 1 << 62
-        offset: models.ExtendedPointId | None = None
-        name = self.collection.name
-        while done < budget:
-            # Without `force` the stale set shrinks as we go, so each batch starts from the top.
-            batch = min(REINDEX_BATCH, budget - done)
-
-            async def page(
-                c: AsyncQdrantClient,
-                start: models.ExtendedPointId | None = offset,
-                size: int = batch,
-            ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
-                return await c.scroll(
-                    name,
-                    scroll_filter=stale,
-                    limit=size,
-                    offset=start,
-                    with_payload=True,
-                )
-
-            records, next_offset = await self.transport.call("scroll", page)
-            if not records:
-                break
-            pairs = [
-                (
-                    str(r.id),
-                    payload_to_memory(r.payload or {}),
-                    (r.payload or {}).get("subject"),
-                )
-                for r in records
-            ]
-            if not await self.points.write(pairs):
-                return {
-                    "started": True,
-                    "done": done,
-                    "error": "embedding failed",
-                    "pending": len(pairs),
-                }
-            done += len(pairs)
-            if force:
-                if next_offset is None:
-                    break
-                offset = next_offset
-        pending = await self.count(
-            models.Filter(must_not=[match("vec_sig", signature)])
-        )
-        return {"started": True, "done": done, "pending": pending}
-
     async def probe(self) -> Probe:
         """Reachability and round-trip latency (for /readyz, health and engine-status)."""
         return await self.collection.probe()
 
     async def status(self) -> dict[str, Any]:
-        probe = await self.probe()
-        out: dict[str, Any] = {
-            "tier": "qdrant",
-            "mode": self.transport.mode,
-            "collection": self.collection.name,
-            "healthy": probe.ok,
-            "latency_ms": probe.latency_ms,
-            "embedding": self.signature,
-            "dense": self.collection.has_dense,
+        return {"kind": "qdrant", **await collection_status(self.points)}
+
+    def text_index(self) -> dict[str, Any]:
+        return {
+            "available": True,
+            "tokenizer": "memtap sparse vectors (hashed words, BM25 tf, Qdrant idf)",
         }
+
+    async def readiness(self) -> dict[str, str]:
+        """The contract's "store", plus `ready` ("true"/"false": Qdrant answered the probe)
+        and `store_latency_ms` (that probe's round trip) for a readiness check."""
+        probe = await self.probe()
+        store = f"qdrant:{self.transport.mode}"
         if not probe.ok:
-            out["error"] = probe.error
-            return out
-        try:
-            out.update(await self.collection.describe())
-        except EngineError as exc:
-            out["error"] = str(exc)
-        return out
+            store += " (unavailable)"
+        return {
+            "store": store,
+            "ready": "true" if probe.ok else "false",
+            "store_latency_ms": f"{probe.latency_ms:.2f}",
+        }
 
     def health(self) -> str:
+        """The collection's state for /_memtap/health "vector"."""
         if self.transport.last_error is not None:
             return f"degraded: qdrant {self.transport.last_error}"
         return "qdrant"
@@ -677,15 +537,13 @@ async def open_qdrant_store(
     metrics: Metrics | None = None,
     *,
     transport: QdrantTransport | None = None,
-    database: Database | None = None,
 ) -> QdrantMemoryStore:
     """Build the store from `vector_store.qdrant` and try to prepare the collection.
 
     A vector-size mismatch raises (`QdrantCollectionMismatch`, a ConfigError naming
     `vector_store.qdrant.collection`); Qdrant being down does not: memtap starts, fails open,
     and creates the collection on the first call that reaches Qdrant. Pass `transport` to
-    share one client between engines (they then share the collection); pass `database`
-    when the store serves as the vector tier of a SQLite engine (reindex bookkeeping)."""
+    share one client between engines (they then share the collection)."""
     owns = transport is None
     if transport is None:
         transport = await open_transport(config.vector_store.qdrant)
@@ -694,9 +552,7 @@ async def open_qdrant_store(
         config.vector_store.qdrant.collection,
         embedder,
         metrics,
-        rrf_k=config.memory.rrf_k,
         owns_transport=owns,
-        database=database,
     )
     try:
         await store.collection.ensure()

@@ -27,7 +27,7 @@ from qdrant_client.common.client_exceptions import ResourceExhaustedResponse
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from memtap.config.schema import QdrantConfig
-from memtap.engine.api import EngineError
+from memtap.engine.api import EngineError, StoreUnavailable
 
 log = logging.getLogger("memtap.store.qdrant")
 
@@ -36,7 +36,7 @@ T = TypeVar("T")
 TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-class QdrantUnavailable(EngineError):
+class QdrantUnavailable(StoreUnavailable):
     """Qdrant did not answer (down, unreachable, overloaded, timed out) after the retries."""
 
     code = "store_unavailable"

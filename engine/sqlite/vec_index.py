@@ -1,18 +1,16 @@
-"""The semantic tier over sqlite-vec: embed the query, KNN in the owner's partition.
+"""`SqliteVecIndex`: the vector index over sqlite-vec, inside the local SQLite file.
 
-`SqliteVecTier` implements `engine.store.protocol.VectorTier`. The engine builds it with
-`build_vector_tier(holder, database, metrics)` (alias `open_vector_tier`): None when vectors
-are switched off, `SemanticUnavailable` (with every reason) when they cannot work; the engine
-then stays on the keyword tier. Why each piece is there:
+Embed the query, KNN in the owner's partition, re-read the hits through `Live` in the same
+reader hop. `engine.factory.build_vector_index` builds it. Why each piece is there:
 
 - The query embedding is bounded by `embedding.timeout_ms`; an error or timeout raises
-  `SemanticUnavailable` and the engine answers that request from the keyword tier.
+  `SemanticUnavailable` and retrieval answers that request from the keyword ranking.
 - Lazy backfill: before a search, up to `BACKFILL_BUDGET` of the owner's memories that have
   no vector yet are embedded (bounded by `BACKFILL_BUDGET_S`; skipped while another backfill
   runs), so a model change heals with real traffic without holding requests up.
 - Each fallback cause is logged once (first time) and counted every time in
   `memtap_memory_fallbacks_total{cause}`.
-- KNN is served from `engine.store.vector_cache` (per-owner float32 matrices, exact cosine,
+- KNN is served from `engine.sqlite.vector_cache` (per-owner float32 matrices, exact cosine,
   one mat-vec): the PyPI sqlite-vec has no SIMD and took ~10 ms per query at 10k rows. `vec0`
   stays the durable store; every write below patches the cache after it commits.
 """
@@ -22,24 +20,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from memtap.config.schema import Config
 from memtap.engine.api import EngineError
-from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
 )
+from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
+from memtap.engine.maintenance.reindex import run_reindex
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
-from memtap.engine.reindex import run_reindex
-from memtap.engine.store import vectors
-from memtap.engine.store.database import Database
-from memtap.engine.store.memories import Live
-from memtap.engine.store.vector_cache import DEFAULT_MAX_BYTES, VectorCache
+from memtap.engine.ports import VectorHits
+from memtap.engine.sqlite import vectors
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.vector_cache import DEFAULT_MAX_BYTES, VectorCache
 from memtap.engine.types import Memory
 
 log = logging.getLogger("memtap.vector")
@@ -51,40 +49,7 @@ BACKFILL_BUDGET_S = 0.1
 SQLITE_VEC = "sqlite-vec"
 
 
-class SemanticUnavailable(EngineError):
-    """The vector path cannot answer this request; `cause` names why (metrics label)."""
-
-    code = "semantic_unavailable"
-
-    def __init__(self, message: str, cause: str) -> None:
-        super().__init__(message)
-        self.cause = cause
-
-
-class ConfigSource(Protocol):
-    @property
-    def current(self) -> Config: ...
-
-
-class FallbackLog:
-    """Log a fallback cause the first time it happens; count it every time."""
-
-    def __init__(self, metrics: Metrics | None) -> None:
-        self._metrics = metrics
-        self._seen: set[str] = set()
-
-    def record(self, cause: str, message: str) -> None:
-        if self._metrics is not None:
-            self._metrics.memory_fallbacks.inc(cause)
-        if cause not in self._seen:
-            self._seen.add(cause)
-            log.warning(
-                "vector.fallback",
-                extra={"fields": {"cause": cause, "error": message[:200]}},
-            )
-
-
-class SqliteVecTier:
+class SqliteVecIndex:
     name = SQLITE_VEC
 
     def __init__(
@@ -139,11 +104,9 @@ class SqliteVecTier:
                 self.cache.clear(version)
 
     # -- runtime switch of embedding.* (admin settings API, config reload) ---------------------
-    def watch(self, holder: object) -> None:
-        """Follow `embedding.*` changes of a `ConfigHolder` (one with `subscribe`)."""
-        subscribe = getattr(holder, "subscribe", None)
-        if callable(subscribe):
-            self._unsubscribe = subscribe(self._on_config_change)
+    def watch(self, holder: ConfigSource) -> None:
+        """Follow `embedding.*` changes of the configuration."""
+        self._unsubscribe = holder.subscribe(self._on_config_change)
 
     def _on_config_change(self, old: Config, new: Config, changed: list[str]) -> None:
         # Called on the event loop by the holder after each swap.
@@ -188,38 +151,16 @@ class SqliteVecTier:
     # -- retrieval ------------------------------------------------------------------------
     async def search(
         self,
-        owner: str | None,
-        query: str,
-        session: str | None,
-        limit: int,
-        *,
-        backfill: bool = True,
-    ) -> list[tuple[str, float]]:
-        """(memory id, cosine similarity) best first; raises `SemanticUnavailable`.
-        Hits are live (not superseded, not expired; of `session` when given).
-
-        `backfill=False` (retrieve-preview) makes no writes."""
-        live = Live(
-            now=now_iso(),
-            cutoff=None,
-            owner=owner,
-            session=session,
-            match_session=session is not None,
-        )
-        found = await self.search_live(live, query, limit, backfill=backfill)
-        return [(memory.id, similarity) for memory, similarity in found]
-
-    async def search_live(
-        self,
         live: Live,
         query: str,
         limit: int,
         *,
         backfill: bool = True,
-    ) -> list[tuple[Memory, float]]:
-        """The nearest memories that pass `live`, as rows, best first: the KNN and the
-        re-read of its hits in one reader hop (`engine.retrieval.retrieve` prefers this
-        when a tier has it). Raises `SemanticUnavailable`."""
+    ) -> VectorHits:
+        """The nearest memories that pass `live`, best first, with their rows: the KNN and
+        the re-read of its hits in one reader hop. Raises `SemanticUnavailable`.
+
+        `backfill=False` (retrieve-preview) makes no writes."""
         if self._disabled is not None:
             self._fallbacks.record("no_embedding_source", self._disabled)
             raise SemanticUnavailable(self._disabled, "no_embedding_source")
@@ -228,7 +169,7 @@ class SqliteVecTier:
             await self._backfill_owner(owner)
         vector = await self._embed_query(query)
         if not vector.any():
-            return []
+            return VectorHits([], rows={})
         cache = self.cache
         found: list[tuple[Memory, float]] = await self._db.read(
             lambda conn: vectors.knn_live(conn, cache, vector, live, limit)
@@ -238,7 +179,9 @@ class SqliteVecTier:
             # was answered by sqlite-vec's own KNN. Loading reads the owner's whole partition
             # (~0.1 s at 10k rows, ~1.3 s at 100k), so it happens in the background.
             self._warm(owner, int(vector.shape[0]))
-        return found
+        return VectorHits(
+            [(m.id, sim) for m, sim in found], rows={m.id: m for m, _ in found}
+        )
 
     def _warm(self, owner: str, dim: int) -> None:
         if owner in self._warming:
@@ -292,7 +235,11 @@ class SqliteVecTier:
                 self.backfill(owner, BACKFILL_BUDGET), self.backfill_timeout_s
             )
         except (TimeoutError, EmbeddingError, EngineError) as exc:
-            cause = getattr(exc, "cause", "backfill_failed")
+            cause = (
+                exc.cause
+                if isinstance(exc, EmbeddingError | SemanticUnavailable)
+                else "backfill_failed"
+            )
             self._fallbacks.record(
                 f"backfill_{cause}" if not cause.startswith("backfill") else cause,
                 str(exc),
@@ -377,6 +324,10 @@ class SqliteVecTier:
         progress = await run_reindex(self, limit=limit, force=force)
         return {**progress.to_json(), "signature": self._source.signature}
 
+    async def local_file_replaced(self) -> None:
+        """A fresh file has no vector table: make it (every row waits for its vector)."""
+        await self.start()
+
     # -- reporting ------------------------------------------------------------------------
     async def status(self) -> dict[str, Any]:
         def read(conn: Any) -> dict[str, Any]:
@@ -420,13 +371,11 @@ class SqliteVecTier:
             ("too_big", stats.too_big),
         ):
             metrics.vector_cache_events.set_total(total, event)
-        source: Any = self._source
-        batches = getattr(source, "batches", None) or getattr(
-            getattr(source, "inner", None), "batches", None
-        )
+        source = self._source
+        batches = source.batch_stats()
         if batches is not None:
-            metrics.embedding_runs.set_total(batches.stats.runs, source.name)
-            metrics.embedding_texts.set_total(batches.stats.texts, source.name)
+            metrics.embedding_runs.set_total(batches.runs, source.name)
+            metrics.embedding_texts.set_total(batches.texts, source.name)
 
     async def close(self) -> None:
         if self._stop_collecting is not None:
@@ -442,87 +391,3 @@ class SqliteVecTier:
             with contextlib.suppress(BaseException):
                 await self.switching
         await self._source.close()
-
-
-async def build_vector_tier(
-    holder: ConfigSource, database: Database, metrics: Metrics | None
-) -> Any:
-    """The vector tier for `vector_store.kind`; `qdrant` (or `auto` with a Qdrant url/path) is
-    delegated to the Qdrant backend.
-
-    None when vectors are switched off (`vector_store.kind: none`, `embedding.source: none`).
-    When they are wanted but cannot work (no sqlite-vec, no embedding source could be
-    opened, Qdrant failing), raises `SemanticUnavailable` whose message says why for every
-    source tried: the engine keeps that text for engine-status and stays on keywords."""
-    config = holder.current
-    kind = config.vector_store.kind
-    if kind == "none":
-        return None
-    qdrant = config.vector_store.qdrant
-    wants_qdrant = kind == "qdrant" or (
-        kind == "auto" and bool(qdrant.url or qdrant.path)
-    )
-    fallbacks = FallbackLog(metrics)
-    resolution = await resolve_embedding_source(
-        config.embedding, config.data_dir, metrics
-    )
-    if resolution.source is None:
-        reasons = (
-            "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks)
-            or "embedding.source is none"
-        )
-        if config.embedding.source == "none":
-            return None
-        fallbacks.record("no_embedding_source", reasons)
-        raise SemanticUnavailable(
-            f"no embedding source: {reasons}", "no_embedding_source"
-        )
-    if wants_qdrant:
-        return await _build_qdrant(holder, database, metrics, resolution)
-    if database.extensions.get(SQLITE_VEC) != "loaded":
-        await resolution.source.close()
-        reason = (
-            f"sqlite-vec not loaded: {database.extensions.get(SQLITE_VEC, 'not tried')}"
-        )
-        fallbacks.record("no_extension", reason)
-        raise SemanticUnavailable(reason, "no_extension")
-    tier = SqliteVecTier(database, resolution, holder, metrics)
-    started = time.perf_counter()
-    await tier.start()
-    tier.watch(holder)
-    log.info(
-        "vector.ready",
-        extra={
-            "fields": {
-                "kind": SQLITE_VEC,
-                "signature": tier.embedding(),
-                "needs_reindex": tier.last_reset_marked,
-                "ms": round((time.perf_counter() - started) * 1000, 1),
-            }
-        },
-    )
-    return tier
-
-
-open_vector_tier = build_vector_tier
-
-
-async def _build_qdrant(
-    holder: ConfigSource,
-    database: Database,
-    metrics: Metrics | None,
-    resolution: EmbeddingResolution,
-) -> Any:
-    # Qdrant keeps its own vectors; it only needs the resolved embedding source.
-    from memtap.engine.store.qdrant_store import open_qdrant_store
-
-    assert resolution.source is not None
-    try:
-        return await open_qdrant_store(
-            holder.current, resolution.source, metrics, database=database
-        )
-    except Exception as exc:
-        await resolution.source.close()
-        reason = f"qdrant: {type(exc).__name__}: {exc}"
-        FallbackLog(metrics).record("qdrant_unavailable", reason)
-        raise SemanticUnavailable(reason, "qdrant_unavailable") from exc

@@ -19,8 +19,8 @@ from qdrant_client.http.exceptions import UnexpectedResponse
 
 from memtap.config.errors import ConfigError, ConfigIssue
 from memtap.engine.api import EngineError
-from memtap.engine.store.qdrant_payload import INDEXED_FIELDS
-from memtap.engine.store.qdrant_transport import QdrantConfigError, QdrantTransport
+from memtap.engine.qdrant.payload import INDEXED_FIELDS
+from memtap.engine.qdrant.transport import QdrantConfigError, QdrantTransport
 
 log = logging.getLogger("memtap.store.qdrant")
 

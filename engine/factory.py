@@ -1,0 +1,283 @@
+"""Building the engine: which adapter behind each port, from `vector_store.kind`.
+
+| vector_store.kind          | RecordStore        | VectorIndex                          |
+|----------------------------|--------------------|--------------------------------------|
+| auto / sqlite-vec          | SQLite             | sqlite-vec (if loadable + a source)  |
+| auto with a Qdrant url/path| SQLite             | Qdrant, vectors only                 |
+| qdrant                     | Qdrant (shared)    | Qdrant, the record points' dense arm |
+| none                       | SQLite             | none                                 |
+
+The outbox and the settings overrides always live in this replica's SQLite file.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtap.engine.embeddings.resolve import (
+    EmbeddingResolution,
+    resolve_embedding_source,
+)
+from memtap.engine.engine import Engine
+from memtap.engine.events import EngineEvents
+from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
+from memtap.engine.metrics import Metrics
+from memtap.engine.ports import VectorIndex
+from memtap.engine.qdrant.collection import Collection
+from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
+from memtap.engine.qdrant.records import open_qdrant_store
+from memtap.engine.qdrant.transport import (
+    QdrantTransport,
+    QdrantUnavailable,
+    open_transport,
+)
+from memtap.engine.sqlite import local
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import Driver
+from memtap.engine.sqlite.outbox import SqliteOutbox
+from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
+from memtap.engine.sqlite.settings import SqliteSettings
+from memtap.engine.sqlite.vec_index import SQLITE_VEC, SqliteVecIndex
+
+if TYPE_CHECKING:
+    from memtap.config.holder import ConfigHolder
+    from memtap.config.schema import Config
+
+log = logging.getLogger("memtap.engine")
+
+
+def database_path(config: Config) -> Path:
+    return local.database_path(config.data_dir)
+
+
+async def open_engine(
+    holder: ConfigHolder,
+    metrics: Metrics,
+    *,
+    start_worker: bool = True,
+    driver: Driver | None = None,
+    qdrant_transport: QdrantTransport | None = None,
+    events: EngineEvents | None = None,
+) -> Engine:
+    """Open the local file, pick the record store and vector index, start the worker.
+
+    With `vector_store.kind: qdrant` Qdrant is the system of record (several replicas share
+    it); the local SQLite file then keeps only this replica's outbox and settings."""
+    config = holder.current
+    if config.vector_store.kind == "qdrant":
+        return await open_qdrant_engine(
+            holder,
+            metrics,
+            start_worker=start_worker,
+            driver=driver,
+            transport=qdrant_transport,
+            events=events,
+        )
+    db = await local.open_local(
+        config.data_dir,
+        driver=driver,
+        sqlite_vec=config.vector_store.kind in ("auto", "sqlite-vec"),
+    )
+    try:
+        store = SqliteRecordStore(
+            db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
+        )
+        index, error = await _vector_index(holder, db, metrics)
+        engine = Engine(
+            holder,
+            metrics,
+            db,
+            store,
+            SqliteOutbox(db),
+            SqliteSettings(db),
+            index,
+            error,
+            events=events,
+        )
+        await engine.start(worker=start_worker)
+    except BaseException:
+        await db.close()
+        raise
+    log.info(
+        "memory.engine_started",
+        extra={
+            "fields": {
+                "store": f"sqlite:{db.driver.name}",
+                "path": str(db.path),
+                "vector": index.name if index else "off",
+            }
+        },
+    )
+    return engine
+
+
+async def open_qdrant_engine(
+    holder: ConfigHolder,
+    metrics: Metrics,
+    *,
+    start_worker: bool = True,
+    driver: Driver | None = None,
+    transport: QdrantTransport | None = None,
+    events: EngineEvents | None = None,
+) -> Engine:
+    """The engine with Qdrant as the shared record store: the local SQLite file (outbox,
+    settings), the embedding source, the Qdrant collection. Qdrant being down does not stop
+    memtap from starting (fail-open); a vector-size mismatch does
+    (`QdrantCollectionMismatch`, a ConfigError). `transport=` lets several engines in one
+    process share one client (tests; Qdrant local mode allows one client per path)."""
+    config = holder.current
+    db = await local.open_local(config.data_dir, driver=driver)
+    resolution: EmbeddingResolution | None = None
+    try:
+        resolution = await resolve_embedding_source(
+            config.embedding, config.data_dir, metrics
+        )
+        store = await open_qdrant_store(
+            config, resolution.source, metrics, transport=transport
+        )
+        index = QdrantDenseIndex(store, resolution.source)
+        engine = Engine(
+            holder,
+            metrics,
+            db,
+            store,
+            SqliteOutbox(db),
+            SqliteSettings(db),
+            index,
+            events=events,
+        )
+        await engine.start(worker=start_worker)
+    except BaseException:
+        if resolution is not None and resolution.source is not None:
+            await resolution.source.close()
+        await db.close()
+        raise
+    log.info(
+        "memory.engine_started",
+        extra={
+            "fields": {
+                "store": f"qdrant:{store.transport.mode}",
+                "collection": store.collection.name,
+                "path": str(db.path),
+                "vector": "qdrant" if store.collection.has_dense else "off",
+                "embedding": store.embedding(),
+            }
+        },
+    )
+    return engine
+
+
+async def _vector_index(
+    holder: ConfigHolder, db: Database, metrics: Metrics
+) -> tuple[VectorIndex | None, str | None]:
+    """The vector index beside SQLite rows, or None with the reason engine-status shows."""
+    if holder.current.vector_store.kind == "none":
+        return None, "disabled (vector_store.kind: none)"
+    try:
+        index = await build_vector_index(holder, db, metrics)
+    except Exception as exc:  # noqa: BLE001 - memory works without vectors
+        error = f"{type(exc).__name__}: {exc}"[:200]
+        metrics.memory_fallbacks.inc("vector_init")
+        log.warning("memory.vector_unavailable", extra={"fields": {"error": error}})
+        return None, error
+    if index is None:
+        return None, "no embedding source or vector store available"
+    return index, None
+
+
+async def build_vector_index(
+    holder: ConfigSource, database: Database, metrics: Metrics | None
+) -> VectorIndex | None:
+    """The vector index for rows in SQLite: sqlite-vec, or Qdrant (vectors only) with
+    `vector_store.kind: auto` and a Qdrant url/path.
+
+    None when vectors are switched off (`vector_store.kind: none`, `embedding.source: none`).
+    When they are wanted but cannot work (no sqlite-vec, no embedding source could be
+    opened, Qdrant failing), raises `SemanticUnavailable` whose message says why for every
+    source tried: the engine keeps that text for engine-status and stays on keywords."""
+    config = holder.current
+    kind = config.vector_store.kind
+    if kind == "none":
+        return None
+    qdrant = config.vector_store.qdrant
+    wants_qdrant = kind == "qdrant" or (
+        kind == "auto" and bool(qdrant.url or qdrant.path)
+    )
+    fallbacks = FallbackLog(metrics)
+    resolution = await resolve_embedding_source(
+        config.embedding, config.data_dir, metrics
+    )
+    source = resolution.source
+    if source is None:
+        reasons = (
+            "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks)
+            or "embedding.source is none"
+        )
+        if config.embedding.source == "none":
+            return None
+        fallbacks.record("no_embedding_source", reasons)
+        raise SemanticUnavailable(
+            f"no embedding source: {reasons}", "no_embedding_source"
+        )
+    if wants_qdrant:
+        try:
+            return await _open_qdrant_vectors(config, resolution, database, metrics)
+        except Exception as exc:
+            await source.close()
+            reason = f"qdrant: {type(exc).__name__}: {exc}"
+            fallbacks.record("qdrant_unavailable", reason)
+            raise SemanticUnavailable(reason, "qdrant_unavailable") from exc
+    if database.extensions.get(SQLITE_VEC) != "loaded":
+        await source.close()
+        reason = (
+            f"sqlite-vec not loaded: {database.extensions.get(SQLITE_VEC, 'not tried')}"
+        )
+        fallbacks.record("no_extension", reason)
+        raise SemanticUnavailable(reason, "no_extension")
+    index = SqliteVecIndex(database, resolution, holder, metrics)
+    started = time.perf_counter()
+    await index.start()
+    index.watch(holder)
+    log.info(
+        "vector.ready",
+        extra={
+            "fields": {
+                "kind": SQLITE_VEC,
+                "signature": index.embedding(),
+                "needs_reindex": index.last_reset_marked,
+                "ms": round((time.perf_counter() - started) * 1000, 1),
+            }
+        },
+    )
+    return index
+
+
+async def _open_qdrant_vectors(
+    config: Config,
+    resolution: EmbeddingResolution,
+    database: Database,
+    metrics: Metrics | None,
+) -> QdrantVectorIndex:
+    # Qdrant keeps its own vectors; it only needs the resolved embedding source.
+    assert resolution.source is not None
+    transport = await open_transport(config.vector_store.qdrant)
+    index = QdrantVectorIndex(
+        transport,
+        config.vector_store.qdrant.collection,
+        resolution.source,
+        SqliteReindexFlags(database),
+        metrics,
+    )
+    collection: Collection = index.points.collection
+    try:
+        await collection.ensure()
+    except QdrantUnavailable as exc:
+        log.warning("qdrant.start_unavailable", extra={"fields": {"error": str(exc)}})
+    except BaseException:
+        await transport.close()
+        raise
+    return index

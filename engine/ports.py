@@ -1,0 +1,301 @@
+"""The engine's ports: what `engine.engine.Engine`, the outbox worker, retrieval and
+maintenance call. Every storage backend is an adapter behind one of these; a new backend is
+a new adapter, never a second engine.
+
+| port          | adapters                                                            |
+|---------------|---------------------------------------------------------------------|
+| RecordStore   | `sqlite.records.SqliteRecordStore`, `qdrant.records.QdrantMemoryStore` |
+| VectorIndex   | `sqlite.vec_index.SqliteVecIndex`, `qdrant.index.QdrantDenseIndex`     |
+|               | (dense arm of the Qdrant record collection), `qdrant.index.QdrantVectorIndex` |
+|               | (vectors only, rows in SQLite), or none                             |
+| Outbox        | `sqlite.outbox.SqliteOutbox` (always the local SQLite file)          |
+| SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
+| ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
+
+`tests/test_store_contract.py` runs one suite against both record stores,
+`tests/engine/test_vector_index_contract.py` one against sqlite-vec and Qdrant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from memtap.engine.memory_rules import Live
+from memtap.engine.types import (
+    ExtractedFact,
+    ListQuery,
+    Memory,
+    MemoryPatch,
+    NewMemory,
+    Page,
+    Turn,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRow:
+    seq: int
+    turn: Turn
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedTurn:
+    """One outbox row and the facts extracted from it (with their provenance metadata)."""
+
+    row: OutboxRow
+    facts: tuple[tuple[ExtractedFact, dict[str, Any]], ...]
+
+    def new_memories(self) -> list[tuple[NewMemory, str]]:
+        """Each fact as the memory to upsert, with the subject it supersedes others on."""
+        turn = self.row.turn
+        return [
+            (
+                NewMemory(
+                    owner=turn.owner,
+                    content=fact.content,
+                    type=fact.type,
+                    key=fact.key,
+                    session=turn.session,
+                    metadata=meta,
+                ),
+                fact.subject,
+            )
+            for fact, meta in self.facts
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenTurn:
+    row: OutboxRow
+    written: list[Memory]
+    superseded: list[str]
+
+
+class Outbox(Protocol):
+    """Turns waiting for extraction, durable on local disk, oldest first."""
+
+    async def insert(self, turn: Turn, now: str) -> None: ...
+
+    async def page(self, after_seq: int, limit: int) -> list[OutboxRow]: ...
+
+    async def ack(self, seqs: Sequence[int]) -> None:
+        """The turns took effect: remove their rows."""
+        ...
+
+    async def record_failure(self, seq: int, error: str) -> int:
+        """Count one failed attempt; returns the attempts so far."""
+        ...
+
+    async def depth(self) -> int: ...
+
+    async def erase_owner(self, owner: str) -> int: ...
+
+
+class SettingsStore(Protocol):
+    """Runtime settings overrides (name -> JSON value), local to each replica."""
+
+    async def load_all(self) -> dict[str, Any]: ...
+
+    async def save(self, name: str, value: Any, now: str) -> None: ...
+
+    async def delete(self, name: str) -> bool: ...
+
+
+class RecordStore(Protocol):
+    """Where memory rows live, with the same semantics in every adapter: upsert on
+    (owner, key), `Live` visibility (owner, session scope, expiry, retention, supersession),
+    listing, sweep, erase, export."""
+
+    name: str
+    """"sqlite" | "qdrant"."""
+    in_local_file: bool
+    """Whether the rows live in this replica's SQLite file (else only outbox and settings do)."""
+
+    async def upsert_memory(
+        self, new: NewMemory, now: str, subject: str | None = None
+    ) -> tuple[Memory, bool]:
+        """Insert, or update the memory with the same id or the same (owner, key); a re-stated
+        superseded memory becomes live again; metadata is merge-patched. (memory, created)."""
+        ...
+
+    async def import_memories(
+        self, items: Sequence[NewMemory], now: str
+    ) -> list[tuple[Memory | InvalidItem, bool]]:
+        """Upsert each item; a refused one comes back as `InvalidItem` (the others stay)."""
+        ...
+
+    async def get_memory(self, memory_id: str) -> Memory | None: ...
+
+    async def update_memory(
+        self, memory_id: str, patch: MemoryPatch, now: str
+    ) -> Memory | None:
+        """None when missing; `InvalidInput` (field `key`) when the owner has that key already."""
+        ...
+
+    async def delete_memory(self, memory_id: str) -> bool: ...
+
+    async def supersede(
+        self, owner: str, subject: str, new_id: str, now: str
+    ) -> list[str]:
+        """Mark the owner's other live memories about `subject` superseded by `new_id`."""
+        ...
+
+    async def write_facts(
+        self, turns: Sequence[PlannedTurn], outbox: Outbox, now: str
+    ) -> list[WrittenTurn]:
+        """Store each turn's facts (upsert + supersession), then ack its outbox row. A store
+        in the same SQLite file as `outbox` does all of it in ONE transaction; any other
+        writes each turn, then acks it (a replay after a crash in between is harmless:
+        facts are keyed, so they update the same memories)."""
+        ...
+
+    async def recent(self, live: Live, limit: int) -> list[Memory]:
+        """Newest live memories first (by `updated_at`)."""
+        ...
+
+    async def keyword(
+        self, query: str, live: Live, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Live memories sharing a topical word with `query`, best first, relevance > 0."""
+        ...
+
+    async def keyword_and_recent(
+        self, query: str, live: Live, limit: int
+    ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
+        """`keyword` and `recent` together (the no-vector hybrid); `recent` is [] when
+        nothing matched (the relevance floor returns nothing then anyway)."""
+        ...
+
+    async def live_many(self, ids: Sequence[str], live: Live) -> dict[str, Memory]:
+        """The rows of `ids` that pass `live` (a vector index's hits re-read)."""
+        ...
+
+    async def list_page(self, query: ListQuery) -> Page:
+        """Admin listing, newest `created_at` first, with the total."""
+        ...
+
+    def export_owner(self, owner: str) -> AsyncIterator[Memory]: ...
+
+    async def erase_owner(self, owner: str) -> int:
+        """Delete the owner's memories and their text from every index the store keeps."""
+        ...
+
+    async def sweep(self, now: str, cutoff: str | None, limit: int = 5000) -> list[str]:
+        """Delete expired and out-of-retention memories; returns their ids."""
+        ...
+
+    async def summary_candidates(
+        self, cutoff: str, owner: str | None, limit: int = 1000
+    ) -> list[Memory]:
+        """Live memories last written before `cutoff` that `summarize` would compact."""
+        ...
+
+    async def compact(
+        self, pairs: Sequence[tuple[Memory, NewMemory]], now: str
+    ) -> list[Memory]:
+        """Write each summary and mark its original superseded by it; returns the summaries."""
+        ...
+
+    async def restore_summary(self, summary_id: str) -> Memory | None:
+        """Undo one compaction (original live again, summary gone); None when `summary_id`
+        is not a summary."""
+        ...
+
+    async def counts(self, now: str) -> dict[str, Any] | None:
+        """engine-status "counts" (None when the store cannot answer right now)."""
+        ...
+
+    async def status(self) -> dict[str, Any]:
+        """engine-status "store" (kind first)."""
+        ...
+
+    def text_index(self) -> dict[str, Any]:
+        """engine-status "fts": the keyword index."""
+        ...
+
+    async def readiness(self) -> dict[str, str]:
+        """/_memtap/health "store" (and any readiness fields the store adds)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidItem:
+    """An import line a record store refused, and why."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHits:
+    """A vector search's answer: (memory id, cosine) best first. `rows` holds the live rows
+    when the index applied the `Live` filter itself; None means "re-read them through the
+    record store" (`RecordStore.live_many`)."""
+
+    ranked: list[tuple[str, float]]
+    rows: Mapping[str, Memory] | None = field(default=None)
+
+
+class VectorIndex(Protocol):
+    """Nearest-neighbour search over memory embeddings, beside a record store.
+
+    The engine calls `upsert` after every content write it made, `delete` after deletes and
+    the retention sweep, `erase_owner` on GDPR erase; all fail-open (logged, counted, the
+    rows keep `needs_reindex = 1` and `reindex` catches up)."""
+
+    name: str
+    """"sqlite-vec" | "qdrant": the health/status kind and the resolution tier."""
+
+    async def search(
+        self, live: Live, query: str, limit: int, *, backfill: bool = True
+    ) -> VectorHits:
+        """Nearest memories to `query` for `live`'s owner (None = every owner) and session.
+        `backfill=False` (retrieve-preview) must make no writes."""
+        ...
+
+    async def upsert(self, memories: Sequence[Memory]) -> None: ...
+
+    async def delete(self, ids: Sequence[str]) -> None: ...
+
+    async def erase_owner(self, owner: str) -> int:
+        """Vectors of `owner` removed (called before the record store erases the rows)."""
+        ...
+
+    async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
+        """Embed what waits for a vector (all with `force`), at most `limit`; progress."""
+        ...
+
+    async def local_file_replaced(self) -> None:
+        """The local SQLite file was replaced by a fresh one: prepare it again."""
+        ...
+
+    async def status(self) -> dict[str, Any]:
+        """engine-status "vector" details (dimension, count, embedding source...)."""
+        ...
+
+    def health(self) -> str:
+        """/_memtap/health "vector" (e.g. "sqlite-vec", "qdrant", "degraded: ...")."""
+        ...
+
+    def embedding(self) -> str:
+        """/_memtap/health "embedding" (e.g. "onnx:all-MiniLM-L6-v2")."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class ReindexFlags(Protocol):
+    """Which SQLite rows still wait for their vector (`memories.needs_reindex`), for an index
+    whose vectors live elsewhere (Qdrant beside SQLite rows)."""
+
+    async def pending(self, owner: str | None, limit: int) -> list[Memory]: ...
+
+    async def clear(self, ids: Sequence[str]) -> None: ...
+
+    async def mark_all(self) -> int: ...
+
+    async def count(self) -> int: ...

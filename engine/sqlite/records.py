@@ -1,0 +1,238 @@
+"""`SqliteRecordStore`: memory rows in the local SQLite file (the default record store).
+
+Every method is one trip to `Database` (one writer task, pooled readers) running the SQL of
+`memories.py`, `fts.py` and `summaries.py`. Extracted facts and the deletion of their outbox
+rows commit in one transaction when the outbox lives in the same file (`write_facts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from memtap.engine.api import InvalidInput
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
+from memtap.engine.sqlite import fts, memories, outbox, summaries
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.local import file_size
+from memtap.engine.sqlite.outbox import SqliteOutbox
+from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
+
+Conn = Any
+EXPORT_PAGE = 500
+
+
+def apply_facts(
+    conn: Conn, turns: Sequence[PlannedTurn], now: str
+) -> list[WrittenTurn]:
+    """In a write transaction: store each turn's facts and supersede older ones."""
+    results = []
+    for item in turns:
+        written: list[Memory] = []
+        superseded: list[str] = []
+        for new, subject in item.new_memories():
+            memory, _ = memories.upsert(conn, new, now, subject=subject)
+            written.append(memory)
+            superseded += memories.supersede(conn, new.owner, subject, memory.id, now)
+        results.append(WrittenTurn(item.row, written, superseded))
+    return results
+
+
+class SqliteRecordStore:
+    name = "sqlite"
+    in_local_file = True
+
+    def __init__(
+        self, db: Database, read_timeout_ms: Callable[[], int] | None = None
+    ) -> None:
+        self.db = db
+        self._read_timeout_ms = read_timeout_ms
+        """The time limit of retrieval reads, read at each call (it follows reloads)."""
+
+    @property
+    def read_timeout_ms(self) -> int | None:
+        return self._read_timeout_ms() if self._read_timeout_ms is not None else None
+
+    async def upsert_memory(
+        self, new: NewMemory, now: str, subject: str | None = None
+    ) -> tuple[Memory, bool]:
+        return await self.db.write(
+            lambda conn: memories.upsert(conn, new, now, subject)
+        )
+
+    async def import_memories(
+        self, items: Sequence[NewMemory], now: str
+    ) -> list[tuple[Memory | InvalidItem, bool]]:
+        def run(conn: Conn) -> list[tuple[Memory | InvalidItem, bool]]:
+            out: list[tuple[Memory | InvalidItem, bool]] = []
+            for item in items:
+                try:
+                    conn.execute("SAVEPOINT item")
+                    out.append(memories.upsert(conn, item, now))
+                    conn.execute("RELEASE item")
+                except InvalidInput as exc:
+                    conn.execute("ROLLBACK TO item")
+                    conn.execute("RELEASE item")
+                    out.append((InvalidItem(str(exc)), False))
+            return out
+
+        return await self.db.write(run)
+
+    async def get_memory(self, memory_id: str) -> Memory | None:
+        return await self.db.read(lambda conn: memories.get(conn, memory_id))
+
+    async def update_memory(
+        self, memory_id: str, patch: MemoryPatch, now: str
+    ) -> Memory | None:
+        return await self.db.write(
+            lambda conn: memories.update(conn, memory_id, patch, now)
+        )
+
+    async def delete_memory(self, memory_id: str) -> bool:
+        return await self.db.write(lambda conn: memories.delete(conn, memory_id))
+
+    async def supersede(
+        self, owner: str, subject: str, new_id: str, now: str
+    ) -> list[str]:
+        return await self.db.write(
+            lambda conn: memories.supersede(conn, owner, subject, new_id, now)
+        )
+
+    async def write_facts(
+        self, turns: Sequence[PlannedTurn], outbox_port: Outbox, now: str
+    ) -> list[WrittenTurn]:
+        seqs = [item.row.seq for item in turns]
+        if isinstance(outbox_port, SqliteOutbox) and outbox_port.db is self.db:
+            # One transaction: the facts and the deletion of their rows commit together,
+            # so each turn takes effect exactly once.
+            def both(conn: Conn) -> list[WrittenTurn]:
+                results = apply_facts(conn, turns, now)
+                outbox.delete(conn, seqs)
+                return results
+
+            return await self.db.write(both)
+        results = await self.db.write(lambda conn: apply_facts(conn, turns, now))
+        await outbox_port.ack(seqs)
+        return results
+
+    async def recent(self, live: Live, limit: int) -> list[Memory]:
+        return await self.db.read(
+            lambda conn: memories.recent(conn, live, limit),
+            timeout_ms=self.read_timeout_ms,
+        )
+
+    async def keyword(
+        self, query: str, live: Live, limit: int
+    ) -> list[tuple[Memory, float]]:
+        match = fts.build_match(fts.query_terms(query), live)
+        if match is None:
+            return []
+        return await self.db.read(
+            lambda conn: fts.search(conn, match, live, limit),
+            timeout_ms=self.read_timeout_ms,
+        )
+
+    async def keyword_and_recent(
+        self, query: str, live: Live, limit: int
+    ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
+        # Both rankings in ONE trip to a reader thread (each trip costs a thread wake-up on
+        # the request path).
+        match = fts.build_match(fts.query_terms(query), live)
+        if match is None:
+            return [], []
+
+        def run(conn: Conn) -> tuple[list[tuple[Memory, float]], list[Memory]]:
+            found = fts.search(conn, match, live, limit)
+            return found, (memories.recent(conn, live, limit) if found else [])
+
+        return await self.db.read(run, timeout_ms=self.read_timeout_ms)
+
+    async def live_many(self, ids: Sequence[str], live: Live) -> dict[str, Memory]:
+        wanted = list(ids)
+        return await self.db.read(
+            lambda conn: memories.get_many(conn, wanted, live),
+            timeout_ms=self.read_timeout_ms,
+        )
+
+    async def list_page(self, query: ListQuery) -> Page:
+        match = fts.list_match(query.q) if query.q else None
+        if query.q and match is None:
+            return Page(items=(), total=0)
+        return await self.db.read(lambda conn: memories.list_page(conn, query, match))
+
+    async def export_owner(self, owner: str) -> AsyncIterator[Memory]:
+        after = 0
+        while True:
+
+            def read_page(conn: Conn, start: int = after) -> list[tuple[int, Memory]]:
+                return memories.owner_page(conn, owner, start, EXPORT_PAGE)
+
+            page = await self.db.read(read_page)
+            for rowid, memory in page:
+                after = rowid
+                yield memory
+            if len(page) < EXPORT_PAGE:
+                return
+
+    async def erase_owner(self, owner: str) -> int:
+        def erase(conn: Conn) -> int:
+            removed = memories.erase_owner(conn, owner)
+            fts.optimize(conn)  # merged: no index segment keeps the erased text
+            return removed
+
+        return await self.db.write(erase)
+
+    async def sweep(self, now: str, cutoff: str | None, limit: int = 5000) -> list[str]:
+        return await self.db.write(
+            lambda conn: memories.sweep(conn, now, cutoff, limit)
+        )
+
+    async def summary_candidates(
+        self, cutoff: str, owner: str | None, limit: int = 1000
+    ) -> list[Memory]:
+        return await self.db.read(
+            lambda conn: summaries.candidates(conn, cutoff, owner, limit)
+        )
+
+    async def compact(
+        self, pairs: Sequence[tuple[Memory, NewMemory]], now: str
+    ) -> list[Memory]:
+        return await self.db.write(lambda conn: summaries.compact(conn, pairs, now))
+
+    async def restore_summary(self, summary_id: str) -> Memory | None:
+        def run(conn: Conn) -> Memory | None:
+            original_id = summaries.restore(conn, summary_id)
+            return memories.get(conn, original_id) if original_id else None
+
+        return await self.db.write(run)
+
+    async def counts(self, now: str) -> dict[str, Any] | None:
+        return await self.db.read(lambda conn: memories.counts(conn, now))
+
+    async def status(self) -> dict[str, Any]:
+        driver = self.db.driver
+        return {
+            "kind": "sqlite",
+            "driver": driver.name,
+            "sqlite_version": driver.sqlite_version,
+            "path": str(self.db.path),
+            "bytes": file_size(self.db),
+            "wal": True,
+            "extensions": {
+                "loadable": driver.can_load_extensions,
+                **self.db.extensions,
+            },
+        }
+
+    def text_index(self) -> dict[str, Any]:
+        return {
+            "available": self.db.driver.has_fts5,
+            "tokenizer": "porter unicode61 remove_diacritics 2",
+        }
+
+    async def readiness(self) -> dict[str, str]:
+        return {"store": f"sqlite:{self.db.driver.name}"}
+
+    async def close(self) -> None:
+        return None  # the local file is closed by its owner (the engine)
