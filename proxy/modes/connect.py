@@ -21,6 +21,12 @@ import logging
 from collections.abc import Callable
 
 from memtap.config.schema import InterceptConfig
+from memtap.proxy.modes.access.connect_gate import deny_connect
+from memtap.proxy.modes.access.gate import (
+    AUTH_REQUIRED,
+    ForwardAccess,
+    proxy_authorization_in_head,
+)
 from memtap.proxy.modes.certs import LeafCertStore
 from memtap.proxy.modes.connect_outcome import (
     ConnectDone,
@@ -75,8 +81,11 @@ class ForwardProxy:
         before_intercept: Callable[[], bool] | None = None,
         prepare_intercept: Callable[[], None] | None = None,
         on_done: Callable[[ConnectDone], None] | None = None,
+        access: ForwardAccess | None = None,
     ) -> None:
         self.http_factory = http_factory
+        self.access = access if access is not None else ForwardAccess()
+        """Proxy auth and destination policy (proxy/modes/access/)."""
         self.intercept_config = intercept_config
         self.first_bytes_timeout_s = first_bytes_timeout_s
         """A connection that has not shown its first request line by then is closed (aiohttp's
@@ -85,7 +94,7 @@ class ForwardProxy:
         self.interceptor = Interceptor(
             certs, handshake_timeout_s, before_intercept, prepare_intercept
         )
-        self.tunnels = BlindTunnels(connect_timeout_s)
+        self.tunnels = BlindTunnels(connect_timeout_s, self.access, intercept_config)
         self._tasks: set[asyncio.Task[None]] = set()
         self.undecided: set[FirstLineSniffer] = set()
         """Connections that have not sent their first line yet: nobody else would close them."""
@@ -136,6 +145,11 @@ class ForwardProxy:
         config = self.intercept_config()
         pending = PendingConnect(target.hostport, self.on_done)
         try:
+            # access: proxy authentication (407) before anything else is decided.
+            if not await self.access.authorized(
+                config, proxy_authorization_in_head(head)
+            ):
+                return deny_connect(transport, target, pending, AUTH_REQUIRED)
             connect = ConnectRequest(sniffer, transport, target, rest, pending)
             if host_matches(target, config.hosts):
                 await self.interceptor.intercept(connect)
