@@ -15,8 +15,8 @@ import pytest
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.engine import Engine
-from memtap.engine.factory import open_engine
 from memtap.engine.extraction.extract import extract_facts
+from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.sqlite import outbox
 from memtap.engine.types import ListQuery, Memory, Turn
@@ -121,7 +121,11 @@ async def test_provenance_in_metadata_and_log(tmp_path: Path, caplog: pytest.Log
         assert home["lang"] == "en" and home["subject"] == "slot:location.home"
         allergy = by_content["Is allergic to peanuts, cashews and eggs"].metadata
         assert allergy["family"] == "constraint" and allergy["slot"] is None
-        lines = [r for r in caplog.records if r.getMessage() == "memory.extracted"]
+        # The worker logs right after its commit: under load the rows can be read first.
+        deadline = time.monotonic() + 5
+        while not (lines := [r for r in caplog.records if r.getMessage() == "memory.extracted"]):
+            assert time.monotonic() < deadline, "no memory.extracted line"
+            await asyncio.sleep(0.01)
         assert len(lines) == 1
         fields = lines[0].fields  # type: ignore[attr-defined]
         assert sorted(zip(fields["families"], fields["slots"], strict=True), key=str) == sorted(
