@@ -78,6 +78,7 @@ class ForwardProxy:
         handshake_timeout_s: float = 10.0,
         connect_timeout_s: float = 10.0,
         first_bytes_timeout_s: float = 75.0,
+        head_timeout: Callable[[], float] | None = None,
         before_intercept: Callable[[], bool] | None = None,
         prepare_intercept: Callable[[], None] | None = None,
         on_done: Callable[[ConnectDone], None] | None = None,
@@ -90,6 +91,7 @@ class ForwardProxy:
         self.first_bytes_timeout_s = first_bytes_timeout_s
         """A connection that has not shown its first request line by then is closed (aiohttp's
         default keep-alive timeout is 75 s too)."""
+        self._head_timeout = head_timeout
         self.on_done = on_done
         self.interceptor = Interceptor(
             certs, handshake_timeout_s, before_intercept, prepare_intercept
@@ -98,6 +100,12 @@ class ForwardProxy:
         self._tasks: set[asyncio.Task[None]] = set()
         self.undecided: set[FirstLineSniffer] = set()
         """Connections that have not sent their first line yet: nobody else would close them."""
+
+    @property
+    def head_timeout_s(self) -> float:
+        """How long a CONNECT head may take once its first byte arrived
+        (`server.client.head_timeout_s`, read live)."""
+        return self._head_timeout() if self._head_timeout is not None else 30.0
 
     def __call__(self) -> asyncio.Protocol:
         return FirstLineSniffer(self)

@@ -49,4 +49,5 @@ def forward_front(
         prepare_intercept=warm_up,
         on_done=on_done,
         access=access,
+        head_timeout=lambda: current_config().server.client.head_timeout_s,
     )

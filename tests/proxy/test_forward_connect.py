@@ -65,7 +65,9 @@ async def front(tmp_path: Path) -> AsyncIterator[Front]:
 
 
 @contextlib.asynccontextmanager
-async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> AsyncIterator[Front]:
+async def _front(
+    tmp_path: Path, *, first_bytes_timeout_s: float = 75.0, head_timeout_s: float = 30.0
+) -> AsyncIterator[Front]:
     """memtap's CONNECT front + a tiny aiohttp server that records what reached it."""
     certs = LeafCertStore(tmp_path / "data")
     holder: list[Front] = []
@@ -84,7 +86,7 @@ async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> Asyn
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     server = web.Server(handler)
-    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s, on_done=lambda d: holder[0].done.append(d))
+    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s, head_timeout=lambda: head_timeout_s, on_done=lambda d: holder[0].done.append(d))
     listener = await asyncio.get_running_loop().create_server(proxy, "127.0.0.1", 0)
     await certs.ensure_ca()
     holder.append(Front(listener.sockets[0].getsockname()[1], proxy, certs, ca_cert_path(tmp_path / "data")))
@@ -500,12 +502,17 @@ def test_invalid_intercept_patterns(pattern: str) -> None:
 
 
 async def test_silent_connections_are_closed_until_aiohttp_owns_them(tmp_path: Path) -> None:
-    async with _front(tmp_path, first_bytes_timeout_s=0.2) as front:
+    async with _front(tmp_path, first_bytes_timeout_s=0.2, head_timeout_s=0.3) as front:
         silent = await asyncio.open_connection("127.0.0.1", front.port)
         partial = await asyncio.open_connection("127.0.0.1", front.port)
         partial[1].write(b"CONNECT api.example.test:443 HTTP/1.1\r\n")  # head never finished
         assert await asyncio.wait_for(silent[0].read(), 5) == b""
-        assert await asyncio.wait_for(partial[0].read(), 5) == b""
+        # A CONNECT head that began but never ended gets the head timeout: 408, reported.
+        answer = await asyncio.wait_for(partial[0].read(), 5)
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+        assert b"server.client.head_timeout_s" in answer
+        (done,) = [d for d in front.done if d.status == 408]
+        assert done.error_kind == "client"
         # A connection that did send a request is aiohttp's: the timer no longer applies.
         reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
         writer.write(b"GET /kept HTTP/1.1\r\nHost: x\r\n\r\n")
