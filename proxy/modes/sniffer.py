@@ -108,7 +108,9 @@ class FirstLineSniffer(asyncio.Protocol):
             return
         limit = self.front.head_timeout_s
         message = f"CONNECT head not complete within {limit:g}s (server.client.head_timeout_s)"
-        self.transport.write(json_answer(408, "Request Timeout", "head_timeout", message))
+        self.transport.write(
+            json_answer(408, "Request Timeout", "head_timeout", message)
+        )
         self.transport.close()
         self.state = _DONE
         self._decided()
