@@ -79,6 +79,7 @@ class ForwardProxy:
         connect_timeout_s: float = 10.0,
         first_bytes_timeout_s: float = 75.0,
         head_timeout: Callable[[], float] | None = None,
+        write_timeout: Callable[[], float] | None = None,
         before_intercept: Callable[[], bool] | None = None,
         prepare_intercept: Callable[[], None] | None = None,
         on_done: Callable[[ConnectDone], None] | None = None,
@@ -96,7 +97,9 @@ class ForwardProxy:
         self.interceptor = Interceptor(
             certs, handshake_timeout_s, before_intercept, prepare_intercept
         )
-        self.tunnels = BlindTunnels(connect_timeout_s, self.access, intercept_config)
+        self.tunnels = BlindTunnels(
+            connect_timeout_s, self.access, intercept_config, write_timeout
+        )
         self._tasks: set[asyncio.Task[None]] = set()
         self.undecided: set[FirstLineSniffer] = set()
         """Connections that have not sent their first line yet: nobody else would close them."""

@@ -50,4 +50,5 @@ def forward_front(
         on_done=on_done,
         access=access,
         head_timeout=lambda: current_config().server.client.head_timeout_s,
+        write_timeout=lambda: current_config().server.client.write_timeout_s,
     )

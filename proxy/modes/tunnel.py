@@ -48,8 +48,12 @@ class BlindTunnels:
         connect_timeout_s: float,
         access: ForwardAccess,
         intercept_config: Callable[[], InterceptConfig],
+        write_timeout: Callable[[], float] | None = None,
     ) -> None:
         self.connect_timeout_s = connect_timeout_s
+        self.write_timeout = write_timeout
+        """`server.client.write_timeout_s`, read live: a client that stops reading a tunnel's
+        bytes for longer is dropped (`error_kind: client`)."""
         self.access = access
         self.intercept_config = intercept_config
         self._open: dict[Tunnel, tuple[PendingConnect, TunnelSide, TunnelSide]] = {}
@@ -92,7 +96,11 @@ class BlindTunnels:
                 "unreachable", 502, error=repr(exc)[:200], error_kind="upstream"
             )
             return
-        client_side = TunnelSide(tunnel, self._lost)
+        client_side = TunnelSide(
+            tunnel,
+            self._lost,
+            self.write_timeout() if self.write_timeout is not None else None,
+        )
         transport.set_protocol(client_side)
         client_side.connection_made(transport)
         if transport.is_closing():  # the client left while we were connecting
@@ -122,9 +130,17 @@ class BlindTunnels:
         entry = self._open.pop(tunnel, None)
         if entry is not None:
             pending, client_side, upstream_side = entry
+            stalled = (
+                f"client did not read for {client_side.write_timeout_s:g}s "
+                "(server.client.write_timeout_s)"
+                if client_side.stalled
+                else None
+            )
             pending.done(
                 "tunnel",
                 200,
                 bytes_in=client_side.received,
                 bytes_out=upstream_side.received,
+                error=stalled,
+                error_kind="client" if stalled else None,
             )
