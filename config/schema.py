@@ -20,6 +20,7 @@ VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
 LogFormat = Literal["json", "text"]
 InterceptOthers = Literal["tunnel", "deny"]
 PrivateNetworks = Literal["deny", "allow"]
+RequestLogStoreKind = Literal["memory", "database"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,9 @@ class AdminConfig:
     token: str | None = None
     listen: str | None = None
     request_log_size: int = 500
+    request_log_store: RequestLogStoreKind = "memory"
+    """memory: the request log starts empty at each start; database: it is kept in the local
+    SQLite file too (the newest `request_log_size` entries) and survives restarts."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from memtap.engine.ports import (
     InvalidItem,
     Outbox,
     RecordStore,
+    RequestLogStore,
     SettingsStore,
     VectorIndex,
 )
@@ -109,7 +110,10 @@ class Engine:
         vector_index: VectorIndex | None = None,
         vector_error: str | None = None,
         events: EngineEvents | None = None,
+        request_log: RequestLogStore | None = None,
     ) -> None:
+        self.request_log = request_log
+        """Where the proxy's request log persists with `admin.request_log_store: database`."""
         self.events = events if events is not None else EngineEvents()
         """Where the engine tells listeners (the proxy's request log) what it did."""
         self.holder = holder
@@ -260,6 +264,20 @@ class Engine:
         self.metrics.outbox_depth.inc()
         self.worker.wake()
 
+    # -- the request log (admin.request_log_store: database) -------------------------------
+    @_guarded
+    async def save_request_record(
+        self, request_id: str, owner: str | None, record: dict[str, Any], keep: int
+    ) -> None:
+        if self.request_log is not None:
+            await self.request_log.save(request_id, owner, record, keep)
+
+    @_guarded
+    async def load_request_records(self, limit: int) -> list[dict[str, Any]]:
+        if self.request_log is None:
+            return []
+        return await self.request_log.load(limit)
+
     # -- admin: memories --------------------------------------------------------------------
     @_guarded
     async def list_memories(self, query: ListQuery) -> Page:
@@ -325,6 +343,8 @@ class Engine:
                 ) from exc
         rows = await self.store.erase_owner(owner)
         queued = await self.outbox.erase_owner(owner)
+        if self.request_log is not None:
+            await self.request_log.erase_owner(owner)
         self.pending.forget_owner(owner)
         self.metrics.outbox_depth.dec(amount=queued)
         await self.checkpoint()

@@ -111,6 +111,21 @@ class SettingsStore(Protocol):
     async def delete(self, name: str) -> bool: ...
 
 
+class RequestLogStore(Protocol):
+    """The proxy's request log entries (JSON records, never prompt text), local to each
+    replica, bounded to the newest `keep`."""
+
+    async def save(
+        self, request_id: str, owner: str | None, record: dict[str, Any], keep: int
+    ) -> None: ...
+
+    async def load(self, limit: int) -> list[dict[str, Any]]:
+        """The newest `limit` records, oldest first."""
+        ...
+
+    async def erase_owner(self, owner: str) -> int: ...
+
+
 class RecordStore(Protocol):
     """Where memory rows live, with the same semantics in every adapter: upsert on
     (owner, key), `Live` visibility (owner, session scope, expiry, retention, supersession),

@@ -37,6 +37,7 @@ from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
 from memtap.proxy.modes.forward import forward_front
 from memtap.proxy.modes.listener import ListenerSite, format_hostport, parse_listen
 from memtap.proxy.pipeline import Addon, Pipeline
+from memtap.proxy.request_log_store import RequestLogStore
 from memtap.proxy.routing import addressed_elsewhere
 from memtap.proxy.upstream import MAX_HEADER_BYTES, create_session
 
@@ -58,6 +59,8 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
         await _open_engine(runtime)
     else:
         log.info("memory.disabled")
+    request_log_store = RequestLogStore(runtime)
+    await request_log_store.start()
     # Without an engine (or with memory off) the memory addons leave the per-request path;
     # a later `memory.enabled: true` opens the engine and brings it back.
     switch.settle()
@@ -65,6 +68,7 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
     unsubscribe()
     await switch.close()
+    await request_log_store.stop()
     engine = runtime.engine
     if engine is not None:
         started = time.monotonic()
