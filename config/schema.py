@@ -19,6 +19,8 @@ EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
 LogFormat = Literal["json", "text"]
 InterceptOthers = Literal["tunnel", "deny"]
+PrivateNetworks = Literal["deny", "allow"]
+RequestLogStoreKind = Literal["memory", "database"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,14 @@ class InterceptConfig:
     )
     others: InterceptOthers = "tunnel"
     upstream_ca_file: str | None = None
+    proxy_auth: str | None = None
+    """`USER:PASSWORD` or `@HTPASSWD_FILE`: CONNECT and absolute-URI requests then need
+    `Proxy-Authorization: Basic ...` (else 407). None: no proxy authentication."""
+    private_networks: PrivateNetworks = "deny"
+    """deny: clients not on this host may not reach private, loopback, link-local or
+    unique-local addresses through the forward proxy (403). allow: only loopback is refused."""
+    allow: tuple[str, ...] = ()
+    """Destinations reachable anyway: host patterns as in `hosts`, or IP networks (CIDR)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +60,9 @@ class AdminConfig:
     token: str | None = None
     listen: str | None = None
     request_log_size: int = 500
+    request_log_store: RequestLogStoreKind = "memory"
+    """memory: the request log starts empty at each start; database: it is kept in the local
+    SQLite file too (the newest `request_log_size` entries) and survives restarts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +135,31 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientConfig:
+    """Limits on the client side of the proxy: slow, idle and too many connections."""
+
+    head_timeout_s: float = 30.0
+    """From the first byte of a request to the end of its headers; exceeded → 408, closed."""
+    body_idle_timeout_s: float = 60.0
+    """Longest pause while a request body is still arriving; exceeded → closed."""
+    keepalive_timeout_s: float = 75.0
+    """An idle connection between requests is closed after this long."""
+    write_timeout_s: float = 120.0
+    """Longest a client may leave memtap's writes to it blocked (not reading); then dropped."""
+    max_connections: int = 10000
+    """Open client connections per listener; 0 = no limit."""
+    max_connections_per_address: int = 1000
+    """Open client connections from one client address; 0 = no limit."""
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Proxy behaviour that is not per upstream."""
 
     shutdown_grace_s: float = 30.0
     max_rewrite_body_bytes: int = 32 * 1024 * 1024
     """Bodies larger than this are streamed upstream untouched (no memory)."""
+    client: ClientConfig = field(default_factory=ClientConfig)
 
 
 DEFAULT_UPSTREAM = UpstreamConfig(

@@ -11,6 +11,12 @@ from urllib.parse import urlsplit
 
 from memtap.config.errors import ConfigIssue
 from memtap.config.hostpatterns import intercept_pattern_error
+from memtap.config.htpasswd import (
+    HtpasswdError,
+    is_file_spec,
+    parse_inline,
+    read_htpasswd,
+)
 from memtap.config.schema import Config
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -122,6 +128,42 @@ def _intercept(config: Config) -> Iterator[ConfigIssue]:
         problem = intercept_pattern_error(host)
         if problem is not None:
             yield ConfigIssue(f"intercept.hosts[{i}]", problem)
+    yield from _proxy_auth(config.intercept.proxy_auth)
+    for i, entry in enumerate(config.intercept.allow):
+        problem = allow_entry_error(entry)
+        if problem is not None:
+            yield ConfigIssue(f"intercept.allow[{i}]", problem)
+
+
+def allow_entry_error(entry: str) -> str | None:
+    """None when `entry` is a valid `intercept.allow` item: an IP network in CIDR notation
+    (`10.0.0.0/8`, `fd00::/8`, a single address) or a host pattern as in `intercept.hosts`."""
+    text = entry.strip()
+    try:
+        ipaddress.ip_network(text, strict=False)
+        return None
+    except ValueError:
+        pass
+    if "/" in text:
+        return f"{text!r} is not an IP network (write 10.0.0.0/8 or fd00::/8)"
+    return intercept_pattern_error(text)
+
+
+def _proxy_auth(spec: str | None) -> Iterator[ConfigIssue]:
+    # Messages never quote the value: it holds a password.
+    if spec is None:
+        return
+    path = "intercept.proxy_auth"
+    try:
+        if not is_file_spec(spec):
+            parse_inline(spec)
+            return
+        read_htpasswd(spec[1:])
+    except HtpasswdError as exc:
+        where = f"{spec[1:]}: " if is_file_spec(spec) else ""
+        yield ConfigIssue(path, f"{where}{exc}")
+    except OSError as exc:
+        yield ConfigIssue(path, f"cannot read {spec[1:]}: {exc.strerror or exc}")
 
 
 def _memory(config: Config) -> Iterator[ConfigIssue]:
@@ -188,6 +230,20 @@ def _log_and_server(config: Config) -> Iterator[ConfigIssue]:
     yield from _at_least("server.shutdown_grace_s", config.server.shutdown_grace_s, 0)
     yield from _at_least(
         "server.max_rewrite_body_bytes", config.server.max_rewrite_body_bytes, 0
+    )
+    client = config.server.client
+    for name, seconds in (
+        ("head_timeout_s", client.head_timeout_s),
+        ("body_idle_timeout_s", client.body_idle_timeout_s),
+        ("keepalive_timeout_s", client.keepalive_timeout_s),
+        ("write_timeout_s", client.write_timeout_s),
+    ):
+        yield from _positive(f"server.client.{name}", seconds)
+    yield from _at_least("server.client.max_connections", client.max_connections, 0)
+    yield from _at_least(
+        "server.client.max_connections_per_address",
+        client.max_connections_per_address,
+        0,
     )
 
 

@@ -74,6 +74,18 @@ class MemoryEngine(Protocol):
         """Persist the turn in the outbox; returns once the row is committed."""
         ...
 
+    # -- the request log's persistence (admin.request_log_store: database) ------------------
+    async def save_request_record(
+        self, request_id: str, owner: str | None, record: dict[str, Any], keep: int
+    ) -> None:
+        """Keep one request log entry (ids, counts, reasons; never prompt text) in the local
+        store, bounded to the newest `keep`."""
+        ...
+
+    async def load_request_records(self, limit: int) -> list[dict[str, Any]]:
+        """The newest `limit` entries kept, oldest first."""
+        ...
+
     # -- the admin API's path ------------------------------------------------------------
     async def list_memories(self, query: ListQuery) -> Page: ...
 

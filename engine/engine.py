@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -30,10 +31,12 @@ from memtap.engine.maintenance import summarize
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.maintenance.sweep import run_sweep
 from memtap.engine.metrics import Metrics
+from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     InvalidItem,
     Outbox,
     RecordStore,
+    RequestLogStore,
     SettingsStore,
     VectorIndex,
 )
@@ -62,6 +65,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("memtap.engine")
 
 ENQUEUE_TIMEOUT_S = 2.0
+READ_YOUR_WRITES_MAX_S = 0.2
+"""The longest a retrieval waits for its owner's just-completed turns to be applied."""
 DRAIN_S = 5.0
 VECTOR_WRITE_TIMEOUT_S = 5.0
 IMPORT_CHUNK = 500
@@ -108,7 +113,10 @@ class Engine:
         vector_index: VectorIndex | None = None,
         vector_error: str | None = None,
         events: EngineEvents | None = None,
+        request_log: RequestLogStore | None = None,
     ) -> None:
+        self.request_log = request_log
+        """Where the proxy's request log persists with `admin.request_log_store: database`."""
         self.events = events if events is not None else EngineEvents()
         """Where the engine tells listeners (the proxy's request log) what it did."""
         self.holder = holder
@@ -121,6 +129,7 @@ class Engine:
         self.vector_index = vector_index
         self.vector_error = vector_error
         """Why there is no vector index (engine-status, health, reindex)."""
+        self.pending = PendingTurns()
         self.worker = OutboxWorker(
             outbox,
             store,
@@ -128,6 +137,7 @@ class Engine:
             metrics,
             on_written=self._vector_upsert,
             events=self.events,
+            pending=self.pending,
         )
         self._sweeper: asyncio.Task[None] | None = None
         self.backfill = (
@@ -145,6 +155,8 @@ class Engine:
 
     # -- lifecycle ------------------------------------------------------------------------
     async def start(self, *, worker: bool = True) -> None:
+        for seq, owner in await self.outbox.pending_rows():
+            self.pending.added(owner, seq)
         depth = await self.outbox.depth()
         self.metrics.outbox_depth.set(depth)
         if depth:
@@ -206,6 +218,7 @@ class Engine:
             self._reopening = None
             return
         self.metrics.outbox_depth.set(0)
+        self.pending.clear()  # the old file's rows went with it
         self.worker.wake()
         if self.backfill is not None:
             self.backfill.wake()  # the fresh file's rows all wait for their vector
@@ -226,7 +239,33 @@ class Engine:
     ) -> Retrieval:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
+        await self._read_own_writes(request.owner)
         return await retrieve(self._context(), request, side_effects=side_effects)
+
+    async def _read_own_writes(self, owner: str) -> None:
+        """Turns of this owner that completed before the request arrived take effect first
+        (bounded: at most half the retrieval budget; after that retrieval goes on with what
+        is stored). Owners with nothing pending do not wait at all."""
+        if not self.pending.pending(owner) or not self.worker.running:
+            return
+        self.worker.hurry()
+        budget_s = min(
+            READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
+        )
+        started = time.perf_counter()
+        applied = await self.pending.wait_for(owner, budget_s)
+        waited_ms = round((time.perf_counter() - started) * 1000, 3)
+        if not applied:
+            self.metrics.memory_fallbacks.inc("own_writes_pending")
+            log.warning(
+                "memory.own_writes_pending",
+                extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
+            )
+        else:
+            log.debug(
+                "memory.own_writes_applied",
+                extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
+            )
 
     @_guarded
     async def enqueue_turn(self, turn: Turn) -> None:
@@ -239,9 +278,24 @@ class Engine:
         now = now_iso()
         # asyncio.timeout, not wait_for: no extra task on the response's tail.
         async with asyncio.timeout(ENQUEUE_TIMEOUT_S):
-            await self.outbox.insert(turn, now)
+            seq = await self.outbox.insert(turn, now)
+        self.pending.added(turn.owner, seq)
         self.metrics.outbox_depth.inc()
         self.worker.wake()
+
+    # -- the request log (admin.request_log_store: database) -------------------------------
+    @_guarded
+    async def save_request_record(
+        self, request_id: str, owner: str | None, record: dict[str, Any], keep: int
+    ) -> None:
+        if self.request_log is not None:
+            await self.request_log.save(request_id, owner, record, keep)
+
+    @_guarded
+    async def load_request_records(self, limit: int) -> list[dict[str, Any]]:
+        if self.request_log is None:
+            return []
+        return await self.request_log.load(limit)
 
     # -- admin: memories --------------------------------------------------------------------
     @_guarded
@@ -308,6 +362,9 @@ class Engine:
                 ) from exc
         rows = await self.store.erase_owner(owner)
         queued = await self.outbox.erase_owner(owner)
+        if self.request_log is not None:
+            await self.request_log.erase_owner(owner)
+        self.pending.forget_owner(owner)
         self.metrics.outbox_depth.dec(amount=queued)
         await self.checkpoint()
         removed = {"memories": rows, "outbox": queued, "fts": rows, "vectors": vectors}

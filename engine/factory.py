@@ -40,6 +40,7 @@ from memtap.engine.sqlite.driver import Driver
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
+from memtap.engine.sqlite.request_log import SqliteRequestLog
 from memtap.engine.sqlite.settings import SqliteSettings
 from memtap.engine.sqlite.vec_index import SQLITE_VEC, SqliteVecIndex
 
@@ -97,6 +98,7 @@ async def open_engine(
             index,
             error,
             events=events,
+            request_log=SqliteRequestLog(db),
         )
         await engine.start(worker=start_worker)
     except BaseException:
@@ -149,6 +151,7 @@ async def open_qdrant_engine(
             SqliteSettings(db),
             index,
             events=events,
+            request_log=SqliteRequestLog(db),
         )
         await engine.start(worker=start_worker)
     except BaseException:

@@ -63,6 +63,13 @@ class PendingTurns:
             self._owner_of.pop(seq, None)
         self._release({owner})
 
+    def clear(self) -> None:
+        """The outbox is gone (its file was replaced): nothing is pending any more."""
+        owners = set(self._by_owner)
+        self._owner_of.clear()
+        self._by_owner.clear()
+        self._release(owners)
+
     def pending(self, owner: str) -> int:
         return len(self._by_owner.get(owner, ()))
 

@@ -77,7 +77,14 @@ class WrittenTurn:
 class Outbox(Protocol):
     """Turns waiting for extraction, durable on local disk, oldest first."""
 
-    async def insert(self, turn: Turn, now: str) -> None: ...
+    async def insert(self, turn: Turn, now: str) -> int:
+        """Commit the turn's row; returns its sequence number."""
+        ...
+
+    async def pending_rows(self) -> list[tuple[int, str]]:
+        """(seq, owner) of every row waiting, oldest first (read-your-own-writes after a
+        restart)."""
+        ...
 
     async def page(self, after_seq: int, limit: int) -> list[OutboxRow]: ...
 
@@ -102,6 +109,21 @@ class SettingsStore(Protocol):
     async def save(self, name: str, value: Any, now: str) -> None: ...
 
     async def delete(self, name: str) -> bool: ...
+
+
+class RequestLogStore(Protocol):
+    """The proxy's request log entries (JSON records, never prompt text), local to each
+    replica, bounded to the newest `keep`."""
+
+    async def save(
+        self, request_id: str, owner: str | None, record: dict[str, Any], keep: int
+    ) -> None: ...
+
+    async def load(self, limit: int) -> list[dict[str, Any]]:
+        """The newest `limit` records, oldest first."""
+        ...
+
+    async def erase_owner(self, owner: str) -> int: ...
 
 
 class RecordStore(Protocol):

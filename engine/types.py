@@ -102,13 +102,24 @@ class Turn:
 class ExtractedFact:
     type: MemoryType
     category: str
-    """preference | decision | habit"""
+    """The fact family (same value as `family`; kept under its first name)."""
     content: str
     key: str
     subject: str
-    """Normalised thing the fact is about, used to detect that a newer fact supersedes an older."""
+    """Normalised thing the fact is about, used to detect that a newer fact supersedes an older:
+    `slot:<slot>` / `choice:<domain>` for single-valued slots, else the fact's own object."""
     polarity: Literal["positive", "negative"]
     role: Literal["user", "assistant"]
+    family: str = "preference"
+    """identity | location | work | family | constraint | instruction | stack | goal | event |
+    preference | decision | habit"""
+    slot: str | None = None
+    """The single-valued slot the fact fills (`location.home`, `work.employer`,
+    `choice.editor`, …); None for multi-valued facts."""
+    clause: str = ""
+    """The clause the fact was read from, trimmed (provenance)."""
+    lang: str = "en"
+    """Language of the rule that matched: en | es | pt | fr | de."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,9 @@ from aiohttp.payload import AsyncIterablePayload, Payload
 from yarl import URL
 
 from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.client_edges import closed_reason, upstream_watchdog
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
+from memtap.proxy.forward_gate import send_denied, vet_forward_request
 from memtap.proxy.headers import (
     api_key_from,
     owner_id_for_key,
@@ -29,7 +31,7 @@ from memtap.proxy.headers import (
     strip_hop_by_hop,
     upstream_request_headers,
 )
-from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
+from memtap.proxy.modes.access.gate import FORWARD_ACCESS, Denied
 from memtap.proxy.routing import Route, resolve_route
 from memtap.proxy.tee import UpstreamBodyError, relay_body
 from memtap.proxy.upstream import IdleWatchdog, UpstreamFailure, open_response
@@ -106,21 +108,6 @@ class _WholeBodyResponse(web.StreamResponse):
     of sending headers at once, so clients see them before the first event."""
 
     _send_headers_immediately = False
-
-
-async def _loopback_refused(request: web.Request, route: Route) -> bool:
-    """An absolute-URI request from another machine to a loopback target (see
-    `proxy/modes/loopback_guard.py`)."""
-    transport = request.transport
-    if transport is None or peer_is_loopback(transport.get_extra_info("peername")):
-        return False
-    url = URL(route.base_url)
-    host, port = url.raw_host or "", url.port or 80
-    try:
-        addresses = await resolve(host, port)
-    except OSError:
-        return False  # unresolvable: the upstream request fails as usual (502)
-    return refused(host, addresses)
 
 
 def error_body(code: str, message: str, upstream: str | None) -> bytes:
@@ -210,7 +197,8 @@ async def _forward(
     assert task is not None
     # One timer for the request: bounds the wait for the response headers, then (touched
     # by every body chunk) the body's idle time.
-    watchdog = IdleWatchdog(flow.route.timeout_s, task.cancel)
+    # client edges: the upstream's idle time runs only while the client reads.
+    watchdog = upstream_watchdog(request, flow.route.timeout_s, task.cancel)
     try:
         try:
             upstream = await open_response(
@@ -252,19 +240,21 @@ async def handle(request: web.Request) -> web.StreamResponse:
     metrics = runtime.metrics
     metrics.inflight.inc()
     try:
-        if route.mode == "forward" and await _loopback_refused(request, route):
-            flow.error, flow.error_kind = "loopback target", "client"
-            message = (
-                "forwarding to this host's loopback is not allowed for a client that is "
-                "not on this host"
+        if route.mode == "forward":  # access: proxy auth, destination policy, pinning
+            vetted = await vet_forward_request(
+                request.app[FORWARD_ACCESS],
+                request,
+                route,
+                runtime.config.current.intercept,
             )
-            body = error_body("forward_denied", message, route.upstream_name)
-            return await _send_error(request, flow, 403, body)
+            if isinstance(vetted, Denied):
+                return await send_denied(request, flow, vetted)
+            flow.route = vetted
         return await _forward(request, runtime, flow)
     except asyncio.CancelledError as exc:
         # The client went away (or shutdown's grace ran out): the upstream request was
         # closed on the way out; tell the addons.
-        flow.error = flow.error or "client disconnected"
+        flow.error = flow.error or closed_reason(request) or "client disconnected"
         flow.error_kind = flow.error_kind or "client"
         if flow.status is None:
             flow.status = 499

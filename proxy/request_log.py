@@ -3,13 +3,16 @@
 One entry per request to a memory endpoint (what memtap injected, what the turn's extraction
 wrote, and why nothing was when nothing was), looked up by the id of its `request.done` line.
 Never any prompt or response text: ids, counts and reasons only. Kept in memory; the oldest
-entry goes when the ring is full (`admin.request_log_size`, 0 keeps none).
+entry goes when the ring is full (`admin.request_log_size`, 0 keeps none). With
+`admin.request_log_store: database` every change is also written to the engine's local file
+(`proxy/request_log_store.py`) and the ring is refilled from it at start.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +52,26 @@ class RequestRecord:
             "skipped_reason": self.skipped_reason,
         }
 
+    def to_stored(self) -> dict[str, Any]:
+        """The record as kept in the database (round-trips through `from_stored`)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> RequestRecord:
+        extracted = data.get("extracted")
+        return cls(
+            request_id=str(data["request_id"]),
+            ts=str(data["ts"]),
+            owner=data.get("owner"),
+            format=data.get("format"),
+            model=data.get("model"),
+            status=data.get("status"),
+            injected=tuple(data.get("injected") or ()),
+            extracted=None if extracted is None else tuple(extracted),
+            skipped_reason=data.get("skipped_reason"),
+            captured=bool(data.get("captured", False)),
+        )
+
     @property
     def extraction_state(self) -> str:
         """`pending` (turn in the outbox), `done` (worker finished) or `none` (no turn)."""
@@ -63,6 +86,15 @@ class RequestLog:
     def __init__(self) -> None:
         self._records: OrderedDict[str, RequestRecord] = OrderedDict()
         self._early: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self.on_change: Callable[[RequestRecord], None] | None = None
+        """Told of every entry written or completed (the database store listens)."""
+
+    def restore(self, records: list[RequestRecord], size: int) -> None:
+        """Refill the ring with stored entries (oldest first), before any new one."""
+        for record in records:
+            self._records.setdefault(record.request_id, record)
+        while len(self._records) > max(0, size):
+            self._records.popitem(last=False)
 
     def add(self, record: RequestRecord, size: int) -> None:
         early = self._early.pop(record.request_id, None)
@@ -71,6 +103,8 @@ class RequestLog:
         self._records[record.request_id] = record
         while len(self._records) > max(0, size):
             self._records.popitem(last=False)
+        if self.on_change is not None and size > 0:
+            self.on_change(record)
 
     def turn_extracted(self, event: TurnExtracted) -> None:
         record = self._records.get(event.request_id)
@@ -79,7 +113,10 @@ class RequestLog:
             while len(self._early) > _EARLY_LIMIT:
                 self._early.popitem(last=False)
             return
-        self._records[event.request_id] = _with_extraction(record, event.memory_ids)
+        updated = _with_extraction(record, event.memory_ids)
+        self._records[event.request_id] = updated
+        if self.on_change is not None:
+            self.on_change(updated)
 
     def forget(self, owner: str) -> int:
         """Drop every entry of `owner` (an erased owner); returns how many."""

@@ -53,6 +53,8 @@ class Route:
     connect_timeout_s: float
     ssl_context: ssl.SSLContext | None = None
     mode: Mode = "reverse"
+    server_hostname: str | None = None
+    """TLS server name when `base_url` names a pinned IP address (proxy/modes/access/)."""
 
     @property
     def url(self) -> str:

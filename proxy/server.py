@@ -29,12 +29,15 @@ from memtap.proxy.admin.app import mount_admin
 from memtap.proxy.admin.settings import restore_overrides
 from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.client_edges import ClientEdges
 from memtap.proxy.handler import error_body, handle
 from memtap.proxy.memory_switch import MemorySwitch
+from memtap.proxy.modes.access.gate import FORWARD_ACCESS, ForwardAccess
 from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
 from memtap.proxy.modes.forward import forward_front
 from memtap.proxy.modes.listener import ListenerSite, format_hostport, parse_listen
 from memtap.proxy.pipeline import Addon, Pipeline
+from memtap.proxy.request_log_store import RequestLogStore
 from memtap.proxy.routing import addressed_elsewhere
 from memtap.proxy.upstream import MAX_HEADER_BYTES, create_session
 
@@ -56,6 +59,8 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
         await _open_engine(runtime)
     else:
         log.info("memory.disabled")
+    request_log_store = RequestLogStore(runtime)
+    await request_log_store.start()
     # Without an engine (or with memory off) the memory addons leave the per-request path;
     # a later `memory.enabled: true` opens the engine and brings it back.
     switch.settle()
@@ -63,6 +68,7 @@ async def _engine_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
     unsubscribe()
     await switch.close()
+    await request_log_store.stop()
     engine = runtime.engine
     if engine is not None:
         started = time.monotonic()
@@ -185,6 +191,7 @@ def build_app(
     admin_here = not holder.current.admin.listen
     app = web.Application(middlewares=(_forwarded_admin_paths,) if admin_here else ())
     app[RUNTIME] = runtime
+    app[FORWARD_ACCESS] = ForwardAccess()  # access: forward-proxy auth + destinations
     app.cleanup_ctx.extend((_engine_ctx, _upstream_ctx))
     if watch_config:
         app.cleanup_ctx.append(_config_watch_ctx)
@@ -196,11 +203,24 @@ def build_app(
     return app
 
 
-def _forward_front(runtime: Runtime) -> Callable[[ProtocolFactory], ForwardProxy]:
+def _forward_front(
+    runtime: Runtime, access: ForwardAccess
+) -> Callable[[ProtocolFactory], ForwardProxy]:
     """The CONNECT front for the listener, reporting the CONNECTs it ends to the access log."""
     holder, metrics = runtime.config, runtime.metrics
     return lambda http: forward_front(
-        http, lambda: holder.current, on_done=lambda done: log_connect(done, metrics)
+        http,
+        lambda: holder.current,
+        on_done=lambda done: log_connect(done, metrics),
+        access=access,
+    )
+
+
+def _client_edges(runtime: Runtime) -> Callable[[web.Server], ClientEdges]:
+    """The listener's client-side limits, read live from `server.client`."""
+    holder, metrics = runtime.config, runtime.metrics
+    return lambda server: ClientEdges(
+        server, lambda: holder.current.server.client, metrics
     )
 
 
@@ -256,7 +276,13 @@ async def start_server(
     runtime = app[RUNTIME]
     admin_runner: web.AppRunner | None = None
     try:
-        site = ListenerSite(runner, host, port, front=_forward_front(runtime))
+        site = ListenerSite(
+            runner,
+            host,
+            port,
+            front=_forward_front(runtime, app[FORWARD_ACCESS]),
+            edges=_client_edges(runtime),
+        )
         await site.start()
         if config.admin.listen:
             from memtap.proxy.admin.standalone import start_admin_listener

@@ -140,6 +140,7 @@ async def open_response(
         timeout=_client_timeout(route.connect_timeout_s),
         ssl=ssl_option,
         compress=None,
+        server_hostname=route.server_hostname,  # access: a pinned forward route
     )
     try:
         if watchdog is None:

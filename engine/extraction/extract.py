@@ -1,185 +1,281 @@
 """Pure fact extraction: `extract_facts(text, role) -> list[ExtractedFact]`.
 
-Steps: drop memtap's own injected block and fenced code, keep the last 64 KiB, split into
-sentences, match the patterns of `patterns.py` (negative forms first, so polarity is kept),
-sanitise (trim, collapse whitespace, 500-char cap), dedupe within the batch by a stable key
-(category + normalised content, Unicode-aware, with a hash fallback so non-ASCII text never
-collapses to an empty key), and name a `subject` used for supersession.
+Steps: keep only what the user says (`speech`), split it into sentences and clauses
+(`clauses`), drop requests to produce or transform text and clauses that state no fact
+(questions, hypotheticals, fiction, reported speech), try the rules whose trigger words occur
+in a clause (`catalog`, in priority order; at most one fact per rule group and clause), keep
+the whole object (`objects`), refuse bare-pronoun and second-person objects (a pronoun the
+previous fact resolves is replaced by it), turn it to third person, name its slot and subject
+(`slots`) and dedupe by a stable key (`keys`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 from typing import Literal
 
-from memtap.engine.extraction.patterns import (
-    CLAUSE_END,
-    DOMAINS,
-    EMPTY_OBJECTS,
-    PATTERNS,
-    Pattern,
+from memtap.engine.extraction.catalog import INDEX
+from memtap.engine.extraction.clauses import (
+    clauses,
+    non_fact,
+    reports,
+    request_kind,
+    sentences,
+    words_of,
 )
-from memtap.engine.memory_block import CLOSE, OPEN
+from memtap.engine.extraction.keys import (
+    MAX_CONTENT_CHARS,
+    normalise,
+    sanitise,
+    stable_key,
+)
+from memtap.engine.extraction.objects import (
+    MAX_OBJECT_CHARS,
+    clean_object,
+    is_bare_pronoun,
+    is_deictic,
+    is_second_person,
+    strip_time,
+    third_person,
+)
+from memtap.engine.extraction.rules import Rule
+from memtap.engine.extraction.slots import choice_slot, favourite_slot, subject_of
+from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
 from memtap.engine.types import ExtractedFact
 
 Role = Literal["user", "assistant"]
 
-MAX_INPUT_CHARS = 64 * 1024
-MAX_CONTENT_CHARS = 500
-MAX_OBJECT_CHARS = 300
 MAX_FACTS = 32
+MAX_CLAUSE_CHARS = 200
 
+__all__ = [
+    "MAX_CONTENT_CHARS",
+    "MAX_FACTS",
+    "MAX_INPUT_CHARS",
+    "MAX_OBJECT_CHARS",
+    "extract_facts",
+    "normalise",
+    "sanitise",
+    "stable_key",
+    "strip_injected",
+]
 
-# Case-insensitive on purpose: a block a client re-cased is still memtap's, never the user's.
-_BLOCK = re.compile(
-    re.escape(OPEN) + r".*?(?:" + re.escape(CLOSE) + r"|\Z)", re.DOTALL | re.IGNORECASE
-)
-_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-_FIRST_PERSON = re.compile(r"\b(?:i|my)\b", re.IGNORECASE)
 _NEGATED = re.compile(r"(?:not|do\s+not|don't|never|no\s+longer)\b", re.IGNORECASE)
-_QUOTES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "＇": "'", "“": '"', "”": '"'})
-_SPACE = re.compile(r"\s+")
-_KEY_CHARS = re.compile(r"[^\w]+", re.UNICODE)
+# What may precede an object that opens its sentence (so its capital is not a name's).
+_SENTENCE_START = re.compile(
+    r"[\W]*(?:(?:please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
+    r"don'?t|do\s+not|stop|avoid|quit)[\W]*)*",
+    re.IGNORECASE,
+)
+# In an instruction "you" is the assistant: "keep your answers short" -> "keep its answers short".
+_ABOUT_ASSISTANT = re.compile(r"\b(?:your|yours|yourself)\b", re.IGNORECASE)
+_ASSISTANT = {"your": "its", "yours": "its", "yourself": "itself"}
+_RESOLVING = frozenset({"it", "them"})
+_WORDS = re.compile(r"[\w']+")
+# Words that negate the verb after them ("no" is "in the" in Portuguese, so per language).
+_NEGATORS: dict[str, frozenset[str]] = {
+    "en": frozenset(["not", "never", "no", "nor", "dont"]),
+    "es": frozenset(["no", "nunca", "jamás", "ni"]),
+    "pt": frozenset(["não", "nao", "nunca", "jamais", "nem"]),
+    "fr": frozenset(["ne", "pas", "jamais"]),
+    "de": frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
+}
+_NOUN_AFTER = re.compile(
+    r"\b(?:got|bought|adopted|built|made|have|has|use|uses|using)\s+(?P<noun>(?:a|an|the|my|our)\s+.+)$",
+    re.IGNORECASE,
+)
 
 
-def strip_injected(text: str) -> str:
-    """Remove memtap's own memory block (defensive: codecs already strip it)."""
-    return _BLOCK.sub(" ", text) if OPEN.lower() in text.lower() else text
+class _Reading:
+    """State of one message being read: facts so far and the last thing a pronoun may mean."""
 
+    __slots__ = ("facts", "last_object", "role")
 
-def sanitise(text: str, cap: int = MAX_CONTENT_CHARS) -> str:
-    text = _SPACE.sub(" ", text).strip()
-    return text[:cap].rstrip()
-
-
-def normalise(text: str) -> str:
-    """Unicode-aware normal form for keys: NFKC, casefold, word characters joined by '_'."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _KEY_CHARS.sub("_", folded).strip("_")
-
-
-def stable_key(category: str, content: str, limit: int = 96) -> str:
-    slug = normalise(content)
-    digest = hashlib.sha1(
-        unicodedata.normalize("NFKC", content).casefold().encode()
-    ).hexdigest()[:12]
-    if not slug:
-        slug = digest
-    elif len(slug) > limit:
-        slug = slug[:limit].rstrip("_") + "_" + digest
-    return f"{category}:{slug}"
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
-
-def _clean_object(raw: str) -> str:
-    obj = CLAUSE_END.split(raw, maxsplit=1)[0]
-    obj = obj.strip().rstrip(".!?。！？…\"')]").strip()
-    return sanitise(obj, MAX_OBJECT_CHARS)
-
-
-def _wording(pattern: Pattern, verb: str) -> str:
-    key = _SPACE.sub(" ", verb.lower().replace("’", "'")).strip()
-    return (
-        pattern.wording.get(key)
-        or pattern.wording.get(key.replace("'", ""))
-        or pattern.wording[""]
-    )
-
-
-def _domain(obj: str) -> str | None:
-    words = " " + normalise(obj).replace("_", " ") + " "
-    head = " ".join(words.split()[:4])
-    padded = f" {head} "
-    for domain, names in DOMAINS.items():
-        for name in names:
-            if f" {name} " in padded:
-                return domain
-    return None
-
-
-def _subject(pattern: Pattern, obj: str, what: str | None) -> str:
-    if what:
-        words = normalise(what).split("_")
-        for name in DOMAINS:
-            if name in words or name.replace("_", " ") == " ".join(words):
-                return f"choice:{name}"  # "my favourite editor is vim" = a choice of editor
-        return f"{pattern.category}:{normalise(what) or stable_key('', what)}"
-    if pattern.exclusive:
-        domain = _domain(obj)
-        if domain:
-            # One current choice per domain, whichever family stated it: "I prefer tabs",
-            # then "I switched to spaces" or "I always use spaces" replaces it.
-            return f"choice:{domain}"
-    # Same thing liked, then disliked: the object itself is the subject (polarity aside).
-    return stable_key(pattern.category, obj)
-
-
-def _match(sentence: str, role: Role) -> ExtractedFact | None:
-    if sentence.rstrip().endswith("?"):
-        return None  # a question states nothing
-    if not _FIRST_PERSON.search(sentence):
-        return None  # every pattern speaks in the first person: skip the rest cheaply
-    for pattern in PATTERNS:
-        m = pattern.regex.search(sentence)
-        if m is None:
-            continue
-        obj = _clean_object(m.group("obj"))
-        if (
-            not obj
-            or obj.lower() in EMPTY_OBJECTS
-            or not any(ch.isalnum() for ch in obj)
-        ):
-            continue
-        groups = m.groupdict()
-        verb = groups.get("verb2") or groups.get("verb") or ""
-        what = sanitise(groups["what"], 60) if groups.get("what") else None
-        source = _clean_object(groups["from"]) if groups.get("from") else None
-        polarity = pattern.polarity
-        if polarity == "positive" and _NEGATED.match(obj):
-            polarity = "negative"  # "I usually don't eat meat"
-        if what:
-            content = f"Favourite {what} is {obj}"
-        elif source:
-            content = f"{_wording(pattern, verb)} from {source} to {obj}"
-        else:
-            content = f"{_wording(pattern, verb)} {obj}"
-        if role == "assistant":
-            content = f"Assistant: {content}"
-        content = sanitise(content)
-        prefix = "assistant-" if role == "assistant" else ""
-        return ExtractedFact(
-            type=pattern.type,
-            category=pattern.category,
-            content=content,
-            key=prefix + stable_key(pattern.category, content),
-            subject=prefix + _subject(pattern, obj, what),
-            polarity=polarity,
-            role=role,
-        )
-    return None
+    def __init__(self, role: Role) -> None:
+        self.role: Role = role
+        self.facts: dict[str, ExtractedFact] = {}
+        self.last_object: str | None = None
 
 
 def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
     """Facts stated in `text` by `role`, deduplicated by key, in order of appearance."""
     if not text:
         return []
-    text = strip_injected(text).translate(_QUOTES)
-    if len(text) > MAX_INPUT_CHARS:
-        text = text[-MAX_INPUT_CHARS:]  # the tail is the most recent part of the turn
-    text = _FENCE.sub(" ", text)
-    text = _INLINE_CODE.sub(" ", text)
-    facts: dict[str, ExtractedFact] = {}
-    for sentence in _sentences(text):
-        fact = _match(sentence, role)
-        if fact is not None and fact.key not in facts:
-            facts[fact.key] = fact
-            if len(facts) >= MAX_FACTS:
-                break
-    return list(facts.values())
+    reading = _Reading(role)
+    for sentence, sentence_words in _spoken_sentences(user_speech(text)):
+        reported = False
+        parts = clauses(sentence, sentence_words)
+        for clause in parts:
+            words = sentence_words if len(parts) == 1 else words_of(clause)
+            if (
+                not reported
+            ):  # "Mein Chef sagt, ich …": what follows a report is not the user
+                _read_clause(clause, words, reading)
+            reported = reported or reports(clause, words)
+            if len(reading.facts) >= MAX_FACTS:
+                return list(reading.facts.values())
+    return list(reading.facts.values())
+
+
+def _spoken_sentences(text: str) -> list[tuple[str, set[str]]]:
+    kept: list[tuple[str, set[str]]] = []
+    for sentence in sentences(text):
+        words = words_of(sentence)
+        scope = request_kind(sentence, words)
+        if scope == "all":
+            return []  # the message is material for a task, not the user speaking
+        if scope == "from_here":
+            break
+        if scope is None:
+            kept.append((sentence, words))
+    return kept
+
+
+def _read_clause(clause: str, words: set[str], reading: _Reading) -> None:
+    candidates = INDEX.candidates(words)
+    if not candidates:
+        return
+    kind: str | None = "unknown"  # classified once, when a first rule matches
+    used: set[str] = set()
+    for rule in candidates:
+        group = rule.exclusive_group
+        if group in used:
+            continue
+        m = rule.regex.search(clause)
+        if m is None:
+            continue
+        if kind == "unknown":
+            kind = non_fact(clause, fact_start=len(clause), words=words)
+        if kind in ("question", "hypothetical", "fiction"):
+            return
+        if kind == "reported" and non_fact(clause, m.start(), words) == "reported":
+            continue
+        fact = _fact(rule, m, clause, reading)
+        if fact is None:
+            continue
+        used.add(group)
+        if fact.key not in reading.facts:
+            reading.facts[fact.key] = fact
+
+
+def _fact(
+    rule: Rule, m: re.Match[str], clause: str, reading: _Reading
+) -> ExtractedFact | None:
+    obj = clean_object(m.group("obj"), rule.stop)
+    if rule.family not in ("event", "goal"):
+        obj = strip_time(obj)
+    if not obj or not any(ch.isalnum() for ch in obj):
+        return None
+    if is_bare_pronoun(obj):
+        resolved = _resolve(obj, reading.last_object)
+        if resolved is None:
+            return None  # "I love it" with nothing before it to say what "it" is
+        obj = resolved
+    elif is_deictic(obj):
+        return None  # "this bug", "that file": about the conversation, not the user
+    if rule.family != "instruction" and is_second_person(obj):
+        return None  # "I love your photos" is about the other person
+    found = m.groupdict()
+    if rule.accept is not None and not rule.accept(m, obj):
+        return None
+    if (
+        rule.polarity == "positive"
+        and "neg" not in found
+        and _negated(clause, m, obj, rule.lang)
+    ):
+        return None  # "Não uso redes sociais": a positive rule must not read a negated verb
+    template = rule.template_for(found.get(rule.key_group) or "")
+    groups = {
+        name: third_person(
+            clean_object(value, rule.stop) if name != "verb" else value, rule.lang
+        )
+        for name, value in found.items()
+        if value is not None and name != "obj" and "{" + name + "}" in template
+    }
+    groups["obj"] = third_person(obj, rule.lang)
+    if rule.family == "instruction":
+        groups["obj"] = _ABOUT_ASSISTANT.sub(
+            lambda s: _ASSISTANT[s.group(0).lower()], groups["obj"]
+        )
+    if _SENTENCE_START.fullmatch(clause[: m.start("obj")]):
+        groups["obj"] = _decapitalise(
+            groups["obj"]
+        )  # "Keep answers short" -> "… to keep …"
+    content = _capitalise(template.format_map(_Blank(groups)), rule.keep_case)
+    polarity = rule.polarity
+    if polarity == "positive" and (_NEGATED.match(obj) or found.get("neg")):
+        polarity = "negative"  # "I usually don't eat meat"
+    slot = _slot(rule, obj, groups.get("what"))
+    prefix = ""
+    if reading.role == "assistant":
+        content = f"Assistant: {content}"
+        prefix = "assistant-"
+    content = sanitise(content)
+    if rule.resolvable:
+        reading.last_object = obj
+    else:
+        noun = _NOUN_AFTER.search(obj)
+        if noun:
+            reading.last_object = noun.group("noun")
+    return ExtractedFact(
+        type=rule.type,
+        category=rule.family,
+        content=content,
+        key=prefix + stable_key(rule.family, content),
+        subject=prefix + subject_of(slot, rule.family, stable_key(rule.family, obj)),
+        polarity=polarity,
+        role=reading.role,
+        family=rule.family,
+        slot=slot,
+        clause=sanitise(clause, MAX_CLAUSE_CHARS),
+        lang=rule.lang,
+    )
+
+
+def _negated(clause: str, m: re.Match[str], obj: str, lang: str) -> bool:
+    negators = _NEGATORS[lang]
+    before = _WORDS.findall(clause[: m.start("obj")].lower())[-3:]
+    if any(w in negators or w.endswith("n't") or w.startswith("n'") for w in before):
+        return True
+    return obj.lower().endswith((" nicht", " nicht mehr", " pas"))
+
+
+def _slot(rule: Rule, obj: str, what: str | None) -> str | None:
+    if callable(rule.slot):
+        return rule.slot(obj)
+    if rule.slot is not None:
+        return rule.slot
+    if rule.choice:
+        if what:
+            return favourite_slot(what)
+        return choice_slot(obj, lists_allowed=rule.family != "stack")
+    return None
+
+
+def _resolve(obj: str, last_object: str | None) -> str | None:
+    first, _, rest = obj.partition(" ")
+    if last_object is None or first.lower() not in _RESOLVING:
+        return None
+    noun = re.sub(r"^(?:a|an|my|our)\s+", "the ", last_object, flags=re.IGNORECASE)
+    return f"{noun} {rest}".strip()
+
+
+def _decapitalise(text: str) -> str:
+    first, _, rest = text.partition(" ")
+    if first[1:].islower():  # not an acronym or a name like "GitHub"
+        first = first.lower()
+    return f"{first} {rest}".rstrip()
+
+
+def _capitalise(text: str, keep_case: bool) -> str:
+    text = text.strip()
+    if keep_case or not text:
+        return text
+    return text[0].upper() + text[1:]
+
+
+class _Blank(dict[str, str]):
+    """Template fields a match did not fill format as nothing."""
+
+    def __missing__(self, key: str) -> str:
+        return ""

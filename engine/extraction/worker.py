@@ -27,6 +27,7 @@ from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.metrics import Metrics
+from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     Outbox,
     OutboxRow,
@@ -75,8 +76,12 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
                         "model": turn.model,
                         "extracted_at": extracted_at,
                         "category": fact.category,
+                        "family": fact.family,
+                        "slot": fact.slot,
                         "polarity": fact.polarity,
                         "subject": fact.subject,
+                        "clause": fact.clause,
+                        "lang": fact.lang,
                     }
                     facts.append((fact, meta))
         out.append(PlannedTurn(row, tuple(facts)))
@@ -95,8 +100,12 @@ class OutboxWorker:
         metrics: Metrics,
         on_written: OnWritten | None = None,
         events: EngineEvents | None = None,
+        pending: PendingTurns | None = None,
     ) -> None:
         self.outbox = outbox
+        self.pending = pending if pending is not None else PendingTurns()
+        """Rows committed but not yet applied, per owner (read-your-own-writes)."""
+        self._hurry = asyncio.Event()
         self.events = events if events is not None else EngineEvents()
         self.records = records
         self.holder = holder
@@ -118,6 +127,11 @@ class OutboxWorker:
         return self._task is not None and not self._task.done()
 
     def wake(self) -> None:
+        self._wake.set()
+
+    def hurry(self) -> None:
+        """A retrieval waits for rows: apply them now instead of gathering a batch."""
+        self._hurry.set()
         self._wake.set()
 
     async def stop(self, drain_s: float) -> None:
@@ -148,10 +162,15 @@ class OutboxWorker:
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=IDLE_POLL_S)
-                    if not self._stopping:
+                    if not self._stopping and not self.pending.waiting:
                         # Gather the turns of a burst into one page and one transaction
-                        # instead of competing with live requests turn by turn.
-                        await asyncio.sleep(self.batch_delay_s)
+                        # instead of competing with live requests turn by turn, unless a
+                        # request waits for them (read-your-own-writes).
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(
+                                self._hurry.wait(), timeout=self.batch_delay_s
+                            )
+                    self._hurry.clear()
                     continue
                 await self.process(rows)
                 after = rows[-1].seq
@@ -199,6 +218,8 @@ class OutboxWorker:
                             "request_id": row.turn.request_id,
                             "owner": row.turn.owner,
                             "memory_ids": [m.id for m in written],
+                            "families": [m.metadata.get("family") for m in written],
+                            "slots": [m.metadata.get("slot") for m in written],
                             "superseded": superseded,
                             "format": row.turn.format,
                         }
@@ -225,6 +246,8 @@ class OutboxWorker:
                     "memory.vector_upsert_failed",
                     extra={"fields": {"error": f"{type(exc).__name__}"}},
                 )
+        # After the vectors too: a waiting retrieval finds these by keyword and by meaning.
+        self.pending.finished([r.row.seq for r in results])
         return len(written_all)
 
     async def _one_by_one(self, planned: list[PlannedTurn]) -> list[WrittenTurn]:

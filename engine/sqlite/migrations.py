@@ -118,12 +118,26 @@ def m005_supersession(conn: Conn) -> None:
     )
 
 
+def m006_request_log(conn: Conn) -> None:
+    _run(
+        conn,
+        """CREATE TABLE request_log (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            request_id TEXT NOT NULL UNIQUE,
+            owner TEXT,
+            record TEXT NOT NULL
+        )""",
+        "CREATE INDEX request_log_owner ON request_log(owner)",
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m001_memories", m001_memories),
     ("m002_fts", m002_fts),
     ("m003_outbox", m003_outbox),
     ("m004_settings", m004_settings),
     ("m005_supersession", m005_supersession),
+    ("m006_request_log", m006_request_log),
 )
 
 

@@ -78,6 +78,11 @@ def record_failure(conn: Conn, seq: int, error: str) -> int:
     return int(row[0]) if row else 0
 
 
+def pending_rows(conn: Conn) -> list[tuple[int, str]]:
+    rows = conn.execute("SELECT seq, owner FROM outbox ORDER BY seq").fetchall()
+    return [(int(seq), str(owner or "")) for seq, owner in rows]
+
+
 def depth(conn: Conn) -> int:
     return int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])
 
@@ -92,8 +97,11 @@ class SqliteOutbox:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def insert(self, turn: Turn, now: str) -> None:
-        await self.db.write(lambda conn: insert(conn, turn, now))
+    async def insert(self, turn: Turn, now: str) -> int:
+        return await self.db.write(lambda conn: insert(conn, turn, now))
+
+    async def pending_rows(self) -> list[tuple[int, str]]:
+        return await self.db.read(pending_rows)
 
     async def page(self, after_seq: int, limit: int) -> list[OutboxRow]:
         return await self.db.read(

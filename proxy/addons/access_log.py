@@ -112,3 +112,37 @@ def log_connect(done: ConnectDone, metrics: Metrics) -> None:
     _report(metrics, fields, done.duration_ms, done.established_ms)
     if done.outcome == "unreachable":
         metrics.upstream_errors.inc("connect")
+
+
+NO_UPSTREAM = "none"
+"""The `upstream` of a request memtap ended before it had a route (malformed, too slow)."""
+
+
+def log_client_failure(
+    metrics: Metrics,
+    *,
+    status: int | None,
+    error: str,
+    error_kind: str,
+    duration_ms: float,
+) -> None:
+    """The `request.done` line of a request that never reached a mode: malformed (400), a
+    head that did not arrive in time (408), a connection over the caps (503). Not a memtap
+    fault: logged at warning at most, never with a traceback (`proxy/client_edges.py`)."""
+    fields: dict[str, Any] = {
+        "request_id": new_request_id(),
+        "method": None,
+        "path": None,
+        "upstream": NO_UPSTREAM,
+        "status": status,
+        "duration_ms": _round(duration_ms),
+        "ttfb_ms": None,
+        "owner": None,
+        "memories_injected": None,
+        "stream": False,
+        "bytes_in": 0,
+        "bytes_out": 0,
+        "error": error,
+        "error_kind": error_kind,
+    }
+    _report(metrics, fields, duration_ms, None)

@@ -22,7 +22,9 @@ from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Retrieval, RetrievalRequest
 from memtap.proxy.addons import memory_policy
 from memtap.proxy.addons.fail_open import memory_failed
+from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
 from memtap.proxy.codecs.base import NotPlaced
+from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.pipeline import Addon
 
@@ -81,12 +83,19 @@ class InjectAddon(Addon):
         assert codec is not None and flow.body is not None
         config = self.runtime.config.current.memory
         try:
-            body = orjson.loads(flow.body)
-            view = codec.read_request(body, flow.route.path, flow.route.query)
+            # Lone surrogates: memory reads a replaced copy (proxy/codecs/surrogates.py).
+            parsed = parse_request_body(flow.body)
+            body = parsed.original
+            view = codec.read_request(
+                parsed.readable, flow.route.path, flow.route.query
+            )
         except (orjson.JSONDecodeError, ValueError, TypeError, KeyError) as exc:
             # Not a body this codec understands: pass it through untouched, no memory.
             flow.memory.skipped_reason = f"unreadable_body: {type(exc).__name__}"
+            log_skipped(flow, exc)
             return
+        if parsed.had_surrogates:
+            log_surrogates_replaced(flow)
         flow.memory.conversation = view
         flow.extra_response_headers[MEMORIES_HEADER] = "0"
         # A pasted document can make the last user turn huge; its end (where the question
@@ -106,7 +115,7 @@ class InjectAddon(Addon):
         if isinstance(injection, NotPlaced):
             self._not_placed(flow, injection.reason)
             return
-        rewritten = orjson.dumps(injection.body)
+        rewritten = parsed.dumps(injection.body)
         # Commit the rewrite only once everything above succeeded (fail-open = original bytes).
         flow.body = rewritten
         flow.body_rewritten = True

@@ -11,9 +11,8 @@ from __future__ import annotations
 import zlib
 from typing import Any, Protocol
 
-import orjson
-
 from memtap.proxy.codecs.base import Completion, ResponseFollower
+from memtap.proxy.codecs.surrogates import loads_for_reading
 from memtap.proxy.sse import SseDecoder
 
 MAX_JSON_BODY_BYTES = 32 * 1024 * 1024
@@ -58,7 +57,7 @@ class SseFollower:
                 payload: Any = (
                     data
                     if data == "[DONE]" or data.lstrip()[:1] not in ("{", "[")
-                    else orjson.loads(data)
+                    else loads_for_reading(data)  # lone surrogates → U+FFFD
                 )
                 self._state.on_event(event.event, payload)
         except Exception as exc:  # noqa: BLE001 - a follower disables itself, never raises

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 from memtap.proxy.codecs.base import Completion
 from memtap.proxy.codecs.followers import (
     MAX_JSON_BODY_BYTES,
     StreamState,
     failed_completion,
 )
+from memtap.proxy.codecs.surrogates import loads_for_reading
 
 _WHITESPACE = b" \t\r\n"
 _OUTSIDE = re.compile(rb'[\[\]{}"]')
@@ -50,7 +49,7 @@ class JsonBodyFollower:
         if self.failed:
             return failed_completion(self.error or "failed")
         try:
-            self._state.on_event("body", orjson.loads(self._buf))
+            self._state.on_event("body", loads_for_reading(self._buf))
             return self._state.completion(True)
         except Exception as exc:  # noqa: BLE001 - a follower disables itself, never raises
             self._fail(f"{type(exc).__name__}: {exc}")
@@ -176,7 +175,9 @@ class JsonArrayFollower:
             else:  # } ]
                 self._depth -= 1
                 if self._depth == 1 and self._element_start >= 0:
-                    element = orjson.loads(bytes(buf[self._element_start : pos + 1]))
+                    element = loads_for_reading(
+                        bytes(buf[self._element_start : pos + 1])
+                    )
                     self._element_start = -1
                     self._state.on_event("chunk", element)
                 elif self._depth == 0:

@@ -21,6 +21,12 @@ import logging
 from collections.abc import Callable
 
 from memtap.config.schema import InterceptConfig
+from memtap.proxy.modes.access.connect_gate import deny_connect
+from memtap.proxy.modes.access.gate import (
+    AUTH_REQUIRED,
+    ForwardAccess,
+    proxy_authorization_in_head,
+)
 from memtap.proxy.modes.certs import LeafCertStore
 from memtap.proxy.modes.connect_outcome import (
     ConnectDone,
@@ -72,23 +78,37 @@ class ForwardProxy:
         handshake_timeout_s: float = 10.0,
         connect_timeout_s: float = 10.0,
         first_bytes_timeout_s: float = 75.0,
+        head_timeout: Callable[[], float] | None = None,
+        write_timeout: Callable[[], float] | None = None,
         before_intercept: Callable[[], bool] | None = None,
         prepare_intercept: Callable[[], None] | None = None,
         on_done: Callable[[ConnectDone], None] | None = None,
+        access: ForwardAccess | None = None,
     ) -> None:
         self.http_factory = http_factory
+        self.access = access if access is not None else ForwardAccess()
+        """Proxy auth and destination policy (proxy/modes/access/)."""
         self.intercept_config = intercept_config
         self.first_bytes_timeout_s = first_bytes_timeout_s
         """A connection that has not shown its first request line by then is closed (aiohttp's
         default keep-alive timeout is 75 s too)."""
+        self._head_timeout = head_timeout
         self.on_done = on_done
         self.interceptor = Interceptor(
             certs, handshake_timeout_s, before_intercept, prepare_intercept
         )
-        self.tunnels = BlindTunnels(connect_timeout_s)
+        self.tunnels = BlindTunnels(
+            connect_timeout_s, self.access, intercept_config, write_timeout
+        )
         self._tasks: set[asyncio.Task[None]] = set()
         self.undecided: set[FirstLineSniffer] = set()
         """Connections that have not sent their first line yet: nobody else would close them."""
+
+    @property
+    def head_timeout_s(self) -> float:
+        """How long a CONNECT head may take once its first byte arrived
+        (`server.client.head_timeout_s`, read live)."""
+        return self._head_timeout() if self._head_timeout is not None else 30.0
 
     def __call__(self) -> asyncio.Protocol:
         return FirstLineSniffer(self)
@@ -136,6 +156,11 @@ class ForwardProxy:
         config = self.intercept_config()
         pending = PendingConnect(target.hostport, self.on_done)
         try:
+            # access: proxy authentication (407) before anything else is decided.
+            if not await self.access.authorized(
+                config, proxy_authorization_in_head(head)
+            ):
+                return deny_connect(transport, target, pending, AUTH_REQUIRED)
             connect = ConnectRequest(sniffer, transport, target, rest, pending)
             if host_matches(target, config.hosts):
                 await self.interceptor.intercept(connect)

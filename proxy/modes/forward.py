@@ -10,6 +10,7 @@ import ssl
 from collections.abc import Callable
 
 from memtap.config.schema import Config
+from memtap.proxy.modes.access.gate import ForwardAccess
 from memtap.proxy.modes.certs import LeafCertStore
 from memtap.proxy.modes.connect import ConnectDone, ForwardProxy, ProtocolFactory
 from memtap.proxy.tls import ssl_context_for
@@ -19,6 +20,7 @@ def forward_front(
     http_factory: ProtocolFactory,
     current_config: Callable[[], Config],
     on_done: Callable[[ConnectDone], None] | None = None,
+    access: ForwardAccess | None = None,
 ) -> ForwardProxy:
     """The forward-proxy front for a memtap listener: live `intercept` settings, leaf
     certificates under the configured `data_dir` (the CA is created on the first intercept),
@@ -46,4 +48,7 @@ def forward_front(
         before_intercept=needs_warm_up,
         prepare_intercept=warm_up,
         on_done=on_done,
+        access=access,
+        head_timeout=lambda: current_config().server.client.head_timeout_s,
+        write_timeout=lambda: current_config().server.client.write_timeout_s,
     )

@@ -9,11 +9,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Protocol
 
 from aiohttp import web
 from aiohttp.web_server import Server
 
 from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
+
+
+class ClientEdges(Protocol):
+    """The client-side limits of a listener (`proxy/client_edges.py`), as the site uses them."""
+
+    def protocol(self) -> asyncio.Protocol: ...
+
+    def admission(self, inner: ProtocolFactory) -> ProtocolFactory: ...
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -39,7 +52,7 @@ def format_hostport(host: str, port: int) -> str:
 
 
 async def start_listener(
-    runtime_app_server: Server | ForwardProxy,
+    runtime_app_server: Server | ForwardProxy | ProtocolFactory,
     host: str,
     port: int,
     *,
@@ -63,7 +76,15 @@ class ListenerSite(web.BaseSite):
     aiohttp's; without it the socket serves plain HTTP (no forward mode).
     """
 
-    __slots__ = ("_bound_port", "_front", "_host", "_make_front", "_port")
+    __slots__ = (
+        "_bound_port",
+        "_edges",
+        "_front",
+        "_host",
+        "_make_edges",
+        "_make_front",
+        "_port",
+    )
 
     def __init__(
         self,
@@ -72,6 +93,7 @@ class ListenerSite(web.BaseSite):
         port: int,
         *,
         front: Callable[[ProtocolFactory], ForwardProxy] | None = None,
+        edges: Callable[[Server], ClientEdges] | None = None,
     ) -> None:
         super().__init__(runner)
         self._host = host
@@ -79,6 +101,8 @@ class ListenerSite(web.BaseSite):
         self._bound_port: int | None = None
         self._make_front = front
         self._front: ForwardProxy | None = None
+        self._make_edges = edges
+        self._edges: ClientEdges | None = None  # client limits (proxy/client_edges.py)
 
     @property
     def port(self) -> int:
@@ -93,16 +117,26 @@ class ListenerSite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None, "runner.setup() must run before the site starts"
+        http: ProtocolFactory = server
+        if self._make_edges is not None:
+            # client edges: timeouts, connection caps, JSON 400 (proxy/client_edges.py)
+            self._edges = self._make_edges(server)
+            http = self._edges.protocol
         if self._make_front is not None:
             # Forward mode: the CONNECT-peeking front before aiohttp's protocol.
-            self._front = self._make_front(server)
-        self._server = await start_listener(
-            self._front or server, self._host, self._port
-        )
+            self._front = self._make_front(http)
+        factory: ProtocolFactory = self._front or http
+        if self._edges is not None:  # client edges: connection caps before any protocol
+            factory = self._edges.admission(factory)
+        self._server = await start_listener(factory, self._host, self._port)
         self._bound_port = self._server.sockets[0].getsockname()[1]
+        if self._edges is not None:
+            self._edges.start()
 
     async def stop(self) -> None:
         await super().stop()
+        if self._edges is not None:
+            self._edges.close()
         if self._front is not None:
             # Blind tunnels and TLS handshakes in flight are not aiohttp's to close.
             await self._front.close()

@@ -95,10 +95,23 @@ class Tunnel:
 class TunnelSide(asyncio.Protocol):
     """One end of a `Tunnel`: what it reads is written to the other end's transport."""
 
-    __slots__ = ("early", "on_lost", "peer", "received", "transport", "tunnel")
+    __slots__ = (
+        "_stall_timer",
+        "early",
+        "on_lost",
+        "peer",
+        "received",
+        "stalled",
+        "transport",
+        "tunnel",
+        "write_timeout_s",
+    )
 
     def __init__(
-        self, tunnel: Tunnel, on_lost: Callable[[Tunnel], None] | None = None
+        self,
+        tunnel: Tunnel,
+        on_lost: Callable[[Tunnel], None] | None = None,
+        write_timeout_s: float | None = None,
     ) -> None:
         self.tunnel = tunnel
         self.transport: asyncio.Transport | None = None
@@ -107,6 +120,12 @@ class TunnelSide(asyncio.Protocol):
         self.early = b""
         """Bytes that arrived before the other side was attached (server-speaks-first protocols)."""
         self.received = 0
+        self.write_timeout_s = write_timeout_s
+        """How long this side's peer may leave our writes blocked (not reading) before the
+        tunnel is dropped; None: no limit (TCP's own)."""
+        self.stalled = False
+        """The tunnel was dropped because this side did not read."""
+        self._stall_timer: asyncio.TimerHandle | None = None
         tunnel.sides.append(self)
 
     def attach(self, peer: TunnelSide) -> None:
@@ -136,6 +155,7 @@ class TunnelSide(asyncio.Protocol):
         return True  # keep our write side open: the peer may still answer (half-close)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_stall_timer()
         self.transport = None
         if self.peer is not None and self.peer.transport is not None:
             self.peer.transport.close()
@@ -146,7 +166,22 @@ class TunnelSide(asyncio.Protocol):
         # Our outgoing buffer is full: stop reading what would be written into it.
         if self.peer is not None and self.peer.transport is not None:
             self.peer.transport.pause_reading()
+        if self.write_timeout_s is not None and self._stall_timer is None:
+            self._stall_timer = asyncio.get_running_loop().call_later(
+                self.write_timeout_s, self._stalled_too_long
+            )
 
     def resume_writing(self) -> None:
+        self._cancel_stall_timer()
         if self.peer is not None and self.peer.transport is not None:
             self.peer.transport.resume_reading()
+
+    def _stalled_too_long(self) -> None:
+        self._stall_timer = None
+        self.stalled = True
+        self.tunnel.close()
+
+    def _cancel_stall_timer(self) -> None:
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None

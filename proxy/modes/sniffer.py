@@ -42,6 +42,9 @@ class SnifferFront(Protocol):
     def first_bytes_timeout_s(self) -> float: ...
 
     @property
+    def head_timeout_s(self) -> float: ...
+
+    @property
     def undecided(self) -> set[FirstLineSniffer]: ...
 
     @property
@@ -95,6 +98,26 @@ class FirstLineSniffer(asyncio.Protocol):
             self.state = _DONE
             self.transport.close()
 
+    def _rearm(self, delay_s: float, callback: Callable[[], None]) -> None:
+        if self.idle is not None:
+            self.idle.cancel()
+        self.idle = asyncio.get_running_loop().call_later(delay_s, callback)
+
+    def _head_timeout(self) -> None:
+        if self.state != _SNIFF or self.transport is None:
+            return
+        limit = self.front.head_timeout_s
+        message = f"CONNECT head not complete within {limit:g}s (server.client.head_timeout_s)"
+        self.transport.write(
+            json_answer(408, "Request Timeout", "head_timeout", message)
+        )
+        self.transport.close()
+        self.state = _DONE
+        self._decided()
+        PendingConnect(target_text(self.buffer), self.front.on_done).done(
+            "bad_request", 408, error=message, error_kind="client"
+        )
+
     def _decided(self) -> None:
         self.front.undecided.discard(self)
         if self.idle is not None:
@@ -120,6 +143,9 @@ class FirstLineSniffer(asyncio.Protocol):
             if len(buf) > _MAX_HEAD:
                 self._head_too_large(buf)
             else:
+                if not self.buffer:
+                    # A CONNECT head has begun: it gets the head timeout, not the idle one.
+                    self._rearm(self.front.head_timeout_s, self._head_timeout)
                 self.buffer = buf
             return
         self.buffer = b""

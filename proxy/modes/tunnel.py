@@ -1,8 +1,8 @@
 """The blind tunnel: a CONNECT to a host memtap does not intercept (`intercept.others:
 tunnel`) is relayed byte for byte to that host (`proxy/modes/relay.py`), never decrypted.
 
-A client from another machine may not tunnel to this host's loopback
-(`proxy/modes/loopback_guard.py`); the addresses checked are the ones connected to.
+Where a client from another machine may tunnel is the destination policy's
+(`proxy/modes/access/`); the addresses checked are the ones connected to.
 Each tunnel is reported once, when its first side goes (`ConnectDone`, outcome `tunnel`).
 """
 
@@ -12,11 +12,13 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from memtap.config.schema import InterceptConfig
+from memtap.proxy.modes.access.connect_gate import deny_connect, tunnel_refusal
+from memtap.proxy.modes.access.gate import ForwardAccess
 from memtap.proxy.modes.connect_outcome import ESTABLISHED, PendingConnect, json_answer
-from memtap.proxy.modes.loopback_guard import peer_is_loopback, refused, resolve
+from memtap.proxy.modes.loopback_guard import resolve
 from memtap.proxy.modes.relay import Tunnel, TunnelSide
 from memtap.proxy.modes.sniffer import ConnectRequest
-from memtap.proxy.modes.targets import InterceptTarget
 
 log = logging.getLogger("memtap.connect")
 
@@ -41,8 +43,19 @@ async def _connect_first(
 class BlindTunnels:
     """Opens blind tunnels and keeps the established ones until they end (or `close_all`)."""
 
-    def __init__(self, connect_timeout_s: float) -> None:
+    def __init__(
+        self,
+        connect_timeout_s: float,
+        access: ForwardAccess,
+        intercept_config: Callable[[], InterceptConfig],
+        write_timeout: Callable[[], float] | None = None,
+    ) -> None:
         self.connect_timeout_s = connect_timeout_s
+        self.write_timeout = write_timeout
+        """`server.client.write_timeout_s`, read live: a client that stops reading a tunnel's
+        bytes for longer is dropped (`error_kind: client`)."""
+        self.access = access
+        self.intercept_config = intercept_config
         self._open: dict[Tunnel, tuple[PendingConnect, TunnelSide, TunnelSide]] = {}
         """Established tunnels: their report, client side and upstream side."""
 
@@ -59,11 +72,12 @@ class BlindTunnels:
         try:
             async with asyncio.timeout(self.connect_timeout_s):
                 addresses = await resolve(target.host, target.port)
-                if not peer_is_loopback(
-                    transport.get_extra_info("peername")
-                ) and refused(target.host, addresses):
-                    _refuse_loopback(transport, target, pending)
-                    return
+                # access: the destination policy, on the addresses connected to below.
+                denied = tunnel_refusal(
+                    self.access, self.intercept_config(), transport, target, addresses
+                )
+                if denied is not None:
+                    return deny_connect(transport, target, pending, denied)
                 # The addresses just checked, not the name again (it could resolve anew).
                 await _connect_first(
                     loop, lambda: upstream_side, addresses, target.port
@@ -82,7 +96,11 @@ class BlindTunnels:
                 "unreachable", 502, error=repr(exc)[:200], error_kind="upstream"
             )
             return
-        client_side = TunnelSide(tunnel, self._lost)
+        client_side = TunnelSide(
+            tunnel,
+            self._lost,
+            self.write_timeout() if self.write_timeout is not None else None,
+        )
         transport.set_protocol(client_side)
         client_side.connection_made(transport)
         if transport.is_closing():  # the client left while we were connecting
@@ -112,25 +130,17 @@ class BlindTunnels:
         entry = self._open.pop(tunnel, None)
         if entry is not None:
             pending, client_side, upstream_side = entry
+            stalled = (
+                f"client did not read for {client_side.write_timeout_s:g}s "
+                "(server.client.write_timeout_s)"
+                if client_side.stalled
+                else None
+            )
             pending.done(
                 "tunnel",
                 200,
                 bytes_in=client_side.received,
                 bytes_out=upstream_side.received,
+                error=stalled,
+                error_kind="client" if stalled else None,
             )
-
-
-def _refuse_loopback(
-    transport: asyncio.Transport, target: InterceptTarget, pending: PendingConnect
-) -> None:
-    log.info(
-        "connect.denied",
-        extra={"fields": {"target": target.authority, "reason": "loopback"}},
-    )
-    message = (
-        f"CONNECT to {target.authority} is not allowed: it is this host's loopback, "
-        "and the client is not on this host"
-    )
-    transport.write(json_answer(403, "Forbidden", "connect_denied", message))
-    transport.close()
-    pending.done("denied", 403, error="loopback target", error_kind="client")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import site
 import subprocess
 import sys
@@ -28,6 +29,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    # Built from a copy: setuptools writes build/ and *.egg-info next to the sources.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    for package in ("proxy", "engine", "config"):
+        shutil.copytree(
+            REPO / package,
+            source / package,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
     subprocess.run(
         [
             sys.executable,
@@ -38,7 +49,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--no-deps",
             "-w",
             str(out),
-            str(REPO),
+            str(source),
         ],
         check=True,
         capture_output=True,

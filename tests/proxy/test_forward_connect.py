@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -65,7 +66,13 @@ async def front(tmp_path: Path) -> AsyncIterator[Front]:
 
 
 @contextlib.asynccontextmanager
-async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> AsyncIterator[Front]:
+async def _front(
+    tmp_path: Path,
+    *,
+    first_bytes_timeout_s: float = 75.0,
+    head_timeout_s: float = 30.0,
+    write_timeout_s: float = 120.0,
+) -> AsyncIterator[Front]:
     """memtap's CONNECT front + a tiny aiohttp server that records what reached it."""
     certs = LeafCertStore(tmp_path / "data")
     holder: list[Front] = []
@@ -84,7 +91,7 @@ async def _front(tmp_path: Path, *, first_bytes_timeout_s: float = 75.0) -> Asyn
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     server = web.Server(handler)
-    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s, on_done=lambda d: holder[0].done.append(d))
+    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s, head_timeout=lambda: head_timeout_s, write_timeout=lambda: write_timeout_s, on_done=lambda d: holder[0].done.append(d))
     listener = await asyncio.get_running_loop().create_server(proxy, "127.0.0.1", 0)
     await certs.ensure_ca()
     holder.append(Front(listener.sockets[0].getsockname()[1], proxy, certs, ca_cert_path(tmp_path / "data")))
@@ -327,6 +334,38 @@ async def test_blind_tunnel_relays_tls_end_to_end(front: Front, tls_echo: tuple[
     assert done.established_ms is not None and done.duration_ms >= done.established_ms
 
 
+async def test_a_client_that_stops_reading_a_tunnel_is_dropped(tmp_path: Path) -> None:
+    """server.client.write_timeout_s holds for blind tunnels too: memtap's writes to a client
+    that does not read stay blocked that long, then the tunnel goes, blamed on the client."""
+
+    async def flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            for _ in range(4096):  # up to 256 MiB, far more than every buffer in between
+                writer.write(b"x" * 65536)
+                await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(flood, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with _front(tmp_path, write_timeout_s=0.3) as front:
+        front.intercept = InterceptConfig(hosts=(), others="tunnel")
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        await loop.sock_connect(sock, ("127.0.0.1", front.port))
+        await loop.sock_sendall(sock, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
+        head = await asyncio.wait_for(loop.sock_recv(sock, 39), 5)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        # ... and now the client reads nothing more.
+        done = await asyncio.wait_for(front.next_done(), 10)
+        assert (done.outcome, done.status, done.error_kind) == ("tunnel", 200, "client")
+        assert done.error is not None and "server.client.write_timeout_s" in done.error
+        sock.close()
+    server.close()
+    await server.wait_closed()
+
+
 async def test_blind_tunnel_half_close_and_flow(front: Front) -> None:
     """A server that speaks first and one that answers after the client's EOF both work."""
 
@@ -500,12 +539,17 @@ def test_invalid_intercept_patterns(pattern: str) -> None:
 
 
 async def test_silent_connections_are_closed_until_aiohttp_owns_them(tmp_path: Path) -> None:
-    async with _front(tmp_path, first_bytes_timeout_s=0.2) as front:
+    async with _front(tmp_path, first_bytes_timeout_s=0.2, head_timeout_s=0.3) as front:
         silent = await asyncio.open_connection("127.0.0.1", front.port)
         partial = await asyncio.open_connection("127.0.0.1", front.port)
         partial[1].write(b"CONNECT api.example.test:443 HTTP/1.1\r\n")  # head never finished
         assert await asyncio.wait_for(silent[0].read(), 5) == b""
-        assert await asyncio.wait_for(partial[0].read(), 5) == b""
+        # A CONNECT head that began but never ended gets the head timeout: 408, reported.
+        answer = await asyncio.wait_for(partial[0].read(), 5)
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+        assert b"server.client.head_timeout_s" in answer
+        (done,) = [d for d in front.done if d.status == 408]
+        assert done.error_kind == "client"
         # A connection that did send a request is aiohttp's: the timer no longer applies.
         reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
         writer.write(b"GET /kept HTTP/1.1\r\nHost: x\r\n\r\n")

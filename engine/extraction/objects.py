@@ -1,0 +1,333 @@
+"""The object of a fact: where it ends, what it may not be, and how it reads in third person.
+
+The whole object is kept: lists ("peanuts, shellfish and eggs"), qualifiers ("for YAML in
+Helm charts") and versions ("Python 3.8") stay; the object ends where the reasoning or the
+next clause starts ("because…", "but…", "which…").
+"""
+
+from __future__ import annotations
+
+import re
+
+from memtap.engine.extraction.keys import sanitise
+
+MAX_OBJECT_CHARS = 300
+
+# Where the object of a fact ends: the rest is reasoning or another clause, not the fact.
+CLAUSE_END = re.compile(
+    r"\s*(?:;|:|\(|\s-\s|\s–\s|\s—\s|\bbecause\b|\bsince\b|\bas\s+it\b|\bas\s+they\b|\bbut\b|"
+    r"\bso\s+that\b|\bso\b|\bwhich\b|\bwhen\b|\bwhenever\b|\bif\b|\bunless\b|\bthough\b|"
+    r"\balthough\b|\bexcept\b|\band\s+(?:I|we|my|our|it|that|this|you)\b|\bor\s+(?:I|we)\b|"
+    r"\bporque\b|\bpero\b|\bmas\s+(?=\w)|\bparce\s+que?\b|\bmais\b|\bweil\b|\baber\b|\bdenn\b|"
+    r"\bsi\s+(?=\w)|\bwenn\b)",
+    re.IGNORECASE,
+)
+# A comma ends the object unless what follows is one more item of a list or a short
+# apposition ("Portland, Oregon"; "peanuts, shellfish and eggs").
+_COMMA_STOP = re.compile(
+    r"^\s*(?:I|I'm|we|it|this|that|they|he|she|you|there|please|thanks|thank|what|how|why|"
+    r"can|could|would|do|does|is|are|which|who|so|and\s+I|honestly|really|lol|haha|btw|"
+    r"though|however|anyway|then|now|currently|yo|je|ich|eu|y\s+yo|gracias|merci|danke|obrigad[oa])\b",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    r"(?:[\s,]+(?:now|currently|these\s+days|nowadays|any\s?more|any\s+longer|at\s+the\s+moment|"
+    r"right\s+now|lol|haha|too|as\s+well|tbh|btw|honestly|thanks|please|ahora|agora|maintenant|"
+    r"jetzt|mehr|plus|ya|já|también|também|aussi|auch))+\s*$",
+    re.IGNORECASE,
+)
+_END_PUNCT = ".!?。！？…\"')]»“”,"
+_WORD = re.compile(r"[\w'-]+")
+
+# An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
+PRONOUNS = frozenset(
+    [
+        "it",
+        "this",
+        "that",
+        "them",
+        "those",
+        "these",
+        "one",
+        "ones",
+        "so",
+        "him",
+        "her",
+        "they",
+        "there",
+        "here",
+        "lo",
+        "la",
+        "los",
+        "las",
+        "le",
+        "les",
+        "isso",
+        "isto",
+        "ele",
+        "ela",
+        "eles",
+        "elas",
+        "ça",
+        "cela",
+        "ceci",
+        "le",
+        "la",
+        "les",
+        "es",
+        "das",
+        "dies",
+        "ihn",
+        "sie",
+    ]
+)
+_INTENSIFIERS = frozenset(
+    [
+        "a",
+        "lot",
+        "so",
+        "much",
+        "too",
+        "very",
+        "really",
+        "more",
+        "when",
+        "how",
+        "way",
+        "about",
+        "better",
+    ]
+)
+SECOND_PERSON = re.compile(
+    r"\b(?:you|your|yours|yourself|yourselves|u|ur|tu|tus|te|ti|usted|você|vocês|teu|tua|"
+    r"toi|ton|tes|vous|votre|vos|dein|deine|dich|dir|euch)\b",
+    re.IGNORECASE,
+)
+# A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
+DEICTIC = re.compile(
+    r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
+    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|where|when|why|the\s+way|"
+    r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
+    r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
+    r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
+    r"snippet|attempt))\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(
+    r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
+    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
+    r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$",
+    re.IGNORECASE,
+)
+
+
+_TIME_ENDS = frozenset(
+    [
+        "week",
+        "weekend",
+        "month",
+        "quarter",
+        "year",
+        "summer",
+        "winter",
+        "spring",
+        "fall",
+        "autumn",
+        "sprint",
+        "days",
+        "weeks",
+        "months",
+        "years",
+        "yesterday",
+        "today",
+        "recently",
+        "ago",
+    ]
+)
+_TRAILING_ENDS = frozenset(
+    [
+        "now",
+        "currently",
+        "days",
+        "nowadays",
+        "anymore",
+        "more",
+        "longer",
+        "moment",
+        "lol",
+        "haha",
+        "too",
+        "well",
+        "tbh",
+        "btw",
+        "honestly",
+        "thanks",
+        "please",
+        "ahora",
+        "agora",
+        "maintenant",
+        "jetzt",
+        "mehr",
+        "plus",
+        "ya",
+        "já",
+        "también",
+        "também",
+        "aussi",
+        "auch",
+    ]
+)
+
+
+def _last_word(text: str) -> str:
+    words = _TOKEN.findall(text[-24:].lower())
+    return words[-1] if words else ""
+
+
+def strip_time(obj: str) -> str:
+    """ "Kafka this quarter" -> "Kafka": when a state holds is not part of the state."""
+    last = _last_word(obj)
+    if last not in _TIME_ENDS and not (obj[-4:].isdigit()):
+        return (
+            obj  # the costly end-anchored search only when the object ends like a time
+        )
+    return _TIME.sub("", obj).strip() or obj
+
+
+_END_WORDS = frozenset(
+    [
+        "because",
+        "since",
+        "as",
+        "but",
+        "so",
+        "which",
+        "when",
+        "whenever",
+        "if",
+        "unless",
+        "though",
+        "although",
+        "except",
+        "and",
+        "or",
+        "porque",
+        "pero",
+        "mas",
+        "parce",
+        "car",
+        "mais",
+        "weil",
+        "aber",
+        "denn",
+        "si",
+        "wenn",
+    ]
+)
+_END_MARKS = frozenset(";:(-–—")
+_TOKEN = re.compile(r"[^\W\d_]+")
+
+
+def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
+    """The object as stated, up to where the fact ends, without trailing fillers."""
+    # The split is the costly part: skip it when no word or mark that ends a fact is there.
+    if (
+        stop is not None
+        or not _END_MARKS.isdisjoint(raw)
+        or not _END_WORDS.isdisjoint(_TOKEN.findall(raw.lower()))
+    ):
+        raw = (stop or CLAUSE_END).split(raw, maxsplit=1)[0]
+    obj = _keep_list(raw)
+    obj = obj.strip().rstrip(_END_PUNCT).strip()
+    previous = None
+    while previous != obj:  # "Oslo now." -> "Oslo"; "vim too, honestly" -> "vim"
+        previous = obj
+        if _last_word(obj) in _TRAILING_ENDS:
+            obj = _TRAILING.sub("", obj).strip().rstrip(_END_PUNCT).strip()
+    return sanitise(obj, MAX_OBJECT_CHARS)
+
+
+def _keep_list(obj: str) -> str:
+    parts = obj.split(",")
+    kept = [parts[0]]
+    for part in parts[1:]:
+        words = _WORD.findall(part)
+        if not words or len(words) > 6 or _COMMA_STOP.match(part):
+            break
+        kept.append(part)
+    return ",".join(kept)
+
+
+def is_bare_pronoun(obj: str) -> bool:
+    words = [w.lower() for w in _WORD.findall(obj)]
+    if not words:
+        return True
+    if words[0] not in PRONOUNS:
+        return False
+    return len(words) == 1 or all(w in _INTENSIFIERS for w in words[1:3])
+
+
+def is_second_person(obj: str) -> bool:
+    return SECOND_PERSON.search(obj) is not None
+
+
+def is_deictic(obj: str) -> bool:
+    return DEICTIC.match(obj) is not None
+
+
+_THIRD_EN = {
+    "my": "their",
+    "mine": "theirs",
+    "myself": "themselves",
+    "me": "them",
+    "i": "they",
+    "i'm": "they're",
+    "i've": "they've",
+    "i'll": "they'll",
+    "i'd": "they'd",
+    "our": "their",
+    "ours": "theirs",
+    "we": "they",
+    "us": "them",
+    "ourselves": "themselves",
+    "am": "are",
+}
+_THIRD_OTHER = {
+    "mi": "su",
+    "mis": "sus",
+    "meu": "seu",
+    "minha": "sua",
+    "meus": "seus",
+    "minhas": "suas",
+    "mon": "son",
+    "ma": "sa",
+    "mes": "ses",
+    "mein": "sein",
+    "meine": "seine",
+    "meinen": "seinen",
+    "meinem": "seinem",
+    "meiner": "seiner",
+    "nuestro": "su",
+    "nuestra": "su",
+    "nosso": "seu",
+    "nossa": "sua",
+    "notre": "leur",
+    "nos": "leurs",
+    "unser": "ihr",
+    "unsere": "ihre",
+}
+_FIRST_EN = re.compile(
+    r"\b(?:I'm|I've|I'll|I'd|my|mine|myself|me|I|our|ours|we|us|ourselves)\b"
+)
+_FIRST_OTHER = re.compile(r"\b(?:" + "|".join(_THIRD_OTHER) + r")\b", re.IGNORECASE)
+_I_AM = re.compile(r"\bI\s+am\b")
+
+
+def third_person(text: str, lang: str) -> str:
+    """The user's first person turned to third ("my wife" -> "their wife")."""
+    if lang == "en":
+        text = _I_AM.sub("they are", text)
+        return _FIRST_EN.sub(
+            lambda m: _THIRD_EN.get(m.group(0).lower(), m.group(0)), text
+        )
+    return _FIRST_OTHER.sub(lambda m: _THIRD_OTHER[m.group(0).lower()], text)
