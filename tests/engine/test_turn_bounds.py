@@ -7,7 +7,7 @@ import tracemalloc
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memtap.engine.extraction.extract import MAX_INPUT_CHARS
+from memtap.engine.extraction.speech import MAX_INPUT_CHARS
 from memtap.engine.limits import MAX_TURN_TEXT_CHARS
 from memtap.engine.turn_bounds import TailText, bounded_turn, tail
 from memtap.engine.types import Turn
