@@ -23,21 +23,21 @@ import random
 import sys
 import zlib
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts.conversation_material import claire, jonas, maya, priya, tomas  # noqa: E402
-from scripts.conversation_material.common import (  # noqa: E402
+from scripts.conversation_material import claire, jonas, maya, priya, tomas
+from scripts.conversation_material.common import (
     ACKS,
     FOLLOWUPS,
     OPENERS,
     SMALLTALK,
     TASKS,
 )
-from scripts.conversation_material.types import Fact, Persona  # noqa: E402
+from scripts.conversation_material.types import Fact, Persona
 
 PERSONAS: tuple[Persona, ...] = (maya.PERSONA, tomas.PERSONA, claire.PERSONA, jonas.PERSONA, priya.PERSONA)
 OUT = Path(__file__).resolve().parents[1] / "tests" / "datasets" / "conversations"
@@ -93,7 +93,7 @@ def compose(persona: Persona) -> list[dict[str, Any]]:
         if session:
             day += timedelta(days=persona.gaps_days[session - 1])
         clock = datetime(day.year, day.month, day.day, persona.hour, rng.randint(0, 40), rng.randint(0, 59),
-                         tzinfo=timezone.utc)
+                         tzinfo=UTC)
         session_id = f"{persona.id}-s{session + 1:02d}"
         for item in _session_items(persona, session, rng, pools):
             for role, content in (("user", item.user), ("assistant", item.reply)):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
@@ -101,3 +103,25 @@ PERSONA = Persona(
         ("¿qué significa 'madrugada'?", "Las primeras horas de la mañana, entre la medianoche y el amanecer."),
     ),
 )
+
+# More questions about the facts above (when, details, paraphrases without the fact's words).
+PERSONA = replace(PERSONA, extra=(
+    ("job", q("How many night shifts had I just done in a row?", "three")),
+    ("origin", q("What food from home do I miss most?", "bread")),
+    ("flat_old", q("How old are the windows in my old apartment?", "1950")),
+    ("climb", q("How often do I go bouldering?", "twice a week")),
+    ("roommate", q("When is my roommate moving out?", "March")),
+    ("brother", q("When did my brother's twins arrive?", WHEN, "when")),
+    ("french_exam", q("By when must I renew my licence?", "end of March")),
+    ("car", q("Until when are winter tyres mandatory?", "March 15")),
+    ("trip_plan", q("Which road did we want to drive in Iceland?", "Ring Road")),
+    ("injury", q("When did I sprain my wrist?", WHEN, "when")),
+    ("cat", q("When did I start fostering Pompon?", WHEN, "when")),
+    ("degree", q("When does my program start?", "September")),
+    ("shift", q("Why am I giving up nights?", "body")),
+    ("hospital2", q("When did I tell you I was changing hospitals?", WHEN, "when")),
+    ("noor", q("When is Noor's wedding?", "next spring")),
+    ("bread", q("What am I finally baking with my starter?", "baguettes")),
+    ("exam", q("Which drug class did I want a memory trick for?", "beta blockers")),
+    ("car_sold", q("When did I sell my car?", WHEN, "when")),
+))

@@ -12,30 +12,30 @@ TASKS: tuple[tuple[str, str], ...] = (
     ("Write a haiku about autumn rain on a tin roof.",
      "Tin roof drums softly / the maple lets go its red / puddles hold the sky"),
     ("How do I remove a red wine stain from a cotton shirt?",
-     "Blot (don't rub), rinse from the back with cold water, then cover it with salt or a paste of "
-     "baking soda and water; wash cold with an enzyme detergent and don't tumble-dry until it's gone."),
+     ("Blot (don't rub), rinse from the back with cold water, then cover it with salt or a paste of "
+     "baking soda and water; wash cold with an enzyme detergent and don't tumble-dry until it's gone.")),
     ("Explain the difference between a Roth and a traditional retirement account in two sentences.",
-     "Traditional: you get the tax break now and pay tax when you withdraw. Roth: you pay tax now "
-     "and withdrawals in retirement are tax-free."),
+     ("Traditional: you get the tax break now and pay tax when you withdraw. Roth: you pay tax now "
+     "and withdrawals in retirement are tax-free.")),
     ("Can you proofread this: 'Their going to send the report tomorow, weather or not we agree.'",
-     "\"They're going to send the report tomorrow, whether or not we agree.\" Three fixes: "
-     "they're, tomorrow, whether."),
+     ("\"They're going to send the report tomorrow, whether or not we agree.\" Three fixes: "
+     "they're, tomorrow, whether.")),
     ("What's a good way to memorise a short speech?",
-     "Learn it in chunks of two or three sentences, tie each chunk to a place in a room you know "
-     "(memory palace), and rehearse out loud standing up, not just reading it."),
+     ("Learn it in chunks of two or three sentences, tie each chunk to a place in a room you know "
+     "(memory palace), and rehearse out loud standing up, not just reading it.")),
     ("Summarise the plot of Hamlet in one paragraph, no spoilers beyond act 3.",
-     "Prince Hamlet's father has died and his uncle Claudius has married his mother and taken the "
+     ("Prince Hamlet's father has died and his uncle Claudius has married his mother and taken the "
      "throne. A ghost claims Claudius murdered him; Hamlet feigns madness, stages a play to test "
-     "Claudius's guilt, and by the end of act 3 is certain - and has made a fatal mistake."),
+     "Claudius's guilt, and by the end of act 3 is certain - and has made a fatal mistake.")),
     ("How long should I boil an egg for a jammy yolk?",
      "Six and a half minutes from boiling water, then straight into ice water for a couple of minutes."),
     ("Draft a polite email declining a meeting invite because of a clash.",
-     "Hi —, thanks for the invite. Unfortunately I have a clash at that time. Could we find another "
-     "slot later in the week, or could you share the notes afterwards? Best, —"),
+     ("Hi —, thanks for the invite. Unfortunately I have a clash at that time. Could we find another "
+     "slot later in the week, or could you share the notes afterwards? Best, —")),
     ("What is the capital of Australia? I always forget.", "Canberra — not Sydney, everyone forgets."),
     ("Give me a 20-minute bodyweight workout I can do in a small room.",
-     "4 rounds, 45 s on / 15 s off: squats, push-ups, reverse lunges, plank, glute bridges. "
-     "Warm up 3 minutes first and stretch after."),
+     ("4 rounds, 45 s on / 15 s off: squats, push-ups, reverse lunges, plank, glute bridges. "
+     "Warm up 3 minutes first and stretch after.")),
     ("How many tablespoons are in a cup?", "16 US tablespoons make a cup (about 240 ml)."),
     ("What does 'per se' actually mean?", "'In itself' / 'intrinsically': the idea isn't bad per se, the timing is."),
     ("Suggest a name for a spreadsheet that tracks shared household expenses.",
@@ -48,40 +48,40 @@ TASKS: tuple[tuple[str, str], ...] = (
     ("Recommend a board game for four adults who don't like long rules explanations.",
      "Codenames, Just One, or Sushi Go Party — all teach in under five minutes."),
     ("How do I make my sourdough crust less thick?",
-     "Bake covered for longer and uncovered for less, lower the final temperature a little, and "
-     "spritz the loaf with water before it goes in."),
+     ("Bake covered for longer and uncovered for less, lower the final temperature a little, and "
+     "spritz the loaf with water before it goes in.")),
     ("Explain what an API is to a ten-year-old.",
-     "It's like a waiter: you tell the waiter what you want, the kitchen makes it, and the waiter "
-     "brings it back. You never need to go into the kitchen yourself."),
+     ("It's like a waiter: you tell the waiter what you want, the kitchen makes it, and the waiter "
+     "brings it back. You never need to go into the kitchen yourself.")),
     ("What's the fastest way to defrost chicken safely?",
-     "Sealed bag in cold water, changing the water every 30 minutes; roughly an hour per pound. "
-     "Cook it right after."),
+     ("Sealed bag in cold water, changing the water every 30 minutes; roughly an hour per pound. "
+     "Cook it right after.")),
     ("Write a limerick about a cat who hates Mondays.",
-     "A tabby who dreaded each Monday / would hide till the end of the day / she'd yawn at the "
-     "clock, / ignore every knock, / and only come out on a Sunday."),
+     ("A tabby who dreaded each Monday / would hide till the end of the day / she'd yawn at the "
+     "clock, / ignore every knock, / and only come out on a Sunday.")),
     ("Is it 'affect' or 'effect' in 'the weather will ___ our plans'?", "'Affect' — it's the verb here."),
     ("How much water should I give a snake plant?",
-     "Very little: water deeply only when the soil is completely dry, roughly every 2–3 weeks, "
-     "less in winter."),
+     ("Very little: water deeply only when the soil is completely dry, roughly every 2–3 weeks, "
+     "less in winter.")),
     ("Make a packing checklist for a weekend city break.",
-     "Documents and cards, phone + charger + adapter, two tops, one pair of trousers, comfortable "
-     "shoes, light jacket, toiletries in a clear bag, meds, a tote bag for shopping."),
+     ("Documents and cards, phone + charger + adapter, two tops, one pair of trousers, comfortable "
+     "shoes, light jacket, toiletries in a clear bag, meds, a tote bag for shopping.")),
     ("What's a polite way to say 'I already told you this' at work?",
      "\"Just to recap what I mentioned on Tuesday: ...\" — it restates without the edge."),
     ("Translate 'good luck with your exam' into Italian.", "In bocca al lupo per l'esame! (reply: crepi!)"),
     ("How do I calculate a 15% tip on 64.50?", "9.68, so 74.18 in total; round to 74 or 75."),
     ("What are some good questions to ask at the end of a job interview?",
-     "What does success look like in the first six months? What's the team's biggest challenge "
-     "right now? How do you give feedback here?"),
+     ("What does success look like in the first six months? What's the team's biggest challenge "
+     "right now? How do you give feedback here?")),
     ("Can you explain compound interest with a simple example?",
-     "1,000 at 5% a year: after year one 1,050; year two you earn 5% of 1,050, so 1,102.50. "
-     "Interest earns interest, which is why time matters so much."),
+     ("1,000 at 5% a year: after year one 1,050; year two you earn 5% of 1,050, so 1,102.50. "
+     "Interest earns interest, which is why time matters so much.")),
     ("Help me write a text asking my landlord to fix a leaking tap.",
-     "Hi, the kitchen tap has started leaking steadily. Could you arrange for someone to look at "
-     "it this week? I'm flexible on times. Thanks!"),
+     ("Hi, the kitchen tap has started leaking steadily. Could you arrange for someone to look at "
+     "it this week? I'm flexible on times. Thanks!")),
     ("What's the difference between baking soda and baking powder?",
-     "Baking soda needs an acid in the recipe to react; baking powder already contains the acid. "
-     "You can't swap them one for one."),
+     ("Baking soda needs an acid in the recipe to react; baking powder already contains the acid. "
+     "You can't swap them one for one.")),
     ("Give me a mnemonic for the planets in order.", "My Very Educated Mother Just Served Us Nachos."),
     ("How long does cooked rice keep in the fridge?", "Up to a day is safest; cool it within an hour and reheat until steaming."),
     ("What does a 'bear market' mean?", "Prices falling 20% or more from a recent peak, usually with gloomy sentiment."),
@@ -100,27 +100,27 @@ TASKS: tuple[tuple[str, str], ...] = (
     ("Suggest five easy houseplants for a dark flat.", "ZZ plant, pothos, snake plant, cast iron plant and peace lily."),
     ("What's the etiquette for tipping in Japan?", "Don't — it can be seen as awkward. Good service is expected."),
     ("Give me a quick recipe using chickpeas, spinach and a tin of tomatoes.",
-     "Fry garlic and cumin, add the tomatoes and chickpeas, simmer 10 minutes, stir in spinach "
-     "until wilted, finish with lemon. Serve with bread or rice."),
+     ("Fry garlic and cumin, add the tomatoes and chickpeas, simmer 10 minutes, stir in spinach "
+     "until wilted, finish with lemon. Serve with bread or rice.")),
     ("How do I say no to extra work without sounding lazy?",
      "Tie it to priorities: \"I can take that on if we move X to next week — which matters more?\""),
     ("What's the difference between a virus and bacteria, briefly?",
-     "Bacteria are living cells that can reproduce on their own; viruses need a host cell. "
-     "Antibiotics work on bacteria, not viruses."),
+     ("Bacteria are living cells that can reproduce on their own; viruses need a host cell. "
+     "Antibiotics work on bacteria, not viruses.")),
     ("Make a simple weekly cleaning schedule.",
-     "Mon: kitchen surfaces. Tue: bathroom. Wed: hoover. Thu: laundry. Fri: fridge check. "
-     "Weekend: bedding every other week."),
+     ("Mon: kitchen surfaces. Tue: bathroom. Wed: hoover. Thu: laundry. Fri: fridge check. "
+     "Weekend: bedding every other week.")),
     ("Can you write a short product review for a kettle that works fine but is loud?",
      "Boils fast and looks good, but it's noticeably loud — fine unless you make tea while others sleep. 4/5."),
     ("What time is it in Tokyo when it's noon in London?", "8 or 9 pm, depending on British summer time: Tokyo is UTC+9."),
     ("Give me a fun fact about octopuses.", "They have three hearts, and two of them stop beating while they swim."),
     ("How do I stop my glasses fogging up with a mask?", "Pinch the mask's wire over your nose, or wash the lenses with a drop of dish soap and let them air-dry."),
     ("What should go in a basic first aid kit?",
-     "Plasters, sterile dressings, tape, antiseptic wipes, tweezers, painkillers, antihistamines, "
-     "a thermometer and gloves."),
+     ("Plasters, sterile dressings, tape, antiseptic wipes, tweezers, painkillers, antihistamines, "
+     "a thermometer and gloves.")),
     ("Explain the offside rule in football simply.",
-     "When the ball is played to you, at least two opponents (usually the keeper and a defender) "
-     "must be level with or behind you, if you're in their half."),
+     ("When the ball is played to you, at least two opponents (usually the keeper and a defender) "
+     "must be level with or behind you, if you're in their half.")),
     ("How can I make a small balcony feel cosier?", "String lights, a weatherproof rug, a couple of big pots and one comfortable chair beat lots of small things."),
     ("What's a good gift for someone who just bought their first home?",
      "A nice toolkit, a plant, a doormat with a joke on it, or a voucher for a local hardware shop."),
@@ -128,8 +128,8 @@ TASKS: tuple[tuple[str, str], ...] = (
     ("Why do onions make you cry?", "Cutting them releases a sulphur compound that turns into a gas which irritates your eyes; a sharp knife and a cold onion help."),
     ("Is it worth descaling a kettle? How?", "Yes: half water, half white vinegar, boil, leave an hour, rinse and boil twice with fresh water."),
     ("Give me a simple explanation of how vaccines work.",
-     "They show your immune system a harmless preview of a germ, so it learns to recognise it and "
-     "reacts fast if the real one shows up."),
+     ("They show your immune system a harmless preview of a germ, so it learns to recognise it and "
+     "reacts fast if the real one shows up.")),
     ("What's a nice way to start a thank-you note?", "\"I wanted to say a proper thank you for ...\" then name the specific thing."),
     ("How many minutes per kilo to roast a chicken?", "About 20 minutes per 500 g plus 20 minutes at 190 °C; check the thickest part reaches 75 °C."),
     ("Suggest a podcast format for a 30-minute commute.", "A daily news briefing plus one interview show you save for Fridays works well."),
@@ -138,14 +138,14 @@ TASKS: tuple[tuple[str, str], ...] = (
      "- eggs\n- milk\n- bread\n- coffee\n- the blue detergent"),
     ("How do I fix a zip that keeps splitting open?", "Gently squeeze the slider's sides with pliers so it grips the teeth again; go little by little."),
     ("Can you help me phrase a complaint to an airline about a lost bag?",
-     "State the flight, date and file reference, what was in the bag, what you've spent because "
-     "of the delay (keep receipts), and what you want: delivery by a date and reimbursement."),
+     ("State the flight, date and file reference, what was in the bag, what you've spent because "
+     "of the delay (keep receipts), and what you want: delivery by a date and reimbursement.")),
     ("What's the difference between weather and climate?", "Weather is what happens this week; climate is the pattern over decades."),
     ("Give me three icebreaker questions for a team meeting.",
      "What's the best thing you ate this week? What's a small skill you're proud of? Beach or mountains?"),
     ("Explain 'opportunity cost' with an everyday example.",
-     "If you spend Saturday painting the fence, the opportunity cost is whatever else you'd have "
-     "done with that Saturday — say, the paid shift you turned down."),
+     ("If you spend Saturday painting the fence, the opportunity cost is whatever else you'd have "
+     "done with that Saturday — say, the paid shift you turned down.")),
 )
 
 FOLLOWUPS: tuple[tuple[str, str], ...] = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
@@ -98,3 +100,25 @@ PERSONA = Persona(
         ("¿cómo se dice 'Feierabend' en español?", "No hay una palabra exacta; 'el fin de la jornada' o 'salir del trabajo' se acercan."),
     ),
 )
+
+# More questions about the facts above (when, details, paraphrases without the fact's words).
+PERSONA = replace(PERSONA, extra=(
+    ("job", q("When was I flying out to the platform?", "Tuesday")),
+    ("daughter", q("What does my daughter want that everyone has?", "phone")),
+    ("wife", q("Which day does Katrin work?", "Saturdays")),
+    ("boat", q("How old is my boat?", "1979")),
+    ("boat", q("What does my boat need?", "varnish")),
+    ("kitchen_plan", q("When are we redoing the kitchen?", "summer")),
+    ("running", q("On which day do I run?", "Sonntag")),
+    ("parents", q("When was my dad's 70th birthday lunch mentioned?", WHEN, "when")),
+    ("commute", q("Where is my office?", "Altona")),
+    ("kitchen_pick", q("What did Katrin want instead of induction?", "gas")),
+    ("kitchen_pick", q("What colour are the kitchen fronts?", "white matte")),
+    ("emma_school", q("When does Emma change schools?", "after summer")),
+    ("offshore_bad", q("How many extra days was I stuck offshore?", "two")),
+    ("kitchen_delay", q("Where are we washing dishes during the renovation?", "bathtub")),
+    ("dog", q("When did I say we were getting a puppy?", WHEN, "when")),
+    ("kitchen_done", q("When was the kitchen finished?", WHEN, "when")),
+    ("halfmarathon", q("When is my half marathon?", "April")),
+    ("frieda", q("When did the puppy eat my shoes?", WHEN, "when")),
+))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
@@ -119,3 +121,25 @@ PERSONA = Persona(
         ("Wie sagt man 'cheers' auf Deutsch?", "'Prost!' beim Anstoßen, und 'Danke' wenn man 'cheers' als Dankeschön meint."),
     ),
 )
+
+# More questions about the facts above (when, details, paraphrases without the fact's words).
+PERSONA = replace(PERSONA, extra=(
+    ("cat", q("Who keeps knocking things off my desk?", "Biscuit")),
+    ("partner", q("Who am I arguing with about cooking?", "Sam")),
+    ("allergy", q("What nut should you never suggest in my recipes?", "peanuts")),
+    ("sister", q("When did I ask about getting to my sister's 40th?", WHEN, "when")),
+    ("veg", q("Which meat do I still miss?", "bacon")),
+    ("lisbon", q("When are we going to Portugal?", "first week of May")),
+    ("plant", q("What's the name of my houseplant?", "Gerald")),
+    ("plant", q("When did my plant start dropping leaves?", WHEN, "when")),
+    ("bookclub", q("What date am I hosting book club?", "20th")),
+    ("knee", q("Who diagnosed my knee problem?", "physio")),
+    ("move", q("What does our new house have that the old flat didn't?", "garden")),
+    ("lisbon_trip", q("When did I get back from Lisbon?", WHEN, "when")),
+    ("bike", q("What brand is my e-bike?", "Tern")),
+    ("bike", q("When did I sell my car?", WHEN, "when")),
+    ("swim", q("Why is my knee happier these days?", "swim")),
+    ("garden", q("Which vegetable did we grow too much of?", "courgettes")),
+    ("mum_visit", q("When is my mum coming to stay?", "October")),
+    ("race2", q("When is my next race?", "November")),
+))

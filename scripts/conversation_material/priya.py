@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
@@ -103,3 +105,25 @@ PERSONA = Persona(
         ("name for a slack channel for the sangeet dance practice", "#thumka-squad or #sangeet-rehearsals."),
     ),
 )
+
+# More questions about the facts above (when, details, paraphrases without the fact's words).
+PERSONA = replace(PERSONA, extra=(
+    ("job", q("What does my first company deliver?", "grocery")),
+    ("home", q("What's the view from my old condo?", "parking lot")),
+    ("brother_wedding", q("When is my brother's wedding?", "August")),
+    ("pottery", q("Where is my pottery studio?", "Dundas")),
+    ("lactose", q("Which drink won't I give up?", "chai")),
+    ("parents", q("Which day do my parents want me for dinner?", "Sunday")),
+    ("bf", q("When did I first mention Marcus?", WHEN, "when")),
+    ("car", q("When did my car get towed?", WHEN, "when")),
+    ("job_offer", q("What position was I offered?", "senior PM")),
+    ("marcus_official", q("How long did my mum feed Marcus?", "3 hours")),
+    ("sangeet_venue", q("Which city is the sangeet venue in?", "Mississauga")),
+    ("move", q("How many bedrooms does our new place have?", "two-bedroom")),
+    ("pottery_glaze", q("Who uses my mug every morning?", "Marcus")),
+    ("wedding_done", q("When did I tell you about Arjun's wedding?", WHEN, "when")),
+    ("cat", q("What's special about our cat's appearance?", "one-eyed tuxedo")),
+    ("swim", q("What time is swim practice?", "6am")),
+    ("niece", q("When is the baby due?", "spring")),
+    ("promotion", q("When was I made group product manager?", WHEN, "when")),
+))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
@@ -56,7 +58,7 @@ PERSONA = Persona(
         Fact("ring", 5, "The ring is a sapphire, her grandmother's was too. I've hidden it in my guitar case.",
              "Sapphire is a lovely nod to her grandmother. The guitar case is a solid hiding spot.",
              (q("What stone is the engagement ring?", "sapphire"), q("Where did I hide the ring?", "guitar case"))),
-        Fact("engaged", 6, "SHE SAID YES. Yesterday at Tarn Hows, Chispa was there too and barked through the whole speech.",
+        Fact("engaged", 6, "SHE SAID YES, we're engaged! Yesterday at Tarn Hows, Chispa was there too and barked through the whole speech.",
              "Congratulations to you both! And to Chispa for her contribution.",
              (q("When did Hannah and I get engaged?", "@-1", "when"),
               q("What's my relationship to Hannah now?", "engaged", "updated", superseded=("girlfriend",)),
@@ -109,3 +111,25 @@ PERSONA = Persona(
         ("Was heißt 'Hausaufgaben' genau?", "'Hausaufgaben' sind Aufgaben für zu Hause, also homework."),
     ),
 )
+
+# More questions about the facts above (when, details, paraphrases without the fact's words).
+PERSONA = replace(PERSONA, extra=(
+    ("job", q("How many essays did I have to mark that weekend?", "90")),
+    ("dog", q("How old is my collie?", "two")),
+    ("dog", q("When did my dog eat the sock?", WHEN, "when")),
+    ("girlfriend", q("Who says I'm too competitive at board games?", "Hannah")),
+    ("brother", q("What does Diego want to do?", "open his own restaurant")),
+    ("dad", q("When is my dad's hip surgery?", "3 de abril")),
+    ("flight", q("Which airport did I fly from to see my dad?", "Manchester")),
+    ("proposal_plan", q("In which national park did I want to propose?", "Lake District")),
+    ("ring", q("Whose ring was also a sapphire?", "grandmother")),
+    ("engaged", q("What did Chispa do during my proposal speech?", "barked")),
+    ("flat", q("Which transport is near our new flat?", "Metrolink")),
+    ("flat", q("When do we get the keys to the flat?", "mid-August")),
+    ("decaf", q("When did I switch to decaf?", WHEN, "when")),
+    ("wedding_date", q("When did we set the wedding date?", WHEN, "when")),
+    ("honeymoon", q("Where do we stay in Hakone?", "ryokan")),
+    ("school_new", q("When do I start at the new school?", "January")),
+    ("diego_rest", q("What kind of restaurant did Diego open?", "grill")),
+    ("chispa_agility", q("When did Chispa win the agility competition?", "dimanche")),
+))
