@@ -17,7 +17,7 @@ DATASET = Path(__file__).resolve().parents[1] / "datasets" / "conversations"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WORD = re.compile(r"[\w'’\-,.]+", re.UNICODE)
 # Words that carry no answer: "the 14th of June" is found as "14th June".
-_FILLER = frozenset("a an the of in on at to and or my our your de la el le du des".split())
+_FILLER = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "and", "or", "my", "our", "your", "de", "la", "el", "le", "du", "des"])
 
 
 @dataclass(frozen=True, slots=True)
