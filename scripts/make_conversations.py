@@ -44,6 +44,20 @@ OUT = Path(__file__).resolve().parents[1] / "tests" / "datasets" / "conversation
 USER_TURNS_PER_SESSION = (13, 18)
 
 
+class Deck:
+    """Draws from `cards` in a shuffled order, reshuffling when they run out, so a small-talk
+    line comes back only after all the others have been used."""
+
+    def __init__(self, cards: tuple[tuple[str, str], ...], rng: random.Random) -> None:
+        self.cards, self.rng, self.left = cards, rng, list[tuple[str, str]]()
+
+    def draw(self) -> tuple[str, str]:
+        if not self.left:
+            self.left = list(self.cards)
+            self.rng.shuffle(self.left)
+        return self.left.pop()
+
+
 @dataclass(slots=True)
 class Item:
     user: str
@@ -51,7 +65,7 @@ class Item:
     fact: Fact | None = None
 
 
-def _session_items(persona: Persona, session: int, rng: random.Random, pools: dict[str, list[Any]]) -> list[Item]:
+def _session_items(persona: Persona, session: int, rng: random.Random, pools: dict[str, Any]) -> list[Item]:
     facts = [Item(f.user, f.reply or rng.choice(ACKS), f) for f in persona.facts if f.session == session]
     want = rng.randint(*USER_TURNS_PER_SESSION)
     filler: list[list[Item]] = []
@@ -62,12 +76,12 @@ def _session_items(persona: Persona, session: int, rng: random.Random, pools: di
             opener = rng.choice(OPENERS)
             group = [Item(opener + (user[0].lower() + user[1:] if opener else user), reply)]
             if rng.random() < 0.45:
-                group.append(Item(*rng.choice(FOLLOWUPS)))
+                group.append(Item(*pools["followups"].draw()))
             filler.append(group)
         elif roll < 0.62 and pools["chatter"]:
             filler.append([Item(*pools["chatter"].pop())])
         else:
-            filler.append([Item(*rng.choice(SMALLTALK))])
+            filler.append([Item(*pools["smalltalk"].draw())])
     # Facts go between the filler groups, never inside a task and its follow-up.
     groups: list[list[Item]] = filler + [[f] for f in facts]
     rng.shuffle(groups)
@@ -82,7 +96,8 @@ def compose(persona: Persona) -> list[dict[str, Any]]:
     rng.shuffle(tasks)
     chatter = list(persona.chatter)
     rng.shuffle(chatter)
-    pools: dict[str, list[Any]] = {"tasks": tasks, "chatter": chatter}
+    pools: dict[str, Any] = {"tasks": tasks, "chatter": chatter, "followups": Deck(FOLLOWUPS, rng),
+                             "smalltalk": Deck(SMALLTALK, rng)}
     day = date.fromisoformat(persona.start)
     sessions = len(persona.gaps_days) + 1
     records: list[dict[str, Any]] = [{"type": "conversation", "id": persona.id, "persona": persona.name,
@@ -101,8 +116,9 @@ def compose(persona: Persona) -> list[dict[str, Any]]:
                 turn_id = f"{persona.id}-{number:04d}"
                 records.append({"type": "turn", "id": turn_id, "session": session_id, "role": role,
                                 "content": content, "ts": clock.isoformat().replace("+00:00", "Z")})
-                if role == "user" and item.fact is not None:
-                    fact_turn[item.fact.label] = (turn_id, clock.date())
+                if item.fact is not None:
+                    label = item.fact.label if role == "user" else f"{item.fact.label}:reply"
+                    fact_turn[label] = (turn_id, clock.date())
                 clock += timedelta(seconds=rng.randint(15, 50)) if role == "user" else \
                     timedelta(seconds=rng.randint(40, 240))
     number = 0
@@ -112,7 +128,7 @@ def compose(persona: Persona) -> list[dict[str, Any]]:
     for fact, question in asked:
         if True:
             number += 1
-            turn_id, said = fact_turn[fact.label]
+            turn_id, said = fact_turn[fact.label + (":reply" if question.kind == "assistant" else "")]
             answer = question.answer
             if answer.startswith("@"):
                 answer = (said + timedelta(days=int(answer[1:]))).isoformat()

@@ -124,4 +124,6 @@ PERSONA = replace(PERSONA, extra=(
     ("bread", q("What am I finally baking with my starter?", "baguettes")),
     ("exam", q("Which drug class did I want a memory trick for?", "beta blockers")),
     ("car_sold", q("When did I sell my car?", WHEN, "when")),
+    ("flat_old", q("What cheap insulation did you suggest for my old windows?", "insulation film", "assistant")),
+    ("trip_plan", q("What route did you suggest for a week in Iceland instead of the whole ring?", "south coast Snæfellsnes", "assistant")),
 ))

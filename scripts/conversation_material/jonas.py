@@ -121,4 +121,6 @@ PERSONA = replace(PERSONA, extra=(
     ("kitchen_done", q("When was the kitchen finished?", WHEN, "when")),
     ("halfmarathon", q("When is my half marathon?", "April")),
     ("frieda", q("When did the puppy eat my shoes?", WHEN, "when")),
+    ("boat", q("When did you say is the best time to varnish the boat?", "Late spring", "assistant")),
+    ("wife", q("What rainy-Saturday ideas in Hamburg did you give me?", "Miniatur Wunderland", "assistant")),
 ))

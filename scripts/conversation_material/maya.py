@@ -142,4 +142,6 @@ PERSONA = replace(PERSONA, extra=(
     ("garden", q("Which vegetable did we grow too much of?", "courgettes")),
     ("mum_visit", q("When is my mum coming to stay?", "October")),
     ("race2", q("When is my next race?", "November")),
+    ("allergy", q("What did you suggest I use instead of peanut butter in the satay?", "sunflower seed butter tahini", "assistant")),
+    ("lisbon", q("How did you say I should order an espresso in Portuguese?", "uma bica, por favor", "assistant")),
 ))

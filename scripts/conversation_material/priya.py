@@ -126,4 +126,6 @@ PERSONA = replace(PERSONA, extra=(
     ("swim", q("What time is swim practice?", "6am")),
     ("niece", q("When is the baby due?", "spring")),
     ("promotion", q("When was I made group product manager?", WHEN, "when")),
+    ("lactose", q("Which milk did you say froths best for my chai?", "Barista oat milk", "assistant")),
+    ("trip", q("Which food markets did you recommend in Mexico City?", "Coyoacán Medellín", "assistant")),
 ))

@@ -132,4 +132,6 @@ PERSONA = replace(PERSONA, extra=(
     ("school_new", q("When do I start at the new school?", "January")),
     ("diego_rest", q("What kind of restaurant did Diego open?", "grill")),
     ("chispa_agility", q("When did Chispa win the agility competition?", "dimanche")),
+    ("dog", q("What did you tell me not to do at home after Chispa ate the sock?", "vomit", "assistant")),
+    ("girlfriend", q("Which cooperative games did you recommend for Hannah and me?", "Pandemic The Crew Spirit Island", "assistant")),
 ))

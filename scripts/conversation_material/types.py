@@ -14,7 +14,8 @@ class Question:
     text: str
     answer: str
     kind: str
-    """single | when | updated | previous | multi_hop"""
+    """single | when | updated | previous | multi_hop | assistant (what the assistant said:
+    the evidence is the reply to the fact's turn)"""
     also: tuple[str, ...] = ()
     """Labels of further facts whose turns are evidence too (multi-hop)."""
     superseded: tuple[str, ...] = ()

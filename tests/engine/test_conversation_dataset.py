@@ -18,7 +18,7 @@ def test_the_set_meets_its_minimums() -> None:
     assert len(CONVERSATIONS) >= 5
     assert sum(len(c.questions) for c in CONVERSATIONS) >= 300
     kinds = Counter(q.kind for c in CONVERSATIONS for q in c.questions)
-    assert set(kinds) == {"single", "when", "updated", "previous", "multi_hop"}
+    assert set(kinds) == {"single", "when", "updated", "previous", "multi_hop", "assistant"}
     assert kinds["when"] >= 30 and kinds["updated"] >= 20 and kinds["multi_hop"] >= 10
     for conversation in CONVERSATIONS:
         assert len(conversation.turns) >= 300, conversation.id
@@ -46,6 +46,9 @@ def test_every_answer_is_in_its_evidence(conversation: Conversation) -> None:
         assert question.evidence, question.id
         assert set(question.evidence) | set(question.superseded) <= set(turns), question.id
         evidence = [turns[i] for i in question.evidence]
+        # What the assistant said is evidenced by its own turns, the rest by the user's.
+        roles = {"assistant"} if question.kind == "assistant" else {"user"}
+        assert {t.role for t in evidence} == roles, question.id
         if ISO_DATE.match(question.answer):
             # A date: the day the evidence was said, or the day before ("yesterday").
             said = date.fromisoformat(evidence[0].ts[:10])
