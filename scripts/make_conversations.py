@@ -42,6 +42,7 @@ from scripts.conversation_material.types import Fact, Persona
 PERSONAS: tuple[Persona, ...] = (maya.PERSONA, tomas.PERSONA, claire.PERSONA, jonas.PERSONA, priya.PERSONA)
 OUT = Path(__file__).resolve().parents[1] / "tests" / "datasets" / "conversations"
 USER_TURNS_PER_SESSION = (13, 18)
+CLOSERS = frozenset({"good night", "ok back to work", "ok that's enough for now", "I need a break"})
 
 
 class Deck:
@@ -87,6 +88,8 @@ def _session_items(persona: Persona, session: int, rng: random.Random, pools: di
     rng.shuffle(groups)
     if rng.random() < 0.5:  # sessions often open with a greeting
         groups.insert(0, [Item(*rng.choice(SMALLTALK[:4] + SMALLTALK[12:14] + SMALLTALK[19:21]))])
+    # "good night" and "that's enough for now" end a session, wherever they were drawn.
+    groups.sort(key=lambda group: group[-1].user in CLOSERS)
     return [item for group in groups for item in group]
 
 

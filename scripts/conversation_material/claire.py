@@ -8,7 +8,7 @@ from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
     id="claire", name="Claire", start="2026-01-12", hour=14,
-    gaps_days=(7, 10, 5, 13, 9, 8, 17, 6, 12, 14, 9),
+    gaps_days=(10, 14, 14, 28, 34, 65, 25, 35, 30, 30, 35),
     facts=(
         Fact("job", 0, "Coming off three night shifts in a row. I'm an ICU nurse at the Royal Victoria in Montreal. How do I flip my sleep back without wrecking the weekend?",
              "Sleep only 3–4 hours after the last shift, get daylight in the afternoon, and go to bed at a normal time that night.",

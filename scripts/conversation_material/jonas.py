@@ -8,7 +8,7 @@ from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
     id="jonas", name="Jonas", start="2026-03-02", hour=6,
-    gaps_days=(5, 8, 11, 6, 14, 9, 7, 13, 10, 8, 15),
+    gaps_days=(7, 13, 15, 20, 25, 30, 25, 30, 50, 35, 30),
     facts=(
         Fact("job", 0, "Morning. I work on offshore wind turbines for Nordwind in Hamburg, and I'm flying out to a platform on Tuesday. What do I pack for a week offshore?",
              "Layers, thermal base layer, your own earplugs, a book, chargers, and any medication; the PPE is usually provided.",

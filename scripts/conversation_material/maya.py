@@ -8,7 +8,7 @@ from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
     id="maya", name="Maya", start="2026-01-05", hour=19,
-    gaps_days=(4, 9, 6, 13, 8, 15, 11, 7, 19, 10, 12),
+    gaps_days=(9, 14, 16, 21, 17, 20, 26, 24, 30, 38, 30),
     facts=(
         Fact("job", 0, "I need to prep slides for Thursday. I'm a UX designer at Pennant, a small fintech in Leeds, and the design review is always brutal. Any tips for presenting unfinished work?",
              "Frame it as a question, not a pitch: say what you want feedback on, show two options, and stop talking before the clock does.",

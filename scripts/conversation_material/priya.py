@@ -8,7 +8,7 @@ from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
     id="priya", name="Priya", start="2026-02-16", hour=23,
-    gaps_days=(3, 11, 8, 6, 15, 10, 9, 12, 7, 16, 8),
+    gaps_days=(5, 15, 15, 15, 20, 20, 100, 10, 20, 15, 55),
     facts=(
         Fact("job", 0, "Roadmap planning week, send help. I'm a product manager at Shopwell, we do grocery delivery in Toronto. How do I say no to the sales team's feature requests nicely?",
              "Show the trade-off: 'We can do this if we drop X this quarter — which matters more to the customer?'",
@@ -69,7 +69,7 @@ PERSONA = Persona(
              "¡Qué bonito! Las bodas en que las madres lloran suelen ser las mejores.",
              (q("Until what time did we dance at my brother's wedding?", "tres de la mañana"),
               q("Who cried at the sangeet?", "madre"))),
-        Fact("new_job_feel", 8, "Three months at Wealthsimple. I own the savings accounts product now. Way more pressure but I'm learning so much.",
+        Fact("new_job_feel", 8, "Four months at Wealthsimple. I own the savings accounts product now. Way more pressure but I'm learning so much.",
              "That's a big scope — sounds like it's going well.",
              (q("Which product do I own at my new job?", "savings accounts"),)),
         Fact("cat", 8, "We adopted a cat! A one-eyed tuxedo named Captain. Marcus picked the name.",

@@ -8,7 +8,7 @@ from scripts.conversation_material.types import WHEN, Fact, Persona, q
 
 PERSONA = Persona(
     id="tomas", name="Tomás", start="2026-02-02", hour=21,
-    gaps_days=(6, 5, 12, 9, 14, 7, 10, 16, 8, 11, 9),
+    gaps_days=(6, 11, 8, 37, 26, 42, 23, 28, 30, 34, 28),
     facts=(
         Fact("job", 0, "Marking 90 essays this weekend, kill me. I teach Spanish at a secondary school in Stockport. How do I mark faster without being unfair?",
              "Use a short rubric with 4 criteria, mark one criterion across all essays at a time, and give whole-class feedback for the common mistakes.",
