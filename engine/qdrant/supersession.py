@@ -37,11 +37,11 @@ async def mark_superseded(
 async def summary_candidates(
     points: QdrantPoints, cutoff: str, owner: str | None, limit: int = 1000
 ) -> list[Memory]:
-    """Live memories last written before `cutoff` that `summarize` would compact."""
+    """Live memories last written at or before `cutoff` that `summarize` would compact."""
     must: list[models.Condition] = [
         match("superseded", False),
         models.FieldCondition(
-            key="updated_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
+            key="updated_at_ts", range=models.Range(lte=iso_to_ts(cutoff))
         ),
     ]
     if owner is not None:

@@ -19,7 +19,7 @@ def candidates(
     conn: Conn, cutoff: str, owner: str | None, limit: int = 1000
 ) -> list[Memory]:
     sql = (
-        f"SELECT {COLUMNS} FROM memories WHERE superseded_by IS NULL AND updated_at < ? "
+        f"SELECT {COLUMNS} FROM memories WHERE superseded_by IS NULL AND updated_at <= ? "
         f"AND length(content) > ? AND json_extract(metadata, '$.summary_of') IS NULL"
     )
     params: list[Any] = [cutoff, MIN_TOKENS * 4]

@@ -244,6 +244,15 @@ async def test_sweep_deletes_expired_and_old(store: RecordStore) -> None:
     assert await store.sweep(at(), None) == []
 
 
+async def test_summary_candidates_include_a_memory_written_at_the_cutoff(store: RecordStore) -> None:
+    # "older than 0 days" must catch a memory written in the same millisecond as the cutoff
+    long = "A long note. " + "details " * 40
+    await store.upsert_memory(new(long, updated_at=at()), at())
+    await store.upsert_memory(new(long + "later", updated_at=at(seconds=1)), at(seconds=1))
+    found = await store.summary_candidates(at(), "alice")
+    assert [m.content for m in found] == [long]
+
+
 async def test_counts(store: RecordStore) -> None:
     await store.upsert_memory(new("a", type="factual"), at())
     await store.upsert_memory(new("b", type="procedural", owner="bob"), at())
