@@ -37,6 +37,7 @@ from memtap.engine.extraction.objects import (
     is_second_person,
     strip_time,
     third_person,
+    third_singular,
 )
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import choice_slot, favourite_slot, subject_of
@@ -193,6 +194,8 @@ def _fact(
         if value is not None and name != "obj" and "{" + name + "}" in template
     }
     groups["obj"] = third_person(obj, rule.lang)
+    if "{verb_s}" in template:
+        groups["verb_s"] = third_singular(found.get("verb") or "")
     if rule.family == "instruction":
         groups["obj"] = _ABOUT_ASSISTANT.sub(
             lambda s: _ASSISTANT[s.group(0).lower()], groups["obj"]

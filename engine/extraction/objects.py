@@ -31,7 +31,7 @@ _COMMA_STOP = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:now|currently|these\s+days|nowadays|any\s?more|any\s+longer|at\s+the\s+moment|"
+    r"(?:[\s,]+(?:(?:for\s+)?now|for\s+the\s+time\s+being|currently|these\s+days|nowadays|any\s?more|any\s+longer|at\s+the\s+moment|"
     r"right\s+now|lol|haha|too|as\s+well|tbh|btw|honestly|thanks|please|ahora|agora|maintenant|"
     r"jetzt|mehr|plus|ya|já|también|também|aussi|auch))+\s*$",
     re.IGNORECASE,
@@ -147,6 +147,7 @@ _TIME_ENDS = frozenset(
 _TRAILING_ENDS = frozenset(
     [
         "now",
+        "being",
         "currently",
         "days",
         "nowadays",
@@ -331,3 +332,18 @@ def third_person(text: str, lang: str) -> str:
             lambda m: _THIRD_EN.get(m.group(0).lower(), m.group(0)), text
         )
     return _FIRST_OTHER.sub(lambda m: _THIRD_OTHER[m.group(0).lower()], text)
+
+
+_IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "be": "is"}
+
+
+def third_singular(verb: str) -> str:
+    """An English base-form verb in the third person singular ("journal" -> "journals")."""
+    low = verb.lower()
+    if low in _IRREGULAR_THIRD:
+        return _IRREGULAR_THIRD[low]
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(low) > 2 and low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"

@@ -246,3 +246,47 @@ def test_a_self_assessment_is_not_a_job() -> None:
     assert [f.slot for f in facts("I'm a nurse practitioner in rural Montana.")] == [
         "work.role"
     ]
+
+
+# Phrasings found missing by a held-out set (tests/datasets/extraction_heldout.json) written
+# after the rules: each is a common way of saying a family's fact.
+@pytest.mark.parametrize(
+    ("text", "family", "content"),
+    [
+        ("Hey there, Marco here. Quick question.", "identity", "Name is Marco"),
+        ("I freelance as a wedding photographer on weekends.", "work", "Freelances as a wedding photographer"),
+        ("My daughter starts kindergarten in September.", "family", "Their daughter starts kindergarten in September"),
+        ("My budget for the laptop is around 1200 euros.", "constraint", "Budget for the laptop is around 1200 euros"),
+        ("I only have about 20 minutes a day to study.", "constraint", "Has about 20 minutes a day to study"),
+        ("I can only code on weekends because of my day job.", "constraint", "Can only code on weekends"),
+        ("The frontend is written in Svelte.", "stack", "Their frontend is written in Svelte"),
+        ("Sci-fi is my favourite genre, especially Le Guin.", "preference", "Favourite genre is sci-fi"),
+        ("I journal every night before bed.", "habit", "Journals every night before bed"),
+        ("I call my mom every Sunday.", "habit", "Calls their mom every Sunday"),
+        ("I've chosen to rent instead of buying for now.", "decision", "Chose to rent instead of buying"),
+        (
+            "We're migrating our monolith from Rails to Go microservices.",
+            "stack",
+            "Their team is migrating their monolith from Rails to Go microservices",
+        ),
+    ],
+)
+def test_heldout_phrasings(text: str, family: str, content: str) -> None:
+    assert [f.content for f in by_family(text, family)] == [content]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Same here.",
+        "Nobody here knows.",
+        "The problem is written in the docs.",
+        "Which is my favourite?",
+        "I need help every day.",
+        "Do I have to water it every day?",
+        "If I run every day, will I lose weight?",
+        "How can I only show errors in the log?",
+    ],
+)
+def test_heldout_phrasings_do_not_overreach(text: str) -> None:
+    assert facts(text) == []

@@ -163,6 +163,27 @@ RULES: tuple[Rule, ...] = (
     _choice(
         "preference",
         "positive",
+        # "Sci-fi is my favourite genre": the same fact with the object first
+        r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:probably\s+|definitely\s+)?my\s+(?:(?:absolute|all-time)\s+)?(?P<verb>favou?rite)\s+(?P<what>[\w -]{1,40}?)(?=\s*(?:$|[.!,;]|\bespecially\b|\bby\s+far\b))",
+        "Favourite {what} is {obj}",
+        "favourite favorite",
+        choice=True,
+    ),
+    _choice(
+        "decision",
+        "positive",
+        START
+        + r"(?:I|we)(?:'ve|\s+have)?\s+(?P<verb>chosen|chose|decided|opted)\s+(?:to\s+)(?P<obj>(?!use\b|go\s+with\b|not\b).+)",
+        {
+            "decided": "Decided to {obj}",
+            "opted": "Opted to {obj}",
+            "": "Chose to {obj}",
+        },
+        "chosen chose decided opted",
+    ),
+    _choice(
+        "preference",
+        "positive",
         _I + _ADV + r"(?P<verb>like|love|enjoy|adore)\s+(?P<obj>.+)",
         {
             "like": "Likes {obj}",
@@ -277,6 +298,17 @@ RULES: tuple[Rule, ...] = (
         "never rarely seldom hardly usually ever",
     ),
     # -- habits, positive --------------------------------------------------------------
+    _choice(
+        "habit",
+        "positive",
+        # "I journal every night before bed": a routine named by how often, not by "usually"
+        _I
+        + r"(?!(?:am|was|have|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|do|did|don't|get\s+to)\b)"
+        + r"(?P<verb>[a-z]+)\s+(?P<obj>(?:[\w'-]+\s+){0,4}?(?i:every|each)\s+(?:single\s+)?(?i:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b.*)",
+        "{verb_s} {obj}",
+        "every each",
+        flags=0,
+    ),
     _choice(
         "habit",
         "positive",

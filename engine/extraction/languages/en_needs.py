@@ -182,6 +182,34 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "constraint",
+        # "my budget for the laptop is around 1200 euros": the budget of one purchase
+        r"\b(?:my|our)\s+budget\s+for\s+(?P<what>[\w' -]{1,40}?)\s+is\s+(?P<obj>.+)",
+        "Budget for {what} is {obj}",
+        "budget",
+        group="budget",
+    ),
+    en_rule(
+        "constraint",
+        # "I can only code on weekends": a limit on when or how, not a wish
+        I
+        + r"(?:can|could)\s+only\s+(?P<obj>[a-z]+\s+(?:on|at|in|during|after|before|from|with|for)\s+.+)",
+        "Can only {obj}",
+        "only",
+        group="time",
+    ),
+    en_rule(
+        "constraint",
+        # "I only have about 20 minutes a day to study": time they can give, a standing limit
+        I
+        + r"(?:only\s+|just\s+)?(?:have|get|can\s+spare|can\s+find)\s+(?P<obj>(?:about\s+|around\s+|roughly\s+|maybe\s+|at\s+most\s+)?"
+        + r"(?:an?|one|two|three|four|five|ten|\d+(?:[.,]\d+)?)\s*(?:-\s*\d+\s*)?(?:minutes?|mins?|hours?|hrs?|days?|evenings?)\s+"
+        + r"(?:a|per|each|every)\s+(?:day|night|week|weekend|month|evening)\b.*)",
+        "Has {obj}",
+        "have get spare find",
+        group="time",
+    ),
+    en_rule(
+        "constraint",
         I
         + ADV
         + r"have\s+(?:a|an)\s+(?:max(?:imum)?\s+|total\s+|monthly\s+|weekly\s+)?budget\s+of\s+(?P<obj>.+)",

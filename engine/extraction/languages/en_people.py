@@ -31,6 +31,41 @@ from memtap.engine.extraction.languages.en_vocab import (
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import domain_of
 
+# "Same here", "Nobody here": words that come before "here" without being a signature
+_NOT_SIGNATURES = frozenset(
+    [
+        "same",
+        "everyone",
+        "everybody",
+        "nobody",
+        "anyone",
+        "anybody",
+        "someone",
+        "somebody",
+        "me",
+        "us",
+        "you",
+        "back",
+        "still",
+        "right",
+        "over",
+        "out",
+        "in",
+        "up",
+        "down",
+        "all",
+        "more",
+        "stuck",
+        "new",
+        "help",
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "lost",
+    ]
+)
+
 RULES: tuple[Rule, ...] = (
     # -- identity ----------------------------------------------------------------------
     en_rule(
@@ -68,6 +103,21 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         flags=0,
         accept=lambda m, o: o.split()[0] not in NOT_NAMES,
+    ),
+    en_rule(
+        "identity",
+        # "Hey there, Marco here." signs a message the way people sign a note
+        r"^(?:(?i:hi|hello|hey|hiya)(?i:\s+there)?[,!.]*\s+)?(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+here\b(?=\s*(?:$|[.!,;-]))",
+        "Name is {obj}",
+        "here",
+        slot="identity.name",
+        flags=0,
+        keep_case=True,
+        accept=lambda m, o: (
+            o.split()[0] not in NOT_NAMES
+            and o.split()[0].lower() not in _NOT_SIGNATURES
+            and is_name(m, o)
+        ),
     ),
     en_rule(
         "identity",
@@ -420,6 +470,22 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "work",
+        I
+        + ADV
+        + r"(?P<verb>freelance|moonlight|volunteer|consult|contract)\s+as\s+(?P<obj>.+)",
+        {
+            "freelance": "Freelances as {obj}",
+            "moonlight": "Moonlights as {obj}",
+            "volunteer": "Volunteers as {obj}",
+            "": "Works as {obj}",
+        },
+        "freelance moonlight volunteer consult contract",
+        slot="work.role",
+        group="role",
+        stop=ROLE_STOP,
+    ),
+    en_rule(
+        "work",
         I + ADV + r"work(?:\s+[\w-]+){0,3}?\s+as\s+(?P<obj>.+)",
         "Works as {obj}",
         "work",
@@ -580,7 +646,7 @@ RULES: tuple[Rule, ...] = (
         + REL
         + "|"
         + PET
-        + r")(?:\s+[A-Z][\w'-]+)?(?:'s|\s+is|\s+are|\s+works|\s+work|\s+lives|\s+live|\s+has|\s+have|\s+was|\s+were|\s+studies|\s+goes|\s+go|\s+turned|\s+turns|\s+got|\s+just|\s+recently|\s+will\s+be|\s+was\s+born|\s+named|\s+called)\b.+)",
+        + r")(?:\s+[A-Z][\w'-]+)?(?:'s|\s+is|\s+are|\s+works|\s+work|\s+lives|\s+live|\s+has|\s+have|\s+was|\s+were|\s+studies|\s+goes|\s+go|\s+turned|\s+turns|\s+got|\s+just|\s+recently|\s+will\s+be|\s+was\s+born|\s+named|\s+called|\s+starts|\s+started|\s+is\s+starting|\s+graduated|\s+graduates|\s+plays|\s+attends|\s+needs|\s+uses|\s+can't|\s+cannot|\s+retired|\s+passed\s+away|\s+died|\s+moved|\s+suffers)\b.+)",
         "Their {obj}",
         REL_TRIGGERS + " " + PET_TRIGGERS,
         resolvable=False,
