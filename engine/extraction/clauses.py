@@ -83,7 +83,7 @@ _REQUEST = re.compile(
     _PREFIX
     + r"(?:translate|summari[sz]e|sum\s+up|rewrite|re-write|rephrase|paraphrase|reword|proofread|"
     r"correct|edit|polish|shorten|expand|continue|complete|improve|simplify|write|draft|compose|"
-    r"generate|create|make\s+up|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
+    r"generate|create|make\s+up|make\s+(?:this|it|that|these)\b|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
     r"convert|reformat|respond\s+to|reply\s+to|answer\s+this|critique|grade|spell-?check|tl;?dr|"
     r"roleplay|role-play|pretend|act\s+as|traduce|traducir|traduzca|traduza|traduz|traduzir|"
     r"resume|resuma|resumir|reescribe|reescreva|escribe|escreva|redacta|redija|corrige|corrija|"
@@ -129,6 +129,7 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 # clauses (extraction runs on every turn).
 _REQUEST_WORDS = frozenset(
     [
+        "make",
         "translate",
         "translated",
         "translation",

@@ -194,6 +194,10 @@ def _fact(
         if value is not None and name != "obj" and "{" + name + "}" in template
     }
     groups["obj"] = third_person(obj, rule.lang)
+    if "when" in groups:
+        groups["when"] = groups[
+            "when"
+        ].lower()  # "Every morning I …" -> "… every morning"
     if "{verb_s}" in template:
         groups["verb_s"] = third_singular(found.get("verb") or "")
     if rule.family == "instruction":

@@ -301,12 +301,21 @@ RULES: tuple[Rule, ...] = (
     _choice(
         "habit",
         "positive",
+        # "Every morning I do 10 minutes of yoga": the routine with its time first
+        r"^(?P<when>(?:every|each)\s+(?:single\s+)?(?:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)),?\s+I\s+"
+        + r"(?!(?:am|was|have\s+to|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|don't)\b)(?P<verb>[a-z]+)\s+(?P<obj>.+)",
+        "{verb_s} {obj} {when}",
+        "every each",
+    ),
+    _choice(
+        "habit",
+        "positive",
         # "I journal every night before bed": a routine named by how often, not by "usually"
         _I
         + r"(?!(?:am|was|have|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|do|did|don't|get\s+to)\b)"
-        + r"(?P<verb>[a-z]+)\s+(?P<obj>(?:[\w'-]+\s+){0,4}?(?i:every|each)\s+(?:single\s+)?(?i:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b.*)",
+        + r"(?P<verb>[a-z]+(?:-[a-z]+)?)\s+(?P<obj>(?:[\w'-]+\s+){0,4}?(?:(?i:every|each)\s+(?:single\s+)?(?i:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?i:on)\s+(?i:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays))\b.*)",
         "{verb_s} {obj}",
-        "every each",
+        "every each mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends weekdays",
         flags=0,
     ),
     _choice(

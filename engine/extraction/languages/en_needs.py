@@ -381,6 +381,16 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "instruction",
+        # "I'd like all answers as numbered steps": how every answer should look
+        START
+        + r"I(?:'d\s+like|\s+would\s+like|\s+want|\s+prefer|\s+need)\s+(?P<obj>(?:all\s+|your\s+|the\s+)*(?:answers|responses|replies|explanations|examples|summaries|code)\s+(?:as|in|to\s+be|with|without|formatted\s+as)\s+.+)",
+        "Wants {obj}",
+        "like want prefer need",
+        group="instruction",
+        slot=instruction_slot,
+    ),
+    en_rule(
+        "instruction",
         PLEASE + r"(?:there's\s+)?no\s+need\s+to\s+(?P<obj>.+)",
         "Does not want the assistant to {obj}",
         "need",

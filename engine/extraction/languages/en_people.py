@@ -70,7 +70,7 @@ RULES: tuple[Rule, ...] = (
     # -- identity ----------------------------------------------------------------------
     en_rule(
         "identity",
-        r"\bmy\s+(?:full\s+|first\s+|real\s+|given\s+)?name(?:\s+is|'s)\s+(?P<obj>.+)",
+        r"(?:\bmy\s+(?:full\s+|first\s+|real\s+|given\s+)?name(?:\s+is|'s)|^(?:the\s+)?name's)\s+(?P<obj>.+)",
         "Name is {obj}",
         "name",
         slot="identity.name",
@@ -97,7 +97,7 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "identity",
-        r"^(?:(?:hi|hello|hey|hiya|so|ok|okay|well)[,!.]*\s+)?(?:I'm|I\s+am)\s+(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*(?:[.!,;(-]|$|\band\b|\bhere\b|\bby\s+the\s+way\b|\bbtw\b|\bfrom\b))",
+        r"^(?:(?i:hi|hello|hey|hiya|so|ok|okay|well)[,!.]*\s+)?(?:I'm|I\s+am)\s+(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*(?:[.!,;(-]|$|\band\b|\bhere\b|\bby\s+the\s+way\b|\bbtw\b|\bfrom\b))",
         "Name is {obj}",
         "i",
         slot="identity.name",
@@ -328,6 +328,22 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "location",
+        I_ANY
+        + r"(?:'ve|\s*have)\s+(?:always\s+)?lived\s+in\s+(?P<obj>[A-Z][\w'.-]+(?:\s+[A-Z][\w'.-]+){0,2})",
+        "Lives in {obj}",
+        "lived",
+        slot="location.home",
+        flags=0,
+    ),
+    en_rule(
+        "identity",
+        I + ADV + r"grew\s+up\s+(?:in|on|near)\s+(?P<obj>.+)",
+        "Grew up in {obj}",
+        "grew",
+        stop=PLACE_STOP,
+    ),
+    en_rule(
+        "location",
         r"\bmy\s+home(?:\s+base)?\s+is\s+(?:in\s+)?(?P<obj>.+)",
         "Home is {obj}",
         "home",
@@ -470,6 +486,30 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "work",
+        r"(?:^|,\s*|\bI\s+)used\s+to\s+(?:be|work\s+as)\s+(?P<obj>(?:an?|the)\s+.+)",
+        "Used to be {obj}",
+        "used",
+        group="past_role",
+        stop=ROLE_STOP,
+        accept=is_role,
+    ),
+    en_rule(
+        "work",
+        I
+        + ADV
+        + r"(?P<verb>lead|manage|run|head|own)\s+(?P<obj>(?:the|our|a|an)\s+(?:[\w/&+-]+\s+){0,3}?(?:team|squad|department|group|lab|practice|org))\b",
+        {
+            "lead": "Leads {obj}",
+            "manage": "Manages {obj}",
+            "run": "Runs {obj}",
+            "head": "Heads {obj}",
+            "": "Owns {obj}",
+        },
+        "lead manage run head own",
+        group="team",
+    ),
+    en_rule(
+        "work",
         I
         + ADV
         + r"(?P<verb>freelance|moonlight|volunteer|consult|contract)\s+as\s+(?P<obj>.+)",
@@ -507,7 +547,7 @@ RULES: tuple[Rule, ...] = (
         "work",
         IM
         + ADV
-        + r"(?:[A-Z][a-z]+,\s+)?"
+        + r"(?:(?-i:[A-Z][a-z]+),\s+)?"
         + ADV
         + r"(?:now\s+)?(?P<obj>(?:an?\s+|the\s+)?[\w+#./-]+.*)",
         "Is {obj}",

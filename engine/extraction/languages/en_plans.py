@@ -21,7 +21,7 @@ RULES: tuple[Rule, ...] = (
         START
         + r"(?P<who>I|we)(?:\s+|(?='))"
         + ADV
-        + r"(?P<verb>use|are\s+using|'re\s+using|am\s+using|'m\s+using|rely\s+on|run|are\s+running|'re\s+running|(?:deploy|host|run)(?:\s+(?:everything|it\s+all|all\s+of\s+it|our\s+\w+|it|things|stuff))?\s+(?:to|on|with|at|in)|build\s+(?:with|on)|develop\s+(?:with|in)|code\s+in|write|program\s+in|work\s+with|are\s+on|'re\s+on|standardi[sz]ed\s+on)\s+(?P<obj>.+)",
+        + r"(?P<verb>use|are\s+using|'re\s+using|am\s+using|'m\s+using|rely\s+on|run|are\s+running|'re\s+running|(?:deploy|host|run)(?:\s+(?:everything|it\s+all|all\s+of\s+it|our\s+\w+|it|things|stuff))?\s+(?:to|on|with|at|in)|build\s+(?:with|on)|develop\s+(?:with|in)|code(?:\s+(?:mostly|mainly|primarily|only))?\s+in|write|program(?:\s+(?:mostly|mainly|primarily|only))?\s+in|work\s+with|are\s+on|'re\s+on|standardi[sz]ed\s+on)\s+(?P<obj>.+)",
         {"i": "Uses {obj}", "we": "Their team uses {obj}"},
         "use using rely run running deploy host build develop code write program work on standardized standardised",
         key_group="who",
@@ -43,14 +43,21 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "stack",
-        r"(?:\b(?P<who>our|my)|^(?:the|The))\s+(?P<what>(?:main\s+|whole\s+|tech\s+|current\s+|production\s+|new\s+)?(?:stack|tech\s+stack|backend|back-end|frontend|front-end|database|db|api|apis|infra|infrastructure|ci|ci/cd|pipeline|app|apps|application|website|site|service|services|server|servers|cluster|monorepo|codebase|repo|project|product|data\s+warehouse|orm|framework|cloud|hosting|deployment|mobile\s+app|code|models?|platform|web\s+app)(?:\s+\w+)?)\s+(?P<verb>is|are|runs|run|uses|use|'s|lives|sits|is\s+written|is\s+built|are\s+written|are\s+built|was\s+built|was\s+written|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|targets|depends\s+on|talk\s+(?:over|via|through)|communicate\s+(?:over|via|through)|run\s+on|live\s+on)\s+(?P<obj>.+)",
+        r"(?:\b(?P<who>our|my)|^(?:the|The))\s+(?P<what>(?:main\s+|whole\s+|tech\s+|current\s+|production\s+|new\s+)?(?:stack|tech\s+stack|backend|back-end|frontend|front-end|database|db|api|apis|infra|infrastructure|ci|ci/cd|pipeline|app|apps|application|website|site|service|services|server|servers|cluster|monorepo|codebase|repo|project|product|data\s+warehouse|orm|framework|cloud|hosting|deployment|mobile\s+app|code|models?|platform|web\s+app|data|laptop|machine|computer|desktop|workstation|phone|editor|ide|os|dev\s+environment|setup)(?:\s+\w+)?)\s+(?P<verb>is|are|runs|run|uses|use|'s|lives|sits|is\s+written|is\s+built|are\s+written|are\s+built|was\s+built|was\s+written|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|targets|depends\s+on|talk\s+(?:over|via|through)|communicate\s+(?:over|via|through)|run\s+on|live\s+on)\s+(?P<obj>.+)",
         "Their {what} {verb} {obj}",
-        "stack backend frontend database db api apis infra infrastructure ci pipeline app apps application website site service services server servers cluster monorepo codebase repo project product warehouse orm framework cloud hosting deployment code model models platform",
+        "stack backend frontend database db api apis infra infrastructure ci pipeline app apps application website site service services server servers cluster monorepo codebase repo project product warehouse orm framework cloud hosting deployment code model models platform data laptop machine computer desktop workstation phone editor ide os environment setup",
         accept=lambda m, o: (
             not re.match(
                 r"(?:down|broken|slow|failing|not|great|awesome|a\s+mess|buggy|crashing|giving|throwing|returning)\b",
                 o,
                 re.IGNORECASE,
+            )
+            # "is"/"are" states a fact of the stack only when it names something
+            # ("Our backend is a Django monolith"), not a passing state ("the data is wrong")
+            and (
+                m.group("verb").lower() not in ("is", "are", "'s")
+                or re.search(r"[A-Z0-9]", o) is not None
+                or is_technical(m, o)
             )
         ),
     ),
@@ -128,6 +135,22 @@ RULES: tuple[Rule, ...] = (
         + r"I(?:'ll|\s+will)\s+(?P<obj>(?:be\s+moving|be\s+starting|be\s+travel+ing|be\s+visiting|be\s+retiring|be\s+graduating|move|travel|visit|retire|graduate|start\s+(?:a|my)\s+new|fly|relocate)\b.+)",
         "Will {obj}",
         "moving starting traveling travelling visiting retiring graduating move travel visit retire graduate start fly relocate",
+    ),
+    en_rule(
+        "goal",
+        START
+        + r"we(?:'re|\s+are)\s+"
+        + ADV
+        + r"(?P<verb>trying|planning|hoping|aiming|saving\s+up)\s+(?:to|for)\s+(?P<obj>.+)",
+        {
+            "trying": "They are trying to {obj}",
+            "planning": "They are planning to {obj}",
+            "hoping": "They are hoping to {obj}",
+            "aiming": "They are aiming to {obj}",
+            "": "They are saving up for {obj}",
+        },
+        "trying planning hoping aiming saving",
+        accept=not_task,
     ),
     en_rule(
         "goal",
@@ -244,7 +267,7 @@ RULES: tuple[Rule, ...] = (
     en_rule(
         "event",
         I_OR_WE
-        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|(?:my|our)(?:\s+first)?)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
+        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|had\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){1,2}?(?:surgery|operation|transplant|accident|stroke|heart\s+attack|concussion|miscarriage|c-section)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|(?:my|our)(?:\s+first)?)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
         "{obj}",
         "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
         accept=lambda m, o: not re.search(r"\b(?:this|that|it)\b\s*$", o),

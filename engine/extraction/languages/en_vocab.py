@@ -503,10 +503,21 @@ def is_task(obj: str) -> bool:
     )
 
 
+_HORIZON = re.compile(
+    r"\b(?:(?:this|next)\s+(?:year|month|summer|winter|spring|autumn|fall|semester|decade)|"
+    r"by\s+(?:the\s+end\s+of\s+)?(?:19|20)\d\d|before\s+I\s+turn\s+\d+)\b",
+    re.IGNORECASE,
+)
+
+
 def not_task(match: re.Match[str], obj: str) -> bool:
+    """Not a task for the assistant ("I want to read this file"); a goal with a horizon
+    ("I want to read 50 books this year") is a plan even with a task verb."""
+    horizon = _HORIZON.search(match.string) is not None
+    obj_without_time = _HORIZON.sub("", obj)
     first = obj.split(maxsplit=1)[0].lower() if obj else ""
-    return first not in _TASK_VERBS and not re.search(
-        r"\b(?:this|that|it|these|those)\b", obj, re.IGNORECASE
+    return (horizon or first not in _TASK_VERBS) and not re.search(
+        r"\b(?:this|that|it|these|those)\b", obj_without_time, re.IGNORECASE
     )
 
 
