@@ -31,6 +31,11 @@ ADMIN_PREFIX: Final = "/_memtap"
 is mounted here too)."""
 
 
+# Never through HTTP(S)_PROXY: the admin token must go to memtap itself, not to a proxy the
+# environment names for outbound traffic (memtap is usually on this host or this network).
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 class ApiError(Exception):
     """The admin API answered with an error (`{"error": {"code", "message"}}`)."""
 
@@ -108,7 +113,7 @@ class AdminClient:
             self.url(path, params), data=data, method=method, headers=headers
         )
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout_s)
+            return _DIRECT.open(request, timeout=self.timeout_s)
         except urllib.error.HTTPError as exc:
             raise _api_error(exc) from None
         except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:

@@ -121,7 +121,14 @@ async def _send_error(
     request: web.Request, flow: Flow, status: int, body: bytes
 ) -> web.StreamResponse:
     flow.status = status
-    response = web.Response(status=status, body=body, content_type="application/json")
+    # The memory headers hold for memtap's own answers too: the request was logged (and
+    # memory consulted) under X-Memtap-Request-Id whatever the upstream did.
+    response = web.Response(
+        status=status,
+        body=body,
+        content_type="application/json",
+        headers=flow.extra_response_headers,
+    )
     await response.prepare(request)
     await response.write_eof()
     return response

@@ -138,6 +138,10 @@ class TextFormatter(logging.Formatter):
         return redact(text)
 
 
+MAX_PENDING_LINES = 100_000
+"""Lines held for a log reader that stopped reading (about 50 MB at most)."""
+
+
 class BatchingHandler(logging.Handler):
     """Formats and writes records on a background thread, in batches.
 
@@ -145,16 +149,26 @@ class BatchingHandler(logging.Handler):
     deque: no lock hand-off, no syscall. The writer thread wakes every `interval_s`, formats
     what accumulated and writes it in one call, so a slow log reader never blocks the proxy
     and a busy proxy pays one write per batch, not per line. `close()` writes what is left.
+    A reader that stops reading (a blocked stderr pipe) cannot grow the queue past
+    `max_pending`: newer lines are dropped and counted, and one `log.dropped` line says how
+    many once the writer gets through again.
     """
 
     def __init__(
-        self, stream: IO[str], formatter: logging.Formatter, interval_s: float = 0.02
+        self,
+        stream: IO[str],
+        formatter: logging.Formatter,
+        interval_s: float = 0.02,
+        max_pending: int = MAX_PENDING_LINES,
     ) -> None:
         super().__init__()
         self.setFormatter(formatter)
         self._stream = stream
         self._interval_s = interval_s
+        self._max_pending = max_pending
         self._pending: collections.deque[logging.LogRecord] = collections.deque()
+        self._dropped = 0
+        self.dropped_total = 0
         self._stopping = threading.Event()
         self._writer = threading.Thread(
             target=self._run, name="memtap-log-writer", daemon=True
@@ -169,6 +183,10 @@ class BatchingHandler(logging.Handler):
         if record.exc_info:
             record.exc_text = _TRACEBACKS.formatException(record.exc_info)
             record.exc_info = None
+        if len(self._pending) >= self._max_pending:
+            self._dropped += 1
+            self.dropped_total += 1
+            return
         self._pending.append(record)
 
     def _run(self) -> None:
@@ -178,6 +196,19 @@ class BatchingHandler(logging.Handler):
 
     def _write_pending(self) -> None:
         lines: list[str] = []
+        if self._dropped:
+            dropped, self._dropped = self._dropped, 0
+            self._pending.append(
+                logging.makeLogRecord(
+                    {
+                        "name": "memtap.logs",
+                        "levelno": logging.WARNING,
+                        "levelname": "WARNING",
+                        "msg": "log.dropped",
+                        "fields": {"lines": dropped},
+                    }
+                )
+            )
         while self._pending:
             record = self._pending.popleft()
             try:

@@ -3,7 +3,8 @@ SQLite file, so the Studio's Requests tab survives a restart.
 
 Writes leave the request path at once: `RequestLog.on_change` puts the entry on a bounded
 queue and one task hands the queue to the engine. Fail-open: a full queue or a failing store
-drops the write (logged, counted); the in-memory ring stays complete either way. The setting
+drops the write (counted in `memtap_memory_fallbacks_total{cause="request_log_write"}`); the
+in-memory ring stays complete either way. The setting
 is read at every write, so switching it at run time takes effect for the next entries.
 """
 

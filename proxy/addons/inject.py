@@ -2,8 +2,9 @@
 
 `request_headers` decides once whether memory takes part (`proxy/addons/memory_policy.py`:
 owner, X-Memtap-Memory, engine, size, codec); `request` then reads the conversation,
-retrieves the owner's memories and injects them at the system level. The capture addon
-(`proxy/addons/capture.py`) follows the response of the same flow.
+retrieves the owner's memories and injects them where `memory.placement` says (beside the
+last user turn by default). The capture addon (`proxy/addons/capture.py`) follows the
+response of the same flow.
 
 Every step fails open (`proxy/addons/fail_open.py`): the request goes on with its original
 bytes.

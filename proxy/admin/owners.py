@@ -135,7 +135,7 @@ async def import_memories(request: web.Request) -> web.Response:
                 updated + report.updated,
                 skipped + report.skipped,
             )
-            errors.extend(report.errors)
+            errors.extend(report.errors[: MAX_REPORTED_ERRORS - len(errors)])
             batch.clear()
 
     number = 0
@@ -147,7 +147,8 @@ async def import_memories(request: web.Request) -> web.Response:
             batch.append(validation.import_line(line, number))
         except InvalidInput as exc:
             skipped += 1
-            errors.append(str(exc))
+            if len(errors) < MAX_REPORTED_ERRORS:  # a file of bad lines stays cheap
+                errors.append(str(exc))
             continue
         if len(batch) >= IMPORT_BATCH:
             await flush()

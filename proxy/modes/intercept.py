@@ -42,17 +42,16 @@ class Interceptor:
 
     async def intercept(self, connect: ConnectRequest) -> None:
         pending = connect.pending
-        try:
-            await self._terminate_tls(connect)
-        finally:
-            # Every way out before the hand-over that did not report already: the client
-            # went away (or the connection was closed) before requests could flow.
-            pending.done(
-                "tls_failed",
-                200 if pending.established is not None else None,
-                error="connection closed before the hand-over",
-                error_kind="client",
-            )
+        await self._terminate_tls(connect)
+        # A return before the hand-over that did not report already: the client went away
+        # (or the connection was closed) before requests could flow. An exception is not
+        # the client's doing: the CONNECT handler reports it as memtap's (`proxy`).
+        pending.done(
+            "tls_failed",
+            200 if pending.established is not None else None,
+            error="connection closed before the hand-over",
+            error_kind="client",
+        )
 
     async def _terminate_tls(self, connect: ConnectRequest) -> None:
         sniffer, transport, target = connect.sniffer, connect.transport, connect.target

@@ -4,6 +4,7 @@ writes it, `{SHA}` as `htpasswd -s` does), and the authenticator's caches."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import ipaddress
@@ -247,3 +248,14 @@ async def test_htpasswd_file_bcrypt_is_verified_once_and_reloads(
     assert not await auth.check(spec, basic("bob", "pw2"))
     path.unlink()
     assert not await auth.check(spec, basic("bob", "pw2"))
+
+
+async def test_concurrent_first_checks_wait_for_the_file(tmp_path: Path) -> None:
+    # Callers arriving while the file is first read must be judged by it, not refused.
+    path = tmp_path / "htpasswd"
+    path.write_text(sha_entry("ann", "pw") + "\n")
+    auth = ProxyAuthenticator()
+    results = await asyncio.gather(
+        *(auth.check(f"@{path}", basic("ann", "pw")) for _ in range(6))
+    )
+    assert results == [True] * 6

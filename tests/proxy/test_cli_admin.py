@@ -193,6 +193,26 @@ async def test_auth_and_connection_errors(admin: Admin) -> None:
     assert unreachable.code == 3 and "cannot reach memtap" in unreachable.err
 
 
+async def test_admin_calls_never_go_through_the_environment_proxy(admin: Admin) -> None:
+    # HTTP_PROXY names a proxy for outbound traffic; the admin token must not reach it.
+    dead_proxy = "http://127.0.0.1:9"
+    listed = await memtap(
+        "memories",
+        "list",
+        "--url",
+        admin.server.url,
+        "--json",
+        env={
+            "MEMTAP_ADMIN_TOKEN": TOKEN,
+            "HTTP_PROXY": dead_proxy,
+            "http_proxy": dead_proxy,
+            "NO_PROXY": "",
+            "no_proxy": "",
+        },
+    )
+    assert listed.code == 0, listed.err
+
+
 async def test_target_from_config_file(admin: Admin, tmp_path: Path) -> None:
     port = admin.server.url.rsplit(":", 1)[1]
     config = tmp_path / "memtap.yaml"

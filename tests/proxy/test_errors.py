@@ -257,6 +257,28 @@ async def test_bad_bodies_unchanged_with_memory_on(
     ]  # memory's path: read whole, then forwarded as read
 
 
+async def test_memtaps_own_502_keeps_the_memory_headers(memtap_server, memory_config):
+    # The request went through memory and is in the request log: its id must reach the
+    # client even when memtap answers itself because the provider is down.
+    from dataclasses import replace
+
+    port = _closed_port()
+    config = replace(
+        memory_config,
+        upstreams=(UpstreamConfig(name="dead", url=f"http://127.0.0.1:{port}"),),
+    )
+    srv = await memtap_server(config)
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "hi there"}]}'
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {API_KEY}"}
+    async with (
+        aiohttp.ClientSession() as client,
+        client.post(srv.url + "/v1/chat/completions", data=body, headers=headers) as r,
+    ):
+        assert r.status == 502
+        assert r.headers["X-Memtap-Memories"] == "0"
+        assert r.headers["X-Memtap-Request-Id"]
+
+
 async def test_idle_stream_is_cut_after_timeout_s(
     standin, memtap_server, memtap_config
 ):

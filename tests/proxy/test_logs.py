@@ -6,11 +6,19 @@ import hashlib
 import io
 import json
 import logging
+import threading
+import time
 
 import aiohttp
 import pytest
 
-from memtap.proxy.logs import JsonFormatter, TextFormatter, configure_logging, redact
+from memtap.proxy.logs import (
+    BatchingHandler,
+    JsonFormatter,
+    TextFormatter,
+    configure_logging,
+    redact,
+)
 
 SECRET = "sk-test-SECRET-9f8e7d6c5b4a"
 GOOGLE_SECRET = "AIzaTestSecretValue-0123456789abcdef"
@@ -220,3 +228,29 @@ async def test_text_log_format(standin, memtap_process):
     assert len(lines) == 1
     assert "status=200" in lines[0] and "upstream=standin" in lines[0]
     assert not proc.stderr_text().lstrip().startswith("{")
+
+
+def test_a_blocked_log_reader_bounds_the_queue_and_is_told_what_was_dropped():
+    release = threading.Event()
+
+    class BlockedStream(io.StringIO):
+        def write(self, text: str) -> int:
+            release.wait(10)  # stderr piped to a reader that stopped reading
+            return super().write(text)
+
+    stream = BlockedStream()
+    handler = BatchingHandler(stream, JsonFormatter(), interval_s=0.001, max_pending=50)
+    handler.emit(_record("first", {}))
+    deadline = time.monotonic() + 5
+    while handler._pending and time.monotonic() < deadline:
+        time.sleep(0.001)  # until the writer took the first line and blocks in write()
+    for i in range(500):
+        handler.emit(_record(f"line {i}", {}))
+    assert len(handler._pending) <= 50
+    assert handler.dropped_total == 450
+    release.set()
+    handler.close()
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    dropped = [line for line in lines if line["event"] == "log.dropped"]
+    assert dropped and dropped[0]["lines"] == 450
+    assert len(lines) == 1 + 50 + 1

@@ -110,6 +110,9 @@ class ProxyAuthenticator:
         self._remembered: set[bytes] = set()
         self._bcrypt_slots = asyncio.Semaphore(_BCRYPT_AT_ONCE)
         self._unreadable_logged: str | None = None
+        # one reader of the file at a time: callers arriving during a read wait for its
+        # table instead of being judged against the table before it (or none at all)
+        self._reading = asyncio.Lock()
 
     async def check(self, spec: str, header: str | None) -> bool:
         """True when `header` carries a user and password that `spec` accepts."""
@@ -160,10 +163,23 @@ class ProxyAuthenticator:
                 user = parse_inline(spec)
                 self._swap(_Table({user.user: user}, (spec, -1, -1)))
             return self._table
-        now = time.monotonic()
-        if self._checked_spec == spec and now - self._checked_at < _RECHECK_S:
+        if self._checked_recently(spec):
             return table
-        self._checked_spec, self._checked_at = spec, now
+        async with self._reading:
+            if self._checked_recently(spec):
+                return self._table
+            fresh = await self._read(spec)
+            self._checked_spec, self._checked_at = spec, time.monotonic()
+            return fresh
+
+    def _checked_recently(self, spec: str) -> bool:
+        return (
+            self._checked_spec == spec
+            and time.monotonic() - self._checked_at < _RECHECK_S
+        )
+
+    async def _read(self, spec: str) -> _Table | None:
+        table = self._table
         known = table if table is not None and table.version[0] == spec else None
         try:
             fresh: _Table | None = await asyncio.to_thread(_read_file, spec, known)
