@@ -19,11 +19,15 @@ from memtap.engine.types import Turn
 Conn = Any
 
 
-def insert(conn: Conn, turn: Turn, now: str) -> int:
+def insert(conn: Conn, turn: Turn, now: str, floor: int = 1) -> int:
+    """Insert one turn with a seq at least `floor`. The table's INTEGER PRIMARY KEY alone
+    would give an emptied table's next row seq 1 again, while the worker may still be
+    finishing the old row 1 (read-your-own-writes and the worker's cursor key on seq)."""
     payload = json.dumps(asdict(turn), ensure_ascii=False)
     cur = conn.execute(
-        "INSERT INTO outbox(request_id, owner, payload, enqueued_at) VALUES (?, ?, ?, ?)",
-        (turn.request_id, turn.owner, payload, now),
+        "INSERT INTO outbox(seq, request_id, owner, payload, enqueued_at) VALUES ("
+        "(SELECT max(coalesce(max(seq), 0) + 1, ?) FROM outbox), ?, ?, ?, ?)",
+        (floor, turn.request_id, turn.owner, payload, now),
     )
     return int(cur.lastrowid)
 
@@ -96,9 +100,13 @@ class SqliteOutbox:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._next_seq = 1
+        """Above every seq this process handed out: seqs never repeat while it runs."""
 
     async def insert(self, turn: Turn, now: str) -> int:
-        return await self.db.write(lambda conn: insert(conn, turn, now))
+        seq = await self.db.write(lambda conn: insert(conn, turn, now, self._next_seq))
+        self._next_seq = max(self._next_seq, seq + 1)
+        return seq
 
     async def pending_rows(self) -> list[tuple[int, str]]:
         return await self.db.read(pending_rows)

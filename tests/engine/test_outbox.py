@@ -231,3 +231,22 @@ async def test_request_path_never_blocks_the_event_loop(
             await engine.list_memories(ListQuery(owner=OWNER, q="tea"))
     finally:
         await engine.close()
+
+
+async def test_seqs_never_repeat_after_the_outbox_empties(tmp_path: Path) -> None:
+    # A row's seq keys read-your-own-writes and the worker's cursor: a new turn must not
+    # take the seq of one the worker is still finishing after the table emptied.
+    from memtap.engine.sqlite import migrations
+    from memtap.engine.sqlite.database import Database
+    from memtap.engine.sqlite.driver import choose_driver
+
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    box = outbox.SqliteOutbox(db)
+    first = await box.insert(turn(1), "2026-12-03T00:00:00.000Z")
+    second = await box.insert(turn(2), "2026-12-03T00:00:00.000Z")
+    await box.ack([first, second])
+    assert await box.depth() == 0
+    third = await box.insert(turn(3), "2026-12-03T00:00:00.000Z")
+    assert third > second
+    await db.close()
