@@ -65,6 +65,9 @@ PAGE = 256
 REINDEX_BATCH = 64
 
 
+_SUPERSEDE_PAGE = 1000
+
+
 class QdrantMemoryStore:
     """One collection; safe to share between Engine instances (and replicas) in one process."""
 
@@ -143,12 +146,8 @@ class QdrantMemoryStore:
         updated_at = (
             normalise_ts(new.updated_at, "updated_at") if new.updated_at else now
         )
-        # Only an import sets these (history stays history); anything else re-states the memory.
-        valid_to = (
-            normalise_ts(new.valid_to, "valid_to")
-            if new.superseded_by and new.valid_to
-            else None
-        )
+        # As in SQLite: a given end of validity is kept (an import's history stays history).
+        valid_to = normalise_ts(new.valid_to, "valid_to") if new.valid_to else None
         existing = await self.points.find(new.id) if new.id else None
         if existing is None and new.key is not None:
             existing = await self.points.at_key(new.owner, new.key)
@@ -284,12 +283,16 @@ class QdrantMemoryStore:
             ],
             must_not=[match("memory_id", new_id)],
         )
-        ids = [
-            str((r.payload or {})["memory_id"])
-            for r in await self.points.scroll(flt, 1000)
-        ]
-        await self.mark_superseded(ids, new_id, now)
-        return ids
+        superseded: list[str] = []
+        while True:  # marked points leave the filter: scroll again until none is left
+            ids = [
+                str((r.payload or {})["memory_id"])
+                for r in await self.points.scroll(flt, _SUPERSEDE_PAGE)
+            ]
+            await self.mark_superseded(ids, new_id, now)
+            superseded += ids
+            if len(ids) < _SUPERSEDE_PAGE:
+                return superseded
 
     async def mark_superseded(self, ids: list[str], by: str, now: str) -> None:
         """`ids` are history from now on, replaced by memory `by`."""

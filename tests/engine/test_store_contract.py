@@ -189,6 +189,26 @@ async def test_supersession_hides_history(store: RecordStore) -> None:
     assert {m.id for m in await store.recent(live(), 10)} == {old.id, newer.id}
 
 
+async def test_supersede_reaches_every_live_memory_on_the_subject(
+    store: RecordStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtap.engine.qdrant import records as qdrant_records
+
+    monkeypatch.setattr(qdrant_records, "_SUPERSEDE_PAGE", 2)  # more than one page
+    old = [
+        (await store.upsert_memory(new(f"editor choice {i}", key=f"e{i}"), at(), subject="editor"))[0]
+        for i in range(5)
+    ]
+    newer, _ = await store.upsert_memory(new("editor is helix", key="e-new"), at(hours=1), subject="editor")
+    assert sorted(await store.supersede("alice", "editor", newer.id, at(hours=1))) == sorted(m.id for m in old)
+    assert [m.id for m in await store.recent(live(), 10)] == [newer.id]
+
+
+async def test_a_given_valid_to_is_kept(store: RecordStore) -> None:
+    memory, _ = await store.upsert_memory(new("Lived in Oslo", valid_to=at(hours=-1)), at())
+    assert (await store.get_memory(memory.id)).valid_to == at(hours=-1)
+
+
 async def test_recent_is_newest_first(store: RecordStore) -> None:
     for hours in (1, 3, 2):
         await store.upsert_memory(new(f"note {hours}", created_at=at(hours=-hours)), at())
