@@ -100,6 +100,7 @@ class QdrantDenseIndex:
                 payload={"reindex": True},
                 points=models.Filter(must=[]),
                 wait=True,
+                ordering=models.WriteOrdering.STRONG,
             ),
         )
         return await self.store.count()
@@ -196,7 +197,10 @@ class QdrantVectorIndex:
         await self.points.call(
             "delete",
             lambda c: c.delete(
-                name, points_selector=models.FilterSelector(filter=flt), wait=True
+                name,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+                ordering=models.WriteOrdering.STRONG,
             ),
         )
 
@@ -207,7 +211,10 @@ class QdrantVectorIndex:
             await self.points.call(
                 "erase_owner",
                 lambda c: c.delete(
-                    name, points_selector=models.FilterSelector(filter=flt), wait=True
+                    name,
+                    points_selector=models.FilterSelector(filter=flt),
+                    wait=True,
+                    ordering=models.WriteOrdering.STRONG,
                 ),
             )
         return counted

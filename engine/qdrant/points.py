@@ -110,7 +110,10 @@ class QdrantPoints:
             await self.transport.call(
                 "delete_moved",
                 lambda c: c.delete(
-                    name, points_selector=models.FilterSelector(filter=stale), wait=True
+                    name,
+                    points_selector=models.FilterSelector(filter=stale),
+                    wait=True,
+                    ordering=models.WriteOrdering.STRONG,
                 ),
             )
         return dense is not None

@@ -100,8 +100,9 @@ class QdrantMemoryStore:
     def replace_transport(
         self, transport: QdrantTransport, *, owns_transport: bool = False
     ) -> None:
-        """Talk to Qdrant through another client from now on (a reconnect after the
-        `vector_store.qdrant` settings changed); the collection is re-checked on next use."""
+        """Talk to Qdrant through another client from now on; the collection is re-checked
+        on next use. Nothing reconnects by itself on a settings change (docs/qdrant.md: a
+        restart applies new `vector_store.qdrant` settings); tests use it to end an outage."""
         old = self.points.collection
         collection = Collection(transport, old.name, old.dim, old.signature)
         self.points = QdrantPoints(transport, collection, self.embedder, self.metrics)
@@ -261,7 +262,11 @@ class QdrantMemoryStore:
         await self.points.call(
             "overwrite_payload",
             lambda c: c.overwrite_payload(
-                name, payload=payload, points=[pid], wait=True
+                name,
+                payload=payload,
+                points=[pid],
+                wait=True,
+                ordering=models.WriteOrdering.STRONG,
             ),
         )
 
@@ -473,7 +478,10 @@ class QdrantMemoryStore:
         await self.points.call(
             "delete",
             lambda c: c.delete(
-                name, points_selector=models.FilterSelector(filter=flt), wait=True
+                name,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+                ordering=models.WriteOrdering.STRONG,
             ),
         )
 
@@ -486,7 +494,10 @@ class QdrantMemoryStore:
             await self.points.call(
                 "erase_owner",
                 lambda c: c.delete(
-                    name, points_selector=models.FilterSelector(filter=flt), wait=True
+                    name,
+                    points_selector=models.FilterSelector(filter=flt),
+                    wait=True,
+                    ordering=models.WriteOrdering.STRONG,
                 ),
             )
         log.info(

@@ -29,7 +29,11 @@ async def mark_superseded(
     await points.call(
         "set_payload",
         lambda c: c.set_payload(
-            name, payload=change, points=memory_ids_filter(ids), wait=True
+            name,
+            payload=change,
+            points=memory_ids_filter(ids),
+            wait=True,
+            ordering=models.WriteOrdering.STRONG,
         ),
     )
 
