@@ -350,6 +350,10 @@ class Engine:
         erase: run the erase on each replica, or stop extraction first."""
         if not owner:
             raise InvalidInput("owner is required", "owner")
+        async with self.worker.page_lock:  # no page in flight writes the owner back
+            return await self._erase_owner(owner)
+
+    async def _erase_owner(self, owner: str) -> EraseReceipt:
         vectors = 0
         if self.vector_index is not None:
             try:

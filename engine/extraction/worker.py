@@ -117,6 +117,9 @@ class OutboxWorker:
         self.processed = 0
         self.batch_delay_s = BATCH_DELAY_S
         self.last_error: str | None = None
+        self.page_lock = asyncio.Lock()
+        """Held from reading a page to storing its facts and vectors: an owner's erase takes
+        it, so a page read before the erase cannot write the erased owner's facts after."""
 
     def start(self) -> None:
         if self._task is None:
@@ -154,7 +157,10 @@ class OutboxWorker:
         after = 0
         while True:
             try:
-                rows = await self.outbox.page(after, PAGE_SIZE)
+                async with self.page_lock:
+                    rows = await self.outbox.page(after, PAGE_SIZE)
+                    if rows:
+                        await self.process(rows)
                 if not rows:
                     if self._stopping:
                         return
@@ -172,7 +178,6 @@ class OutboxWorker:
                             )
                     self._hurry.clear()
                     continue
-                await self.process(rows)
                 after = rows[-1].seq
                 backoff = 0.05
             except asyncio.CancelledError:
@@ -195,11 +200,17 @@ class OutboxWorker:
         started = time.perf_counter()
         planned = await asyncio.to_thread(plan, rows, extract_from)
         try:
-            results = await self.records.write_facts(planned, self.outbox, now_iso())
+            try:
+                results = await self.records.write_facts(
+                    planned, self.outbox, now_iso()
+                )
+            except (StoreError, StoreUnavailable):
+                raise  # the store is unwell: back off and retry the page later
+            except Exception:  # noqa: BLE001 - a bad row: isolate it
+                results = await self._one_by_one(planned)
         except (StoreError, StoreUnavailable):
-            raise  # the store is unwell: back off and retry the page later
-        except Exception:  # noqa: BLE001 - a bad row: isolate it
-            results = await self._one_by_one(planned)
+            await self._finish_applied(rows)
+            raise
         written_all: list[Memory] = []
         for row, written, superseded in (
             (r.row, r.written, r.superseded) for r in results
@@ -249,6 +260,19 @@ class OutboxWorker:
         # After the vectors too: a waiting retrieval finds these by keyword and by meaning.
         self.pending.finished([r.row.seq for r in results])
         return len(written_all)
+
+    async def _finish_applied(self, rows: list[OutboxRow]) -> None:
+        """A store that fails part-way (Qdrant acks turn by turn) has applied some rows of
+        the page: those are gone from the outbox and will not come back, so waiting
+        retrievals must stop waiting for them."""
+        try:
+            left = {seq for seq, _ in await self.outbox.pending_rows()}
+        except Exception:  # noqa: BLE001 - the next page's success finishes them
+            return
+        applied = [row.seq for row in rows if row.seq not in left]
+        if applied:
+            self.pending.finished(applied)
+            self.metrics.outbox_depth.dec(amount=len(applied))
 
     async def _one_by_one(self, planned: list[PlannedTurn]) -> list[WrittenTurn]:
         results: list[WrittenTurn] = []
