@@ -287,9 +287,7 @@ class Engine:
         self.metrics.outbox_depth.inc()
         self.worker.wake()
 
-    def conversation_import(
-        self, wait_s: float = DEFAULT_WAIT_S
-    ) -> ConversationImport:
+    def conversation_import(self, wait_s: float = DEFAULT_WAIT_S) -> ConversationImport:
         """Past turns in through the outbox, as live turns go (`engine/history/importer.py`)."""
         return ConversationImport(
             self.imported_turns, self.events, self._imported, wait_s=wait_s

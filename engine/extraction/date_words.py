@@ -36,7 +36,9 @@ class Language:
     bare_forward: bool = False
 
 
-def _periods(table: dict[int, dict[Unit, tuple[str, ...]]]) -> dict[str, tuple[Unit, int]]:
+def _periods(
+    table: dict[int, dict[Unit, tuple[str, ...]]],
+) -> dict[str, tuple[Unit, int]]:
     return {
         phrase: (unit, direction)
         for direction, units in table.items()

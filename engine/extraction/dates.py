@@ -224,9 +224,7 @@ def dated_fact(
     except ValueError:
         return fact, {}
     in_content = resolve_dates(fact.content, moment, fact.lang, fact.clause)
-    in_clause = (
-        resolve_dates(fact.clause, moment, fact.lang) if not in_content else []
-    )
+    in_clause = resolve_dates(fact.clause, moment, fact.lang) if not in_content else []
     resolved = in_content or in_clause
     if not resolved:
         return fact, {}

@@ -38,9 +38,7 @@ def conversation_time(item: Any) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def conversation_messages(
-    item: Any, line: int, owners: Owners
-) -> list[HistoryMessage]:
+def conversation_messages(item: Any, line: int, owners: Owners) -> list[HistoryMessage]:
     """The main branch's user and assistant messages, oldest first. Raises BadMessage when
     the conversation as a whole cannot be read (then none of it is imported)."""
     if not is_conversation(item):

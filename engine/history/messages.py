@@ -105,7 +105,9 @@ def said_at_of(value: Any, now: datetime | None = None) -> str:
         try:
             moment = parse_iso(value)
         except ValueError:
-            raise BadMessage(f"ts {value[:40]!r} is not an ISO 8601 timestamp") from None
+            raise BadMessage(
+                f"ts {value[:40]!r} is not an ISO 8601 timestamp"
+            ) from None
     else:
         raise BadMessage("ts must be an ISO 8601 string or Unix seconds")
     if moment > (now or datetime.now(UTC)) + FUTURE_SLACK:

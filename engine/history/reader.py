@@ -125,7 +125,11 @@ async def _export(
         return
     del body
     if not isinstance(document, list):
-        yield [], LineError(1, "a ChatGPT export is a JSON array of conversations"), False
+        yield (
+            [],
+            LineError(1, "a ChatGPT export is a JSON array of conversations"),
+            False,
+        )
         return
     # Oldest first: the worker applies turns in queue order, so a fact restated later wins.
     order = sorted(

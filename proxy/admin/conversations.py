@@ -15,7 +15,7 @@ to extract the imported turns: `{"turns", "memories", "episodes", "skipped", "er
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Final
 
 from aiohttp import web
@@ -41,7 +41,7 @@ MAX_WAIT_S: Final = 600.0
 MAX_REPORTED_ERRORS: Final = 100
 
 
-def _owners(query: "web.MultiDictProxy[str]") -> Owners:
+def _owners(query: Mapping[str, str]) -> Owners:
     owners = Owners(owner_id_for_key, is_owner_id)
     owner, api_key = query.get("owner"), query.get("api_key")
     if owner is None and api_key is None:
@@ -53,7 +53,7 @@ def _owners(query: "web.MultiDictProxy[str]") -> Owners:
     return Owners(owner_id_for_key, is_owner_id, default)
 
 
-def _wait_s(query: "web.MultiDictProxy[str]") -> float:
+def _wait_s(query: Mapping[str, str]) -> float:
     raw = query.get("wait", "30")
     try:
         value = float(raw)

@@ -46,9 +46,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="import a JSONL of turns or a ChatGPT conversations.json",
     )
     add_target_arguments(imp)
-    imp.add_argument("file", metavar="FILE", help="JSON lines of turns, or conversations.json")
+    imp.add_argument(
+        "file", metavar="FILE", help="JSON lines of turns, or conversations.json"
+    )
     who = imp.add_mutually_exclusive_group()
-    who.add_argument("--owner", help="owner of turns that name none (an export names none)")
+    who.add_argument(
+        "--owner", help="owner of turns that name none (an export names none)"
+    )
     who.add_argument(
         "--api-key",
         help="the API key whose owner the turns belong to (hashed here; never sent)",
@@ -141,7 +145,9 @@ def _import(args: argparse.Namespace) -> int:
     is_export = _first_byte(path) == b"["
     size = path.stat().st_size
     progress: Progress | LineProgress = (
-        Progress("import", size) if sys.stderr.isatty() else LineProgress("import", size)
+        Progress("import", size)
+        if sys.stderr.isatty()
+        else LineProgress("import", size)
     )
     try:
         upload = (
@@ -165,7 +171,11 @@ def _import(args: argparse.Namespace) -> int:
                 f"imported {report['turns']} turns: {report['memories']} memories, "
                 f"{report['episodes']} episodes, {report['skipped']} skipped, "
                 f"{report.get('error_count', len(report['errors']))} errors"
-                + (f", {report['pending']} still extracting" if report.get("pending") else "")
+                + (
+                    f", {report['pending']} still extracting"
+                    if report.get("pending")
+                    else ""
+                )
             )
             for error in report["errors"][:20]:
                 print(f"  line {error['line']}: {error['message']}", file=sys.stderr)

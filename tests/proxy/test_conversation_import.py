@@ -37,21 +37,41 @@ def jsonl(*items: Any) -> str:
     return "".join((i if isinstance(i, str) else json.dumps(i)) + "\n" for i in items)
 
 
-def msg(role: str, content: str, ts: str, session: str = "s1", **extra: Any) -> dict[str, Any]:
-    return {"owner": OWNER, "session": session, "role": role, "content": content, "ts": ts, **extra}
+def msg(
+    role: str, content: str, ts: str, session: str = "s1", **extra: Any
+) -> dict[str, Any]:
+    return {
+        "owner": OWNER,
+        "session": session,
+        "role": role,
+        "content": content,
+        "ts": ts,
+        **extra,
+    }
 
 
 HISTORY = jsonl(
     msg("user", "I went to the dentist yesterday.", "2026-11-20T10:00:00Z"),
     msg("assistant", "I hope it went well!", "2026-11-20T10:00:05Z"),
-    msg("user", "We drove to the coast last weekend and I adopted a cat two weeks ago.", "2026-11-25T09:00:00Z"),
+    msg(
+        "user",
+        "We drove to the coast last weekend and I adopted a cat two weeks ago.",
+        "2026-11-25T09:00:00Z",
+    ),
     msg("assistant", "Sounds lovely.", "2026-11-25T09:00:03Z"),
-    msg("user", "I moved to Berlin last month.", "2026-10-15T08:00:00+02:00", session="s2"),
+    msg(
+        "user",
+        "I moved to Berlin last month.",
+        "2026-10-15T08:00:00+02:00",
+        session="s2",
+    ),
 )
 
 
 async def facts(admin: Admin, owner: str = OWNER) -> list[dict[str, Any]]:
-    reply = await admin.call("GET", "/api/memories", params={"owner": owner, "limit": "100"})
+    reply = await admin.call(
+        "GET", "/api/memories", params={"owner": owner, "limit": "100"}
+    )
     assert reply.status == 200, reply.body
     return list(reply.body["items"])
 
@@ -102,11 +122,20 @@ async def test_bad_lines_are_reported_by_number_and_good_ones_imported(
         {"owner": OWNER, "role": "user", "content": "I adopted a cat two weeks ago."},
         msg("robot", "beep", "2026-11-20T10:00:02Z"),
         msg("user", "", "2026-11-20T10:00:03Z"),
-        {"role": "user", "content": "I adopted a dog yesterday.", "ts": "2026-11-20T11:00:00Z"},
+        {
+            "role": "user",
+            "content": "I adopted a dog yesterday.",
+            "ts": "2026-11-20T11:00:00Z",
+        },
         msg("system", "You are helpful.", "2026-11-20T09:00:00Z"),
         msg("user", "I adopted a parrot yesterday.", "2099-01-01T00:00:00Z"),
         "",
-        msg("user", "I adopted a hamster yesterday.", "2026-11-21T10:00:00Z", session="s9"),
+        msg(
+            "user",
+            "I adopted a hamster yesterday.",
+            "2026-11-21T10:00:00Z",
+            session="s9",
+        ),
     )
     reply = await admin.call("POST", PATH, data=body)
     assert reply.status == 200, reply.body
@@ -151,20 +180,46 @@ def node(
 T0 = 1795000000.0  # 2026-11-18T11:06:40Z
 
 
-def conversation(conv_id: str, start: float, user_text: str, edited: str) -> dict[str, Any]:
+def conversation(
+    conv_id: str, start: float, user_text: str, edited: str
+) -> dict[str, Any]:
     mapping = {
         "root": node("root", None, ["sys"], None),
-        "sys": node("sys", "root", ["u1"], "system", "You are ChatGPT", start,
-                    metadata={"is_visually_hidden_from_conversation": True}),
+        "sys": node(
+            "sys",
+            "root",
+            ["u1"],
+            "system",
+            "You are ChatGPT",
+            start,
+            metadata={"is_visually_hidden_from_conversation": True},
+        ),
         "u1": node("u1", "sys", ["a1", "a1b"], "user", edited, start + 1),
         # a regenerated answer on an abandoned branch
-        "a1b": node("a1b", "u1", [], "assistant", "I adopted a goat yesterday.", start + 2),
+        "a1b": node(
+            "a1b", "u1", [], "assistant", "I adopted a goat yesterday.", start + 2
+        ),
         "a1": node("a1", "u1", ["tool"], "assistant", "Noted.", start + 3),
-        "tool": node("tool", "a1", ["code"], "assistant", "search()", start + 4, recipient="browser"),
+        "tool": node(
+            "tool",
+            "a1",
+            ["code"],
+            "assistant",
+            "search()",
+            start + 4,
+            recipient="browser",
+        ),
         "code": node("code", "tool", ["u2"], "tool", "results", start + 5),
         "u2": node("u2", "code", ["a2"], "user", user_text, start + 60),
-        "a2": node("a2", "u2", [], "assistant", "Nice!", start + 61,
-                   metadata={"model_slug": "gpt-4o"}),
+        "a2": node(
+            "a2",
+            "u2",
+            [],
+            "assistant",
+            "Nice!",
+            start + 61,
+            metadata={"model_slug": "gpt-4o"},
+        ),
     }
     return {
         "title": "chat",
@@ -182,15 +237,23 @@ async def test_chatgpt_export_main_branch_at_message_times(admin: Admin) -> None
     owner = hashlib.sha256(key.encode()).hexdigest()[:24]
     doc = export(
         conversation("conv-b", T0 + 86400, "I went to the dentist yesterday.", "Hello"),
-        conversation("conv-a", T0, "We drove to the coast last weekend.", "I adopted a cat two days ago."),
-        {"title": "broken", "mapping": {"x": {"message": {"author": {"role": "user"}}}}},
+        conversation(
+            "conv-a",
+            T0,
+            "We drove to the coast last weekend.",
+            "I adopted a cat two days ago.",
+        ),
+        {
+            "title": "broken",
+            "mapping": {"x": {"message": {"author": {"role": "user"}}}},
+        },
     )
     reply = await admin.call("POST", PATH, data=doc, params={"api_key": key})
     assert reply.status == 200, reply.body
-    assert reply.body["errors"] == [
-        {"line": 3, "message": "conversation has no id"}
-    ]
-    assert reply.body["turns"] == 4  # two per conversation: system, tool and branch left out
+    assert reply.body["errors"] == [{"line": 3, "message": "conversation has no id"}]
+    assert (
+        reply.body["turns"] == 4
+    )  # two per conversation: system, tool and branch left out
     items = {m["content"]: m for m in await facts(admin, owner)}
     assert not any("goat" in c for c in items)
     cat = items["Adopted a cat two days ago (2026-11-16)"]
@@ -206,7 +269,12 @@ async def test_export_over_the_cap_is_413_and_writes_nothing(
     admin: Admin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(conversations, "MAX_DOCUMENT_BYTES", 1000)
-    doc = export(*(conversation(f"c{i}", T0 + i, "I went to the dentist yesterday.", "Hi") for i in range(5)))
+    doc = export(
+        *(
+            conversation(f"c{i}", T0 + i, "I went to the dentist yesterday.", "Hi")
+            for i in range(5)
+        )
+    )
     reply = await admin.call("POST", PATH, data=doc, params={"owner": OWNER})
     assert reply.status == 413, reply.body
     assert reply.error_code == "payload_too_large"
@@ -220,8 +288,20 @@ async def test_api_key_is_hashed_and_never_stored_or_logged(
     key = "sk-live-RAW-KEY-must-not-leak-4f2c"
     owner = hashlib.sha256(key.encode()).hexdigest()[:24]
     body = jsonl(
-        {"api_key": key, "session": "k", "role": "user", "content": "I went to the dentist yesterday.", "ts": 1795000000},
-        {"api_key": "", "session": "k", "role": "user", "content": "x", "ts": 1795000000},
+        {
+            "api_key": key,
+            "session": "k",
+            "role": "user",
+            "content": "I went to the dentist yesterday.",
+            "ts": 1795000000,
+        },
+        {
+            "api_key": "",
+            "session": "k",
+            "role": "user",
+            "content": "x",
+            "ts": 1795000000,
+        },
     )
     with caplog.at_level(logging.DEBUG):
         reply = await admin.call("POST", PATH, data=body)
