@@ -8,10 +8,12 @@ Every method may raise `EngineError` (or a subclass); the proxy treats any excep
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Sequence
+from types import TracebackType
+from typing import Any, Protocol, Self
 
 from memtap.engine.types import (
+    ConversationReport,
     EraseReceipt,
     ImportReport,
     ListQuery,
@@ -55,6 +57,28 @@ class StoreUnavailable(StoreError):
     code = "store_unavailable"
 
 
+class ConversationJob(Protocol):
+    """One conversation import: `async with engine.conversation_import() as job`, then
+    `await job.add(turns)` for each batch, then `await job.finish()`."""
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    async def add(self, turns: Sequence[Turn]) -> None:
+        """Queue the turns not imported before (each recorded and queued, or neither)."""
+        ...
+
+    async def finish(self) -> ConversationReport:
+        """Wait (bounded) for the worker to apply the queued turns; the counts."""
+        ...
+
+
 class MemoryEngine(Protocol):
     async def start(self) -> None: ...
 
@@ -72,6 +96,10 @@ class MemoryEngine(Protocol):
 
     async def enqueue_turn(self, turn: Turn) -> None:
         """Persist the turn in the outbox; returns once the row is committed."""
+        ...
+
+    def conversation_import(self, wait_s: float = 30.0) -> ConversationJob:
+        """Past turns in through the outbox, as if they had passed through the proxy."""
         ...
 
     # -- the request log's persistence (admin.request_log_store: database) ------------------

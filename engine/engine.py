@@ -27,6 +27,7 @@ from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.fallbacks import describe_error
+from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
 from memtap.engine.maintenance import summarize
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.maintenance.sweep import run_sweep
@@ -43,6 +44,7 @@ from memtap.engine.ports import (
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
+from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
 from memtap.engine.turn_bounds import bounded_turn
 from memtap.engine.types import (
     EraseReceipt,
@@ -139,6 +141,8 @@ class Engine:
             events=self.events,
             pending=self.pending,
         )
+        self.imported_turns = SqliteTurnLedger(db)
+        """Which imported conversation turns are in (`engine/history/`)."""
         self._sweeper: asyncio.Task[None] | None = None
         self.backfill = (
             VectorBackfill(vector_index, lambda: self.config.memory.backfill_interval_s)
@@ -283,6 +287,17 @@ class Engine:
         self.metrics.outbox_depth.inc()
         self.worker.wake()
 
+    def conversation_import(self, wait_s: float = DEFAULT_WAIT_S) -> ConversationImport:
+        """Past turns in through the outbox, as live turns go (`engine/history/importer.py`)."""
+        return ConversationImport(
+            self.imported_turns, self.events, self._imported, wait_s=wait_s
+        )
+
+    def _imported(self, rows: int) -> None:
+        # Not `pending`: an owner's live requests must not wait for a whole import to apply.
+        self.metrics.outbox_depth.inc(amount=rows)
+        self.worker.wake()
+
     # -- the request log (admin.request_log_store: database) -------------------------------
     @_guarded
     async def save_request_record(
@@ -366,12 +381,14 @@ class Engine:
                 ) from exc
         rows = await self.store.erase_owner(owner)
         queued = await self.outbox.erase_owner(owner)
+        imported = await self.imported_turns.erase_owner(owner)
         if self.request_log is not None:
             await self.request_log.erase_owner(owner)
         self.pending.forget_owner(owner)
         self.metrics.outbox_depth.dec(amount=queued)
         await self.checkpoint()
         removed = {"memories": rows, "outbox": queued, "fts": rows, "vectors": vectors}
+        removed["imported_turns"] = imported
         log.info(
             "memory.owner_erased",
             extra={

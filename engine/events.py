@@ -7,6 +7,7 @@ learns who listens: it only publishes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ class TurnExtracted:
     request_id: str
     owner: str
     memory_ids: tuple[str, ...]
+    episode_ids: tuple[str, ...] = ()
 
 
 TurnExtractedListener = Callable[[TurnExtracted], None]
@@ -34,8 +36,13 @@ class EngineEvents:
     def on_turn_extracted(self, listener: TurnExtractedListener) -> None:
         self._turn_extracted.append(listener)
 
+    def off_turn_extracted(self, listener: TurnExtractedListener) -> None:
+        """Stop telling `listener` (a conversation import that finished waiting)."""
+        with contextlib.suppress(ValueError):
+            self._turn_extracted.remove(listener)
+
     def turn_extracted(self, event: TurnExtracted) -> None:
-        for listener in self._turn_extracted:
+        for listener in tuple(self._turn_extracted):  # one may unsubscribe meanwhile
             try:
                 listener(event)
             except Exception as exc:  # noqa: BLE001 - a listener must never stop the worker

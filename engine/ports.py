@@ -51,6 +51,9 @@ class PlannedTurn:
     def new_memories(self) -> list[tuple[NewMemory, str]]:
         """Each fact as the memory to upsert, with the subject it supersedes others on."""
         turn = self.row.turn
+        # Dated at the turn's time, not the write's: an imported conversation's facts keep
+        # when they were said (a live turn's time is its capture, just before the write).
+        said_at = turn.created_at or None
         return [
             (
                 NewMemory(
@@ -60,6 +63,8 @@ class PlannedTurn:
                     key=fact.key,
                     session=turn.session,
                     metadata=meta,
+                    created_at=said_at,
+                    updated_at=said_at,
                 ),
                 fact.subject,
             )

@@ -217,6 +217,21 @@ class ImportTally:
         )
 
 
+@dataclass(slots=True)
+class ConversationReport:
+    """What a conversation import did (`engine/history/importer.py`)."""
+
+    turns: int = 0
+    """Turns queued by this import."""
+    skipped: int = 0
+    """Turns imported before (queued again: never)."""
+    memories: set[str] = field(default_factory=set)
+    """Ids of the memories the worker wrote from this import's turns."""
+    episodes: set[str] = field(default_factory=set)
+    pending: int = 0
+    """Queued turns the worker had not applied when the import stopped waiting."""
+
+
 def estimate_tokens(text: str) -> int:
     """Cheap token estimate (≈ 4 characters a token), the budget unit of retrieval."""
     return max(1, (len(text) + 3) // 4)

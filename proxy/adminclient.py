@@ -133,10 +133,18 @@ class AdminClient:
         with self._open(method, path, params=params, body=body) as response:
             return json.loads(response.read() or b"null")
 
-    def upload_lines(self, path: str, chunks: Iterable[bytes], length: int) -> Any:
+    def upload_lines(
+        self,
+        path: str,
+        chunks: Iterable[bytes],
+        length: int,
+        *,
+        params: Mapping[str, Any] | None = None,
+    ) -> Any:
         with self._open(
             "POST",
             path,
+            params=params,
             data=chunks,
             content_type="application/x-ndjson",
             length=length,

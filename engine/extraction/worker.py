@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from memtap.engine.api import StoreError, StoreUnavailable
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
+from memtap.engine.extraction.dates import dated_fact
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.metrics import Metrics
 from memtap.engine.pending import PendingTurns
@@ -68,6 +69,7 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
                     if fact.key in seen:
                         continue
                     seen.add(fact.key)
+                    fact, dates = dated_fact(fact, turn.created_at)
                     meta = {
                         "source": "extraction",
                         "request_id": turn.request_id,
@@ -82,6 +84,7 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
                         "subject": fact.subject,
                         "clause": fact.clause,
                         "lang": fact.lang,
+                        **dates,
                     }
                     facts.append((fact, meta))
         out.append(PlannedTurn(row, tuple(facts)))

@@ -131,6 +131,21 @@ def m006_request_log(conn: Conn) -> None:
     )
 
 
+def m008_imported_turns(conn: Conn) -> None:
+    # Turns brought in by a conversation import, by their deterministic request id (a hash
+    # of owner, session, times, roles and texts: no text is kept), so a re-import skips them.
+    _run(
+        conn,
+        """CREATE TABLE imported_turns (
+            request_id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            said_at TEXT NOT NULL,
+            imported_at TEXT NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX imported_turns_owner ON imported_turns(owner)",
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m001_memories", m001_memories),
     ("m002_fts", m002_fts),
@@ -138,6 +153,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m004_settings", m004_settings),
     ("m005_supersession", m005_supersession),
     ("m006_request_log", m006_request_log),
+    ("m008_imported_turns", m008_imported_turns),
 )
 
 

@@ -23,6 +23,7 @@ from aiohttp import web
 
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.proxy.admin import (
+    conversations,
     explain,
     health,
     maintenance,
@@ -221,6 +222,7 @@ def build_admin_app() -> web.Application:
         page,
         memories,
         owners,
+        conversations,
         owner_stats,
         requests,
         explain,

@@ -13,6 +13,7 @@ from memtap.proxy import __version__
 from memtap.proxy.cli import (
     ca_cmd,
     config_cmd,
+    conversations_cmd,
     embeddings_cmd,
     mcp_cmd,
     memories_cmd,
@@ -24,6 +25,7 @@ COMMAND_MODULES = (
     serve_cmd,
     config_cmd,
     memories_cmd,
+    conversations_cmd,
     owners_cmd,
     embeddings_cmd,
     mcp_cmd,
