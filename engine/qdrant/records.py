@@ -279,7 +279,32 @@ class QdrantMemoryStore:
     async def supersede(
         self, owner: str, subject: str, new_id: str, now: str
     ) -> list[str]:
-        """Mark the owner's other live memories about `subject` as superseded by `new_id`."""
+        """Mark the owner's other live memories about `subject` as superseded by `new_id`,
+        unless one was said later (as in SQLite: then `new_id` is late history)."""
+        said = await self.points.find(new_id)
+        if said is not None:
+            later = models.Filter(
+                must=[
+                    match("owner", owner),
+                    match("subject", subject),
+                    match("superseded", False),
+                    models.FieldCondition(
+                        key="updated_at_ts",
+                        range=models.Range(
+                            gt=float((said.payload or {}).get("updated_at_ts") or 0.0)
+                        ),
+                    ),
+                ],
+                must_not=[match("memory_id", new_id)],
+            )
+            newer = [
+                payload_to_memory(r.payload or {})
+                for r in await self.points.scroll(later, _SUPERSEDE_PAGE)
+            ]
+            if newer:
+                newest = max(newer, key=lambda m: m.updated_at)
+                await self.mark_superseded([new_id], newest.id, newest.updated_at)
+                return []
         flt = models.Filter(
             must=[
                 match("owner", owner),

@@ -221,7 +221,29 @@ def delete(conn: Conn, memory_id: str) -> bool:
 
 
 def supersede(conn: Conn, owner: str, subject: str, new_id: str, now: str) -> list[str]:
-    """Mark the owner's other live memories about `subject` as superseded by `new_id`."""
+    """Mark the owner's other live memories about `subject` as superseded by `new_id`.
+
+    Unless one of them was said later: then `new_id` is history arriving late (an import of
+    older conversations) and is itself superseded by the newest, which stays current."""
+    said = conn.execute(
+        "SELECT updated_at FROM memories WHERE id = ?", (new_id,)
+    ).fetchone()
+    newer = (
+        conn.execute(
+            "SELECT id, updated_at FROM memories WHERE owner = ? AND subject = ? "
+            "AND superseded_by IS NULL AND id != ? AND updated_at > ? "
+            "ORDER BY updated_at DESC LIMIT 1",
+            (owner, subject, new_id, said[0]),
+        ).fetchone()
+        if said is not None
+        else None
+    )
+    if newer is not None:
+        conn.execute(
+            "UPDATE memories SET superseded_by = ?, valid_to = ? WHERE id = ?",
+            (newer[0], newer[1], new_id),
+        )
+        return []
     rows = conn.execute(
         "UPDATE memories SET superseded_by = ?, valid_to = ? "
         "WHERE owner = ? AND subject = ? AND superseded_by IS NULL AND id != ? RETURNING id",

@@ -204,6 +204,20 @@ async def test_supersede_reaches_every_live_memory_on_the_subject(
     assert [m.id for m in await store.recent(live(), 10)] == [newer.id]
 
 
+async def test_older_history_arriving_late_does_not_replace_the_current_value(store: RecordStore) -> None:
+    # An import of old conversations after newer live turns: "Paris" (said first) must not
+    # supersede "Berlin" (said later); it becomes history of Berlin instead.
+    berlin, _ = await store.upsert_memory(
+        new("Lives in Berlin", key="loc:berlin", created_at=at(hours=2)), at(hours=2), subject="slot:home")
+    assert await store.supersede("alice", "slot:home", berlin.id, at(hours=2)) == []
+    paris, _ = await store.upsert_memory(
+        new("Lives in Paris", key="loc:paris", created_at=at(hours=1)), at(hours=3), subject="slot:home")
+    assert await store.supersede("alice", "slot:home", paris.id, at(hours=3)) == []
+    assert [m.id for m in await store.recent(live(), 10)] == [berlin.id]
+    late = await store.get_memory(paris.id)
+    assert late.superseded_by == berlin.id and late.valid_to == at(hours=2)
+
+
 async def test_a_given_valid_to_is_kept(store: RecordStore) -> None:
     memory, _ = await store.upsert_memory(new("Lived in Oslo", valid_to=at(hours=-1)), at())
     assert (await store.get_memory(memory.id)).valid_to == at(hours=-1)
