@@ -340,10 +340,11 @@ class Engine:
         superseded by it, unless one is newer or richer (then `memory` is history at once)."""
         if claim is None or memory.superseded_by is not None:
             return memory
+        # A session is its own context: its facts settle against that session's only.
         others = [
             o
             for o in await self.store.live_about(memory.owner, claim.subject)
-            if o.id != memory.id
+            if o.id != memory.id and o.session == memory.session
         ]
         if not others:
             return memory

@@ -190,7 +190,9 @@ def _score(score: Score, owner: str, q: dict[str, Any], ranked: list[str]) -> No
         score.both_returned[1] += 1
         if expect in ranked and older in ranked:
             score.both_returned[0] += 1
-            score.misses.append(f"{owner}: {q['query']} (newer and older both returned)")
+            score.misses.append(
+                f"{owner}: {q['query']} (newer and older both returned)"
+            )
         if expect in ranked and (
             older not in ranked or ranked.index(expect) < ranked.index(older)
         ):

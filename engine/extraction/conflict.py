@@ -130,21 +130,31 @@ def conflict(a: Claim, b: Claim) -> bool:
 
 def resolve(new: Memory, claim: Claim, others: Sequence[Memory]) -> Resolution:
     """Pure: the live memories `others` about `claim.subject` (not `new`) meet `new`.
-    A newer one (an import of an older memory) or a richer one keeps its place and `new`
-    is history at once; otherwise every other is replaced by `new`."""
+    Two multi-valued facts of the same polarity are both true and stay. Of the rest, a
+    newer one (an import of an older memory) or a richer one keeps its place and `new` is
+    history at once; otherwise each is replaced by `new`."""
     keeper: Memory | None = None
+    rivals: list[Memory] = []
     for other in others:
         theirs = claim_of(other.content)
-        if other.updated_at > new.updated_at or (
+        if (
+            theirs is not None
+            and theirs.subject == claim.subject
+            and not claim.single_valued
+            and theirs.polarity == claim.polarity
+        ):
+            continue  # "Likes sushi" twice, "Is allergic to X" and "... to X and Y"
+        rivals.append(other)
+        stays = other.updated_at > new.updated_at or (
             theirs is not None
             and theirs.subject == claim.subject
             and less_specific(claim, theirs)
-        ):
-            if keeper is None or other.updated_at > keeper.updated_at:
-                keeper = other
+        )
+        if stays and (keeper is None or other.updated_at > keeper.updated_at):
+            keeper = other
     if keeper is None:
-        return Resolution(tuple(o.id for o in others), new.id)
-    rest = tuple(o.id for o in others if o.id != keeper.id)
+        return Resolution(tuple(o.id for o in rivals), new.id)
+    rest = tuple(o.id for o in rivals if o.id != keeper.id)
     until = max(keeper.updated_at, new.updated_at)
     return Resolution(rest, keeper.id, kept=keeper.id, valid_to=until)
 
@@ -253,7 +263,12 @@ def _base_verb(word: str) -> str | None:
     """English third person singular -> base form ("lives" -> "live"); None otherwise."""
     if word in _IRREGULAR:
         return _IRREGULAR[word]
-    if len(word) < 4 or not word.isalpha() or not word.endswith("s") or word.endswith("ss"):
+    if (
+        len(word) < 4
+        or not word.isalpha()
+        or not word.endswith("s")
+        or word.endswith("ss")
+    ):
         return None
     if word.endswith("ies"):
         return word[:-3] + "y"

@@ -306,7 +306,8 @@ class QdrantMemoryStore:
             ]
         )
         return [
-            payload_to_memory(r.payload or {}) for r in await self.points.scroll(flt, 1000)
+            payload_to_memory(r.payload or {})
+            for r in await self.points.scroll(flt, 1000)
         ]
 
     async def summary_candidates(
