@@ -20,11 +20,13 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
+from memtap.engine.extraction.conflict import Claim, claim_of, resolve
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
@@ -328,17 +330,48 @@ class Engine:
 
     @_guarded
     async def create_memory(self, new: NewMemory) -> Memory:
-        memory, _ = await self.store.upsert_memory(new, now_iso())
+        now = now_iso()
+        claim = claim_of(new.content)
+        memory, _ = await self.store.upsert_memory(new, now, _subject(claim))
+        memory = await self._settle(memory, claim)
         await self._vector_upsert([memory])
         return memory
 
     @_guarded
     async def update_memory(self, memory_id: str, patch: MemoryPatch) -> Memory:
-        updated = await self.store.update_memory(memory_id, patch, now_iso())
+        claim = claim_of(patch.content) if patch.content is not None else None
+        updated = await self.store.update_memory(
+            memory_id, patch, now_iso(), _subject(claim)
+        )
         if updated is None:
             raise NotFound(f"memory {memory_id!r} not found")
+        updated = await self._settle(updated, claim)
         await self._vector_upsert([updated])
         return updated
+
+    async def _settle(self, memory: Memory, claim: Claim | None) -> Memory:
+        """The slot and conflict handling extracted facts get, for a memory written by the
+        admin API, MCP, the CLI or an import: the live memories about the same subject are
+        superseded by it, unless one is newer or richer (then `memory` is history at once)."""
+        if claim is None or memory.superseded_by is not None:
+            return memory
+        # A session is its own context: its facts settle against that session's only.
+        others = [
+            o
+            for o in await self.store.live_about(memory.owner, claim.subject)
+            if o.id != memory.id and o.session == memory.session
+        ]
+        if not others:
+            return memory
+        outcome = resolve(memory, claim, others)
+        if outcome.supersede:
+            await self.store.mark_superseded(
+                outcome.supersede, outcome.by, memory.updated_at
+            )
+        if outcome.kept is None:
+            return memory
+        await self.store.mark_superseded([memory.id], outcome.kept, outcome.valid_to)
+        return replace(memory, superseded_by=outcome.kept, valid_to=outcome.valid_to)
 
     @_guarded
     async def restore_summary(self, summary_id: str) -> Memory:
@@ -416,13 +449,18 @@ class Engine:
         tally = ImportTally()
         for start in range(0, len(items), IMPORT_CHUNK):
             chunk = items[start : start + IMPORT_CHUNK]
-            results = await self.store.import_memories(chunk, now_iso())
+            claims = [claim_of(item.content) for item in chunk]
+            results = await self.store.import_memories(
+                chunk, now_iso(), [_subject(c) for c in claims]
+            )
             written: list[Memory] = []
-            for line, (result, was_created) in enumerate(results, start=start + 1):
+            for line, (result, was_created), claim in zip(
+                range(start + 1, start + 1 + len(results)), results, claims, strict=True
+            ):
                 if isinstance(result, InvalidItem):
                     tally.refused(f"line {line}: {result.message}")
                 else:
-                    written.append(result)
+                    written.append(await self._settle(result, claim))
                     tally.stored(was_created)
             await self._vector_upsert(written)
         return tally.report()
@@ -583,6 +621,10 @@ class Engine:
                 "memory.vector_delete_failed",
                 extra={"fields": {"error": describe_error(exc), "count": len(ids)}},
             )
+
+
+def _subject(claim: Claim | None) -> str | None:
+    return claim.subject if claim is not None else None
 
 
 def memory_status(cfg: MemoryConfig) -> dict[str, Any]:

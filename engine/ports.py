@@ -149,17 +149,22 @@ class RecordStore(Protocol):
         ...
 
     async def import_memories(
-        self, items: Sequence[NewMemory], now: str
+        self,
+        items: Sequence[NewMemory],
+        now: str,
+        subjects: Sequence[str | None] | None = None,
     ) -> list[tuple[Memory | InvalidItem, bool]]:
-        """Upsert each item; a refused one comes back as `InvalidItem` (the others stay)."""
+        """Upsert each item (with `subjects[i]`, the subject it supersedes others on); a
+        refused one comes back as `InvalidItem` (the others stay)."""
         ...
 
     async def get_memory(self, memory_id: str) -> Memory | None: ...
 
     async def update_memory(
-        self, memory_id: str, patch: MemoryPatch, now: str
+        self, memory_id: str, patch: MemoryPatch, now: str, subject: str | None = None
     ) -> Memory | None:
-        """None when missing; `InvalidInput` (field `key`) when the owner has that key already."""
+        """None when missing; `InvalidInput` (field `key`) when the owner has that key already.
+        With new content, `subject` becomes the memory's subject (None: it has none)."""
         ...
 
     async def delete_memory(self, memory_id: str) -> bool: ...
@@ -168,6 +173,15 @@ class RecordStore(Protocol):
         self, owner: str, subject: str, new_id: str, now: str
     ) -> list[str]:
         """Mark the owner's other live memories about `subject` superseded by `new_id`."""
+        ...
+
+    async def live_about(self, owner: str, subject: str) -> list[Memory]:
+        """The owner's memories about `subject` that no other memory superseded (expired or
+        not: supersession is about what is true, expiry about what is kept)."""
+        ...
+
+    async def mark_superseded(self, ids: Sequence[str], by: str, now: str) -> None:
+        """`ids` are history from `now` on, replaced by memory `by`."""
         ...
 
     async def write_facts(

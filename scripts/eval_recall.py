@@ -41,9 +41,10 @@ from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.types import NewMemory, RetrievalRequest
 
-DEFAULT_SET = (
-    Path(__file__).resolve().parent.parent / "tests" / "datasets" / "recall_set.json"
-)
+DATASETS = Path(__file__).resolve().parent.parent / "tests" / "datasets"
+DEFAULT_SET = DATASETS / "recall_set.json"
+EXTRA_SET = DATASETS / "recall_short_present.json"
+"""Short facts and conflicting facts without a subject link (merged in unless --no-extra)."""
 STRATEGIES = ("keyword", "semantic", "hybrid")
 K = 5
 
@@ -55,6 +56,8 @@ class Score:
     reciprocal: float = 0.0
     by_kind: dict[str, list[int]] = field(default_factory=dict)
     newer_first: list[int] = field(default_factory=lambda: [0, 0])
+    both_returned: list[int] = field(default_factory=lambda: [0, 0])
+    """Conflicting pairs (a query with `older`) where both came back: never wanted."""
     unrelated_empty: list[int] = field(default_factory=lambda: [0, 0])
     misses: list[str] = field(default_factory=list)
 
@@ -67,6 +70,7 @@ class Score:
                 for k, v in sorted(self.by_kind.items())
             },
             "newer_first": round(self.newer_first[0] / max(self.newer_first[1], 1), 3),
+            "both_returned": self.both_returned[0],
             "unrelated_empty": round(
                 self.unrelated_empty[0] / max(self.unrelated_empty[1], 1), 3
             ),
@@ -183,6 +187,12 @@ def _score(score: Score, owner: str, q: dict[str, Any], ranked: list[str]) -> No
     if q.get("older"):
         older = memory_id(owner, q["older"])
         score.newer_first[1] += 1
+        score.both_returned[1] += 1
+        if expect in ranked and older in ranked:
+            score.both_returned[0] += 1
+            score.misses.append(
+                f"{owner}: {q['query']} (newer and older both returned)"
+            )
         if expect in ranked and (
             older not in ranked or ranked.index(expect) < ranked.index(older)
         ):
@@ -210,9 +220,17 @@ async def main(argv: list[str]) -> int:
     parser.add_argument(
         "--min-similarity", type=float, help="override memory.min_similarity"
     )
+    parser.add_argument(
+        "--no-extra",
+        action="store_true",
+        help=f"leave out {EXTRA_SET.name} (short facts, conflicts without a slot link)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     data = json.loads(args.data.read_text(encoding="utf-8"))
+    if not args.no_extra:
+        extra = json.loads(EXTRA_SET.read_text(encoding="utf-8"))
+        data = {**data, "owners": {**data["owners"], **extra["owners"]}}
     results = []
     with tempfile.TemporaryDirectory(prefix="memtap-eval-") as tmp:
         work = Path(tmp)
@@ -253,15 +271,17 @@ async def main(argv: list[str]) -> int:
             f"min_similarity {result['min_similarity']})"
         )
         print(
-            f"{'strategy':<10}{'recall@5':>10}{'MRR':>8}{'lexical':>9}{'paraphr.':>10}{'temporal':>10}{'newer1st':>10}{'unrel.=0':>10}"
+            f"{'strategy':<10}{'recall@5':>10}{'MRR':>8}{'lexical':>9}{'paraphr.':>10}{'temporal':>10}"
+            f"{'short':>7}{'present':>9}{'newer1st':>10}{'both':>6}{'unrel.=0':>10}"
         )
         for strategy in STRATEGIES:
             r = result[strategy]
             kinds = r["by_kind"]
             print(
                 f"{strategy:<10}{r['recall@5']:>10.3f}{r['mrr@5']:>8.3f}{kinds.get('lexical', 0):>9.3f}"
-                f"{kinds.get('paraphrase', 0):>10.3f}{kinds.get('temporal', 0):>10.3f}{r['newer_first']:>10.3f}"
-                f"{r['unrelated_empty']:>10.3f}"
+                f"{kinds.get('paraphrase', 0):>10.3f}{kinds.get('temporal', 0):>10.3f}"
+                f"{kinds.get('short', 0):>7.3f}{kinds.get('present', 0):>9.3f}{r['newer_first']:>10.3f}"
+                f"{r['both_returned']:>6}{r['unrelated_empty']:>10.3f}"
             )
         for strategy in ("keyword", "hybrid"):
             for miss in result[strategy]["misses"]:

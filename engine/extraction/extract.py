@@ -40,7 +40,7 @@ from memtap.engine.extraction.objects import (
     third_singular,
 )
 from memtap.engine.extraction.rules import Rule
-from memtap.engine.extraction.slots import choice_slot, favourite_slot, subject_of
+from memtap.engine.extraction.slots import subject_of
 from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
 from memtap.engine.types import ExtractedFact
 
@@ -212,7 +212,7 @@ def _fact(
     polarity = rule.polarity
     if polarity == "positive" and (_NEGATED.match(obj) or found.get("neg")):
         polarity = "negative"  # "I usually don't eat meat"
-    slot = _slot(rule, obj, groups.get("what"))
+    slot = rule.slot_for(obj, groups.get("what"))
     prefix = ""
     if reading.role == "assistant":
         content = f"Assistant: {content}"
@@ -245,18 +245,6 @@ def _negated(clause: str, m: re.Match[str], obj: str, lang: str) -> bool:
     if any(w in negators or w.endswith("n't") or w.startswith("n'") for w in before):
         return True
     return obj.lower().endswith((" nicht", " nicht mehr", " pas"))
-
-
-def _slot(rule: Rule, obj: str, what: str | None) -> str | None:
-    if callable(rule.slot):
-        return rule.slot(obj)
-    if rule.slot is not None:
-        return rule.slot
-    if rule.choice:
-        if what:
-            return favourite_slot(what)
-        return choice_slot(obj, lists_allowed=rule.family != "stack")
-    return None
 
 
 def _resolve(obj: str, last_object: str | None) -> str | None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from memtap.engine.extraction.slots import choice_slot, favourite_slot
 from memtap.engine.types import MemoryType
 
 Family = Literal[
@@ -89,6 +90,19 @@ class Rule:
     @property
     def exclusive_group(self) -> str:
         return self.group or self.family
+
+    def slot_for(self, obj: str, what: str | None = None) -> str | None:
+        """The single-valued slot a fact of this rule with object `obj` fills (None: the fact
+        is multi-valued). `what` is the `{what}` group of "my favourite X is Y" rules."""
+        if callable(self.slot):
+            return self.slot(obj)
+        if self.slot is not None:
+            return self.slot
+        if self.choice:
+            if what:
+                return favourite_slot(what)
+            return choice_slot(obj, lists_allowed=self.family != "stack")
+        return None
 
     def template_for(self, key: str) -> str:
         key = " ".join(key.lower().replace("’", "'").split())

@@ -210,7 +210,7 @@ class QdrantMemoryStore:
         return payload_to_memory(record.payload or {}) if record else None
 
     async def update_memory(
-        self, memory_id: str, patch: MemoryPatch, now: str
+        self, memory_id: str, patch: MemoryPatch, now: str, subject: str | None = None
     ) -> Memory | None:
         record = await self.points.find(memory_id)
         if record is None:
@@ -245,6 +245,8 @@ class QdrantMemoryStore:
             )
         memory = replace(memory, updated_at=now)
         pid = point_id(memory.owner, memory.key, memory.id)
+        if patch.content is not None:
+            payload = {**payload, "subject": subject}
         if memory.content == old.content and pid == str(record.id):
             await self._overwrite_payload(record.id, memory, payload)
         else:
@@ -324,9 +326,22 @@ class QdrantMemoryStore:
             if len(ids) < _SUPERSEDE_PAGE:
                 return superseded
 
-    async def mark_superseded(self, ids: list[str], by: str, now: str) -> None:
+    async def mark_superseded(self, ids: Sequence[str], by: str, now: str) -> None:
         """`ids` are history from now on, replaced by memory `by`."""
-        await mark_superseded(self.points, ids, by, now)
+        await mark_superseded(self.points, list(ids), by, now)
+
+    async def live_about(self, owner: str, subject: str) -> list[Memory]:
+        flt = models.Filter(
+            must=[
+                match("owner", owner),
+                match("subject", subject),
+                match("superseded", False),
+            ]
+        )
+        return [
+            payload_to_memory(r.payload or {})
+            for r in await self.points.scroll(flt, 1000)
+        ]
 
     async def summary_candidates(
         self, cutoff: str, owner: str | None, limit: int = 1000
@@ -378,12 +393,16 @@ class QdrantMemoryStore:
         }
 
     async def import_memories(
-        self, items: Sequence[NewMemory], now: str
+        self,
+        items: Sequence[NewMemory],
+        now: str,
+        subjects: Sequence[str | None] | None = None,
     ) -> list[tuple[Memory | InvalidItem, bool]]:
         out: list[tuple[Memory | InvalidItem, bool]] = []
-        for item in items:
+        for i, item in enumerate(items):
+            subject = subjects[i] if subjects is not None else None
             try:
-                out.append(await self.upsert_memory(item, now))
+                out.append(await self.upsert_memory(item, now, subject))
             except InvalidInput as exc:
                 out.append((InvalidItem(str(exc)), False))
         return out

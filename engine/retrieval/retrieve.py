@@ -14,9 +14,11 @@ Rules every strategy obeys:
   filter on every path, including vector hits (returned live by the index, or re-read
   through `RecordStore.live_many`);
 - relevance floor: `keyword`, `semantic` and `hybrid` return nothing unless the query had a
-  keyword match (relevance > `min_score`) or a vector match (cosine >= `min_similarity`);
+  keyword match (relevance > `min_score`) or a vector match (cosine >= `min_similarity`, or
+  a short fact that clearly leads every other: `floor.py`);
   `recent` has no floor, only the budget;
-- ties: the newer memory wins (`updated_at` desc);
+- ties: the newer memory wins (`updated_at` desc); of two conflicting hits only the newer
+  is returned, and questions about the present rank newer versions first (`present.py`);
 - budget: `max_tokens` (1..16000) walked in rank order, at most `max_items`/`limit` hits.
 
 With a vector index, `semantic` ranks by it and `hybrid` is RRF(keyword, vector) with
@@ -41,8 +43,10 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.deadline import vector_deadline_s
+from memtap.engine.retrieval.floor import vector_floor
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
+from memtap.engine.retrieval.present import settle
 from memtap.engine.types import (
     Hit,
     Memory,
@@ -122,7 +126,7 @@ async def _vector(
     resolution["tiers"].append(tier.name)
     resolution["embedding"] = tier.embedding()
     tier_name: Tier = "qdrant" if tier.name == "qdrant" else "vector"
-    good = [(m, sim) for m, sim in found if sim >= ctx.config.min_similarity]
+    good = vector_floor(found, ctx.config.min_similarity)
     return _VectorAnswer(
         [
             _Candidate(m, sim, tier_name, vec_rank=rank, similarity=sim)
@@ -220,7 +224,7 @@ async def retrieve(
     # Two stable sorts: newest first, then by score, so newer wins among equal scores.
     ranked = sorted(candidates, key=lambda c: c.memory.updated_at, reverse=True)
     ranked.sort(key=lambda c: -c.score)
-    hits = walk(
+    settled = settle(
         [
             Hit(
                 memory=c.memory,
@@ -233,9 +237,11 @@ async def retrieve(
             )
             for c in ranked
         ],
-        budget,
-        max_items,
+        req.query,
     )
+    if settled.dropped:
+        resolution["superseded_by_newer"] = settled.dropped
+    hits = walk(settled.hits, budget, max_items)
     elapsed_ms = (time.perf_counter() - started) * 1000
     resolution["timings_ms"]["total"] = round(elapsed_ms, 3)
     resolution["candidates"] = len(ranked)

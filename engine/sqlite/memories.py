@@ -168,7 +168,13 @@ def get_many(conn: Conn, ids: Sequence[str], live: Live) -> dict[str, Memory]:
     return out
 
 
-def update(conn: Conn, memory_id: str, patch: MemoryPatch, now: str) -> Memory | None:
+def update(
+    conn: Conn,
+    memory_id: str,
+    patch: MemoryPatch,
+    now: str,
+    subject: str | None = None,
+) -> Memory | None:
     sets: list[str] = []
     params: list[Any] = []
     if patch.content is not None:
@@ -176,8 +182,8 @@ def update(conn: Conn, memory_id: str, patch: MemoryPatch, now: str) -> Memory |
             raise InvalidInput(
                 f"content must be 1..{MAX_CONTENT_CHARS} characters", "content"
             )
-        sets += ["content = ?", "needs_reindex = 1"]
-        params.append(patch.content)
+        sets += ["content = ?", "needs_reindex = 1", "subject = ?"]
+        params += [patch.content, subject]
     if patch.type is not None:
         if patch.type not in MEMORY_TYPES:
             raise InvalidInput(f"type must be one of {', '.join(MEMORY_TYPES)}", "type")
@@ -250,6 +256,22 @@ def supersede(conn: Conn, owner: str, subject: str, new_id: str, now: str) -> li
         (new_id, now, owner, subject, new_id),
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def live_about(conn: Conn, owner: str, subject: str) -> list[Memory]:
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM memories "
+        "WHERE owner = ? AND subject = ? AND superseded_by IS NULL",
+        (owner, subject),
+    )
+    return [to_memory(r) for r in rows]
+
+
+def mark_superseded(conn: Conn, ids: Sequence[str], by: str, now: str) -> None:
+    conn.executemany(
+        "UPDATE memories SET superseded_by = ?, valid_to = ? WHERE id = ?",
+        [(by, now, memory_id) for memory_id in ids],
+    )
 
 
 def recent(conn: Conn, live: Live, limit: int) -> list[Memory]:

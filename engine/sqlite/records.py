@@ -62,14 +62,18 @@ class SqliteRecordStore:
         )
 
     async def import_memories(
-        self, items: Sequence[NewMemory], now: str
+        self,
+        items: Sequence[NewMemory],
+        now: str,
+        subjects: Sequence[str | None] | None = None,
     ) -> list[tuple[Memory | InvalidItem, bool]]:
         def run(conn: Conn) -> list[tuple[Memory | InvalidItem, bool]]:
             out: list[tuple[Memory | InvalidItem, bool]] = []
-            for item in items:
+            for i, item in enumerate(items):
                 try:
                     conn.execute("SAVEPOINT item")
-                    out.append(memories.upsert(conn, item, now))
+                    subject = subjects[i] if subjects is not None else None
+                    out.append(memories.upsert(conn, item, now, subject))
                     conn.execute("RELEASE item")
                 except InvalidInput as exc:
                     conn.execute("ROLLBACK TO item")
@@ -83,11 +87,19 @@ class SqliteRecordStore:
         return await self.db.read(lambda conn: memories.get(conn, memory_id))
 
     async def update_memory(
-        self, memory_id: str, patch: MemoryPatch, now: str
+        self, memory_id: str, patch: MemoryPatch, now: str, subject: str | None = None
     ) -> Memory | None:
         return await self.db.write(
-            lambda conn: memories.update(conn, memory_id, patch, now)
+            lambda conn: memories.update(conn, memory_id, patch, now, subject)
         )
+
+    async def live_about(self, owner: str, subject: str) -> list[Memory]:
+        return await self.db.read(
+            lambda conn: memories.live_about(conn, owner, subject)
+        )
+
+    async def mark_superseded(self, ids: Sequence[str], by: str, now: str) -> None:
+        await self.db.write(lambda conn: memories.mark_superseded(conn, ids, by, now))
 
     async def delete_memory(self, memory_id: str) -> bool:
         return await self.db.write(lambda conn: memories.delete(conn, memory_id))

@@ -484,3 +484,21 @@ async def test_http_results_follow_the_agreed_revision(admin: Admin) -> None:
         headers = {**auth, "MCP-Protocol-Version": "2025-11-25"}
         async with http.post(url, json=call, headers=headers) as response:
             assert (await response.json())["result"]["structuredContent"]["total"] == 0
+
+
+async def test_memory_add_supersedes_the_old_value_of_a_slot(admin: Admin) -> None:
+    async with sdk_session(admin) as session:
+        old = structured(await session.call_tool("memory_add", {"content": "Works at Google"}))["memory"]
+        new = structured(await session.call_tool("memory_add", {"content": "I work at Stripe now"}))["memory"]
+        page = structured(await session.call_tool("memory_list", {}))
+        assert [m["id"] for m in page["items"]] == [new["id"]]
+        both = structured(await session.call_tool("memory_list", {"include_superseded": True}))
+        assert {m["id"] for m in both["items"]} == {old["id"], new["id"]}
+        past = (await admin.call("GET", f"/api/memories/{old['id']}")).body
+        assert past["superseded_by"] == new["id"] and past["valid_to"]
+        # a shorter restatement keeps the richer fact live
+        rich = structured(await session.call_tool("memory_add", {"content": "Lives in Berlin, Kreuzberg"}))["memory"]
+        short = structured(await session.call_tool("memory_add", {"content": "Lives in Berlin"}))["memory"]
+        assert (await admin.call("GET", f"/api/memories/{short['id']}")).body["superseded_by"] == rich["id"]
+        live = structured(await session.call_tool("memory_list", {}))
+        assert sorted(m["content"] for m in live["items"]) == ["I work at Stripe now", "Lives in Berlin, Kreuzberg"]
