@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from memtap.engine.extraction.keys import normalise
 from memtap.engine.extraction.slots import choice_slot, favourite_slot
 from memtap.engine.types import MemoryType
 
@@ -96,6 +97,9 @@ class Rule:
         is multi-valued). `what` is the `{what}` group of "my favourite X is Y" rules."""
         if callable(self.slot):
             return self.slot(obj)
+        if self.slot is not None and "{what}" in self.slot:
+            # one slot per thing named: "my laptop is …" and "my phone is …" are two
+            return self.slot.format(what=normalise(what)) if what else None
         if self.slot is not None:
             return self.slot
         if self.choice:

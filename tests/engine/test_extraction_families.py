@@ -272,6 +272,7 @@ def test_a_self_assessment_is_not_a_job() -> None:
         ("I'd like all answers as numbered steps.", "instruction", "Wants all answers as numbered steps"),
         ("Our data lives in BigQuery.", "stack", "Their data lives in BigQuery"),
         ("My laptop runs Arch Linux.", "stack", "Their laptop runs Arch Linux"),
+        ("My laptop is a ThinkPad X1.", "stack", "Their laptop is a ThinkPad X1"),
         ("I code mostly in Kotlin these days.", "stack", "Uses Kotlin"),
         ("We're trying to get pregnant.", "goal", "They are trying to get pregnant"),
         ("This year I want to read 50 books.", "goal", "Wants to read 50 books"),
@@ -309,3 +310,11 @@ def test_heldout_phrasings(text: str, family: str, content: str) -> None:
 )
 def test_heldout_phrasings_do_not_overreach(text: str) -> None:
     assert facts(text) == []
+
+
+def test_a_device_is_one_slot_per_thing_named() -> None:
+    laptop = by_family("My laptop is a ThinkPad.", "stack")[0]
+    phone = by_family("My phone is a Pixel 8.", "stack")[0]
+    assert (laptop.slot, phone.slot) == ("device.laptop", "device.phone")
+    # what runs on it is one fact among several, not the device itself
+    assert by_family("My laptop runs Arch Linux.", "stack")[0].slot is None

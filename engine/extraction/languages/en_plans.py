@@ -15,6 +15,23 @@ from memtap.engine.extraction.languages.en_vocab import (
 from memtap.engine.extraction.rules import Rule
 
 RULES: tuple[Rule, ...] = (
+    en_rule(
+        "stack",
+        # a thing the user has one of at a time: a newer "my laptop is …" replaces the older
+        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>is|'s)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "laptop machine computer desktop workstation phone editor ide os car",
+        slot="device.{what}",
+        accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
+    ),
+    en_rule(
+        "stack",
+        # what runs on it is one fact among several ("runs Arch", "has 16 GB")
+        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>runs|runs\s+on|uses|has)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "laptop machine computer desktop workstation phone editor ide os car",
+        accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
+    ),
     # -- stack and projects ------------------------------------------------------------
     en_rule(
         "stack",
@@ -43,9 +60,9 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "stack",
-        r"(?:\b(?P<who>our|my)|^(?:the|The))\s+(?P<what>(?:main\s+|whole\s+|tech\s+|current\s+|production\s+|new\s+)?(?:stack|tech\s+stack|backend|back-end|frontend|front-end|database|db|api|apis|infra|infrastructure|ci|ci/cd|pipeline|app|apps|application|website|site|service|services|server|servers|cluster|monorepo|codebase|repo|project|product|data\s+warehouse|orm|framework|cloud|hosting|deployment|mobile\s+app|code|models?|platform|web\s+app|data|laptop|machine|computer|desktop|workstation|phone|editor|ide|os|dev\s+environment|setup)(?:\s+\w+)?)\s+(?P<verb>is|are|runs|run|uses|use|'s|lives|sits|is\s+written|is\s+built|are\s+written|are\s+built|was\s+built|was\s+written|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|targets|depends\s+on|talk\s+(?:over|via|through)|communicate\s+(?:over|via|through)|run\s+on|live\s+on)\s+(?P<obj>.+)",
+        r"(?:\b(?P<who>our|my)|^(?:the|The))\s+(?P<what>(?:main\s+|whole\s+|tech\s+|current\s+|production\s+|new\s+)?(?:stack|tech\s+stack|backend|back-end|frontend|front-end|database|db|api|apis|infra|infrastructure|ci|ci/cd|pipeline|app|apps|application|website|site|service|services|server|servers|cluster|monorepo|codebase|repo|project|product|data\s+warehouse|orm|framework|cloud|hosting|deployment|mobile\s+app|code|models?|platform|web\s+app|data|dev\s+environment|setup)(?:\s+\w+)?)\s+(?P<verb>is|are|runs|run|uses|use|'s|lives|sits|is\s+written|is\s+built|are\s+written|are\s+built|was\s+built|was\s+written|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|targets|depends\s+on|talk\s+(?:over|via|through)|communicate\s+(?:over|via|through)|run\s+on|live\s+on)\s+(?P<obj>.+)",
         "Their {what} {verb} {obj}",
-        "stack backend frontend database db api apis infra infrastructure ci pipeline app apps application website site service services server servers cluster monorepo codebase repo project product warehouse orm framework cloud hosting deployment code model models platform data laptop machine computer desktop workstation phone editor ide os environment setup",
+        "stack backend frontend database db api apis infra infrastructure ci pipeline app apps application website site service services server servers cluster monorepo codebase repo project product warehouse orm framework cloud hosting deployment code model models platform data environment setup",
         accept=lambda m, o: (
             not re.match(
                 r"(?:down|broken|slow|failing|not|great|awesome|a\s+mess|buggy|crashing|giving|throwing|returning)\b",
