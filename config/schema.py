@@ -86,6 +86,9 @@ class MemoryConfig:
     backfill_interval_s: float = 30.0
     """Seconds between the vector backfill's checks for memories without a vector (it also
     runs at start and after a failed vector write)."""
+    outbox_max_rows: int = 100_000
+    """Turns the outbox holds at most (a store outage must not fill the disk): beyond it new
+    turns are refused, fail-open, and counted."""
 
 
 @dataclass(frozen=True, slots=True)

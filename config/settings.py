@@ -85,6 +85,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Seconds between the vector backfill's checks for memories without a vector (> 0).",
     ),
     SettingSpec(
+        "memory.outbox_max_rows",
+        "Turns the extraction outbox holds at most; beyond it new turns are not kept (>= 1).",
+    ),
+    SettingSpec(
         "embedding.source", "Embedding model: auto | remote | static | onnx | none."
     ),
     SettingSpec("log.level", "Log level: debug | info | warning | error | critical."),

@@ -188,6 +188,8 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
         yield ConfigIssue("memory.min_similarity", "must be from -1 to 1")
     yield from _positive("memory.sweep_interval_s", memory.sweep_interval_s)
     yield from _positive("memory.backfill_interval_s", memory.backfill_interval_s)
+    if memory.outbox_max_rows < 1:
+        yield ConfigIssue("memory.outbox_max_rows", "must be 1 or more")
 
 
 def _embedding(config: Config) -> Iterator[ConfigIssue]:

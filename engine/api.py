@@ -57,6 +57,12 @@ class StoreUnavailable(StoreError):
     code = "store_unavailable"
 
 
+class OutboxFull(StoreUnavailable):
+    """`memory.outbox_max_rows` turns are waiting already (the store is down or behind)."""
+
+    code = "outbox_full"
+
+
 class ConversationJob(Protocol):
     """One conversation import: `async with engine.conversation_import() as job`, then
     `await job.add(turns)` for each batch, then `await job.finish()`."""

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.engine.api import EngineError, InvalidInput, NotFound, OutboxFull
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.conflict import Claim, claim_of, resolve
@@ -277,6 +277,12 @@ class Engine:
     async def enqueue_turn(self, turn: Turn) -> None:
         if not turn.owner:
             raise InvalidInput("owner is required", "owner")
+        if self.metrics.outbox_depth.value() >= self.config.memory.outbox_max_rows:
+            self.metrics.memory_fallbacks.inc("outbox_full")
+            raise OutboxFull(
+                f"the outbox holds memory.outbox_max_rows="
+                f"{self.config.memory.outbox_max_rows} turns already; this one is not kept"
+            )
         turn = bounded_turn(turn)  # the outbox row stays bounded whoever the caller
         if turn.truncated_chars:
             self.metrics.turns_truncated.inc()

@@ -250,3 +250,25 @@ async def test_seqs_never_repeat_after_the_outbox_empties(tmp_path: Path) -> Non
     third = await box.insert(turn(3), "2026-12-03T00:00:00.000Z")
     assert third > second
     await db.close()
+
+
+async def test_a_full_outbox_refuses_turns_fail_open(tmp_path: Path) -> None:
+    from memtap.engine.api import OutboxFull, StoreUnavailable
+
+    engine = await open_engine(holder(tmp_path, outbox_max_rows=2), Metrics(), start_worker=False)
+    try:
+        await engine.enqueue_turn(turn(1))
+        await engine.enqueue_turn(turn(2))
+        try:
+            await engine.enqueue_turn(turn(3))
+        except OutboxFull as exc:
+            assert isinstance(exc, StoreUnavailable)  # the capture addon fails open on it
+        else:
+            raise AssertionError("a third turn was queued past outbox_max_rows=2")
+        assert await depth(engine) == 2
+        assert engine.metrics.memory_fallbacks.value("outbox_full") == 1
+        engine.worker.start()
+        await wait_empty(engine)
+        await engine.enqueue_turn(turn(4))  # room again once the worker caught up
+    finally:
+        await engine.close()
