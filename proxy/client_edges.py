@@ -34,6 +34,7 @@ from typing import Any, cast
 import orjson
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.http_parser import RawRequestMessage
 from aiohttp.web_protocol import RequestHandler
 
 from memtap.config.schema import ClientConfig
@@ -52,6 +53,13 @@ def closed_reason(request: web.BaseRequest) -> str | None:
     """Why memtap closed this request's connection (a client limit), else None."""
     protocol = request.protocol
     return protocol.closed_reason if isinstance(protocol, EdgeRequestHandler) else None
+
+
+def closed_with(request: web.BaseRequest) -> int | None:
+    """The status memtap answered when it closed this request's connection (400 for a
+    malformed body), else None."""
+    protocol = request.protocol
+    return protocol.closed_status if isinstance(protocol, EdgeRequestHandler) else None
 
 
 def _raw_response(status: int, reason: str, code: str, message: str) -> bytes:
@@ -74,6 +82,7 @@ class EdgeRequestHandler(RequestHandler):
     __slots__ = (
         "clock",
         "closed_reason",
+        "closed_status",
         "edges",
         "head_since",
         "idle_since",
@@ -97,6 +106,7 @@ class EdgeRequestHandler(RequestHandler):
         self.idle_since = now
         self.closed_reason: str | None = None
         """Set when a client limit closes the connection: the request's `request.done` says it."""
+        self.closed_status: int | None = None
         self.paused_since: float | None = None
         """Since when the client has not been reading (the transport paused our writes)."""
         self.resumed_at = now
@@ -117,11 +127,26 @@ class EdgeRequestHandler(RequestHandler):
         now = self.rx_at = self.clock()
         if not self.in_request and self.head_since is None:
             self.head_since = now
-        parsed = self._request_count
+        parsed, handling = self._request_count, self.in_request
         super().data_received(data)
         if self._request_count != parsed:  # a head (or a parse error) came out
             self.head_since = None
             self.in_request = True
+            if handling and self.body_pending() and self._malformed_queued():
+                self._malformed_body()
+
+    def _malformed_queued(self) -> bool:
+        # aiohttp queues a parse error in the body being read as a message of its own, for
+        # after the request that is waiting for that body: which would wait forever
+        return any(
+            not isinstance(message, RawRequestMessage) for message, _ in self._messages
+        )
+
+    def _malformed_body(self) -> None:
+        message = "malformed request body"
+        self.closed_reason, self.closed_status = message, 400
+        self.end(_raw_response(400, "Bad Request", "bad_request", message))
+        self.edges.metrics.client_errors.inc("bad_request")
 
     async def finish_response(
         self,

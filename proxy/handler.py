@@ -21,7 +21,7 @@ from aiohttp.payload import AsyncIterablePayload, Payload
 from yarl import URL
 
 from memtap.proxy.appkeys import RUNTIME, Runtime
-from memtap.proxy.client_edges import closed_reason, upstream_watchdog
+from memtap.proxy.client_edges import closed_reason, closed_with, upstream_watchdog
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
 from memtap.proxy.forward_gate import send_denied, vet_forward_request
 from memtap.proxy.headers import (
@@ -262,9 +262,14 @@ async def handle(request: web.Request) -> web.StreamResponse:
         # The client went away (or shutdown's grace ran out): the upstream request was
         # closed on the way out; tell the addons.
         flow.error = flow.error or closed_reason(request) or "client disconnected"
-        flow.error_kind = flow.error_kind or "client"
+        answered = closed_with(
+            request
+        )  # memtap answered before closing (400: bad body)
+        flow.error_kind = flow.error_kind or (
+            "bad_request" if answered == 400 else "client"
+        )
         if flow.status is None:
-            flow.status = 499
+            flow.status = answered or 499
         await runtime.pipeline.error(flow, exc)
         raise
     except (

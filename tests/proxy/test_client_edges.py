@@ -148,6 +148,36 @@ async def test_a_request_body_that_stops_arriving_is_closed(
     writer.close()
 
 
+async def test_a_malformed_chunk_after_the_head_gets_a_400_at_once(
+    limited: Callable[..., Awaitable[MemtapServer]],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The head was fine, so the request is being handled when the bad chunk arrives: it
+    # must not wait for the body idle limit (60 s here) and be logged as a slow client.
+    caplog.set_level(logging.INFO, logger="memtap")
+    server = await limited(body_idle_timeout_s=60)
+    reader, writer = await open_to(server)
+    writer.write(
+        b"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"
+    )
+    await writer.drain()
+    await asyncio.sleep(0.3)
+    writer.write(b"ZZ\r\nxx\r\n0\r\n\r\n")
+    await writer.drain()
+    out = await asyncio.wait_for(reader.read(), 5)
+    assert out.startswith(b"HTTP/1.1 400 "), out[:200]
+    assert orjson.loads(out.partition(b"\r\n\r\n")[2])["error"]["code"] == "bad_request"
+    for _ in range(200):
+        if done_lines(caplog):
+            break
+        await asyncio.sleep(0.02)
+    (done,) = done_lines(caplog)
+    fields = done.fields  # type: ignore[attr-defined]
+    assert fields["status"] == 400 and fields["error_kind"] == "bad_request"
+    assert server.metrics.client_errors.value("bad_request") == 1
+    writer.close()
+
+
 async def test_a_slow_but_steady_body_is_not_cut(
     limited: Callable[..., Awaitable[MemtapServer]], standin: Standin
 ) -> None:
