@@ -275,11 +275,12 @@ class AnthropicCodec:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise ValueError("not a messages body: no messages list")  # noqa: TRY004 - the Codec protocol promises ValueError
         last_user = ""
-        for message in body["messages"]:
+        for message in reversed(body["messages"]):  # the last user turn with text
             if isinstance(message, dict) and message.get("role") == "user":
                 text = strip_memory_block(_blocks_text(message.get("content")))
                 if text.strip():
                     last_user = text
+                    break
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,

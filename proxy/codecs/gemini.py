@@ -195,11 +195,12 @@ class GeminiCodec:
         if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
             raise ValueError("not a generateContent body: no contents list")  # noqa: TRY004 - the Codec protocol promises ValueError
         last_user = ""
-        for content in body["contents"]:
+        for content in reversed(body["contents"]):  # the last user turn with text
             if isinstance(content, dict) and content.get("role", "user") == "user":
                 text = strip_memory_block(_parts_text(content))
                 if text.strip():
                     last_user = text
+                    break
         instruction = body.get("systemInstruction", body.get("system_instruction"))
         match = _PATH.search(path)
         return ConversationView(

@@ -218,17 +218,23 @@ class OpenAIChatCodec:
     def read_request(self, body: Any, path: str, query: str) -> ConversationView:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise ValueError("not a chat completions body: no messages list")  # noqa: TRY004 - the Codec protocol promises ValueError
-        system: list[str] = []
+        messages = body["messages"]
+        # Only the system messages and the last user turn are read: a long conversation
+        # costs one look at each message's role, not a text join of every message.
+        system = [
+            text
+            for message in messages
+            if isinstance(message, dict) and message.get("role") in _SYSTEM_ROLES
+            for text in (strip_memory_block(content_text(message.get("content"))),)
+            if text
+        ]
         last_user = ""
-        for message in body["messages"]:
-            if not isinstance(message, dict):
-                continue
-            role = message.get("role")
-            text = strip_memory_block(content_text(message.get("content")))
-            if role in _SYSTEM_ROLES and text:
-                system.append(text)
-            elif role == "user" and text.strip():
-                last_user = text
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "user":
+                text = strip_memory_block(content_text(message.get("content")))
+                if text.strip():
+                    last_user = text
+                    break
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,

@@ -242,17 +242,22 @@ class OpenAIResponsesCodec:
         if isinstance(raw_input, str):
             last_user = strip_memory_block(raw_input)
         elif isinstance(raw_input, list):
-            for item in raw_input:
-                if (
-                    not isinstance(item, dict)
-                    or item.get("type", "message") != "message"
-                ):
-                    continue
-                text = strip_memory_block(_input_text(item))
-                if item.get("role") in ("system", "developer") and text:
-                    system.append(text)
-                elif item.get("role") == "user" and text.strip():
-                    last_user = text
+            items = [
+                item
+                for item in raw_input
+                if isinstance(item, dict) and item.get("type", "message") == "message"
+            ]
+            for item in items:
+                if item.get("role") in ("system", "developer"):
+                    text = strip_memory_block(_input_text(item))
+                    if text:
+                        system.append(text)
+            for item in reversed(items):  # the last user turn with text
+                if item.get("role") == "user":
+                    text = strip_memory_block(_input_text(item))
+                    if text.strip():
+                        last_user = text
+                        break
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
