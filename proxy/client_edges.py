@@ -41,6 +41,7 @@ from memtap.config.schema import ClientConfig
 from memtap.engine.metrics import Metrics
 from memtap.proxy.addons.access_log import log_client_failure
 from memtap.proxy.client_limits import Caps, ConnectionLimiter
+from memtap.proxy.raw_answer import json_answer
 from memtap.proxy.upstream import IdleWatchdog
 
 log = logging.getLogger("memtap.client")
@@ -60,15 +61,6 @@ def closed_with(request: web.BaseRequest) -> int | None:
     malformed body), else None."""
     protocol = request.protocol
     return protocol.closed_status if isinstance(protocol, EdgeRequestHandler) else None
-
-
-def _raw_response(status: int, reason: str, code: str, message: str) -> bytes:
-    body = orjson.dumps({"error": {"code": code, "message": message}})
-    head = (
-        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-    )
-    return head.encode("ascii") + body
 
 
 class EdgeRequestHandler(RequestHandler):
@@ -145,7 +137,7 @@ class EdgeRequestHandler(RequestHandler):
     def _malformed_body(self) -> None:
         message = "malformed request body"
         self.closed_reason, self.closed_status = message, 400
-        self.end(_raw_response(400, "Bad Request", "bad_request", message))
+        self.end(json_answer(400, "Bad Request", "bad_request", message))
         self.edges.metrics.client_errors.inc("bad_request")
 
     async def finish_response(
@@ -313,7 +305,7 @@ class ClientEdges:
         )
         message = f"too many connections: server.client.{limit} reached"
         transport.write(
-            _raw_response(503, "Service Unavailable", "too_many_connections", message)
+            json_answer(503, "Service Unavailable", "too_many_connections", message)
         )
         transport.close()
         self.report(503, message, "client", "too_many_connections")
@@ -370,7 +362,7 @@ class ClientEdges:
 
     def _head_timeout(self, handler: EdgeRequestHandler, limit: float) -> None:
         message = f"request head not complete within {limit:g}s (server.client.head_timeout_s)"
-        handler.end(_raw_response(408, "Request Timeout", "head_timeout", message))
+        handler.end(json_answer(408, "Request Timeout", "head_timeout", message))
         self.report(408, message, "client", "head_timeout")
 
     def _write_timeout(self, handler: EdgeRequestHandler, limit: float) -> None:

@@ -13,7 +13,6 @@ import argparse
 import http.client
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -22,6 +21,7 @@ from typing import IO, Any, Final
 
 import yaml
 
+from memtap.config.convert import Issues, expand_env
 from memtap.proxy.adminclient import AdminClient, ApiError, Target, Unreachable
 
 DEFAULT_CONFIG: Final = "config/memtap.yaml"
@@ -52,17 +52,17 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_ENV_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-def _expand(value: Any) -> str | None:
-    # Same `${VAR}` / `${VAR:-default}` rule as the server's loader, for the two keys we read.
+def _expand(value: Any, path: str, file: Path) -> str | None:
+    # The server's own `${VAR}` / `${VAR:-default}` expansion: an unset variable without a
+    # default is the same error here as when memtap serve reads the file.
     if not isinstance(value, str):
         return None
-    return (
-        _ENV_REF.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value)
-        or None
-    )
+    issues = Issues()
+    text, _ = expand_env(value, path, issues)
+    if issues:
+        problem = issues.items[0]
+        raise SystemExit(f"memtap: {file}: {problem.path}: {problem.message}")
+    return text or None
 
 
 def _config_values(path: str | None) -> tuple[str | None, str | None, str | None]:
@@ -79,9 +79,9 @@ def _config_values(path: str | None) -> tuple[str | None, str | None, str | None
     if not isinstance(admin, dict):
         admin = {}
     return (
-        _expand(data.get("listen")),
-        _expand(admin.get("listen")),
-        _expand(admin.get("token")),
+        _expand(data.get("listen"), "listen", file),
+        _expand(admin.get("listen"), "admin.listen", file),
+        _expand(admin.get("token"), "admin.token", file),
     )
 
 

@@ -31,7 +31,6 @@ from memtap.proxy.modes.certs import LeafCertStore
 from memtap.proxy.modes.connect_outcome import (
     ConnectDone,
     PendingConnect,
-    json_answer,
     target_text,
 )
 from memtap.proxy.modes.intercept import Interceptor
@@ -44,6 +43,7 @@ from memtap.proxy.modes.targets import (
     parse_connect_head,
 )
 from memtap.proxy.modes.tunnel import BlindTunnels
+from memtap.proxy.raw_answer import json_answer
 
 __all__ = [
     "INTERCEPT_EXTRA",

@@ -10,20 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import orjson
-
 CONNECT = b"CONNECT "
 ESTABLISHED = b"HTTP/1.1 200 Connection Established\r\n\r\n"
-
-
-def json_answer(status: int, reason: str, code: str, message: str) -> bytes:
-    """A whole HTTP/1.1 error response (JSON body, connection closed after it)."""
-    body = orjson.dumps({"error": {"code": code, "message": message}})
-    head = (
-        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-    )
-    return head.encode("ascii") + body
 
 
 def target_text(head: bytes) -> str:

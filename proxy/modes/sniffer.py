@@ -20,11 +20,11 @@ from memtap.proxy.modes.connect_outcome import (
     CONNECT,
     ConnectDone,
     PendingConnect,
-    json_answer,
     target_text,
 )
 from memtap.proxy.modes.relay import InterceptedTransport
 from memtap.proxy.modes.targets import InterceptTarget
+from memtap.proxy.raw_answer import json_answer
 
 _MAX_HEAD = 16 * 1024
 _HEAD_END = re.compile(rb"\r?\n\r?\n")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import orjson
 from aiohttp import web
 
 from memtap.config.schema import InterceptConfig
@@ -21,6 +20,7 @@ from memtap.proxy.modes.access.destinations import (
     destination_refusal,
 )
 from memtap.proxy.modes.access.proxy_auth import REALM_HEADER, ProxyAuthenticator
+from memtap.proxy.raw_answer import json_answer
 
 _PROXY_AUTHORIZATION = re.compile(
     rb"^proxy-authorization[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE | re.MULTILINE
@@ -62,14 +62,13 @@ _REASONS = {403: "Forbidden", 407: "Proxy Authentication Required"}
 
 def denied_response(denied: Denied) -> bytes:
     """`denied` as a whole raw HTTP/1.1 response that closes the connection (for CONNECT)."""
-    body = orjson.dumps({"error": {"code": denied.code, "message": denied.message}})
-    extra = "".join(f"{name}: {value}\r\n" for name, value in denied.headers.items())
-    head = (
-        f"HTTP/1.1 {denied.status} {_REASONS.get(denied.status, 'Error')}\r\n{extra}"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-        "Connection: close\r\n\r\n"
+    return json_answer(
+        denied.status,
+        _REASONS.get(denied.status, "Error"),
+        denied.code,
+        denied.message,
+        denied.headers,
     )
-    return head.encode("latin-1") + body
 
 
 def proxy_authorization_in_head(head: bytes) -> str | None:
