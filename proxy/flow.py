@@ -59,6 +59,9 @@ class Flow:
     session_id: str | None = None
     memory_mode: MemoryMode = "on"
     codec: Codec | None = None
+    endpoint: Codec | None = None
+    """The memory endpoint the request is for, also when memory stays out of it (request
+    log); `codec` is set only when memory takes part."""
     memory: MemoryState = field(default_factory=MemoryState)
     status: int | None = None
     response_headers: CIMultiDict[str] | None = None

@@ -67,6 +67,7 @@ class InjectAddon(Addon):
             flow, self.runtime.config.current, self.runtime.engine is not None
         )
         flow.codec = decision.codec
+        flow.endpoint = decision.endpoint
         flow.read_body = decision.read_body
         flow.memory.skipped_reason = decision.skipped_reason
 

@@ -28,6 +28,9 @@ class MemoryDecision:
     """The request's API format; None: memory stays out of this request."""
     skipped_reason: str | None = None
     """Why memory stays out (diagnostics on `flow.memory`); None when it takes part."""
+    endpoint: Codec | None = None
+    """The memory endpoint of the request whether or not memory takes part (detected once,
+    for the request log)."""
 
     @property
     def read_body(self) -> bool:
@@ -39,21 +42,21 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     key (the owner), X-Memtap-Memory is not `off`, the path is a memory endpoint of the
     route's format, and the declared body fits `server.max_rewrite_body_bytes` (a chunked
     body of unknown size is streamed through)."""
+    endpoint = _codec_for(flow) if flow.method == "POST" else None
     if not engine_ready:
-        return MemoryDecision(None, "engine_unavailable")
+        return MemoryDecision(None, "engine_unavailable", endpoint)
     if not config.memory.enabled:
-        return MemoryDecision(None, "memory_disabled")
+        return MemoryDecision(None, "memory_disabled", endpoint)
     if flow.owner_id is None:
-        return MemoryDecision(None, "no_api_key")
+        return MemoryDecision(None, "no_api_key", endpoint)
     if flow.memory_mode == "off":
-        return MemoryDecision(None, "memory_header_off")
+        return MemoryDecision(None, "memory_header_off", endpoint)
     length = flow.request_length
     if length is None or length > config.server.max_rewrite_body_bytes:
-        return MemoryDecision(None, "body_not_buffered")
-    codec = _codec_for(flow)
-    if codec is None:
+        return MemoryDecision(None, "body_not_buffered", endpoint)
+    if endpoint is None:
         return MemoryDecision(None, "not_a_memory_endpoint")
-    return MemoryDecision(codec)
+    return MemoryDecision(endpoint, None, endpoint)
 
 
 def _codec_for(flow: Flow) -> Codec | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memtap.engine.clock import now_iso
-from memtap.proxy.codecs.registry import detect
 from memtap.proxy.flow import Flow
 from memtap.proxy.headers import MEMORIES_HEADER, REQUEST_ID_HEADER
 from memtap.proxy.pipeline import Addon
@@ -31,11 +30,9 @@ class RequestLogAddon(Addon):
             flow.extra_response_headers[REQUEST_ID_HEADER] = flow.request_id
 
     async def finished(self, flow: Flow) -> None:
-        codec = flow.codec
-        if codec is None and flow.method == "POST":
-            # Memory did not look at it (no key, `off`, memory down): still a memory
-            # endpoint's request, logged with the reason.
-            codec = detect(flow.route.format, flow.method, flow.route.path)
+        # Also when memory stayed out (no key, `off`, memory down): still a memory
+        # endpoint's request, logged with the reason.
+        codec = flow.codec or flow.endpoint
         if codec is None:
             return  # not a memory endpoint: not in the request log
         view = flow.memory.conversation
