@@ -354,16 +354,25 @@ class Database:
         self, fn: Callable[[Conn], T], *, timeout_ms: int | None = None
     ) -> T:
         """Run `fn(conn)` on a reader connection (never waits for the writer). With
-        `timeout_ms`, SQLite interrupts the statement past the deadline (StoreTimeout)."""
+        `timeout_ms`, the wait for a free reader and the statement share the limit: SQLite
+        interrupts the statement past the deadline (StoreTimeout)."""
         if self._closed:
             raise StoreClosed("database is closed")
-        reader = await self._pool.get()
+        deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else 0.0
+        if deadline:
+            try:
+                # Both readers can be busy (a vector-cache load, a long KNN): a retrieval
+                # must not spend its whole budget queueing and then run on top of it.
+                async with asyncio.timeout(timeout_ms / 1000):  # type: ignore[operator]
+                    reader = await self._pool.get()
+            except TimeoutError:
+                raise StoreTimeout(f"no reader free within {timeout_ms} ms") from None
+        else:
+            reader = await self._pool.get()
         try:
 
             def run() -> T:
-                reader.deadline[0] = (
-                    time.monotonic() + timeout_ms / 1000 if timeout_ms else 0.0
-                )
+                reader.deadline[0] = deadline
                 try:
                     return fn(_raw(reader.conn))
                 finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -131,6 +132,27 @@ async def test_long_read_is_interrupted(db: Database) -> None:
     assert time.monotonic() - t0 < 2
     # the reader is usable afterwards, and reads without a limit are not interrupted
     assert await db.read(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+
+
+async def test_waiting_for_a_reader_counts_against_the_read_limit(db: Database) -> None:
+    # Every reader busy with long reads: a limited read times out within its limit instead
+    # of queueing behind them and then getting its whole limit again.
+    release = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    holding = threading.Event()
+
+    def hold(c: Any) -> None:
+        loop.call_soon_threadsafe(holding.set)
+        asyncio.run_coroutine_threadsafe(release.wait(), loop).result(10)
+
+    busy = [asyncio.create_task(db.read(hold)) for _ in range(8)]  # more than the pool
+    await asyncio.sleep(0.05)
+    t0 = time.monotonic()
+    with pytest.raises(StoreTimeout):
+        await db.read(lambda c: c.execute("SELECT 1").fetchone(), timeout_ms=100)
+    assert time.monotonic() - t0 < 0.5
+    release.set()
+    await asyncio.gather(*busy)
 
 
 async def test_closed_database_raises_store_closed(tmp_path: Path) -> None:
