@@ -8,8 +8,8 @@ The config is read from `holder.current` at every call, never cached, so reloads
 overrides apply at once.
 
 Fail-open: every public method raises only `EngineError` subclasses (driver errors are
-translated), and none blocks without bound: reads carry time limits, writes wait at most
-`busy_timeout`, `enqueue_turn` at most `ENQUEUE_TIMEOUT_S`.
+translated). Retrieval reads carry time limits, `enqueue_turn` waits at most
+`ENQUEUE_TIMEOUT_S`; other writes queue behind the one writer (docs/engine.md).
 """
 
 from __future__ import annotations
