@@ -66,6 +66,26 @@ class AdminConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class EpisodesConfig:
+    """What was said, kept verbatim beside the extracted facts (`engine/episodes/`)."""
+
+    enabled: bool = True
+    keep_assistant: bool = False
+    """Also keep the assistant's reply of each turn (as context, role `assistant`)."""
+    max_per_owner: int = 50_000
+    """Episodes kept per owner; past it the oldest (by `said_at`) are evicted."""
+    retention_days: int | None = None
+    """Delete episodes said longer ago than this; None follows `memory.retention_days`."""
+    min_similarity: float = 0.40
+    """Cosine floor of an episode snippet's vector match (sentence chunks score lower than
+    one-line facts, so their floor is their own)."""
+    max_snippets: int = 8
+    """Most episode snippets injected into one request."""
+    snippet_tokens: int = 80
+    """Longest snippet, in tokens, after trimming to the sentences that matched."""
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryConfig:
     enabled: bool = True
     strategy: Strategy = "hybrid"
@@ -86,6 +106,7 @@ class MemoryConfig:
     backfill_interval_s: float = 30.0
     """Seconds between the vector backfill's checks for memories without a vector (it also
     runs at start and after a failed vector write)."""
+    episodes: EpisodesConfig = field(default_factory=EpisodesConfig)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,8 @@ class TurnExtracted:
     request_id: str
     owner: str
     memory_ids: tuple[str, ...]
+    episode_ids: tuple[str, ...] = ()
+    """The turn's episodes (stored now, or already stored: a re-sent message)."""
 
 
 TurnExtractedListener = Callable[[TurnExtracted], None]

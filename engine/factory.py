@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
@@ -37,6 +39,7 @@ from memtap.engine.qdrant.transport import (
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver
+from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
@@ -88,6 +91,11 @@ async def open_engine(
             db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
         )
         index, error = await _vector_index(holder, db, metrics)
+        episodes = SqliteEpisodeStore(
+            db,
+            source=_source_of(index),
+            read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms,
+        )
         engine = Engine(
             holder,
             metrics,
@@ -99,6 +107,7 @@ async def open_engine(
             error,
             events=events,
             request_log=SqliteRequestLog(db),
+            episodes=episodes,
         )
         await engine.start(worker=start_worker)
     except BaseException:
@@ -172,6 +181,20 @@ async def open_qdrant_engine(
         },
     )
     return engine
+
+
+def _source_of(index: VectorIndex | None) -> Callable[[], EmbeddingSource | None]:
+    """The embedding source the vector index uses now (it can switch at runtime), for the
+    episode windows: one model, one cache, one coalescer for facts and episodes."""
+
+    def current() -> EmbeddingSource | None:
+        if index is None:
+            return None
+        points = getattr(index, "points", None)
+        source = getattr(index, "source", None) or getattr(points, "embedder", None)
+        return source if isinstance(source, EmbeddingSource) else None
+
+    return current
 
 
 async def _vector_index(

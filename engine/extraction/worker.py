@@ -89,6 +89,8 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
 
 
 OnWritten = Callable[[list[Memory]], Awaitable[None]]
+StoreEpisodes = Callable[[list[OutboxRow]], Awaitable[dict[int, tuple[str, ...]]]]
+"""Stores a page's episodes; outbox seq -> episode ids; fails open ({}), never raises."""
 
 
 class OutboxWorker:
@@ -101,7 +103,9 @@ class OutboxWorker:
         on_written: OnWritten | None = None,
         events: EngineEvents | None = None,
         pending: PendingTurns | None = None,
+        store_episodes: StoreEpisodes | None = None,
     ) -> None:
+        self.store_episodes = store_episodes
         self.outbox = outbox
         self.pending = pending if pending is not None else PendingTurns()
         """Rows committed but not yet applied, per owner (read-your-own-writes)."""
@@ -194,6 +198,11 @@ class OutboxWorker:
         extract_from = tuple(self.holder.current.memory.extract_from)
         started = time.perf_counter()
         planned = await asyncio.to_thread(plan, rows, extract_from)
+        # Episodes before facts: idempotent by id, so a page retried after a failed fact
+        # write stores nothing twice; and it fails open, so it never holds the facts up.
+        episode_ids = (
+            await self.store_episodes(rows) if self.store_episodes is not None else {}
+        )
         try:
             results = await self.records.write_facts(planned, self.outbox, now_iso())
         except (StoreError, StoreUnavailable):
@@ -207,7 +216,10 @@ class OutboxWorker:
             written_all += written
             self.events.turn_extracted(
                 TurnExtracted(
-                    row.turn.request_id, row.turn.owner, tuple(m.id for m in written)
+                    row.turn.request_id,
+                    row.turn.owner,
+                    tuple(m.id for m in written),
+                    episode_ids.get(row.seq, ()),
                 )
             )
             if written:
