@@ -76,10 +76,11 @@ class EpisodesConfig:
     """Episodes kept per owner; past it the oldest (by `said_at`) are evicted."""
     retention_days: int | None = None
     """Delete episodes said longer ago than this; None follows `memory.retention_days`."""
-    min_similarity: float = 0.40
-    """Cosine floor of an episode snippet's vector match (sentence chunks score lower than
-    one-line facts, so their floor is their own)."""
-    max_snippets: int = 8
+    min_similarity: float = 0.30
+    """Cosine floor of an episode snippet matched by meaning alone (a keyword match needs
+    half of it): sentence windows score lower than one-line facts, so their floor is their
+    own (`engine/episodes/recall.py` says how it was measured)."""
+    max_snippets: int = 6
     """Most episode snippets injected into one request."""
     snippet_tokens: int = 80
     """Longest snippet, in tokens, after trimming to the sentences that matched."""

@@ -154,7 +154,7 @@ class SqliteEpisodeStore:
                 raise NoVectors("no episode window has a vector yet")
             sims = entry.matrix @ vector
             # Session scope and retention are applied on the rows: over-fetch for them.
-            k = min(len(sims), limit * 4)
+            k = min(len(sims), limit * 2)
             top = np.argpartition(-sims, k - 1)[:k]
             top = top[np.argsort(-sims[top])]
             ranked = [(int(entry.ids[i]), float(sims[i])) for i in top]
