@@ -7,6 +7,9 @@
 | qdrant                     | Qdrant (shared)    | Qdrant, the record points' dense arm |
 | none                       | SQLite             | none                                 |
 
+Episodes (`EpisodeStore`) live beside the record store: in the local SQLite file, or in a
+`<collection>_episodes` Qdrant collection with `vector_store.kind: qdrant`.
+
 The outbox and the settings overrides always live in this replica's SQLite file.
 """
 
@@ -29,6 +32,7 @@ from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailab
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorIndex
 from memtap.engine.qdrant.collection import Collection
+from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
 from memtap.engine.qdrant.records import open_qdrant_store
 from memtap.engine.qdrant.transport import (
@@ -151,6 +155,11 @@ async def open_qdrant_engine(
             config, resolution.source, metrics, transport=transport
         )
         index = QdrantDenseIndex(store, resolution.source)
+        episodes = QdrantEpisodeStore(
+            store.transport,
+            f"{config.vector_store.qdrant.collection}_episodes",
+            resolution.source,
+        )
         engine = Engine(
             holder,
             metrics,
@@ -161,6 +170,7 @@ async def open_qdrant_engine(
             index,
             events=events,
             request_log=SqliteRequestLog(db),
+            episodes=episodes,
         )
         await engine.start(worker=start_worker)
     except BaseException:
