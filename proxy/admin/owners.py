@@ -136,7 +136,7 @@ async def import_memories(request: web.Request) -> web.Response:
     episodes_created = episodes_unchanged = 0
 
     async def flush() -> None:
-        nonlocal created, updated, skipped
+        nonlocal created, updated, skipped, episodes_created, episodes_unchanged
         if batch:
             report = await engine.import_memories(list(batch))
             created, updated, skipped = (
