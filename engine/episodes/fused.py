@@ -4,13 +4,16 @@ Reciprocal rank fusion of the fact ranking (retrieval's own, already fused keywo
 and the snippet ranking: the k-th fact and the k-th snippet score the same, and the fact
 comes first on a tie — so facts lead when they answer, snippets fill the rest. Then one walk
 of `max_tokens` in that order: at most `max_items` facts and `episodes.max_snippets`
-snippets; a hit that does not fit is skipped (a smaller one further down may). Each hit
+snippets; a hit that does not fit is skipped (a smaller one further down may). A snippet
+that says nothing a fact of the same turn does not already say ("I prefer green tea." beside
+"Prefers green tea", both from one request) is dropped: the fact is the shorter line. Each hit
 keeps the score of its own ranking (what retrieve-preview shows); the order is the fused one.
 """
 
 from __future__ import annotations
 
 from memtap.config.schema import MemoryConfig
+from memtap.engine.episodes.chunks import topical_stems
 from memtap.engine.episodes.recall import EpisodeRecall
 from memtap.engine.retrieval.budget import clamp_budget
 from memtap.engine.retrieval.rrf import rrf_fuse
@@ -35,6 +38,11 @@ def fuse_with_episodes(
     for hit in episodes.hits:
         by_name["e:" + hit.memory.id] = hit
         episode_names.append("e:" + hit.memory.id)
+    fact_words: dict[str, set[str]] = {}
+    for hit in facts.hits:
+        source = hit.memory.metadata.get("request_id")
+        if isinstance(source, str):
+            fact_words.setdefault(source, set()).update(topical_stems(hit.memory.content))
     budget = clamp_budget(req.max_tokens if req.max_tokens is not None else cfg.max_tokens)
     max_facts = req.limit if req.limit is not None else cfg.max_items
     max_snippets = cfg.episodes.max_snippets
@@ -49,6 +57,8 @@ def fuse_with_episodes(
             continue
         if used + hit.tokens > budget:
             continue
+        if is_episode and _restates_a_fact(hit, fact_words):
+            continue
         taken.append(hit)
         used += hit.tokens
         if is_episode:
@@ -57,3 +67,9 @@ def fuse_with_episodes(
             facts_taken += 1
     resolution["episodes"]["injected"] = snippets_taken
     return Retrieval(tuple(taken), resolution)
+
+
+def _restates_a_fact(hit: Hit, fact_words: dict[str, set[str]]) -> bool:
+    source = hit.memory.metadata.get("episode", {}).get("request_id")
+    covered = fact_words.get(source) if isinstance(source, str) else None
+    return covered is not None and topical_stems(hit.memory.content) <= covered

@@ -13,7 +13,9 @@ one-line fact, and windows that hold an answer had a median cosine of 0.42 to th
   I work on?" and nothing else);
 - one snippet per episode and per distinct text (the same "thanks!" in ten sessions is one);
 - never the request's own turn: a window of an episode whose text is the query (a retried
-  request, the current message already stored) is skipped.
+  request, the current message already stored) is skipped, and neither is an earlier
+  asking of the same question (a snippet made only of questions that adds at most one
+  topical word to the query): what the user asked is not what they told.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
-from memtap.engine.episodes.chunks import topical_stems, trim
+from memtap.engine.episodes.chunks import sentences, topical_stems, trim
 from memtap.engine.episodes.model import ChunkHit, normalise_text
 from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_rules import Live
@@ -139,6 +141,13 @@ def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
     return [h for h in good if h.score >= best * KEYWORD_SHARE]
 
 
+def _asks_the_same(text: str, query_stems: set[str]) -> bool:
+    parts = sentences(text)
+    if not parts or not all(p.rstrip(" \"')").endswith("?") for p in parts):
+        return False
+    return len(topical_stems(text) - query_stems) <= 1
+
+
 def _key(hit: ChunkHit) -> tuple[str, int]:
     return (hit.episode.id, hit.chunk)
 
@@ -177,6 +186,8 @@ def _snippets(
             continue  # one snippet per episode: its best window
         seen.add(episode.id)
         snippet = trim(chunk.text, stems, max_chars)
+        if _asks_the_same(snippet.text, stems):
+            continue
         said = normalise_text(snippet.text)
         if said in texts:
             continue

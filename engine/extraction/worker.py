@@ -198,17 +198,19 @@ class OutboxWorker:
         extract_from = tuple(self.holder.current.memory.extract_from)
         started = time.perf_counter()
         planned = await asyncio.to_thread(plan, rows, extract_from)
-        # Episodes before facts: idempotent by id, so a page retried after a failed fact
-        # write stores nothing twice; and it fails open, so it never holds the facts up.
-        episode_ids = (
-            await self.store_episodes(rows) if self.store_episodes is not None else {}
-        )
         try:
             results = await self.records.write_facts(planned, self.outbox, now_iso())
         except (StoreError, StoreUnavailable):
             raise  # the store is unwell: back off and retry the page later
         except Exception:  # noqa: BLE001 - a bad row: isolate it
             results = await self._one_by_one(planned)
+        # Episodes after the facts (never visible before them) and fail-open: a failing
+        # episode store costs the page's episodes, never its facts or its outbox rows.
+        episode_ids = (
+            await self.store_episodes([r.row for r in results])
+            if self.store_episodes is not None
+            else {}
+        )
         written_all: list[Memory] = []
         for row, written, superseded in (
             (r.row, r.written, r.superseded) for r in results
