@@ -99,7 +99,7 @@ class MemoryConfig:
     top_k: int = 20
     min_score: float = 0.0
     """Relevance floor: keyword hits need bm25 relevance, vector hits cosine >= `min_similarity`."""
-    min_similarity: float = 0.30
+    min_similarity: float = 0.25
     max_items: int = 12
     retrieval_timeout_ms: int = 250
     summarize_after_days: int | None = None

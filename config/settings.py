@@ -85,6 +85,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Seconds between the vector backfill's checks for memories without a vector (> 0).",
     ),
     SettingSpec(
+        "memory.episodes",
+        "The whole episodes section as one object (keys not given take their defaults); "
+        "prefer the memory.episodes.* settings for one value.",
+    ),
+    SettingSpec(
         "memory.episodes.enabled",
         "Keep what was said (episodes) and recall snippets of it beside facts.",
     ),

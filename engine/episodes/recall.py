@@ -4,8 +4,10 @@ the relevance floor, one snippet per episode trimmed to the sentences that match
 The floor is the snippets' own (`memory.episodes`), measured on the conversation set
 (`scripts/eval_conversations.py`): a window is a few sentences of free speech, not a
 one-line fact, and windows that hold an answer had a median cosine of 0.42 to the question
-(a quarter below 0.29) while nine in ten of the others stayed below 0.28. So
-- a match by meaning alone needs cosine >= `episodes.min_similarity` (0.30);
+(a quarter below 0.29, a tenth below 0.19) while nine in ten of the others stayed below
+0.28 (all-MiniLM-L6-v2). So
+- a match by meaning alone needs cosine >= `episodes.min_similarity` (0.25: it keeps
+  three in four answer windows and, with at most `max_snippets` of them, little noise);
 - a keyword match needs a bm25 relevance of at least `KEYWORD_SHARE` of the best window's
   (a window sharing only a common word with the question is noise beside one sharing its
   rare words) and, when the vector arm answered, to be at least loosely about the same
@@ -100,14 +102,14 @@ async def recall_episodes(
         (time.perf_counter() - started) * 1000, 3
     )
     kw = _keyword_floor(kw or [])
+    cosine = {_key(h): h.score for h in vec or []}
     if vec is not None:
-        cosine = {_key(h): h.score for h in vec}
         kw = [h for h in kw if cosine.get(_key(h), -1.0) >= episodes.min_similarity / 2]
     vec = [h for h in (vec or []) if h.score >= episodes.min_similarity]
     own = normalise_text(req.query)
     kw = [h for h in kw if normalise_text(h.episode.content) != own]
     vec = [h for h in vec if normalise_text(h.episode.content) != own]
-    out.hits = _snippets(kw, vec, cfg, req.query, store.name)
+    out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
     out.resolution["floor"] = {
         "min_similarity": episodes.min_similarity,
         "keyword_share": KEYWORD_SHARE,
@@ -155,6 +157,7 @@ def _key(hit: ChunkHit) -> tuple[str, int]:
 def _snippets(
     kw: list[ChunkHit],
     vec: list[ChunkHit],
+    cosine: dict[tuple[str, int], float],
     cfg: MemoryConfig,
     query: str,
     store: str,
@@ -234,7 +237,7 @@ def _snippets(
                 tokens=estimate_tokens(f"[{date}] {episode.role} said: {snippet.text}"),
                 fts_rank=kw_rank.get(key),
                 vec_rank=rank_sim[0] if rank_sim else None,
-                similarity=round(rank_sim[1], 4) if rank_sim else None,
+                similarity=round(cosine[key], 4) if key in cosine else None,
                 kind="episode",
                 why=tuple(why),
             )
