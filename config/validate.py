@@ -198,7 +198,8 @@ def _episodes(config: Config) -> Iterator[ConfigIssue]:
     yield from _at_least("memory.episodes.snippet_tokens", episodes.snippet_tokens, 8)
     if episodes.retention_days is not None and episodes.retention_days < 1:
         yield ConfigIssue(
-            "memory.episodes.retention_days", "must be at least 1, or null to follow memory.retention_days"
+            "memory.episodes.retention_days",
+            "must be at least 1, or null to follow memory.retention_days",
         )
     if not -1.0 <= episodes.min_similarity <= 1.0:
         yield ConfigIssue("memory.episodes.min_similarity", "must be from -1 to 1")

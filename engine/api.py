@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     Episode,
     EpisodeListQuery,
     EpisodePage,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.clock import now_iso
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     Episode,
     EpisodeListQuery,
     EpisodePage,

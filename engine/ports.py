@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
     EpisodeListQuery,

@@ -42,8 +42,12 @@ def fuse_with_episodes(
     for hit in facts.hits:
         source = hit.memory.metadata.get("request_id")
         if isinstance(source, str):
-            fact_words.setdefault(source, set()).update(topical_stems(hit.memory.content))
-    budget = clamp_budget(req.max_tokens if req.max_tokens is not None else cfg.max_tokens)
+            fact_words.setdefault(source, set()).update(
+                topical_stems(hit.memory.content)
+            )
+    budget = clamp_budget(
+        req.max_tokens if req.max_tokens is not None else cfg.max_tokens
+    )
     max_facts = req.limit if req.limit is not None else cfg.max_items
     max_snippets = cfg.episodes.max_snippets
     taken: list[Hit] = []

@@ -30,8 +30,8 @@ from typing import Any
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
+from memtap.engine.episode_types import ChunkHit, normalise_text
 from memtap.engine.episodes.chunks import sentences, topical_stems, trim
-from memtap.engine.episodes.model import ChunkHit, normalise_text
 from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
@@ -205,7 +205,11 @@ def _snippets(
         tier: Tier = (
             "qdrant"
             if store == "qdrant"
-            else ("hybrid" if len(why) > 1 and "meaning" in why and "keyword" in why else ("keyword" if key in kw_rank else "vector"))
+            else (
+                "hybrid"
+                if len(why) > 1 and "meaning" in why and "keyword" in why
+                else ("keyword" if key in kw_rank else "vector")
+            )
         )
         rank_sim = vec_rank.get(key)
         date = episode.said_at[:10]

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from memtap.engine.api import InvalidInput, NotFound
 from memtap.engine.clock import cutoff_for, now_iso
-from memtap.engine.episodes.fused import fuse_with_episodes
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     Episode,
     EpisodeListQuery,
     EpisodePage,
     NewEpisode,
 )
+from memtap.engine.episodes.fused import fuse_with_episodes
 from memtap.engine.episodes.recall import EpisodeRecall, recall_episodes
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance.backfill import VectorBackfill
@@ -107,7 +107,9 @@ class EpisodeService:
         )
 
     # -- the worker's side ----------------------------------------------------------------
-    async def store_turns(self, rows: Sequence[OutboxRow]) -> dict[int, tuple[str, ...]]:
+    async def store_turns(
+        self, rows: Sequence[OutboxRow]
+    ) -> dict[int, tuple[str, ...]]:
         """Store the page's episodes in one write; outbox seq -> episode ids. Fail-open:
         {} when the store fails (the facts go on)."""
         cfg = self.config
@@ -151,7 +153,9 @@ class EpisodeService:
         except Exception as exc:  # noqa: BLE001 - fail-open: the facts alone answer
             self._failed("recall", exc)
             recall = EpisodeRecall(
-                resolution={"fallbacks": [{"tier": "episodes", "reason": describe_error(exc)}]}
+                resolution={
+                    "fallbacks": [{"tier": "episodes", "reason": describe_error(exc)}]
+                }
             )
         return fuse_with_episodes(fact_retrieval, recall, req, cfg)
 

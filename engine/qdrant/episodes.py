@@ -22,8 +22,7 @@ from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
-from memtap.engine.episodes.chunks import windows
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     MAX_EPISODE_CHARS,
     ChunkHit,
     Episode,
@@ -32,6 +31,7 @@ from memtap.engine.episodes.model import (
     EpisodeWrite,
     NewEpisode,
 )
+from memtap.engine.episodes.chunks import windows
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE
@@ -43,8 +43,14 @@ from memtap.engine.qdrant.transport import QdrantTransport
 
 PAGE = 256
 _NS = uuid.UUID("0c6c0a52-8f0e-4b7e-9d1c-657069736f64")
-_INDEXED = (("owner", "keyword"), ("session", "keyword"), ("episode_id", "keyword"),
-            ("seq", "integer"), ("said_at_ts", "float"), ("vec_pending", "bool"))
+_INDEXED = (
+    ("owner", "keyword"),
+    ("session", "keyword"),
+    ("episode_id", "keyword"),
+    ("seq", "integer"),
+    ("said_at_ts", "float"),
+    ("vec_pending", "bool"),
+)
 
 
 def window_point(episode_id: str, seq: int) -> str:
@@ -96,7 +102,11 @@ class QdrantEpisodeStore:
         if await client.collection_exists(self.collection):
             return
         dense = (
-            {DENSE: models.VectorParams(size=self.embedder.dim, distance=models.Distance.COSINE)}
+            {
+                DENSE: models.VectorParams(
+                    size=self.embedder.dim, distance=models.Distance.COSINE
+                )
+            }
             if self.embedder is not None
             else {}
         )
@@ -120,11 +130,15 @@ class QdrantEpisodeStore:
         if not self.transport.local:  # local mode scans anyway and warns on indexes
             for field, kind in _INDEXED:
                 schema: Any = (
-                    models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+                    models.KeywordIndexParams(
+                        type=models.KeywordIndexType.KEYWORD, is_tenant=True
+                    )
                     if field == "owner"
                     else models.PayloadSchemaType(kind)
                 )
-                await client.create_payload_index(self.collection, field, field_schema=schema, wait=True)
+                await client.create_payload_index(
+                    self.collection, field, field_schema=schema, wait=True
+                )
 
     async def _call(self, op: str, fn: Any) -> Any:
         await self._ensure()
@@ -146,7 +160,9 @@ class QdrantEpisodeStore:
         heads = [window_point(eid, 0) for eid in fresh]
         known = await self._call(
             "retrieve",
-            lambda c: c.retrieve(self.collection, ids=heads, with_payload=["episode_id"]),
+            lambda c: c.retrieve(
+                self.collection, ids=heads, with_payload=["episode_id"]
+            ),
         )
         existing = {str((r.payload or {}).get("episode_id")) for r in known}
         todo = [(eid, new) for eid, new in fresh.items() if eid not in existing]
@@ -192,11 +208,16 @@ class QdrantEpisodeStore:
             }
             if seq == 0:
                 payload["content"] = new.content[:MAX_EPISODE_CHARS].strip()
-            points.append(models.PointStruct(id=window_point(eid, seq), vector=vector, payload=payload))
+            points.append(
+                models.PointStruct(
+                    id=window_point(eid, seq), vector=vector, payload=payload
+                )
+            )
         for start in range(0, len(points), PAGE):
             batch = points[start : start + PAGE]
             await self._call(
-                "upsert", lambda c, b=batch: c.upsert(self.collection, points=b, wait=True)
+                "upsert",
+                lambda c, b=batch: c.upsert(self.collection, points=b, wait=True),
             )
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
@@ -208,20 +229,35 @@ class QdrantEpisodeStore:
             return None  # vec_pending: embed_pending fills them
 
     async def _evict(self, owner: str, max_per_owner: int) -> None:
-        heads = models.Filter(must=[match("owner", owner), models.FieldCondition(key="seq", match=models.MatchValue(value=0))])
+        heads = models.Filter(
+            must=[
+                match("owner", owner),
+                models.FieldCondition(key="seq", match=models.MatchValue(value=0)),
+            ]
+        )
         extra = await self._count(heads) - max_per_owner
         if extra <= 0:
             return
         oldest = await self._scroll(heads, extra, order="asc")
-        await self._delete_episodes([str((r.payload or {})["episode_id"]) for r in oldest])
+        await self._delete_episodes(
+            [str((r.payload or {})["episode_id"]) for r in oldest]
+        )
 
     async def _delete_episodes(self, ids: list[str]) -> None:
         if not ids:
             return
-        flt = models.Filter(must=[models.FieldCondition(key="episode_id", match=models.MatchAny(any=ids))])
+        flt = models.Filter(
+            must=[
+                models.FieldCondition(key="episode_id", match=models.MatchAny(any=ids))
+            ]
+        )
         await self._call(
             "delete",
-            lambda c: c.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True),
+            lambda c: c.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+            ),
         )
 
     async def embed_pending(self, max_items: int) -> int:
@@ -231,16 +267,25 @@ class QdrantEpisodeStore:
         waiting = await self._scroll(flt, max_items)
         if not waiting:
             return 0
-        matrix = await self.embedder.embed([str((r.payload or {})["text"]) for r in waiting])
+        matrix = await self.embedder.embed(
+            [str((r.payload or {})["text"]) for r in waiting]
+        )
         vectors = [
-            models.PointVectors(id=r.id, vector={DENSE: matrix[i].astype(float).tolist()})
+            models.PointVectors(
+                id=r.id, vector={DENSE: matrix[i].astype(float).tolist()}
+            )
             for i, r in enumerate(waiting)
         ]
-        await self._call("update_vectors", lambda c: c.update_vectors(self.collection, points=vectors, wait=True))
+        await self._call(
+            "update_vectors",
+            lambda c: c.update_vectors(self.collection, points=vectors, wait=True),
+        )
         ids = [r.id for r in waiting]
         await self._call(
             "set_payload",
-            lambda c: c.set_payload(self.collection, payload={"vec_pending": False}, points=ids, wait=True),
+            lambda c: c.set_payload(
+                self.collection, payload={"vec_pending": False}, points=ids, wait=True
+            ),
         )
         return len(waiting)
 
@@ -253,7 +298,11 @@ class QdrantEpisodeStore:
     def _live(self, live: Live) -> models.Filter:
         must: list[models.Condition] = []
         if live.cutoff is not None:
-            must.append(models.FieldCondition(key="said_at_ts", range=models.Range(gte=iso_to_ts(live.cutoff))))
+            must.append(
+                models.FieldCondition(
+                    key="said_at_ts", range=models.Range(gte=iso_to_ts(live.cutoff))
+                )
+            )
         if live.owner is not None:
             must.append(match("owner", live.owner))
         if live.match_session:
@@ -266,7 +315,11 @@ class QdrantEpisodeStore:
         ids = sorted({str((p.payload or {})["episode_id"]) for p in points})
         heads = await self._call(
             "retrieve",
-            lambda c: c.retrieve(self.collection, ids=[window_point(i, 0) for i in ids], with_payload=["content"]),
+            lambda c: c.retrieve(
+                self.collection,
+                ids=[window_point(i, 0) for i in ids],
+                with_payload=["content"],
+            ),
         )
         content = {
             str(r.id): str((r.payload or {}).get("content") or "") for r in heads
@@ -293,8 +346,12 @@ class QdrantEpisodeStore:
         response = await self._call(
             "query_sparse",
             lambda c: c.query_points(
-                self.collection, query=to_qdrant_sparse(sparse), using=SPARSE,
-                query_filter=flt, limit=limit, with_payload=True,
+                self.collection,
+                query=to_qdrant_sparse(sparse),
+                using=SPARSE,
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
             ),
         )
         return await self._hits([p for p in response.points if p.score > 0])
@@ -307,30 +364,53 @@ class QdrantEpisodeStore:
         response = await self._call(
             "query_dense",
             lambda c: c.query_points(
-                self.collection, query=dense, using=DENSE, query_filter=flt,
-                limit=limit, with_payload=True,
+                self.collection,
+                query=dense,
+                using=DENSE,
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
             ),
         )
         return await self._hits(list(response.points))
 
     async def _count(self, flt: models.Filter) -> int:
-        result = await self._call("count", lambda c: c.count(self.collection, count_filter=flt, exact=True))
+        result = await self._call(
+            "count", lambda c: c.count(self.collection, count_filter=flt, exact=True)
+        )
         return int(result.count)
 
-    async def _scroll(self, flt: models.Filter, limit: int, order: str | None = None) -> list[models.Record]:
+    async def _scroll(
+        self, flt: models.Filter, limit: int, order: str | None = None
+    ) -> list[models.Record]:
         order_by = (
-            models.OrderBy(key="said_at_ts", direction=models.Direction.ASC if order == "asc" else models.Direction.DESC)
+            models.OrderBy(
+                key="said_at_ts",
+                direction=models.Direction.ASC
+                if order == "asc"
+                else models.Direction.DESC,
+            )
             if order
             else None
         )
         records, _ = await self._call(
             "scroll",
-            lambda c: c.scroll(self.collection, scroll_filter=flt, limit=limit, order_by=order_by, with_payload=True),
+            lambda c: c.scroll(
+                self.collection,
+                scroll_filter=flt,
+                limit=limit,
+                order_by=order_by,
+                with_payload=True,
+            ),
         )
         return list(records)
 
-    def _heads(self, owner: str | None = None, session: str | None = None) -> list[models.Condition]:
-        must: list[models.Condition] = [models.FieldCondition(key="seq", match=models.MatchValue(value=0))]
+    def _heads(
+        self, owner: str | None = None, session: str | None = None
+    ) -> list[models.Condition]:
+        must: list[models.Condition] = [
+            models.FieldCondition(key="seq", match=models.MatchValue(value=0))
+        ]
         if owner is not None:
             must.append(match("owner", owner))
         if session is not None:
@@ -340,14 +420,20 @@ class QdrantEpisodeStore:
     async def get(self, episode_id: str) -> Episode | None:
         found = await self._call(
             "retrieve",
-            lambda c: c.retrieve(self.collection, ids=[window_point(episode_id, 0)], with_payload=True),
+            lambda c: c.retrieve(
+                self.collection, ids=[window_point(episode_id, 0)], with_payload=True
+            ),
         )
         return _episode(found[0].payload or {}) if found else None
 
     async def list_page(self, query: EpisodeListQuery) -> EpisodePage:
         must = self._heads(query.owner, query.session)
         if query.q:
-            must.append(models.FieldCondition(key="content", match=models.MatchText(text=query.q)))
+            must.append(
+                models.FieldCondition(
+                    key="content", match=models.MatchText(text=query.q)
+                )
+            )
         flt = models.Filter(must=must)
         total = await self._count(flt)
         records = await self._scroll(flt, query.offset + query.limit, order="desc")
@@ -366,18 +452,28 @@ class QdrantEpisodeStore:
         flt = models.Filter(must=[match("owner", owner)])
         await self._call(
             "delete",
-            lambda c: c.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True),
+            lambda c: c.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+            ),
         )
         return removed
 
     async def sweep(self, cutoff: str, limit: int = 5000) -> int:
-        old = models.FieldCondition(key="said_at_ts", range=models.Range(lt=iso_to_ts(cutoff)))
+        old = models.FieldCondition(
+            key="said_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
+        )
         removed = await self._count(models.Filter(must=[*self._heads(), old]))
         if removed:
             flt = models.Filter(must=[old])
             await self._call(
                 "delete",
-                lambda c: c.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True),
+                lambda c: c.delete(
+                    self.collection,
+                    points_selector=models.FilterSelector(filter=flt),
+                    wait=True,
+                ),
             )
         return removed
 
@@ -387,7 +483,13 @@ class QdrantEpisodeStore:
         while True:
             records, offset = await self._call(
                 "scroll",
-                lambda c, o=offset: c.scroll(self.collection, scroll_filter=flt, limit=PAGE, offset=o, with_payload=True),
+                lambda c, o=offset: c.scroll(
+                    self.collection,
+                    scroll_filter=flt,
+                    limit=PAGE,
+                    offset=o,
+                    with_payload=True,
+                ),
             )
             for record in records:
                 yield _episode(record.payload or {})
@@ -397,7 +499,11 @@ class QdrantEpisodeStore:
     async def counts(self) -> dict[str, int]:
         episodes = await self._count(models.Filter(must=self._heads()))
         windows_ = await self._count(models.Filter(must=[]))
-        return {"episodes": episodes, "windows": windows_, "pending_vectors": await self.pending_vectors()}
+        return {
+            "episodes": episodes,
+            "windows": windows_,
+            "pending_vectors": await self.pending_vectors(),
+        }
 
     async def close(self) -> None:
         if self._owns_transport:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
     EpisodeListQuery,
@@ -83,7 +83,11 @@ class _OwnerMatrices:
 
     def invalidate(self, owners: set[str] | None) -> None:
         with self._lock:
-            targets = list(self._entries) + list(self._generation) if owners is None else owners
+            targets = (
+                list(self._entries) + list(self._generation)
+                if owners is None
+                else owners
+            )
             for owner in set(targets):
                 self._entries.pop(owner, None)
                 self._generation[owner] = self._generation.get(owner, 0) + 1
@@ -212,7 +216,9 @@ class SqliteEpisodeStore:
         return removed
 
     async def sweep(self, cutoff: str, limit: int = 5000) -> int:
-        removed, owners = await self.db.write(lambda conn: sql.sweep(conn, cutoff, limit))
+        removed, owners = await self.db.write(
+            lambda conn: sql.sweep(conn, cutoff, limit)
+        )
         self.cache.invalidate(owners)
         return removed
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from memtap.engine.episodes.chunks import windows
-from memtap.engine.episodes.model import (
+from memtap.engine.episode_types import (
     MAX_EPISODE_CHARS,
     ChunkHit,
     Episode,
@@ -19,8 +18,9 @@ from memtap.engine.episodes.model import (
     EpisodeWrite,
     NewEpisode,
 )
+from memtap.engine.episodes.chunks import windows
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite.fts import MAX_TERMS, _has_token, quote, query_terms
+from memtap.engine.sqlite.fts import MAX_TERMS, _has_token, query_terms, quote
 
 Conn = Any
 
@@ -89,7 +89,10 @@ def add(
         rowid = cur.lastrowid
         conn.executemany(
             "INSERT INTO episode_chunks (episode_rowid, owner, seq, text) VALUES (?, ?, ?, ?)",
-            [(rowid, new.owner, seq, text) for seq, text in enumerate(windows(content))],
+            [
+                (rowid, new.owner, seq, text)
+                for seq, text in enumerate(windows(content))
+            ],
         )
     evicted = sum(evict(conn, owner, max_per_owner) for owner in owners)
     return out, owners, evicted
@@ -98,7 +101,9 @@ def add(
 def evict(conn: Conn, owner: str, max_per_owner: int) -> int:
     """Delete the owner's oldest episodes (by `said_at`) past `max_per_owner`."""
     count = int(
-        conn.execute("SELECT count(*) FROM episodes WHERE owner = ?", (owner,)).fetchone()[0]
+        conn.execute(
+            "SELECT count(*) FROM episodes WHERE owner = ?", (owner,)
+        ).fetchone()[0]
     )
     extra = count - max_per_owner
     if extra <= 0:
@@ -207,7 +212,9 @@ def forget_other_signatures(conn: Conn, signature: str) -> int:
 
 def pending(conn: Conn) -> int:
     return int(
-        conn.execute("SELECT count(*) FROM episode_chunks WHERE vec IS NULL").fetchone()[0]
+        conn.execute(
+            "SELECT count(*) FROM episode_chunks WHERE vec IS NULL"
+        ).fetchone()[0]
     )
 
 
@@ -240,7 +247,9 @@ def list_page(conn: Conn, query: EpisodeListQuery) -> EpisodePage:
         params.append(match)
     where = " AND ".join(sql)
     total = int(
-        conn.execute(f"SELECT count(*) FROM episodes e WHERE {where}", params).fetchone()[0]
+        conn.execute(
+            f"SELECT count(*) FROM episodes e WHERE {where}", params
+        ).fetchone()[0]
     )
     rows = conn.execute(
         f"""SELECT {E_COLUMNS} FROM episodes e WHERE {where}
@@ -251,24 +260,33 @@ def list_page(conn: Conn, query: EpisodeListQuery) -> EpisodePage:
 
 
 def owner_of(conn: Conn, episode_id: str) -> str | None:
-    row = conn.execute("SELECT owner FROM episodes WHERE id = ?", (episode_id,)).fetchone()
+    row = conn.execute(
+        "SELECT owner FROM episodes WHERE id = ?", (episode_id,)
+    ).fetchone()
     return str(row[0]) if row else None
 
 
 def delete(conn: Conn, episode_id: str) -> bool:
-    return bool(conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,)).rowcount)
+    return bool(
+        conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,)).rowcount
+    )
 
 
 def erase_owner(conn: Conn, owner: str) -> int:
-    removed = int(conn.execute("DELETE FROM episodes WHERE owner = ?", (owner,)).rowcount)
+    removed = int(
+        conn.execute("DELETE FROM episodes WHERE owner = ?", (owner,)).rowcount
+    )
     # Merged: no index segment keeps the erased text.
-    conn.execute("INSERT INTO episode_chunks_fts(episode_chunks_fts) VALUES ('optimize')")
+    conn.execute(
+        "INSERT INTO episode_chunks_fts(episode_chunks_fts) VALUES ('optimize')"
+    )
     return removed
 
 
 def sweep(conn: Conn, cutoff: str, limit: int) -> tuple[int, set[str]]:
     rows = conn.execute(
-        "SELECT rowid_pk, owner FROM episodes WHERE said_at < ? LIMIT ?", (cutoff, limit)
+        "SELECT rowid_pk, owner FROM episodes WHERE said_at < ? LIMIT ?",
+        (cutoff, limit),
     ).fetchall()
     conn.executemany("DELETE FROM episodes WHERE rowid_pk = ?", [(r[0],) for r in rows])
     return len(rows), {str(r[1]) for r in rows}
@@ -288,4 +306,8 @@ def owner_page(
 def counts(conn: Conn) -> dict[str, int]:
     episodes = conn.execute("SELECT count(*) FROM episodes").fetchone()[0]
     chunks = conn.execute("SELECT count(*) FROM episode_chunks").fetchone()[0]
-    return {"episodes": int(episodes), "windows": int(chunks), "pending_vectors": pending(conn)}
+    return {
+        "episodes": int(episodes),
+        "windows": int(chunks),
+        "pending_vectors": pending(conn),
+    }

@@ -23,11 +23,11 @@ from aiohttp import web
 
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.proxy.admin import (
+    episodes,
     explain,
     health,
     maintenance,
     mcp,
-    episodes,
     memories,
     owner_stats,
     owners,

@@ -3,13 +3,14 @@ session, full text, newest `said_at` first, total) and delete one."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Final
 
 from aiohttp import web
 
 from memtap.engine.api import InvalidInput
-from memtap.engine.episodes.model import EpisodeListQuery
+from memtap.engine.episode_types import EpisodeListQuery
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response
 
@@ -52,7 +53,7 @@ def list_query(params: Mapping[str, str]) -> EpisodeListQuery:
 async def list_episodes(request: web.Request) -> web.Response:
     query = list_query(request.query)
     # limit=0 asks only for the total.
-    fetch = query if query.limit > 0 else EpisodeListQuery(**{**_fields(query), "limit": 1})
+    fetch = query if query.limit > 0 else dataclasses.replace(query, limit=1)
     page = await engine_of(request).list_episodes(fetch)
     items = page.items if query.limit > 0 else ()
     return json_response(
@@ -63,16 +64,6 @@ async def list_episodes(request: web.Request) -> web.Response:
             "offset": query.offset,
         }
     )
-
-
-def _fields(query: EpisodeListQuery) -> dict[str, object]:
-    return {
-        "owner": query.owner,
-        "session": query.session,
-        "q": query.q,
-        "limit": query.limit,
-        "offset": query.offset,
-    }
 
 
 @routes.get("/api/episodes/{id}")

@@ -10,7 +10,7 @@ import orjson
 from aiohttp import web
 
 from memtap.engine.api import InvalidInput
-from memtap.engine.episodes.model import NewEpisode
+from memtap.engine.episode_types import NewEpisode
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
@@ -70,13 +70,19 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
         # Each line says its kind: memories (facts) first, then episodes; an import reads
         # a line without a kind as a memory (exports from before episodes).
         if first is not None:
-            await response.write(orjson.dumps({**first.to_json(), "kind": "memory"}) + b"\n")
+            await response.write(
+                orjson.dumps({**first.to_json(), "kind": "memory"}) + b"\n"
+            )
             count += 1
             async for memory in memories:
-                await response.write(orjson.dumps({**memory.to_json(), "kind": "memory"}) + b"\n")
+                await response.write(
+                    orjson.dumps({**memory.to_json(), "kind": "memory"}) + b"\n"
+                )
                 count += 1
         async for episode in engine.export_episodes(owner):
-            await response.write(orjson.dumps({**episode.to_json(), "kind": "episode"}) + b"\n")
+            await response.write(
+                orjson.dumps({**episode.to_json(), "kind": "episode"}) + b"\n"
+            )
             count += 1
     except ConnectionResetError:
         return response  # the client went away
@@ -181,7 +187,12 @@ async def import_memories(request: web.Request) -> web.Response:
             "errors": errors[:MAX_REPORTED_ERRORS],
             # Only when the body had episode lines: a memories-only import answers as ever.
             **(
-                {"episodes": {"created": episodes_created, "unchanged": episodes_unchanged}}
+                {
+                    "episodes": {
+                        "created": episodes_created,
+                        "unchanged": episodes_unchanged,
+                    }
+                }
                 if episodes_created or episodes_unchanged
                 else {}
             ),

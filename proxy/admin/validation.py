@@ -18,7 +18,7 @@ from aiohttp import web
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso, parse_iso
-from memtap.engine.episodes.model import MAX_EPISODE_CHARS, NewEpisode
+from memtap.engine.episode_types import MAX_EPISODE_CHARS, NewEpisode
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
@@ -426,8 +426,18 @@ def list_query(params: Mapping[str, str]) -> ListQuery:
 
 
 _EPISODE_FIELDS = frozenset(
-    {"kind", "id", "owner", "session", "role", "content", "said_at", "request_id", "format",
-     "created_at"}
+    {
+        "kind",
+        "id",
+        "owner",
+        "session",
+        "role",
+        "content",
+        "said_at",
+        "request_id",
+        "format",
+        "created_at",
+    }
 )
 
 
@@ -461,7 +471,10 @@ def new_episode(body: Mapping[str, Any]) -> NewEpisode:
         session=_optional_string(body.get("session"), "session"),
         role=role,
         content=_string(
-            _require(body, "content"), "content", max_chars=MAX_EPISODE_CHARS, multiline=True
+            _require(body, "content"),
+            "content",
+            max_chars=MAX_EPISODE_CHARS,
+            multiline=True,
         ),
         said_at=timestamp(_require(body, "said_at"), "said_at"),
         request_id=_optional_string(request_id, "request_id") if request_id else None,

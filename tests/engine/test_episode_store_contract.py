@@ -13,7 +13,7 @@ import pytest
 
 from memtap.config.schema import QdrantConfig
 from memtap.engine.clock import iso
-from memtap.engine.episodes.model import EpisodeListQuery, NewEpisode
+from memtap.engine.episode_types import EpisodeListQuery, NewEpisode
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
@@ -37,13 +37,19 @@ def live(owner: str | None = "alice", **kw: object) -> Live:
     return Live(now=at(), cutoff=kw.pop("cutoff", None), owner=owner, **kw)  # type: ignore[arg-type]
 
 
-def said(content: str, owner: str = "alice", session: str | None = "s1", **kw: object) -> NewEpisode:
+def said(
+    content: str, owner: str = "alice", session: str | None = "s1", **kw: object
+) -> NewEpisode:
     kw.setdefault("said_at", at())
-    return NewEpisode(owner=owner, session=session, role=kw.pop("role", "user"), content=content, **kw)  # type: ignore[arg-type]
+    return NewEpisode(
+        owner=owner, session=session, role=kw.pop("role", "user"), content=content, **kw
+    )  # type: ignore[arg-type]
 
 
 @pytest.fixture(params=["sqlite", "qdrant"])
-async def store(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[EpisodeStore]:  # type: ignore[no-untyped-def]
+async def store(
+    request: pytest.FixtureRequest, tmp_path
+) -> AsyncIterator[EpisodeStore]:  # type: ignore[no-untyped-def]
     embedder = HashEmbedder()
     if request.param == "sqlite":
         db = await Database.open(tmp_path / "memtap.db", choose_driver())
@@ -52,32 +58,58 @@ async def store(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Episo
         await db.close()
     else:
         transport = await open_transport(QdrantConfig(), location=":memory:")
-        qdrant = QdrantEpisodeStore(transport, "contract_episodes", embedder, owns_transport=True)
+        qdrant = QdrantEpisodeStore(
+            transport, "contract_episodes", embedder, owns_transport=True
+        )
         yield qdrant
         await qdrant.close()
 
 
 async def test_a_resent_message_is_stored_once(store: EpisodeStore) -> None:
-    first = await store.add([said("We drove to the coast last weekend.", request_id="r1")], at(), CAP)
-    again = await store.add([said("we drove to the  COAST last weekend.", request_id="r2", said_at=at(hours=1))],
-                            at(hours=1), CAP)
+    first = await store.add(
+        [said("We drove to the coast last weekend.", request_id="r1")], at(), CAP
+    )
+    again = await store.add(
+        [
+            said(
+                "we drove to the  COAST last weekend.",
+                request_id="r2",
+                said_at=at(hours=1),
+            )
+        ],
+        at(hours=1),
+        CAP,
+    )
     assert first[0].created and not again[0].created
     assert first[0].id == again[0].id
     page = await store.list_page(EpisodeListQuery(owner="alice"))
     assert page.total == 1
     episode = page.items[0]
     assert (episode.content, episode.request_id, episode.said_at, episode.role) == (
-        "We drove to the coast last weekend.", "r1", at(), "user")
+        "We drove to the coast last weekend.",
+        "r1",
+        at(),
+        "user",
+    )
     # The same words in another session, by another role or owner, are other episodes.
-    others = await store.add([said("We drove to the coast last weekend.", session="s2"),
-                              said("We drove to the coast last weekend.", role="assistant"),
-                              said("We drove to the coast last weekend.", owner="bob")], at(), CAP)
+    others = await store.add(
+        [
+            said("We drove to the coast last weekend.", session="s2"),
+            said("We drove to the coast last weekend.", role="assistant"),
+            said("We drove to the coast last weekend.", owner="bob"),
+        ],
+        at(),
+        CAP,
+    )
     assert all(w.created for w in others) and len({w.id for w in others}) == 3
 
 
 async def test_windows_are_found_by_keyword_and_by_meaning(store: EpisodeStore) -> None:
-    long = ("The demo went badly because the VPN dropped. " + "Filler sentence about nothing much here. " * 12
-            + "My sister Ana moved to Porto in March.")
+    long = (
+        "The demo went badly because the VPN dropped. "
+        + "Filler sentence about nothing much here. " * 12
+        + "My sister Ana moved to Porto in March."
+    )
     await store.add([said(long), said("I like tea.")], at(), CAP)
     kw = await store.keyword("where did Ana move?", live(), 10)
     assert kw and "Porto" in kw[0].text and kw[0].score > 0
@@ -104,16 +136,28 @@ async def test_vector_search_without_vectors_says_so(tmp_path) -> None:  # type:
 
 
 async def test_owner_isolation_and_session_scope(store: EpisodeStore) -> None:
-    await store.add([said("Biscuit is my ginger cat.", session="s1"),
-                     said("Biscuit ate my sandwich.", session="s2"),
-                     said("Biscuit the dog of bob.", owner="bob"),
-                     said("Biscuit without a session.", session=None)], at(), CAP)
+    await store.add(
+        [
+            said("Biscuit is my ginger cat.", session="s1"),
+            said("Biscuit ate my sandwich.", session="s2"),
+            said("Biscuit the dog of bob.", owner="bob"),
+            said("Biscuit without a session.", session=None),
+        ],
+        at(),
+        CAP,
+    )
     await store.embed_pending(64)
     owner_wide = {h.episode.content for h in await store.keyword("biscuit", live(), 10)}
-    assert owner_wide == {"Biscuit is my ginger cat.", "Biscuit ate my sandwich.", "Biscuit without a session."}
+    assert owner_wide == {
+        "Biscuit is my ginger cat.",
+        "Biscuit ate my sandwich.",
+        "Biscuit without a session.",
+    }
     only_s2 = await store.keyword("biscuit", live(session="s2", match_session=True), 10)
     assert [h.episode.content for h in only_s2] == ["Biscuit ate my sandwich."]
-    no_session = await store.keyword("biscuit", live(session=None, match_session=True), 10)
+    no_session = await store.keyword(
+        "biscuit", live(session=None, match_session=True), 10
+    )
     assert [h.episode.content for h in no_session] == ["Biscuit without a session."]
     by_meaning = {h.episode.owner for h in await store.vector("biscuit", live(), 10)}
     assert by_meaning == {"alice"}
@@ -121,32 +165,57 @@ async def test_owner_isolation_and_session_scope(store: EpisodeStore) -> None:
 
 
 async def test_retention_counts_from_said_at(store: EpisodeStore) -> None:
-    await store.add([said("Old trip to Rome.", said_at=at(days=-40)), said("New trip to Rome.")], at(), CAP)
+    await store.add(
+        [said("Old trip to Rome.", said_at=at(days=-40)), said("New trip to Rome.")],
+        at(),
+        CAP,
+    )
     recent = await store.keyword("rome trip", live(cutoff=at(days=-30)), 10)
     assert [h.episode.content for h in recent] == ["New trip to Rome."]
     assert await store.sweep(at(days=-30)) == 1
     assert (await store.list_page(EpisodeListQuery(owner="alice"))).total == 1
-    assert [h.episode.content for h in await store.keyword("rome", live(), 10)] == ["New trip to Rome."]
+    assert [h.episode.content for h in await store.keyword("rome", live(), 10)] == [
+        "New trip to Rome."
+    ]
 
 
 async def test_the_cap_evicts_the_oldest(store: EpisodeStore) -> None:
-    await store.add([said(f"Note number {i} about gardening.", said_at=at(minutes=i)) for i in range(5)], at(), 3)
+    await store.add(
+        [
+            said(f"Note number {i} about gardening.", said_at=at(minutes=i))
+            for i in range(5)
+        ],
+        at(),
+        3,
+    )
     page = await store.list_page(EpisodeListQuery(owner="alice"))
     assert page.total == 3
-    assert [e.content for e in page.items] == [f"Note number {i} about gardening." for i in (4, 3, 2)]
-    await store.add([said("Another note about gardening.", said_at=at(minutes=10))], at(), 3)
+    assert [e.content for e in page.items] == [
+        f"Note number {i} about gardening." for i in (4, 3, 2)
+    ]
+    await store.add(
+        [said("Another note about gardening.", said_at=at(minutes=10))], at(), 3
+    )
     page = await store.list_page(EpisodeListQuery(owner="alice"))
     assert [e.content for e in page.items][-1] == "Note number 3 about gardening."
     assert len(await store.keyword("gardening", live(), 10)) == 3
 
 
 async def test_list_delete_erase_export(store: EpisodeStore) -> None:
-    writes = await store.add([said(f"Sentence {i} about climbing.", said_at=at(minutes=i)) for i in range(3)]
-                             + [said("Bob likes chess.", owner="bob")], at(), CAP)
+    writes = await store.add(
+        [said(f"Sentence {i} about climbing.", said_at=at(minutes=i)) for i in range(3)]
+        + [said("Bob likes chess.", owner="bob")],
+        at(),
+        CAP,
+    )
     page = await store.list_page(EpisodeListQuery(owner="alice", limit=2, offset=1))
-    assert page.total == 3 and [e.content for e in page.items] == ["Sentence 1 about climbing.",
-                                                                   "Sentence 0 about climbing."]
-    assert (await store.list_page(EpisodeListQuery(owner="alice", session="nope"))).total == 0
+    assert page.total == 3 and [e.content for e in page.items] == [
+        "Sentence 1 about climbing.",
+        "Sentence 0 about climbing.",
+    ]
+    assert (
+        await store.list_page(EpisodeListQuery(owner="alice", session="nope"))
+    ).total == 0
     assert await store.delete(writes[0].id)
     assert not await store.delete(writes[0].id)
     assert await store.get(writes[0].id) is None
@@ -161,8 +230,18 @@ async def test_list_delete_erase_export(store: EpisodeStore) -> None:
 
 
 async def test_list_full_text(store: EpisodeStore) -> None:
-    await store.add([said("The heat pump was installed on Tuesday."), said("Pump up the volume.", said_at=at(minutes=1)),
-                     said("Nothing to see.")], at(), CAP)
+    await store.add(
+        [
+            said("The heat pump was installed on Tuesday."),
+            said("Pump up the volume.", said_at=at(minutes=1)),
+            said("Nothing to see."),
+        ],
+        at(),
+        CAP,
+    )
     page = await store.list_page(EpisodeListQuery(owner="alice", q="pump"))
     assert page.total == 2
-    assert [e.content for e in page.items] == ["Pump up the volume.", "The heat pump was installed on Tuesday."]
+    assert [e.content for e in page.items] == [
+        "Pump up the volume.",
+        "The heat pump was installed on Tuesday.",
+    ]
