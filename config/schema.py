@@ -76,7 +76,7 @@ class EpisodesConfig:
     """Episodes kept per owner; past it the oldest (by `said_at`) are evicted."""
     retention_days: int | None = None
     """Delete episodes said longer ago than this; None follows `memory.retention_days`."""
-    min_similarity: float = 0.30
+    min_similarity: float = 0.25
     """Cosine floor of an episode snippet matched by meaning alone (a keyword match needs
     half of it): sentence windows score lower than one-line facts, so their floor is their
     own (`engine/episodes/recall.py` says how it was measured)."""
@@ -99,7 +99,7 @@ class MemoryConfig:
     top_k: int = 20
     min_score: float = 0.0
     """Relevance floor: keyword hits need bm25 relevance, vector hits cosine >= `min_similarity`."""
-    min_similarity: float = 0.25
+    min_similarity: float = 0.30
     max_items: int = 12
     retrieval_timeout_ms: int = 250
     summarize_after_days: int | None = None

@@ -229,6 +229,8 @@ class Engine:
             await local.reopen(self.db)
             if self.vector_index is not None:
                 await self.vector_index.local_file_replaced()
+            if self.episodes is not None:
+                await self.episodes.store.local_file_replaced()
         except Exception as exc:  # noqa: BLE001 - retried at the next failing call
             log.error(
                 "memory.store_reopen_failed",

@@ -240,5 +240,10 @@ class SqliteEpisodeStore:
         counts = await self.db.read(sql.counts)
         return {**counts, "vector_cache_bytes": self.cache.stats()["bytes"]}
 
+    async def local_file_replaced(self) -> None:
+        # Row ids of the fresh file would otherwise meet cached vectors of the old one.
+        self.cache.invalidate(None)
+        self._signature_checked = None
+
     async def close(self) -> None:
         return None  # the local file is closed by its owner (the engine)

@@ -245,3 +245,20 @@ async def test_list_full_text(store: EpisodeStore) -> None:
         "Pump up the volume.",
         "The heat pump was installed on Tuesday.",
     ]
+
+
+async def test_a_replaced_local_file_leaves_no_stale_vectors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    embedder = HashEmbedder()
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    try:
+        store = SqliteEpisodeStore(db, source=lambda: embedder)
+        await store.add([said("The VPN dropped during the demo.")], at(), CAP)
+        await store.embed_pending(64)
+        assert await store.vector(
+            "VPN demo", live(), 5
+        )  # the owner's matrix is cached now
+        await store.local_file_replaced()
+        assert store.cache.stats()["owners"] == 0
+    finally:
+        await db.close()
