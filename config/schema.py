@@ -66,6 +66,27 @@ class AdminConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class EpisodesConfig:
+    """What was said, kept verbatim beside the extracted facts (`engine/episodes/`)."""
+
+    enabled: bool = True
+    keep_assistant: bool = False
+    """Also keep the assistant's reply of each turn (as context, role `assistant`)."""
+    max_per_owner: int = 50_000
+    """Episodes kept per owner; past it the oldest (by `said_at`) are evicted."""
+    retention_days: int | None = None
+    """Delete episodes said longer ago than this; None follows `memory.retention_days`."""
+    min_similarity: float = 0.25
+    """Cosine floor of an episode snippet matched by meaning alone (a keyword match needs
+    half of it): sentence windows score lower than one-line facts, so their floor is their
+    own (`engine/episodes/recall.py` says how it was measured)."""
+    max_snippets: int = 6
+    """Most episode snippets injected into one request."""
+    snippet_tokens: int = 80
+    """Longest snippet, in tokens, after trimming to the sentences that matched."""
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryConfig:
     enabled: bool = True
     strategy: Strategy = "hybrid"
@@ -89,6 +110,7 @@ class MemoryConfig:
     outbox_max_rows: int = 100_000
     """Turns the outbox holds at most (a store outage must not fill the disk): beyond it new
     turns are refused, fail-open, and counted."""
+    episodes: EpisodesConfig = field(default_factory=EpisodesConfig)
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,39 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Turns the extraction outbox holds at most; beyond it new turns are not kept (>= 1).",
     ),
     SettingSpec(
+        "memory.episodes",
+        "The whole episodes section as one object (keys not given take their defaults); "
+        "prefer the memory.episodes.* settings for one value.",
+    ),
+    SettingSpec(
+        "memory.episodes.enabled",
+        "Keep what was said (episodes) and recall snippets of it beside facts.",
+    ),
+    SettingSpec(
+        "memory.episodes.keep_assistant",
+        "Also keep the assistant's replies as episodes (context).",
+    ),
+    SettingSpec(
+        "memory.episodes.max_per_owner",
+        "Episodes kept per owner; the oldest are evicted past it (>= 1).",
+    ),
+    SettingSpec(
+        "memory.episodes.retention_days",
+        "Delete episodes said longer ago than this; null follows memory.retention_days.",
+    ),
+    SettingSpec(
+        "memory.episodes.min_similarity",
+        "Cosine floor of an episode snippet's vector match (-1..1).",
+    ),
+    SettingSpec(
+        "memory.episodes.max_snippets",
+        "Most episode snippets injected into one request (>= 0).",
+    ),
+    SettingSpec(
+        "memory.episodes.snippet_tokens",
+        "Longest episode snippet in tokens, after trimming to the matched sentences (>= 8).",
+    ),
+    SettingSpec(
         "embedding.source", "Embedding model: auto | remote | static | onnx | none."
     ),
     SettingSpec("log.level", "Log level: debug | info | warning | error | critical."),

@@ -190,6 +190,21 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
     yield from _positive("memory.backfill_interval_s", memory.backfill_interval_s)
     if memory.outbox_max_rows < 1:
         yield ConfigIssue("memory.outbox_max_rows", "must be 1 or more")
+    yield from _episodes(config)
+
+
+def _episodes(config: Config) -> Iterator[ConfigIssue]:
+    episodes = config.memory.episodes
+    yield from _at_least("memory.episodes.max_per_owner", episodes.max_per_owner, 1)
+    yield from _at_least("memory.episodes.max_snippets", episodes.max_snippets, 0)
+    yield from _at_least("memory.episodes.snippet_tokens", episodes.snippet_tokens, 8)
+    if episodes.retention_days is not None and episodes.retention_days < 1:
+        yield ConfigIssue(
+            "memory.episodes.retention_days",
+            "must be at least 1, or null to follow memory.retention_days",
+        )
+    if not -1.0 <= episodes.min_similarity <= 1.0:
+        yield ConfigIssue("memory.episodes.min_similarity", "must be from -1 to 1")
 
 
 def _embedding(config: Config) -> Iterator[ConfigIssue]:

@@ -12,6 +12,12 @@ from collections.abc import AsyncIterator, Sequence
 from types import TracebackType
 from typing import Any, Protocol, Self
 
+from memtap.engine.episode_types import (
+    Episode,
+    EpisodeListQuery,
+    EpisodePage,
+    NewEpisode,
+)
 from memtap.engine.types import (
     ConversationReport,
     EraseReceipt,
@@ -136,6 +142,20 @@ class MemoryEngine(Protocol):
     def export_owner(self, owner: str) -> AsyncIterator[Memory]: ...
 
     async def import_memories(self, items: list[NewMemory]) -> ImportReport: ...
+
+    # -- episodes (what was said; the memories methods above are facts only) -------------
+    async def list_episodes(self, query: EpisodeListQuery) -> EpisodePage: ...
+
+    async def get_episode(self, episode_id: str) -> Episode: ...
+
+    async def delete_episode(self, episode_id: str) -> None: ...
+
+    def export_episodes(self, owner: str) -> AsyncIterator[Episode]: ...
+
+    async def import_episodes(self, items: list[NewEpisode]) -> tuple[int, int]:
+        """(created, already there): episodes are identified by what was said, so a
+        re-import changes nothing."""
+        ...
 
     async def summarize(
         self, older_than_days: int, owner: str | None, dry_run: bool

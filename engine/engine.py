@@ -25,6 +25,13 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from memtap.engine.api import EngineError, InvalidInput, NotFound, OutboxFull
 from memtap.engine.clock import now_iso
+from memtap.engine.episode_types import (
+    Episode,
+    EpisodeListQuery,
+    EpisodePage,
+    NewEpisode,
+)
+from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.conflict import Claim, claim_of, resolve
 from memtap.engine.extraction.worker import OutboxWorker
@@ -36,6 +43,7 @@ from memtap.engine.maintenance.sweep import run_sweep
 from memtap.engine.metrics import Metrics
 from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
+    EpisodeStore,
     InvalidItem,
     Outbox,
     RecordStore,
@@ -118,7 +126,12 @@ class Engine:
         vector_error: str | None = None,
         events: EngineEvents | None = None,
         request_log: RequestLogStore | None = None,
+        episodes: EpisodeStore | None = None,
     ) -> None:
+        self.episodes = (
+            EpisodeService(episodes, holder, metrics) if episodes is not None else None
+        )
+        """What was said (`engine/episodes/`); None: no episode store."""
         self.request_log = request_log
         """Where the proxy's request log persists with `admin.request_log_store: database`."""
         self.events = events if events is not None else EngineEvents()
@@ -142,6 +155,7 @@ class Engine:
             on_written=self._vector_upsert,
             events=self.events,
             pending=self.pending,
+            store_episodes=self.episodes.store_turns if self.episodes else None,
         )
         self.imported_turns = SqliteTurnLedger(db)
         """Which imported conversation turns are in (`engine/history/`)."""
@@ -174,6 +188,8 @@ class Engine:
         )
         if self.backfill is not None:
             self.backfill.start()
+        if self.episodes is not None:
+            self.episodes.start()
 
     async def close(self) -> None:
         if self._closed:
@@ -189,6 +205,9 @@ class Engine:
         if self.backfill is not None:
             await self.backfill.stop()
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
+        if self.episodes is not None:
+            with contextlib.suppress(Exception):
+                await self.episodes.stop()
         if self.vector_index is not None:
             with contextlib.suppress(Exception):
                 await self.vector_index.close()
@@ -216,6 +235,8 @@ class Engine:
             await local.reopen(self.db)
             if self.vector_index is not None:
                 await self.vector_index.local_file_replaced()
+            if self.episodes is not None:
+                await self.episodes.store.local_file_replaced()
         except Exception as exc:  # noqa: BLE001 - retried at the next failing call
             log.error(
                 "memory.store_reopen_failed",
@@ -246,7 +267,10 @@ class Engine:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
         await self._read_own_writes(request.owner)
-        return await retrieve(self._context(), request, side_effects=side_effects)
+        facts = retrieve(self._context(), request, side_effects=side_effects)
+        if self.episodes is None:
+            return await facts
+        return await self.episodes.retrieve(facts, request)
 
     async def _read_own_writes(self, owner: str) -> None:
         """Turns of this owner that completed before the request arrived take effect first
@@ -419,6 +443,9 @@ class Engine:
                     f"the vector index failed ({type(exc).__name__}); nothing erased, retry"
                 ) from exc
         rows = await self.store.erase_owner(owner)
+        episodes = (
+            await self.episodes.erase_owner(owner) if self.episodes is not None else 0
+        )
         queued = await self.outbox.erase_owner(owner)
         imported = await self.imported_turns.erase_owner(owner)
         if self.request_log is not None:
@@ -426,8 +453,14 @@ class Engine:
         self.pending.forget_owner(owner)
         self.metrics.outbox_depth.dec(amount=queued)
         await self.checkpoint()
-        removed = {"memories": rows, "outbox": queued, "fts": rows, "vectors": vectors}
-        removed["imported_turns"] = imported
+        removed = {
+            "memories": rows,
+            "outbox": queued,
+            "fts": rows,
+            "vectors": vectors,
+            "episodes": episodes,
+            "imported_turns": imported,
+        }
         log.info(
             "memory.owner_erased",
             extra={
@@ -471,6 +504,39 @@ class Engine:
             await self._vector_upsert(written)
         return tally.report()
 
+    # -- admin: episodes (engine/episodes/service.py) ---------------------------------------
+    def _episode_service(self) -> EpisodeService:
+        if self.episodes is None:
+            raise NotFound("this engine keeps no episodes")
+        return self.episodes
+
+    @_guarded
+    async def list_episodes(self, query: EpisodeListQuery) -> EpisodePage:
+        return await self._episode_service().list_page(query)
+
+    @_guarded
+    async def get_episode(self, episode_id: str) -> Episode:
+        return await self._episode_service().get(episode_id)
+
+    @_guarded
+    async def delete_episode(self, episode_id: str) -> None:
+        await self._episode_service().delete(episode_id)
+
+    async def export_episodes(self, owner: str) -> AsyncIterator[Episode]:
+        if self.episodes is None:
+            return
+        try:
+            async for episode in self.episodes.export_owner(owner):
+                yield episode
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise EngineError(f"{type(exc).__name__}: {exc}") from exc
+
+    @_guarded
+    async def import_episodes(self, items: list[NewEpisode]) -> tuple[int, int]:
+        return await self._episode_service().import_episodes(items)
+
     # -- maintenance ------------------------------------------------------------------------
     @_guarded
     async def summarize(
@@ -499,10 +565,14 @@ class Engine:
 
     @_guarded
     async def sweep(self) -> int:
-        """Really delete expired and out-of-retention memories (also their vectors)."""
-        return await run_sweep(
+        """Really delete expired and out-of-retention memories (also their vectors), and
+        episodes said before their retention."""
+        swept = await run_sweep(
             self.store, self.config.memory.retention_days, self._vector_delete
         )
+        if self.episodes is not None:
+            await self.episodes.sweep()
+        return swept
 
     async def _sweep_loop(self) -> None:
         while True:
@@ -554,6 +624,9 @@ class Engine:
             },
             "counts": counts,
             "memory": memory_status(self.config.memory),
+            "episodes": await self.episodes.status()
+            if self.episodes is not None
+            else {"enabled": False, "store": None},
         }
 
     async def _vector_status(self) -> dict[str, Any]:

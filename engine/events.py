@@ -24,6 +24,7 @@ class TurnExtracted:
     owner: str
     memory_ids: tuple[str, ...]
     episode_ids: tuple[str, ...] = ()
+    """The turn's episodes (stored now, or already stored: a re-sent message)."""
 
 
 TurnExtractedListener = Callable[[TurnExtracted], None]

@@ -7,6 +7,9 @@
 | qdrant                     | Qdrant (shared)    | Qdrant, the record points' dense arm |
 | none                       | SQLite             | none                                 |
 
+Episodes (`EpisodeStore`) live beside the record store: in the local SQLite file, or in a
+`<collection>_episodes` Qdrant collection with `vector_store.kind: qdrant`.
+
 The outbox and the settings overrides always live in this replica's SQLite file.
 """
 
@@ -14,9 +17,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
@@ -27,6 +32,7 @@ from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailab
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorIndex
 from memtap.engine.qdrant.collection import Collection
+from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
 from memtap.engine.qdrant.records import open_qdrant_store
 from memtap.engine.qdrant.transport import (
@@ -37,6 +43,7 @@ from memtap.engine.qdrant.transport import (
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver
+from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
@@ -88,6 +95,11 @@ async def open_engine(
             db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
         )
         index, error = await _vector_index(holder, db, metrics)
+        episodes = SqliteEpisodeStore(
+            db,
+            source=_source_of(index),
+            read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms,
+        )
         engine = Engine(
             holder,
             metrics,
@@ -99,6 +111,7 @@ async def open_engine(
             error,
             events=events,
             request_log=SqliteRequestLog(db),
+            episodes=episodes,
         )
         await engine.start(worker=start_worker)
     except BaseException:
@@ -142,6 +155,11 @@ async def open_qdrant_engine(
             config, resolution.source, metrics, transport=transport
         )
         index = QdrantDenseIndex(store, resolution.source)
+        episodes = QdrantEpisodeStore(
+            store.transport,
+            f"{config.vector_store.qdrant.collection}_episodes",
+            resolution.source,
+        )
         engine = Engine(
             holder,
             metrics,
@@ -152,6 +170,7 @@ async def open_qdrant_engine(
             index,
             events=events,
             request_log=SqliteRequestLog(db),
+            episodes=episodes,
         )
         await engine.start(worker=start_worker)
     except BaseException:
@@ -172,6 +191,20 @@ async def open_qdrant_engine(
         },
     )
     return engine
+
+
+def _source_of(index: VectorIndex | None) -> Callable[[], EmbeddingSource | None]:
+    """The embedding source the vector index uses now (it can switch at runtime), for the
+    episode windows: one model, one cache, one coalescer for facts and episodes."""
+
+    def current() -> EmbeddingSource | None:
+        if index is None:
+            return None
+        points = getattr(index, "points", None)
+        source = getattr(index, "source", None) or getattr(points, "embedder", None)
+        return source if isinstance(source, EmbeddingSource) else None
+
+    return current
 
 
 async def _vector_index(

@@ -11,6 +11,7 @@ a new adapter, never a second engine.
 | Outbox        | `sqlite.outbox.SqliteOutbox` (always the local SQLite file)          |
 | SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
 | ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
+| EpisodeStore  | `sqlite.episode_store.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
 
 `tests/test_store_contract.py` runs one suite against both record stores,
 `tests/engine/test_vector_index_contract.py` one against sqlite-vec and Qdrant.
@@ -22,6 +23,14 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from memtap.engine.episode_types import (
+    ChunkHit,
+    Episode,
+    EpisodeListQuery,
+    EpisodePage,
+    EpisodeWrite,
+    NewEpisode,
+)
 from memtap.engine.memory_rules import Live
 from memtap.engine.types import (
     ExtractedFact,
@@ -349,3 +358,65 @@ class ReindexFlags(Protocol):
     async def mark_all(self) -> int: ...
 
     async def count(self) -> int: ...
+
+
+class EpisodeStore(Protocol):
+    """What was said, kept verbatim (`engine/episodes/`), with the same rules in every
+    adapter: ids derived from (owner, session, role, content) so a re-sent message is stored
+    once; sentence windows indexed for keyword and vector search; `Live` visibility (owner,
+    session scope, retention counted from `said_at`); a per-owner cap that evicts the oldest;
+    erase, sweep and export. `tests/engine/test_episode_store_contract.py` runs one suite
+    against every adapter."""
+
+    name: str
+    """"sqlite" | "qdrant"."""
+
+    async def add(
+        self, episodes: Sequence[NewEpisode], now: str, max_per_owner: int
+    ) -> list[EpisodeWrite]:
+        """Store each episode not stored yet (known ids change nothing), index its windows,
+        then evict the owner's oldest past `max_per_owner`. One write per call."""
+        ...
+
+    async def keyword(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
+        """Live windows sharing a topical word with `query`, best first (score: relevance > 0)."""
+        ...
+
+    async def vector(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
+        """Live windows nearest to `query` by meaning, best first (score: cosine). Raises
+        `NoVectors` when there is no embedding source or no window has a vector yet."""
+        ...
+
+    async def embed_pending(self, max_items: int) -> int:
+        """Embed up to `max_items` windows that wait for a vector (batched); how many."""
+        ...
+
+    async def pending_vectors(self) -> int: ...
+
+    async def get(self, episode_id: str) -> Episode | None: ...
+
+    async def list_page(self, query: EpisodeListQuery) -> EpisodePage:
+        """Admin listing, newest `said_at` first, with the total."""
+        ...
+
+    async def delete(self, episode_id: str) -> bool: ...
+
+    async def erase_owner(self, owner: str) -> int:
+        """Delete the owner's episodes, their windows, text index entries and vectors."""
+        ...
+
+    async def sweep(self, cutoff: str, limit: int = 5000) -> int:
+        """Delete episodes said before `cutoff`; how many."""
+        ...
+
+    def export_owner(self, owner: str) -> AsyncIterator[Episode]: ...
+
+    async def counts(self) -> dict[str, int]:
+        """engine-status "episodes": episodes, windows, windows waiting for a vector."""
+        ...
+
+    async def local_file_replaced(self) -> None:
+        """The local SQLite file was replaced by a fresh one: forget what was cached of it."""
+        ...
+
+    async def close(self) -> None: ...

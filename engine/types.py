@@ -143,6 +143,12 @@ class Hit:
     fts_rank: int | None = None
     vec_rank: int | None = None
     similarity: float | None = None
+    kind: Literal["fact", "episode"] = "fact"
+    """An episode hit is a snippet of what was said: `memory` then carries the episode's id,
+    owner, session, the snippet as `content`, `said_at` as both timestamps and
+    `metadata["episode"]` (role, request_id, window, matched words)."""
+    why: tuple[str, ...] = ()
+    """Why it was picked, in words retrieve-preview shows ("keyword", "meaning", ...)."""
 
 
 @dataclass(frozen=True, slots=True)

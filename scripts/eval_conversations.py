@@ -182,12 +182,15 @@ async def wait_ready(client: aiohttp.ClientSession, base: str, process: subproce
 
 
 async def wait_drained(client: aiohttp.ClientSession, base: str) -> None:
-    """Until every captured turn is extracted and every memory has its vector."""
+    """Until every captured turn is extracted and every memory and episode window has its
+    vector."""
     while True:
         async with client.get(base + "/_memtap/api/engine-status") as r:
             status = await r.json()
         vector = status.get("vector") or {}
         pending = vector.get("pending", 0) if isinstance(vector, dict) else 0
+        episodes = status.get("episodes") or {}
+        pending += int(episodes.get("pending_vectors") or 0) if isinstance(episodes, dict) else 0
         if status["outbox"]["depth"] == 0 and not pending:
             return
         await asyncio.sleep(0.5)

@@ -7,6 +7,7 @@ environment variables `MEMORY_EMBEDDING_CACHE_MAX` and `MEMORY_EMBEDDING_CACHE_T
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import time
@@ -87,11 +88,14 @@ class EmbeddingCache:
 
 
 class CachedSource:
-    """Wraps a source; only texts missing from the cache reach it. Same signature as the inner."""
+    """Wraps a source; only texts missing from the cache reach it. Same signature as the inner.
+    One text asked for again while its embedding is on its way (a request's fact and episode
+    arms embed the same query side by side) waits for that embedding instead of a second."""
 
     def __init__(self, inner: EmbeddingSource, cache: EmbeddingCache) -> None:
         self.inner = inner
         self.cache = cache
+        self._in_flight: dict[str, asyncio.Future[Vectors]] = {}
 
     @property
     def name(self) -> str:
@@ -112,6 +116,37 @@ class CachedSource:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return empty_vectors(self.dim)
+        if (
+            len(texts) == 1
+            and self.cache.get(EmbeddingCache.key(self.inner.signature, texts[0]))
+            is None
+        ):
+            return await self._embed_one(texts[0])
+        return await self._embed_many(texts)
+
+    async def _embed_one(self, text: str) -> Vectors:
+        key = EmbeddingCache.key(self.inner.signature, text)
+        running = self._in_flight.get(key)
+        if running is not None:
+            await asyncio.wait(
+                [running]
+            )  # never raises: a failed leader is retried below
+            if not running.cancelled():
+                return running.result().copy()
+            return await self._embed_many([text])
+        future: asyncio.Future[Vectors] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            result = await self._embed_many([text])
+        except BaseException:
+            future.cancel()  # the waiters embed for themselves
+            raise
+        finally:
+            self._in_flight.pop(key, None)
+        future.set_result(result)
+        return result
+
+    async def _embed_many(self, texts: Sequence[str]) -> Vectors:
         signature = self.inner.signature
         keys = [EmbeddingCache.key(signature, t) for t in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)

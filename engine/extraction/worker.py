@@ -92,6 +92,8 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
 
 
 OnWritten = Callable[[list[Memory]], Awaitable[None]]
+StoreEpisodes = Callable[[list[OutboxRow]], Awaitable[dict[int, tuple[str, ...]]]]
+"""Stores a page's episodes; outbox seq -> episode ids; fails open ({}), never raises."""
 
 
 class OutboxWorker:
@@ -104,7 +106,9 @@ class OutboxWorker:
         on_written: OnWritten | None = None,
         events: EngineEvents | None = None,
         pending: PendingTurns | None = None,
+        store_episodes: StoreEpisodes | None = None,
     ) -> None:
+        self.store_episodes = store_episodes
         self.outbox = outbox
         self.pending = pending if pending is not None else PendingTurns()
         """Rows committed but not yet applied, per owner (read-your-own-writes)."""
@@ -214,6 +218,13 @@ class OutboxWorker:
         except (StoreError, StoreUnavailable):
             await self._finish_applied(rows)
             raise
+        # Episodes after the facts (never visible before them) and fail-open: a failing
+        # episode store costs the page's episodes, never its facts or its outbox rows.
+        episode_ids = (
+            await self.store_episodes([r.row for r in results])
+            if self.store_episodes is not None
+            else {}
+        )
         written_all: list[Memory] = []
         for row, written, superseded in (
             (r.row, r.written, r.superseded) for r in results
@@ -221,7 +232,10 @@ class OutboxWorker:
             written_all += written
             self.events.turn_extracted(
                 TurnExtracted(
-                    row.turn.request_id, row.turn.owner, tuple(m.id for m in written)
+                    row.turn.request_id,
+                    row.turn.owner,
+                    tuple(m.id for m in written),
+                    episode_ids.get(row.seq, ()),
                 )
             )
             if written:

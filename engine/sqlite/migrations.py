@@ -131,6 +131,59 @@ def m006_request_log(conn: Conn) -> None:
     )
 
 
+def m007_episodes(conn: Conn) -> None:
+    # Episodes (what was said) beside the memories (facts). The id is derived from owner,
+    # session, role and content (engine/episodes/model.py), so UNIQUE(id) is the dedupe.
+    # Windows carry owner and session as FTS columns for the same reason memories do: the
+    # owner filter runs inside MATCH. Vectors are float16 blobs (half the bytes of float32;
+    # cosine differences stay far below ranking noise), NULL until the embedder gets to them.
+    _run(
+        conn,
+        """CREATE TABLE episodes (
+            rowid_pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            owner TEXT NOT NULL,
+            session TEXT,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            said_at TEXT NOT NULL,
+            request_id TEXT,
+            format TEXT,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX episodes_owner_said ON episodes(owner, said_at)",
+        "CREATE INDEX episodes_said ON episodes(said_at)",
+        """CREATE TABLE episode_chunks (
+            rowid_pk INTEGER PRIMARY KEY,
+            episode_rowid INTEGER NOT NULL,
+            owner TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            vec BLOB,
+            vec_sig TEXT
+        )""",
+        "CREATE INDEX episode_chunks_episode ON episode_chunks(episode_rowid)",
+        "CREATE INDEX episode_chunks_owner_sig ON episode_chunks(owner, vec_sig)",
+        "CREATE INDEX episode_chunks_unembedded ON episode_chunks(rowid_pk) WHERE vec IS NULL",
+        """CREATE VIRTUAL TABLE episode_chunks_fts USING fts5(
+            text, owner, session,
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        )""",
+        """CREATE TRIGGER episode_chunks_fts_ai AFTER INSERT ON episode_chunks BEGIN
+            INSERT INTO episode_chunks_fts(rowid, text, owner, session)
+            VALUES (new.rowid_pk, new.text, new.owner,
+                    coalesce((SELECT session FROM episodes WHERE rowid_pk = new.episode_rowid), ''));
+        END""",
+        """CREATE TRIGGER episode_chunks_fts_ad AFTER DELETE ON episode_chunks BEGIN
+            DELETE FROM episode_chunks_fts WHERE rowid = old.rowid_pk;
+        END""",
+        """CREATE TRIGGER episodes_ad AFTER DELETE ON episodes BEGIN
+            DELETE FROM episode_chunks WHERE episode_rowid = old.rowid_pk;
+        END""",
+    )
+
+
 def m008_imported_turns(conn: Conn) -> None:
     # Turns brought in by a conversation import, by their deterministic request id (a hash
     # of owner, session, times, roles and texts: no text is kept), so a re-import skips them.
@@ -153,6 +206,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m004_settings", m004_settings),
     ("m005_supersession", m005_supersession),
     ("m006_request_log", m006_request_log),
+    ("m007_episodes", m007_episodes),
     ("m008_imported_turns", m008_imported_turns),
 )
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from memtap.engine.memory_block import MemoryLine, build_memory_block
-from memtap.engine.types import Retrieval, RetrievalRequest
+from memtap.engine.types import Hit, Retrieval, RetrievalRequest
 from memtap.proxy.addons import memory_policy
 from memtap.proxy.addons.fail_open import memory_failed
 from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
@@ -39,20 +39,23 @@ log = logging.getLogger("memtap.memory")
 MAX_QUERY_CHARS = 4000
 
 
+def _line(hit: Hit) -> MemoryLine:
+    memory = hit.memory
+    date = (memory.updated_at or memory.created_at)[:10] or None
+    if hit.kind == "episode":
+        # Who said it, on the day it was said: "when did I..." is answered by the date.
+        role = memory.metadata.get("episode", {}).get("role", "user")
+        return MemoryLine(f"{role} said: {memory.content}", date)
+    return MemoryLine(memory.content, date)
+
+
 def injected_block(retrieval: Retrieval) -> str | None:
-    """The memory block injected for these hits, one line per hit dated by its last update
-    (None: nothing is injected). The admin API's explain shows exactly this."""
+    """The memory block injected for these hits, one line per hit: a fact dated by its last
+    update, an episode snippet by the day it was said (None: nothing is injected). The admin
+    API's explain shows exactly this."""
     if not retrieval.hits:
         return None
-    return build_memory_block(
-        [
-            MemoryLine(
-                hit.memory.content,
-                (hit.memory.updated_at or hit.memory.created_at)[:10] or None,
-            )
-            for hit in retrieval.hits
-        ]
-    )
+    return build_memory_block([_line(hit) for hit in retrieval.hits])
 
 
 class InjectAddon(Addon):

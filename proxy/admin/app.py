@@ -24,6 +24,7 @@ from aiohttp import web
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.proxy.admin import (
     conversations,
+    episodes,
     explain,
     health,
     maintenance,
@@ -221,6 +222,7 @@ def build_admin_app() -> web.Application:
         health,
         page,
         memories,
+        episodes,
         owners,
         conversations,
         owner_stats,

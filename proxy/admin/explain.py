@@ -26,11 +26,27 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "fts_rank": hit.fts_rank,
         "vec_rank": hit.vec_rank,
         "similarity": hit.similarity,
+        "kind": hit.kind,
+        "why": list(hit.why) or _why_fact(hit),
         "type": memory.type,
         "key": memory.key,
         "session": memory.session,
         "updated_at": memory.updated_at,
+        **(
+            {"said_at": memory.created_at, "episode": memory.metadata.get("episode")}
+            if hit.kind == "episode"
+            else {}
+        ),
     }
+
+
+def _why_fact(hit: Hit) -> list[str]:
+    why = []
+    if hit.fts_rank is not None:
+        why.append("keyword")
+    if hit.vec_rank is not None:
+        why.append("meaning")
+    return why or [hit.tier]
 
 
 def retrieval_json(retrieval: Retrieval) -> dict[str, Any]:

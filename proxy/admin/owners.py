@@ -10,6 +10,7 @@ import orjson
 from aiohttp import web
 
 from memtap.engine.api import InvalidInput
+from memtap.engine.episode_types import NewEpisode
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
@@ -51,7 +52,8 @@ async def erase_owner(request: web.Request) -> web.Response:
 @routes.get("/api/owners/{owner}/export")
 async def export_owner(request: web.Request) -> web.StreamResponse:
     owner = validation.owner_id(request.match_info["owner"])
-    memories = aiter(engine_of(request).export_owner(owner))
+    engine = engine_of(request)
+    memories = aiter(engine.export_owner(owner))
     # Pull the first item before sending headers, so an engine failure is still a JSON error.
     first = await anext(memories, None)
     response = web.StreamResponse(
@@ -65,12 +67,23 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
     await response.prepare(request)
     count = 0
     try:
+        # Each line says its kind: memories (facts) first, then episodes; an import reads
+        # a line without a kind as a memory (exports from before episodes).
         if first is not None:
-            await response.write(orjson.dumps(first.to_json()) + b"\n")
+            await response.write(
+                orjson.dumps({**first.to_json(), "kind": "memory"}) + b"\n"
+            )
             count += 1
             async for memory in memories:
-                await response.write(orjson.dumps(memory.to_json()) + b"\n")
+                await response.write(
+                    orjson.dumps({**memory.to_json(), "kind": "memory"}) + b"\n"
+                )
                 count += 1
+        async for episode in engine.export_episodes(owner):
+            await response.write(
+                orjson.dumps({**episode.to_json(), "kind": "episode"}) + b"\n"
+            )
+            count += 1
     except ConnectionResetError:
         return response  # the client went away
     except Exception as exc:  # noqa: BLE001 - headers are sent: no JSON error possible any more
@@ -125,9 +138,11 @@ async def import_memories(request: web.Request) -> web.Response:
     created = updated = skipped = 0
     errors: list[str] = []
     batch: list[NewMemory] = []
+    episodes: list[NewEpisode] = []
+    episodes_created = episodes_unchanged = 0
 
     async def flush() -> None:
-        nonlocal created, updated, skipped
+        nonlocal created, updated, skipped, episodes_created, episodes_unchanged
         if batch:
             report = await engine.import_memories(list(batch))
             created, updated, skipped = (
@@ -137,6 +152,13 @@ async def import_memories(request: web.Request) -> web.Response:
             )
             errors.extend(report.errors[: MAX_REPORTED_ERRORS - len(errors)])
             batch.clear()
+        if episodes:
+            new, unchanged = await engine.import_episodes(list(episodes))
+            episodes_created, episodes_unchanged = (
+                episodes_created + new,
+                episodes_unchanged + unchanged,
+            )
+            episodes.clear()
 
     number = 0
     async for line in _lines(request):
@@ -144,13 +166,14 @@ async def import_memories(request: web.Request) -> web.Response:
         if not line.strip():
             continue
         try:
-            batch.append(validation.import_line(line, number))
+            item = validation.import_item(line, number)
         except InvalidInput as exc:
             skipped += 1
             if len(errors) < MAX_REPORTED_ERRORS:  # a file of bad lines stays cheap
                 errors.append(str(exc))
             continue
-        if len(batch) >= IMPORT_BATCH:
+        (episodes if isinstance(item, NewEpisode) else batch).append(item)  # type: ignore[arg-type]
+        if len(batch) + len(episodes) >= IMPORT_BATCH:
             await flush()
     await flush()
     log.info(
@@ -163,5 +186,16 @@ async def import_memories(request: web.Request) -> web.Response:
             "updated": updated,
             "skipped": skipped,
             "errors": errors[:MAX_REPORTED_ERRORS],
+            # Only when the body had episode lines: a memories-only import answers as ever.
+            **(
+                {
+                    "episodes": {
+                        "created": episodes_created,
+                        "unchanged": episodes_unchanged,
+                    }
+                }
+                if episodes_created or episodes_unchanged
+                else {}
+            ),
         }
     )

@@ -18,6 +18,7 @@ from aiohttp import web
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso, parse_iso
+from memtap.engine.episode_types import MAX_EPISODE_CHARS, NewEpisode
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
@@ -205,6 +206,7 @@ _CREATE_FIELDS = frozenset(
     {"owner", "content", "type", "key", "session", "metadata", "expires_at"}
 )
 _IMPORT_FIELDS = _CREATE_FIELDS | {
+    "kind",
     "id",
     "created_at",
     "updated_at",
@@ -219,6 +221,8 @@ _PATCH_FIELDS = frozenset(
 def new_memory(body: Mapping[str, Any], *, imported: bool = False) -> NewMemory:
     """POST /api/memories (and, with `imported`, one line of an import)."""
     _only(body, _IMPORT_FIELDS if imported else _CREATE_FIELDS, "a memory")
+    if body.get("kind") not in (None, "memory"):
+        raise InvalidInput("kind must be memory or episode", "kind")
     expires_at = body.get("expires_at")
     return NewMemory(
         owner=owner_id(_require(body, "owner")),
@@ -418,6 +422,63 @@ def list_query(params: Mapping[str, str]) -> ListQuery:
         if "offset" in params
         else 0,
         include_superseded=include in _TRUE,
+    )
+
+
+_EPISODE_FIELDS = frozenset(
+    {
+        "kind",
+        "id",
+        "owner",
+        "session",
+        "role",
+        "content",
+        "said_at",
+        "request_id",
+        "format",
+        "created_at",
+    }
+)
+
+
+def import_item(line: bytes, number: int) -> NewMemory | NewEpisode:
+    """One JSON line of an import body: an episode when its `kind` says so, else a memory."""
+    try:
+        item = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"line {number}: not valid JSON ({exc.msg})", "body"
+        ) from None
+    if isinstance(item, dict) and item.get("kind") == "episode":
+        try:
+            return new_episode(item)
+        except InvalidInput as exc:
+            raise InvalidInput(f"line {number}: {exc}", exc.field) from None
+    return import_line(line, number)
+
+
+def new_episode(body: Mapping[str, Any]) -> NewEpisode:
+    """One exported episode (`Episode.to_json()` + `"kind": "episode"`). Its id is derived
+    from what was said, so an `id` in the line is not needed and not trusted."""
+    _only(body, _EPISODE_FIELDS, "an episode")
+    role = body.get("role", "user")
+    if role not in ("user", "assistant"):
+        raise InvalidInput("role must be user or assistant", "role")
+    request_id = body.get("request_id")
+    fmt = body.get("format")
+    return NewEpisode(
+        owner=owner_id(_require(body, "owner")),
+        session=_optional_string(body.get("session"), "session"),
+        role=role,
+        content=_string(
+            _require(body, "content"),
+            "content",
+            max_chars=MAX_EPISODE_CHARS,
+            multiline=True,
+        ),
+        said_at=timestamp(_require(body, "said_at"), "said_at"),
+        request_id=_optional_string(request_id, "request_id") if request_id else None,
+        format=_optional_string(fmt, "format") if fmt else None,
     )
 
 

@@ -73,3 +73,18 @@ async def test_cached_source_embeds_only_misses() -> None:
     assert inner.embedded == ["ab", "abc", "abcd"]
     assert np.array_equal(first[1], second[0]) and np.array_equal(first[0], first[2])
     assert source.signature == inner.signature and source.dim == 8
+
+
+async def test_the_same_text_asked_twice_at_once_is_embedded_once() -> None:
+    import asyncio
+
+    from memtap.engine.embeddings.cache import CachedSource, EmbeddingCache
+    from tests.support.hash_embedder import HashEmbedder
+
+    inner = HashEmbedder()
+    source = CachedSource(inner, EmbeddingCache(100, 60_000))
+    first, second = await asyncio.gather(source.embed(["what is my cat called"]), source.embed(["what is my cat called"]))
+    assert inner.calls == 1 and (first == second).all()
+    inner.fail = True
+    results = await asyncio.gather(source.embed(["a new text"]), source.embed(["a new text"]), return_exceptions=True)
+    assert all(isinstance(r, Exception) for r in results) and inner.calls == 3  # the waiter tried itself

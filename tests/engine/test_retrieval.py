@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtap.config.holder import ConfigHolder
-from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.config.schema import Config, EpisodesConfig, MemoryConfig, VectorStoreConfig
 from memtap.engine.clock import iso
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
@@ -40,7 +40,9 @@ OWNER, OTHER = "a" * 24, "b" * 24
 def config(tmp_path: Path, **memory: Any) -> Config:
     return Config(
         data_dir=str(tmp_path),
-        memory=MemoryConfig(**{"strategy": "keyword", **memory}),
+        # Fact ranking is this file's subject: episode snippets are tested in
+        # test_episode_retrieval.py.
+        memory=MemoryConfig(**{"strategy": "keyword", "episodes": EpisodesConfig(enabled=False), **memory}),
         vector_store=VectorStoreConfig(kind="none"),
     )
 

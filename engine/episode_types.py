@@ -1,0 +1,131 @@
+"""Episode dataclasses and the identity that makes re-sent histories harmless.
+
+An episode's id is derived from (owner, session, role, content hash): the same message
+said again in the same session — above all the history a chat client re-sends with every
+request — maps to the same id, so every store dedupes by construction (an upsert of a known
+id changes nothing), and a replayed outbox page yields the same ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+EpisodeRole = Literal["user", "assistant"]
+MAX_EPISODE_CHARS = 16_000
+"""An episode keeps at most this much of a message (its start: the end of a pasted document
+rarely matters later, and the message itself went upstream whole)."""
+
+_NAMESPACE = uuid.UUID("6f1d3c1e-3b0a-4a43-9c55-6d656d746170")
+
+
+def normalise_text(text: str) -> str:
+    """What two sayings of the same message have in common (case, spacing, Unicode form)."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalise_text(text).encode("utf-8")).hexdigest()[:32]
+
+
+def episode_id(owner: str, session: str | None, role: str, text: str) -> str:
+    return str(
+        uuid.uuid5(
+            _NAMESPACE, "\x00".join((owner, session or "", role, content_hash(text)))
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class NewEpisode:
+    owner: str
+    session: str | None
+    role: EpisodeRole
+    content: str
+    said_at: str
+    request_id: str | None = None
+    format: str | None = None
+
+    @property
+    def id(self) -> str:
+        return episode_id(self.owner, self.session, self.role, self.content)
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    id: str
+    owner: str
+    session: str | None
+    role: EpisodeRole
+    content: str
+    said_at: str
+    request_id: str | None
+    format: str | None
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The admin API's shape (`../shared/CONTRACT.md`), plus `format` and `created_at`."""
+        return {
+            "id": self.id,
+            "owner": self.owner,
+            "session": self.session,
+            "role": self.role,
+            "content": self.content,
+            "said_at": self.said_at,
+            "request_id": self.request_id,
+            "format": self.format,
+            "created_at": self.created_at,
+        }
+
+    def to_new(self) -> NewEpisode:
+        return NewEpisode(
+            self.owner,
+            self.session,
+            self.role,
+            self.content,
+            self.said_at,
+            self.request_id,
+            self.format,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeWrite:
+    """One episode handed to `EpisodeStore.add`: its id and whether it was new."""
+
+    id: str
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkHit:
+    """One sentence window of an episode that matched a query."""
+
+    episode: Episode
+    chunk: int
+    """The window's position in the episode (0-based)."""
+    text: str
+    score: float
+    """Keyword: bm25 relevance (higher is better); vector: cosine."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeListQuery:
+    owner: str | None = None
+    session: str | None = None
+    q: str | None = None
+    limit: int = 50
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodePage:
+    items: tuple[Episode, ...]
+    total: int

@@ -1,0 +1,121 @@
+"""Sentence windows (what an episode is indexed as) and snippet trimming (what is injected).
+
+Pure functions. A window is a run of consecutive sentences of at most `WINDOW_CHARS`
+characters and `WINDOW_SENTENCES` sentences, so one chat message is usually one window and
+a long message several; a keyword or vector match then points at a few sentences, not at a
+whole pasted document. A snippet is the window cut down to the sentences that share a word
+with the query (all of it when none does: a match by meaning), within a token cap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memtap.engine.stopwords import STOPWORDS
+
+WINDOW_CHARS = 320
+WINDOW_SENTENCES = 3
+MAX_WINDOWS = 48
+"""Windows indexed per episode (the start of a very long message)."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?\u2026\u3002])[\"')\]]*\s+|\n+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "er", "s")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut into sentences (end punctuation followed by space, or a line break)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+
+
+def _split_long(sentence: str, limit: int) -> list[str]:
+    pieces: list[str] = []
+    rest = sentence
+    while len(rest) > limit:
+        cut = rest.rfind(" ", 0, limit)
+        if cut <= limit // 2:
+            cut = limit
+        pieces.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        pieces.append(rest)
+    return pieces
+
+
+def windows(text: str) -> list[str]:
+    """The sentence windows of `text`, in order, at most `MAX_WINDOWS`."""
+    out: list[str] = []
+    current: list[str] = []
+    size = 0
+    for sentence in sentences(text):
+        for piece in _split_long(sentence, WINDOW_CHARS):
+            if current and (
+                size + 1 + len(piece) > WINDOW_CHARS or len(current) >= WINDOW_SENTENCES
+            ):
+                out.append(" ".join(current))
+                current, size = [], 0
+            current.append(piece)
+            size += len(piece) + (1 if size else 0)
+            if len(out) >= MAX_WINDOWS:
+                return out
+    if current and len(out) < MAX_WINDOWS:
+        out.append(" ".join(current))
+    return out
+
+
+def stem(word: str) -> str:
+    """A light suffix strip, enough to match "moved" with "moving" and "cats" with "cat"."""
+    for suffix in _SUFFIXES:
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def topical_stems(text: str) -> set[str]:
+    return {
+        stem(w)
+        for w in _WORD.findall(text.casefold())
+        if w not in STOPWORDS and not (len(w) == 1 and w.isascii())
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    text: str
+    matched: int
+    """How many of the window's sentences shared a word with the query (0: none did)."""
+
+
+def trim(window: str, query_stems: set[str], max_chars: int) -> Snippet:
+    """`window` cut to at most `max_chars` around the sentences that share a word with the
+    query: the matched sentences first, then their neighbours (before, then after) while they
+    fit, in the window's order. A window that fits is kept whole (the answer is often in the
+    sentence next to the one that matched: "Biscuit knocked my coffee over. She's a ginger
+    tabby."); one with no matched sentence (a match by meaning) is cut from its start."""
+    parts = sentences(window) or [window]
+    hits = [i for i, s in enumerate(parts) if topical_stems(s) & query_stems]
+    if len(window) <= max_chars:
+        return Snippet(window, len(hits))
+    chosen: set[int] = set()
+    used = 0
+    order = hits + [j for i in hits for j in (i - 1, i + 1)] + list(range(len(parts)))
+    for i in order:
+        if i in chosen or not 0 <= i < len(parts):
+            continue
+        cost = len(parts[i]) + (1 if chosen else 0)
+        if used + cost > max_chars:
+            if not chosen:  # the best sentence alone is too long: cut it
+                return Snippet(_cut(parts[i], max_chars), len(hits))
+            continue
+        chosen.add(i)
+        used += cost
+    return Snippet(" ".join(parts[i] for i in sorted(chosen)), len(hits))
+
+
+def _cut(text: str, max_chars: int) -> str:
+    cut = text.rfind(" ", 0, max_chars - 1)
+    return text[: cut if cut > max_chars // 2 else max_chars - 1].rstrip() + "\u2026"

@@ -1,0 +1,249 @@
+"""Episode snippets for one retrieval: the keyword and vector arms over sentence windows,
+the relevance floor, one snippet per episode trimmed to the sentences that matched.
+
+The floor is the snippets' own (`memory.episodes`), measured on the conversation set
+(`scripts/eval_conversations.py`): a window is a few sentences of free speech, not a
+one-line fact, and windows that hold an answer had a median cosine of 0.42 to the question
+(a quarter below 0.29, a tenth below 0.19) while nine in ten of the others stayed below
+0.28 (all-MiniLM-L6-v2). So
+- a match by meaning alone needs cosine >= `episodes.min_similarity` (0.25: it keeps
+  three in four answer windows and, with at most `max_snippets` of them, little noise);
+- a keyword match needs a bm25 relevance of at least `KEYWORD_SHARE` of the best window's
+  (a window sharing only a common word with the question is noise beside one sharing its
+  rare words) and, when the vector arm answered, to be at least loosely about the same
+  thing: cosine >= half of `min_similarity` ("ok back to work" shares "work" with "what do
+  I work on?" and nothing else);
+- one snippet per episode and per distinct text (the same "thanks!" in ten sessions is one);
+- never the request's own turn: a window of an episode whose text is the query (a retried
+  request, the current message already stored) is skipped, and neither is an earlier
+  asking of the same question (a snippet made only of questions that adds at most one
+  topical word to the query): what the user asked is not what they told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memtap.config.schema import MemoryConfig
+from memtap.engine.clock import cutoff_for, iso
+from memtap.engine.episode_types import ChunkHit, normalise_text
+from memtap.engine.episodes.chunks import sentences, topical_stems, trim
+from memtap.engine.fallbacks import NoVectors, describe_error
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import EpisodeStore
+from memtap.engine.retrieval.deadline import vector_deadline_s
+from memtap.engine.retrieval.hybrid import fuse
+from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier, estimate_tokens
+
+KEYWORD_SHARE = 0.35
+"""A keyword window's bm25 relevance, as a share of the best one's, below which it is noise."""
+POOL_FACTOR = 2
+"""Windows fetched by keyword, per snippet wanted (several windows can be of one episode)."""
+VECTOR_DEPTH = 4
+"""The vector arm ranks this many times deeper, so keyword windows get their cosine too."""
+
+
+@dataclass(slots=True)
+class EpisodeRecall:
+    hits: list[Hit] = field(default_factory=list)
+    """Best first, one per episode, trimmed, with their tokens (date prefix included)."""
+    resolution: dict[str, Any] = field(default_factory=dict)
+
+
+def episode_live(req: RetrievalRequest, cfg: MemoryConfig) -> Live:
+    scope = req.scope or cfg.scope
+    now = datetime.now(UTC)
+    days = cfg.episodes.retention_days or cfg.retention_days
+    return Live(
+        now=iso(now),
+        cutoff=cutoff_for(days, now),
+        owner=None if scope == "global" else req.owner,
+        session=req.session,
+        match_session=scope == "session",
+    )
+
+
+async def recall_episodes(
+    store: EpisodeStore, cfg: MemoryConfig, req: RetrievalRequest
+) -> EpisodeRecall:
+    """Never raises for an arm that fails: the failure is in `resolution["fallbacks"]`."""
+    out = EpisodeRecall(resolution={"tiers": [], "fallbacks": [], "timings_ms": {}})
+    episodes = cfg.episodes
+    strategy = req.strategy or cfg.strategy
+    if not episodes.enabled or episodes.max_snippets == 0 or strategy == "recent":
+        return out
+    live = episode_live(req, cfg)
+    pool = max(cfg.top_k, episodes.max_snippets * POOL_FACTOR)
+    started = time.perf_counter()
+    keyword_task = (
+        asyncio.ensure_future(store.keyword(req.query, live, pool))
+        if strategy in ("keyword", "hybrid", "semantic")
+        else None
+    )
+    vector_task = (
+        asyncio.ensure_future(
+            asyncio.wait_for(
+                store.vector(req.query, live, pool * VECTOR_DEPTH),
+                vector_deadline_s(cfg),
+            )
+        )
+        if strategy in ("semantic", "hybrid")
+        else None
+    )
+    kw = await _arm(keyword_task, "keyword", out.resolution)
+    vec = await _arm(vector_task, "vector", out.resolution)
+    if strategy == "semantic" and vec is not None and vec:
+        kw = []  # semantic ranks by meaning; keywords only stand in when vectors fail
+    out.resolution["timings_ms"]["episodes"] = round(
+        (time.perf_counter() - started) * 1000, 3
+    )
+    kw = _keyword_floor(kw or [])
+    cosine = {_key(h): h.score for h in vec or []}
+    if vec is not None:
+        kw = [h for h in kw if cosine.get(_key(h), -1.0) >= episodes.min_similarity / 2]
+    vec = [h for h in (vec or []) if h.score >= episodes.min_similarity]
+    own = normalise_text(req.query)
+    kw = [h for h in kw if normalise_text(h.episode.content) != own]
+    vec = [h for h in vec if normalise_text(h.episode.content) != own]
+    out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
+    out.resolution["floor"] = {
+        "min_similarity": episodes.min_similarity,
+        "keyword_share": KEYWORD_SHARE,
+    }
+    return out
+
+
+async def _arm(
+    task: asyncio.Future[list[ChunkHit]] | None, name: str, resolution: dict[str, Any]
+) -> list[ChunkHit] | None:
+    if task is None:
+        return None
+    try:
+        found = await task
+    except NoVectors as exc:
+        resolution["fallbacks"].append({"tier": f"episodes.{name}", "reason": str(exc)})
+        return None
+    except Exception as exc:  # noqa: BLE001 - episodes are optional: the facts still answer
+        reason = "timeout" if isinstance(exc, TimeoutError) else describe_error(exc)
+        resolution["fallbacks"].append({"tier": f"episodes.{name}", "reason": reason})
+        return None
+    resolution["tiers"].append(f"episodes.{name}")
+    return found
+
+
+def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
+    good = [h for h in hits if h.score > 0]
+    if not good:
+        return []
+    best = max(h.score for h in good)
+    return [h for h in good if h.score >= best * KEYWORD_SHARE]
+
+
+def _asks_the_same(text: str, query_stems: set[str]) -> bool:
+    parts = sentences(text)
+    if not parts or not all(p.rstrip(" \"')").endswith("?") for p in parts):
+        return False
+    return len(topical_stems(text) - query_stems) <= 1
+
+
+def _key(hit: ChunkHit) -> tuple[str, int]:
+    return (hit.episode.id, hit.chunk)
+
+
+def _snippets(
+    kw: list[ChunkHit],
+    vec: list[ChunkHit],
+    cosine: dict[tuple[str, int], float],
+    cfg: MemoryConfig,
+    query: str,
+    store: str,
+) -> list[Hit]:
+    by_key: dict[tuple[str, int], ChunkHit] = {}
+    kw_rank: dict[tuple[str, int], int] = {}
+    vec_rank: dict[tuple[str, int], tuple[int, float]] = {}
+    for rank, h in enumerate(kw, start=1):
+        by_key.setdefault(_key(h), h)
+        kw_rank.setdefault(_key(h), rank)
+    for rank, h in enumerate(vec, start=1):
+        by_key.setdefault(_key(h), h)
+        vec_rank.setdefault(_key(h), (rank, h.score))
+    names = {k: f"{k[0]}#{k[1]}" for k in by_key}
+    fused = fuse(
+        [[names[_key(h)] for h in kw], [names[_key(h)] for h in vec]], cfg.rrf_k
+    )
+    back = {v: k for k, v in names.items()}
+    stems = topical_stems(query)
+    max_chars = cfg.episodes.snippet_tokens * 4
+    seen: set[str] = set()
+    texts: set[str] = set()
+    hits: list[Hit] = []
+    for name, score in fused:
+        key = back[name]
+        chunk = by_key[key]
+        episode = chunk.episode
+        if episode.id in seen:
+            continue  # one snippet per episode: its best window
+        seen.add(episode.id)
+        snippet = trim(chunk.text, stems, max_chars)
+        if _asks_the_same(snippet.text, stems):
+            continue
+        said = normalise_text(snippet.text)
+        if said in texts:
+            continue
+        texts.add(said)
+        why: list[str] = []
+        if key in kw_rank:
+            why.append("keyword")
+        if key in vec_rank:
+            why.append("meaning")
+        if snippet.text != chunk.text:
+            why.append("trimmed")
+        tier: Tier = (
+            "qdrant"
+            if store == "qdrant"
+            else (
+                "hybrid"
+                if len(why) > 1 and "meaning" in why and "keyword" in why
+                else ("keyword" if key in kw_rank else "vector")
+            )
+        )
+        rank_sim = vec_rank.get(key)
+        date = episode.said_at[:10]
+        memory = Memory(
+            id=episode.id,
+            owner=episode.owner,
+            session=episode.session,
+            type="episodic",
+            key=None,
+            content=snippet.text,
+            metadata={
+                "kind": "episode",
+                "episode": {
+                    "role": episode.role,
+                    "request_id": episode.request_id,
+                    "format": episode.format,
+                    "window": chunk.chunk,
+                    "matched_sentences": snippet.matched,
+                },
+            },
+            created_at=episode.said_at,
+            updated_at=episode.said_at,
+        )
+        hits.append(
+            Hit(
+                memory=memory,
+                score=round(score, 6),
+                tier=tier,
+                tokens=estimate_tokens(f"[{date}] {episode.role} said: {snippet.text}"),
+                fts_rank=kw_rank.get(key),
+                vec_rank=rank_sim[0] if rank_sim else None,
+                similarity=round(cosine[key], 4) if key in cosine else None,
+                kind="episode",
+                why=tuple(why),
+            )
+        )
+    return hits

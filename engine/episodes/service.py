@@ -1,0 +1,220 @@
+"""The engine's episode side: one object the `Engine` and the outbox worker call, over one
+`EpisodeStore`. Everything here fails open towards the request and the facts: a failing
+episode store costs the snippets (logged, counted as `episode_store` fallbacks), never a
+request, a fact or an outbox row."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from memtap.engine.api import InvalidInput, NotFound
+from memtap.engine.clock import cutoff_for, now_iso
+from memtap.engine.episode_types import (
+    Episode,
+    EpisodeListQuery,
+    EpisodePage,
+    NewEpisode,
+)
+from memtap.engine.episodes.fused import fuse_with_episodes
+from memtap.engine.episodes.recall import EpisodeRecall, recall_episodes
+from memtap.engine.fallbacks import describe_error
+from memtap.engine.maintenance.backfill import VectorBackfill
+from memtap.engine.metrics import Metrics
+from memtap.engine.ports import EpisodeStore, OutboxRow
+from memtap.engine.types import Retrieval, RetrievalRequest
+
+if TYPE_CHECKING:
+    from memtap.config.holder import ConfigHolder
+    from memtap.config.schema import EpisodesConfig
+
+log = logging.getLogger("memtap.episodes")
+
+WRITE_TIMEOUT_S = 5.0
+SWEEP_BATCH = 5000
+
+
+class _Backlog:
+    """The episode store's windows waiting for a vector, as the backfill loop sees them."""
+
+    def __init__(self, store: EpisodeStore) -> None:
+        self.store = store
+
+    async def backfill(self, owner: str | None, max_items: int) -> int:
+        return await self.store.embed_pending(max_items)
+
+    async def pending_count(self) -> int:
+        return await self.store.pending_vectors()
+
+
+def turn_episodes(row: OutboxRow, cfg: EpisodesConfig) -> list[NewEpisode]:
+    """The episodes one captured turn holds: its new user message (the capture gives only
+    the last user turn, never the re-sent history), and the reply when `keep_assistant`."""
+    turn = row.turn
+    said_at = turn.created_at or now_iso()
+    out = []
+    sources = [("user", turn.user_text)]
+    if cfg.keep_assistant:
+        sources.append(("assistant", turn.assistant_text))
+    for role, text in sources:
+        if text and text.strip():
+            out.append(
+                NewEpisode(
+                    owner=turn.owner,
+                    session=turn.session,
+                    role=role,  # type: ignore[arg-type]
+                    content=text,
+                    said_at=said_at,
+                    request_id=turn.request_id,
+                    format=turn.format,
+                )
+            )
+    return out
+
+
+class EpisodeService:
+    def __init__(
+        self, store: EpisodeStore, holder: ConfigHolder, metrics: Metrics
+    ) -> None:
+        self.store = store
+        self.holder = holder
+        self.metrics = metrics
+        self.embedder = VectorBackfill(
+            _Backlog(store), lambda: holder.current.memory.backfill_interval_s
+        )
+        """Window vectors, off the request path, in batches (`maintenance/backfill.py`)."""
+        self.last_error: str | None = None
+
+    @property
+    def config(self) -> EpisodesConfig:
+        return self.holder.current.memory.episodes
+
+    def start(self) -> None:
+        self.embedder.start()
+
+    async def stop(self) -> None:
+        await self.embedder.stop()
+        await self.store.close()
+
+    def _failed(self, what: str, exc: BaseException) -> None:
+        self.last_error = describe_error(exc)
+        self.metrics.memory_fallbacks.inc("episode_store")
+        log.warning(
+            "episodes.failed", extra={"fields": {"op": what, "error": self.last_error}}
+        )
+
+    # -- the worker's side ----------------------------------------------------------------
+    async def store_turns(
+        self, rows: Sequence[OutboxRow]
+    ) -> dict[int, tuple[str, ...]]:
+        """Store the page's episodes in one write; outbox seq -> episode ids. Fail-open:
+        {} when the store fails (the facts go on)."""
+        cfg = self.config
+        if not cfg.enabled:
+            return {}
+        per_row = [(row.seq, turn_episodes(row, cfg)) for row in rows if row.turn.owner]
+        flat = [e for _, eps in per_row for e in eps]
+        if not flat:
+            return {}
+        try:
+            writes = await asyncio.wait_for(
+                self.store.add(flat, now_iso(), cfg.max_per_owner), WRITE_TIMEOUT_S
+            )
+        except Exception as exc:  # noqa: BLE001 - episodes never cost a fact
+            self._failed("add", exc)
+            return {}
+        ids = {w.id for w in writes}
+        out: dict[int, tuple[str, ...]] = {}
+        for seq, eps in per_row:
+            out[seq] = tuple(e.id for e in eps if e.id in ids)
+        if any(w.created for w in writes):
+            self.embedder.wake()
+        return out
+
+    # -- retrieval --------------------------------------------------------------------------
+    async def retrieve(
+        self, facts: Awaitable[Retrieval], req: RetrievalRequest
+    ) -> Retrieval:
+        """The facts' retrieval and the episodes' recall side by side, fused."""
+        cfg = self.holder.current.memory
+        if not cfg.episodes.enabled:
+            return await facts
+        recall_task = asyncio.ensure_future(recall_episodes(self.store, cfg, req))
+        try:
+            fact_retrieval = await facts
+        except BaseException:
+            recall_task.cancel()
+            raise
+        try:
+            recall = await recall_task
+        except Exception as exc:  # noqa: BLE001 - fail-open: the facts alone answer
+            self._failed("recall", exc)
+            recall = EpisodeRecall(
+                resolution={
+                    "fallbacks": [{"tier": "episodes", "reason": describe_error(exc)}]
+                }
+            )
+        return fuse_with_episodes(fact_retrieval, recall, req, cfg)
+
+    # -- admin ------------------------------------------------------------------------------
+    async def list_page(self, query: EpisodeListQuery) -> EpisodePage:
+        if not (1 <= query.limit <= 1000) or query.offset < 0:
+            raise InvalidInput("limit must be 1..1000 and offset >= 0", "limit")
+        return await self.store.list_page(query)
+
+    async def get(self, episode_id: str) -> Episode:
+        found = await self.store.get(episode_id)
+        if found is None:
+            raise NotFound(f"episode {episode_id!r} not found")
+        return found
+
+    async def delete(self, episode_id: str) -> None:
+        if not await self.store.delete(episode_id):
+            raise NotFound(f"episode {episode_id!r} not found")
+
+    async def erase_owner(self, owner: str) -> int:
+        return await self.store.erase_owner(owner)
+
+    async def sweep(self) -> int:
+        memory = self.holder.current.memory
+        days = memory.episodes.retention_days or memory.retention_days
+        cutoff = cutoff_for(days, datetime.now(UTC))
+        if cutoff is None:
+            return 0
+        total = 0
+        while True:
+            removed = await self.store.sweep(cutoff, SWEEP_BATCH)
+            total += removed
+            if removed < SWEEP_BATCH:
+                break
+        if total:
+            log.info("episodes.swept", extra={"fields": {"deleted": total}})
+        return total
+
+    def export_owner(self, owner: str) -> AsyncIterator[Episode]:
+        return self.store.export_owner(owner)
+
+    async def import_episodes(self, items: Sequence[NewEpisode]) -> tuple[int, int]:
+        """(created, already there). Imports ignore the per-owner cap's eviction order: the
+        cap still applies after each batch."""
+        writes = await self.store.add(items, now_iso(), self.config.max_per_owner)
+        created = sum(1 for w in writes if w.created)
+        if created:
+            self.embedder.wake()
+        return created, len(writes) - created
+
+    async def status(self) -> dict[str, Any]:
+        try:
+            counts: dict[str, Any] = dict(await self.store.counts())
+        except Exception as exc:  # noqa: BLE001
+            counts = {"error": describe_error(exc)}
+        return {
+            "enabled": self.config.enabled,
+            "store": self.store.name,
+            **counts,
+            "embedder": self.embedder.status.to_json(),
+            "last_error": self.last_error,
+        }

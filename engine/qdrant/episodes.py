@@ -1,0 +1,513 @@
+"""`QdrantEpisodeStore`: episodes as points of their own collection (`<collection>_episodes`),
+one point per sentence window, so several replicas share them like they share memories.
+
+A point carries the window (`text`, `seq`) and the episode's fields; the episode's text
+itself (`content`) is on its first window only (`seq` 0, the "head"), which also stands for
+the episode in listings, counts, export, sweep and eviction. Point ids are derived from the
+episode id (itself derived from owner, session, role and content), so a re-sent message
+lands on the same points: dedupe by construction, in every replica. Keyword search is the
+sparse arm (memtap's BM25 weights, Qdrant's idf), vector search the dense arm; windows are
+embedded when they are written (the worker's path, batched) and, when that fails, later by
+`embed_pending` (`vec_pending` marks them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from qdrant_client import AsyncQdrantClient, models
+from qdrant_client.http.exceptions import UnexpectedResponse
+
+from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.episode_types import (
+    MAX_EPISODE_CHARS,
+    ChunkHit,
+    Episode,
+    EpisodeListQuery,
+    EpisodePage,
+    EpisodeWrite,
+    NewEpisode,
+)
+from memtap.engine.episodes.chunks import windows
+from memtap.engine.fallbacks import NoVectors
+from memtap.engine.memory_rules import Live
+from memtap.engine.qdrant.collection import DENSE, SPARSE
+from memtap.engine.qdrant.filters import match, session_condition
+from memtap.engine.qdrant.payload import iso_to_ts
+from memtap.engine.qdrant.points import to_qdrant_sparse
+from memtap.engine.qdrant.sparse import document_vector, query_vector
+from memtap.engine.qdrant.transport import QdrantTransport
+
+PAGE = 256
+_NS = uuid.UUID("0c6c0a52-8f0e-4b7e-9d1c-657069736f64")
+_INDEXED = (
+    ("owner", "keyword"),
+    ("session", "keyword"),
+    ("episode_id", "keyword"),
+    ("seq", "integer"),
+    ("said_at_ts", "float"),
+    ("vec_pending", "bool"),
+)
+
+
+def window_point(episode_id: str, seq: int) -> str:
+    return str(uuid.uuid5(_NS, f"{episode_id}:{seq}"))
+
+
+def _episode(payload: dict[str, Any], content: str | None = None) -> Episode:
+    return Episode(
+        id=str(payload["episode_id"]),
+        owner=str(payload["owner"]),
+        session=payload.get("session"),
+        role=payload["role"],
+        content=content if content is not None else str(payload.get("content") or ""),
+        said_at=str(payload["said_at"]),
+        request_id=payload.get("request_id"),
+        format=payload.get("format"),
+        created_at=str(payload["created_at"]),
+    )
+
+
+class QdrantEpisodeStore:
+    name = "qdrant"
+
+    def __init__(
+        self,
+        transport: QdrantTransport,
+        collection: str,
+        embedder: EmbeddingSource | None,
+        *,
+        owns_transport: bool = False,
+    ) -> None:
+        self.transport = transport
+        self.collection = collection
+        self.embedder = embedder
+        self._owns_transport = owns_transport
+        self._ready = False
+        self._lock = asyncio.Lock()
+
+    async def _ensure(self) -> None:
+        if self._ready:
+            return
+        async with self._lock:
+            if self._ready:
+                return
+            await self.transport.call("create_collection", self._create)
+            self._ready = True
+
+    async def _create(self, client: AsyncQdrantClient) -> None:
+        if await client.collection_exists(self.collection):
+            return
+        dense = (
+            {
+                DENSE: models.VectorParams(
+                    size=self.embedder.dim, distance=models.Distance.COSINE
+                )
+            }
+            if self.embedder is not None
+            else {}
+        )
+        try:
+            await client.create_collection(
+                self.collection,
+                vectors_config=dense,
+                sparse_vectors_config={
+                    SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+                },
+                metadata={"created_by": "memtap", "kind": "episodes"},
+            )
+        except UnexpectedResponse as exc:
+            if exc.status_code != 409:  # 409: another replica created it first
+                raise
+            return
+        except ValueError as exc:
+            if "already exists" not in str(exc):
+                raise
+            return
+        if not self.transport.local:  # local mode scans anyway and warns on indexes
+            for field, kind in _INDEXED:
+                schema: Any = (
+                    models.KeywordIndexParams(
+                        type=models.KeywordIndexType.KEYWORD, is_tenant=True
+                    )
+                    if field == "owner"
+                    else models.PayloadSchemaType(kind)
+                )
+                await client.create_payload_index(
+                    self.collection, field, field_schema=schema, wait=True
+                )
+
+    async def _call(self, op: str, fn: Any) -> Any:
+        await self._ensure()
+        return await self.transport.call(op, fn)
+
+    # -- writes -------------------------------------------------------------------------------
+    async def add(
+        self, episodes: Sequence[NewEpisode], now: str, max_per_owner: int
+    ) -> list[EpisodeWrite]:
+        fresh: dict[str, NewEpisode] = {}
+        order: list[str] = []
+        for new in episodes:
+            if not new.content[:MAX_EPISODE_CHARS].strip():
+                continue
+            order.append(new.id)
+            fresh.setdefault(new.id, new)
+        if not order:
+            return []
+        heads = [window_point(eid, 0) for eid in fresh]
+        known = await self._call(
+            "retrieve",
+            lambda c: c.retrieve(
+                self.collection, ids=heads, with_payload=["episode_id"]
+            ),
+        )
+        existing = {str((r.payload or {}).get("episode_id")) for r in known}
+        todo = [(eid, new) for eid, new in fresh.items() if eid not in existing]
+        if todo:
+            await self._write(todo, now)
+            for owner in {new.owner for _, new in todo}:
+                await self._evict(owner, max_per_owner)
+        seen: set[str] = set()
+        out = []
+        for eid in order:
+            out.append(EpisodeWrite(eid, eid not in existing and eid not in seen))
+            seen.add(eid)
+        return out
+
+    async def _write(self, todo: list[tuple[str, NewEpisode]], now: str) -> None:
+        rows: list[tuple[str, NewEpisode, int, str]] = []
+        for eid, new in todo:
+            content = new.content[:MAX_EPISODE_CHARS].strip()
+            for seq, text in enumerate(windows(content)):
+                rows.append((eid, new, seq, text))
+        dense = await self._embed([text for *_, text in rows])
+        points = []
+        for i, (eid, new, seq, text) in enumerate(rows):
+            vector: dict[str, Any] = {}
+            sparse = document_vector(text)
+            if len(sparse):
+                vector[SPARSE] = to_qdrant_sparse(sparse)
+            if dense is not None:
+                vector[DENSE] = dense[i]
+            payload = {
+                "episode_id": eid,
+                "owner": new.owner,
+                "session": new.session,
+                "role": new.role,
+                "said_at": new.said_at,
+                "said_at_ts": iso_to_ts(new.said_at),
+                "request_id": new.request_id,
+                "format": new.format,
+                "created_at": now,
+                "seq": seq,
+                "text": text,
+                "vec_pending": dense is None and self.embedder is not None,
+            }
+            if seq == 0:
+                payload["content"] = new.content[:MAX_EPISODE_CHARS].strip()
+            points.append(
+                models.PointStruct(
+                    id=window_point(eid, seq), vector=vector, payload=payload
+                )
+            )
+        for start in range(0, len(points), PAGE):
+            batch = points[start : start + PAGE]
+            await self._call(
+                "upsert",
+                lambda c, b=batch: c.upsert(self.collection, points=b, wait=True),
+            )
+
+    async def _embed(self, texts: list[str]) -> list[list[float]] | None:
+        if self.embedder is None or not texts:
+            return None
+        try:
+            return (await self.embedder.embed(texts)).astype(float).tolist()  # type: ignore[no-any-return]
+        except EmbeddingError:
+            return None  # vec_pending: embed_pending fills them
+
+    async def _evict(self, owner: str, max_per_owner: int) -> None:
+        heads = models.Filter(
+            must=[
+                match("owner", owner),
+                models.FieldCondition(key="seq", match=models.MatchValue(value=0)),
+            ]
+        )
+        extra = await self._count(heads) - max_per_owner
+        if extra <= 0:
+            return
+        oldest = await self._scroll(heads, extra, order="asc")
+        await self._delete_episodes(
+            [str((r.payload or {})["episode_id"]) for r in oldest]
+        )
+
+    async def _delete_episodes(self, ids: list[str]) -> None:
+        if not ids:
+            return
+        flt = models.Filter(
+            must=[
+                models.FieldCondition(key="episode_id", match=models.MatchAny(any=ids))
+            ]
+        )
+        await self._call(
+            "delete",
+            lambda c: c.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+            ),
+        )
+
+    async def embed_pending(self, max_items: int) -> int:
+        if self.embedder is None:
+            return 0
+        flt = models.Filter(must=[match("vec_pending", True)])
+        waiting = await self._scroll(flt, max_items)
+        if not waiting:
+            return 0
+        matrix = await self.embedder.embed(
+            [str((r.payload or {})["text"]) for r in waiting]
+        )
+        vectors = [
+            models.PointVectors(
+                id=r.id, vector={DENSE: matrix[i].astype(float).tolist()}
+            )
+            for i, r in enumerate(waiting)
+        ]
+        await self._call(
+            "update_vectors",
+            lambda c: c.update_vectors(self.collection, points=vectors, wait=True),
+        )
+        ids = [r.id for r in waiting]
+        await self._call(
+            "set_payload",
+            lambda c: c.set_payload(
+                self.collection, payload={"vec_pending": False}, points=ids, wait=True
+            ),
+        )
+        return len(waiting)
+
+    async def pending_vectors(self) -> int:
+        if self.embedder is None:
+            return 0
+        return await self._count(models.Filter(must=[match("vec_pending", True)]))
+
+    # -- reads ---------------------------------------------------------------------------------
+    def _live(self, live: Live) -> models.Filter:
+        must: list[models.Condition] = []
+        if live.cutoff is not None:
+            must.append(
+                models.FieldCondition(
+                    key="said_at_ts", range=models.Range(gte=iso_to_ts(live.cutoff))
+                )
+            )
+        if live.owner is not None:
+            must.append(match("owner", live.owner))
+        if live.match_session:
+            must.append(session_condition(live.session))
+        return models.Filter(must=must)
+
+    async def _hits(self, points: list[models.ScoredPoint]) -> list[ChunkHit]:
+        if not points:
+            return []
+        ids = sorted({str((p.payload or {})["episode_id"]) for p in points})
+        heads = await self._call(
+            "retrieve",
+            lambda c: c.retrieve(
+                self.collection,
+                ids=[window_point(i, 0) for i in ids],
+                with_payload=["content"],
+            ),
+        )
+        content = {
+            str(r.id): str((r.payload or {}).get("content") or "") for r in heads
+        }
+        out = []
+        for p in points:
+            payload = p.payload or {}
+            eid = str(payload["episode_id"])
+            out.append(
+                ChunkHit(
+                    _episode(payload, content.get(window_point(eid, 0), "")),
+                    int(payload["seq"]),
+                    str(payload["text"]),
+                    float(p.score),
+                )
+            )
+        return out
+
+    async def keyword(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
+        sparse = query_vector(query)
+        if not len(sparse):
+            return []
+        flt = self._live(live)
+        response = await self._call(
+            "query_sparse",
+            lambda c: c.query_points(
+                self.collection,
+                query=to_qdrant_sparse(sparse),
+                using=SPARSE,
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            ),
+        )
+        return await self._hits([p for p in response.points if p.score > 0])
+
+    async def vector(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
+        if self.embedder is None:
+            raise NoVectors("no embedding source")
+        dense = (await self.embedder.embed([query]))[0].astype(float).tolist()
+        flt = self._live(live)
+        response = await self._call(
+            "query_dense",
+            lambda c: c.query_points(
+                self.collection,
+                query=dense,
+                using=DENSE,
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            ),
+        )
+        return await self._hits(list(response.points))
+
+    async def _count(self, flt: models.Filter) -> int:
+        result = await self._call(
+            "count", lambda c: c.count(self.collection, count_filter=flt, exact=True)
+        )
+        return int(result.count)
+
+    async def _scroll(
+        self, flt: models.Filter, limit: int, order: str | None = None
+    ) -> list[models.Record]:
+        order_by = (
+            models.OrderBy(
+                key="said_at_ts",
+                direction=models.Direction.ASC
+                if order == "asc"
+                else models.Direction.DESC,
+            )
+            if order
+            else None
+        )
+        records, _ = await self._call(
+            "scroll",
+            lambda c: c.scroll(
+                self.collection,
+                scroll_filter=flt,
+                limit=limit,
+                order_by=order_by,
+                with_payload=True,
+            ),
+        )
+        return list(records)
+
+    def _heads(
+        self, owner: str | None = None, session: str | None = None
+    ) -> list[models.Condition]:
+        must: list[models.Condition] = [
+            models.FieldCondition(key="seq", match=models.MatchValue(value=0))
+        ]
+        if owner is not None:
+            must.append(match("owner", owner))
+        if session is not None:
+            must.append(match("session", session))
+        return must
+
+    async def get(self, episode_id: str) -> Episode | None:
+        found = await self._call(
+            "retrieve",
+            lambda c: c.retrieve(
+                self.collection, ids=[window_point(episode_id, 0)], with_payload=True
+            ),
+        )
+        return _episode(found[0].payload or {}) if found else None
+
+    async def list_page(self, query: EpisodeListQuery) -> EpisodePage:
+        must = self._heads(query.owner, query.session)
+        if query.q:
+            must.append(
+                models.FieldCondition(
+                    key="content", match=models.MatchText(text=query.q)
+                )
+            )
+        flt = models.Filter(must=must)
+        total = await self._count(flt)
+        records = await self._scroll(flt, query.offset + query.limit, order="desc")
+        items = [_episode(r.payload or {}) for r in records[query.offset :]]
+        # Qdrant orders by said_at only: newer id first among equal times, like SQLite's rowid.
+        return EpisodePage(tuple(items), total)
+
+    async def delete(self, episode_id: str) -> bool:
+        if await self.get(episode_id) is None:
+            return False
+        await self._delete_episodes([episode_id])
+        return True
+
+    async def erase_owner(self, owner: str) -> int:
+        removed = await self._count(models.Filter(must=self._heads(owner)))
+        flt = models.Filter(must=[match("owner", owner)])
+        await self._call(
+            "delete",
+            lambda c: c.delete(
+                self.collection,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+            ),
+        )
+        return removed
+
+    async def sweep(self, cutoff: str, limit: int = 5000) -> int:
+        old = models.FieldCondition(
+            key="said_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
+        )
+        removed = await self._count(models.Filter(must=[*self._heads(), old]))
+        if removed:
+            flt = models.Filter(must=[old])
+            await self._call(
+                "delete",
+                lambda c: c.delete(
+                    self.collection,
+                    points_selector=models.FilterSelector(filter=flt),
+                    wait=True,
+                ),
+            )
+        return removed
+
+    async def export_owner(self, owner: str) -> AsyncIterator[Episode]:
+        flt = models.Filter(must=self._heads(owner))
+        offset: Any = None
+        while True:
+            records, offset = await self._call(
+                "scroll",
+                lambda c, o=offset: c.scroll(
+                    self.collection,
+                    scroll_filter=flt,
+                    limit=PAGE,
+                    offset=o,
+                    with_payload=True,
+                ),
+            )
+            for record in records:
+                yield _episode(record.payload or {})
+            if offset is None:
+                return
+
+    async def counts(self) -> dict[str, int]:
+        episodes = await self._count(models.Filter(must=self._heads()))
+        windows_ = await self._count(models.Filter(must=[]))
+        return {
+            "episodes": episodes,
+            "windows": windows_,
+            "pending_vectors": await self.pending_vectors(),
+        }
+
+    async def local_file_replaced(self) -> None:
+        return None  # episodes live in Qdrant, not in the local file
+
+    async def close(self) -> None:
+        if self._owns_transport:
+            await self.transport.close()

@@ -1,0 +1,96 @@
+"""Episode store cost (a benchmark, not a test): database growth per 10,000 turns and the
+latency of the episode arms of hybrid retrieval (keyword FTS5 + exact cosine over the owner's
+windows) at many windows for one owner.
+
+    .venv/bin/python scripts/bench_episodes.py                 # 10k turns, 100k windows
+    .venv/bin/python scripts/bench_episodes.py --windows 20000 # quicker
+
+Turns are the conversation set's user messages (tests/datasets/conversations/), cycled with a
+counter so each is a new episode; vectors are 384-d (all-MiniLM-L6-v2's size) from a
+deterministic bag-of-words embedder, so the query embedding itself (shared with the fact
+tier, cached) is not what is timed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memtap.engine.clock import now_iso
+from memtap.engine.episode_types import NewEpisode
+from memtap.engine.memory_rules import Live
+from memtap.engine.sqlite import migrations
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from tests.support.conversations import load_all
+from tests.support.hash_embedder import HashEmbedder
+
+QUERIES = ["What is my cat called?", "Where do I live now?", "Which gym do I climb at?",
+           "When did I sign the lease?", "What did the puppy chew up?"]
+
+
+def size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+async def fill(store: SqliteEpisodeStore, owner: str, texts: list[str], count: int) -> None:
+    batch: list[NewEpisode] = []
+    for i in range(count):
+        batch.append(NewEpisode(owner, f"s{i // 40}", "user", f"{texts[i % len(texts)]} (#{i})", now_iso()))
+        if len(batch) == 200:
+            await store.add(batch, now_iso(), 10**9)
+            batch = []
+    if batch:
+        await store.add(batch, now_iso(), 10**9)
+    while await store.embed_pending(512):
+        pass
+
+
+async def main(args: argparse.Namespace) -> None:
+    texts = [t.content for c in load_all() for t in c.turns if t.role == "user"]
+    embedder = HashEmbedder(dim=384)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "memtap.db"
+        db = await Database.open(path, choose_driver())
+        await db.write_outside_transaction(migrations.migrate)
+        store = SqliteEpisodeStore(db, source=lambda: embedder)
+        await db.write_outside_transaction(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+        empty = size(path)
+        started = time.perf_counter()
+        await fill(store, "growth", texts, args.turns)
+        await db.write_outside_transaction(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+        grown = size(path) - empty
+        counts = await store.counts()
+        print(f"{args.turns} turns -> {counts['windows']} windows, +{grown / 2**20:.1f} MiB "
+              f"({grown / args.turns:.0f} B a turn; {time.perf_counter() - started:.1f} s to store and embed)")
+        await fill(store, "big", texts, args.windows)
+        live = Live(now=now_iso(), cutoff=None, owner="big")
+        for arm in ("keyword", "vector"):
+            search = store.keyword if arm == "keyword" else store.vector
+            await search(QUERIES[0], live, 80)  # warm: the owner's matrix loads once
+            timings = []
+            for i in range(args.repeat):
+                t0 = time.perf_counter()
+                await search(QUERIES[i % len(QUERIES)], live, 80)
+                timings.append((time.perf_counter() - t0) * 1000)
+            timings.sort()
+            print(f"{arm:7s} arm at {(await store.counts())['windows'] - counts['windows']} windows of one owner: "
+                  f"p50 {statistics.median(timings):.2f} ms, p95 {timings[int(len(timings) * 0.95)]:.2f} ms")
+        print(f"vector cache: {store.cache.stats()['bytes'] / 2**20:.0f} MiB")
+        await db.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--turns", type=int, default=10_000)
+    parser.add_argument("--windows", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=200)
+    asyncio.run(main(parser.parse_args()))

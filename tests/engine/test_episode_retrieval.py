@@ -1,0 +1,294 @@
+"""Episode snippets in retrieval: sentence windows, trimming to the matched sentences, one
+fused ranking with the facts inside one token budget, the snippet floor, the request's own
+turn never recalled, scope, retention, and a real engine (SQLite, keyword + recent)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config, EpisodesConfig, MemoryConfig, VectorStoreConfig
+from memtap.engine.engine import Engine
+from memtap.engine.episode_types import EpisodeListQuery
+from memtap.engine.episodes.chunks import (
+    WINDOW_CHARS,
+    sentences,
+    topical_stems,
+    trim,
+    windows,
+)
+from memtap.engine.episodes.fused import fuse_with_episodes
+from memtap.engine.episodes.recall import EpisodeRecall
+from memtap.engine.factory import open_engine
+from memtap.engine.metrics import Metrics
+from memtap.engine.types import Hit, Memory, Retrieval, RetrievalRequest, Turn
+
+OWNER, OTHER = "a" * 24, "b" * 24
+
+
+# -- pure parts -------------------------------------------------------------------------------
+def test_windows_follow_sentences_and_stay_small() -> None:
+    assert sentences("Hi there. How are you?\nFine!") == [
+        "Hi there.",
+        "How are you?",
+        "Fine!",
+    ]
+    assert windows("One short message.") == ["One short message."]
+    text = " ".join(f"Sentence number {i} is here." for i in range(40))
+    parts = windows(text)
+    assert len(parts) > 5 and all(len(p) <= WINDOW_CHARS for p in parts)
+    assert " ".join(parts) == text  # nothing lost, nothing repeated
+    assert all(len(w) <= WINDOW_CHARS for w in windows("x" * 2000))
+
+
+def test_trim_keeps_the_matched_sentences_and_their_neighbours() -> None:
+    window = (
+        "We had a long week. The demo went badly because the VPN dropped. "
+        "Then we ordered pizza. Everyone went home late."
+    )
+    stems = topical_stems("why did the demo go badly?")
+    assert trim(window, stems, 400).text == window  # fits: whole
+    cut = trim(window, stems, 50)
+    assert (
+        cut.text == "The demo went badly because the VPN dropped." and cut.matched == 1
+    )
+    wider = trim(window, stems, 110)
+    assert wider.text.startswith("We had a long week. The demo went badly")
+    assert trim("A" * 300, stems, 50).text.endswith("\u2026")
+
+
+def _fact(content: str, request_id: str = "r-f", tokens: int = 10) -> Hit:
+    memory = Memory(
+        id=content,
+        owner=OWNER,
+        session=None,
+        type="factual",
+        key=None,
+        content=content,
+        metadata={"request_id": request_id},
+        created_at="2026-01-01T00:00:00.000Z",
+        updated_at="2026-01-01T00:00:00.000Z",
+    )
+    return Hit(memory=memory, score=1.0, tier="keyword", tokens=tokens)
+
+
+def _snippet(content: str, request_id: str = "r-e", tokens: int = 30) -> Hit:
+    memory = Memory(
+        id=f"e-{request_id}-{content}",
+        owner=OWNER,
+        session=None,
+        type="episodic",
+        key=None,
+        content=content,
+        metadata={
+            "kind": "episode",
+            "episode": {"role": "user", "request_id": request_id},
+        },
+        created_at="2026-02-01T00:00:00.000Z",
+        updated_at="2026-02-01T00:00:00.000Z",
+    )
+    return Hit(memory=memory, score=0.5, tier="keyword", tokens=tokens, kind="episode")
+
+
+def test_one_ranking_one_budget_facts_first_on_ties() -> None:
+    cfg = MemoryConfig(
+        max_tokens=75, max_items=12, episodes=EpisodesConfig(max_snippets=2)
+    )
+    facts = Retrieval((_fact("Has a cat named Biscuit"), _fact("Lives in Leeds")), {})
+    snippets = EpisodeRecall(
+        [
+            _snippet("Biscuit knocked my coffee over."),
+            _snippet("We moved in March."),
+            _snippet("A third snippet."),
+        ],
+        {},
+    )
+    out = fuse_with_episodes(
+        facts, snippets, RetrievalRequest(owner=OWNER, query="q"), cfg
+    )
+    assert [h.memory.content for h in out.hits] == [
+        "Has a cat named Biscuit",
+        "Biscuit knocked my coffee over.",
+        "Lives in Leeds",
+    ]
+    assert out.tokens <= 75  # the second snippet did not fit
+    assert out.resolution["episodes"]["injected"] == 1
+    many = fuse_with_episodes(
+        Retrieval((), {}),
+        snippets,
+        RetrievalRequest(owner=OWNER, query="q"),
+        dataclasses.replace(cfg, max_tokens=600),
+    )
+    assert [h.kind for h in many.hits] == ["episode", "episode"]  # max_snippets
+
+
+def test_a_snippet_that_restates_its_turns_fact_is_dropped() -> None:
+    cfg = MemoryConfig()
+    facts = Retrieval((_fact("Prefers green tea", request_id="r1"),), {})
+    snippets = EpisodeRecall(
+        [
+            _snippet("I prefer green tea.", request_id="r1"),
+            _snippet("I prefer green tea, sencha mostly.", request_id="r1"),
+            _snippet("I prefer green tea.", request_id="r2"),
+        ],
+        {},
+    )
+    out = fuse_with_episodes(
+        facts, snippets, RetrievalRequest(owner=OWNER, query="tea"), cfg
+    )
+    assert [h.memory.content for h in out.hits] == [
+        "Prefers green tea",
+        "I prefer green tea, sencha mostly.",
+        "I prefer green tea.",
+    ]
+
+
+# -- a real engine ----------------------------------------------------------------------------
+def config(tmp_path: Path, **episodes: Any) -> Config:
+    return Config(
+        data_dir=str(tmp_path),
+        memory=MemoryConfig(
+            strategy="hybrid",
+            episodes=dataclasses.replace(EpisodesConfig(), **episodes),
+        ),
+        vector_store=VectorStoreConfig(kind="none"),
+    )
+
+
+@pytest.fixture
+async def make_engine(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    engines: list[Engine] = []
+
+    async def make(**episodes: Any) -> Engine:
+        engine = await open_engine(
+            ConfigHolder(config(tmp_path, **episodes)), Metrics()
+        )
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        await engine.close()
+
+
+async def said(
+    engine: Engine,
+    text: str,
+    owner: str = OWNER,
+    session: str | None = None,
+    at: str = "2026-03-04T10:00:00.000Z",
+    rid: str = "r",
+) -> None:
+    await engine.enqueue_turn(
+        Turn(rid, owner, session, "openai-chat", text, "ok", created_at=at)
+    )
+    for _ in range(300):
+        if await engine.outbox.depth() == 0 and not engine.pending.waiting:
+            return
+        await asyncio.sleep(0.01)
+
+
+async def snippets(
+    engine: Engine, query: str, owner: str = OWNER, **kw: Any
+) -> list[str]:
+    found = await engine.retrieve(
+        RetrievalRequest(owner=owner, query=query, **kw), side_effects=False
+    )
+    return [h.memory.content for h in found.hits if h.kind == "episode"]
+
+
+async def test_an_engine_recalls_what_was_said_with_its_date(
+    make_engine: Callable[..., Any],
+) -> None:
+    engine = await make_engine()
+    await said(
+        engine,
+        "The demo went badly because the VPN dropped twice.",
+        rid="r1",
+        at="2026-03-04T10:00:00.000Z",
+    )
+    await said(engine, "We drove to the coast with the kids.", owner=OTHER, rid="r2")
+    found = await engine.retrieve(
+        RetrievalRequest(owner=OWNER, query="why did the demo go badly"),
+        side_effects=False,
+    )
+    [hit] = [h for h in found.hits if h.kind == "episode"]
+    assert hit.memory.content == "The demo went badly because the VPN dropped twice."
+    assert hit.memory.created_at == "2026-03-04T10:00:00.000Z" and hit.why == (
+        "keyword",
+    )
+    assert hit.memory.metadata["episode"]["request_id"] == "r1"
+    assert await snippets(engine, "coast kids") == []  # another owner's
+    assert (
+        await snippets(engine, "quantum chromodynamics") == []
+    )  # nothing above the floor
+    # The request's own text is never its own snippet.
+    assert (
+        await snippets(engine, "The demo went badly because the VPN dropped twice.")
+        == []
+    )
+
+
+async def test_session_scope_applies_to_snippets(
+    make_engine: Callable[..., Any],
+) -> None:
+    engine = await make_engine()
+    await said(
+        engine, "Our sourdough starter is called Gaston.", session="s1", rid="r1"
+    )
+    assert (
+        await snippets(engine, "sourdough starter name", session="s2", scope="session")
+        == []
+    )
+    assert await snippets(
+        engine, "sourdough starter name", session="s1", scope="session"
+    ) == ["Our sourdough starter is called Gaston."]
+    assert await snippets(engine, "sourdough starter name") == [
+        "Our sourdough starter is called Gaston."
+    ]
+
+
+async def test_retention_and_the_sweep(make_engine: Callable[..., Any]) -> None:
+    engine = await make_engine(retention_days=30)
+    await said(
+        engine, "Ages ago we went to Rome.", at="2020-01-01T00:00:00.000Z", rid="r1"
+    )
+    await said(
+        engine,
+        "Yesterday we went to Rome again.",
+        at="2099-01-01T00:00:00.000Z",
+        rid="r2",
+    )
+    assert await snippets(engine, "rome") == ["Yesterday we went to Rome again."]
+    await engine.sweep()
+    page = await engine.list_episodes(EpisodeListQuery(owner=OWNER))
+    assert [e.content for e in page.items] == ["Yesterday we went to Rome again."]
+
+
+async def test_the_cap_evicts_the_oldest_episodes(
+    make_engine: Callable[..., Any],
+) -> None:
+    engine = await make_engine(max_per_owner=2)
+    for i, day in enumerate(("01", "02", "03")):
+        await said(
+            engine,
+            f"Gardening note {i}: tomatoes.",
+            at=f"2026-03-{day}T00:00:00.000Z",
+            rid=f"r{i}",
+        )
+    assert sorted(await snippets(engine, "gardening tomatoes")) == [
+        "Gardening note 1: tomatoes.",
+        "Gardening note 2: tomatoes.",
+    ]
+
+
+async def test_episodes_off_recalls_nothing(make_engine: Callable[..., Any]) -> None:
+    engine = await make_engine(enabled=False)
+    await said(engine, "The demo went badly because the VPN dropped twice.")
+    assert await snippets(engine, "demo vpn") == []

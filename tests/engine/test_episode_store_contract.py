@@ -1,0 +1,264 @@
+"""The shared episode store suite: the same behaviour from `SqliteEpisodeStore` (a real
+SQLite file, migrated) and `QdrantEpisodeStore` (qdrant-client local mode), both with a
+deterministic embedder: dedupe by (owner, session, role, content), sentence windows found by
+keyword and by meaning, owner isolation, session scope, retention from `said_at`, the
+per-owner cap, delete, erase, sweep, export, listing."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memtap.config.schema import QdrantConfig
+from memtap.engine.clock import iso
+from memtap.engine.episode_types import EpisodeListQuery, NewEpisode
+from memtap.engine.fallbacks import NoVectors
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import EpisodeStore
+from memtap.engine.qdrant.episodes import QdrantEpisodeStore
+from memtap.engine.qdrant.transport import open_transport
+from memtap.engine.sqlite import migrations
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from tests.support.hash_embedder import HashEmbedder
+
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+CAP = 1000
+
+
+def at(**delta: float) -> str:
+    return iso(NOW + timedelta(**delta))
+
+
+def live(owner: str | None = "alice", **kw: object) -> Live:
+    return Live(now=at(), cutoff=kw.pop("cutoff", None), owner=owner, **kw)  # type: ignore[arg-type]
+
+
+def said(
+    content: str, owner: str = "alice", session: str | None = "s1", **kw: object
+) -> NewEpisode:
+    kw.setdefault("said_at", at())
+    return NewEpisode(
+        owner=owner, session=session, role=kw.pop("role", "user"), content=content, **kw
+    )  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["sqlite", "qdrant"])
+async def store(
+    request: pytest.FixtureRequest, tmp_path
+) -> AsyncIterator[EpisodeStore]:  # type: ignore[no-untyped-def]
+    embedder = HashEmbedder()
+    if request.param == "sqlite":
+        db = await Database.open(tmp_path / "memtap.db", choose_driver())
+        await db.write_outside_transaction(migrations.migrate)
+        yield SqliteEpisodeStore(db, source=lambda: embedder)
+        await db.close()
+    else:
+        transport = await open_transport(QdrantConfig(), location=":memory:")
+        qdrant = QdrantEpisodeStore(
+            transport, "contract_episodes", embedder, owns_transport=True
+        )
+        yield qdrant
+        await qdrant.close()
+
+
+async def test_a_resent_message_is_stored_once(store: EpisodeStore) -> None:
+    first = await store.add(
+        [said("We drove to the coast last weekend.", request_id="r1")], at(), CAP
+    )
+    again = await store.add(
+        [
+            said(
+                "we drove to the  COAST last weekend.",
+                request_id="r2",
+                said_at=at(hours=1),
+            )
+        ],
+        at(hours=1),
+        CAP,
+    )
+    assert first[0].created and not again[0].created
+    assert first[0].id == again[0].id
+    page = await store.list_page(EpisodeListQuery(owner="alice"))
+    assert page.total == 1
+    episode = page.items[0]
+    assert (episode.content, episode.request_id, episode.said_at, episode.role) == (
+        "We drove to the coast last weekend.",
+        "r1",
+        at(),
+        "user",
+    )
+    # The same words in another session, by another role or owner, are other episodes.
+    others = await store.add(
+        [
+            said("We drove to the coast last weekend.", session="s2"),
+            said("We drove to the coast last weekend.", role="assistant"),
+            said("We drove to the coast last weekend.", owner="bob"),
+        ],
+        at(),
+        CAP,
+    )
+    assert all(w.created for w in others) and len({w.id for w in others}) == 3
+
+
+async def test_windows_are_found_by_keyword_and_by_meaning(store: EpisodeStore) -> None:
+    long = (
+        "The demo went badly because the VPN dropped. "
+        + "Filler sentence about nothing much here. " * 12
+        + "My sister Ana moved to Porto in March."
+    )
+    await store.add([said(long), said("I like tea.")], at(), CAP)
+    kw = await store.keyword("where did Ana move?", live(), 10)
+    assert kw and "Porto" in kw[0].text and kw[0].score > 0
+    assert kw[0].chunk > 0  # the window that holds it, not the message's start
+    assert len(kw[0].text) < len(long)
+    assert kw[0].episode.content == long
+    while await store.pending_vectors():
+        assert await store.embed_pending(64) > 0
+    vec = await store.vector("VPN demo", live(), 10)
+    assert vec[0].text.startswith("The demo went badly") and vec[0].score > 0.3
+    assert await store.keyword("zebra", live(), 10) == []
+
+
+async def test_vector_search_without_vectors_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    try:
+        store = SqliteEpisodeStore(db, source=lambda: None)
+        await store.add([said("I like tea.")], at(), CAP)
+        with pytest.raises(NoVectors):
+            await store.vector("tea", live(), 5)
+    finally:
+        await db.close()
+
+
+async def test_owner_isolation_and_session_scope(store: EpisodeStore) -> None:
+    await store.add(
+        [
+            said("Biscuit is my ginger cat.", session="s1"),
+            said("Biscuit ate my sandwich.", session="s2"),
+            said("Biscuit the dog of bob.", owner="bob"),
+            said("Biscuit without a session.", session=None),
+        ],
+        at(),
+        CAP,
+    )
+    await store.embed_pending(64)
+    owner_wide = {h.episode.content for h in await store.keyword("biscuit", live(), 10)}
+    assert owner_wide == {
+        "Biscuit is my ginger cat.",
+        "Biscuit ate my sandwich.",
+        "Biscuit without a session.",
+    }
+    only_s2 = await store.keyword("biscuit", live(session="s2", match_session=True), 10)
+    assert [h.episode.content for h in only_s2] == ["Biscuit ate my sandwich."]
+    no_session = await store.keyword(
+        "biscuit", live(session=None, match_session=True), 10
+    )
+    assert [h.episode.content for h in no_session] == ["Biscuit without a session."]
+    by_meaning = {h.episode.owner for h in await store.vector("biscuit", live(), 10)}
+    assert by_meaning == {"alice"}
+    assert (await store.list_page(EpisodeListQuery(owner="bob"))).total == 1
+
+
+async def test_retention_counts_from_said_at(store: EpisodeStore) -> None:
+    await store.add(
+        [said("Old trip to Rome.", said_at=at(days=-40)), said("New trip to Rome.")],
+        at(),
+        CAP,
+    )
+    recent = await store.keyword("rome trip", live(cutoff=at(days=-30)), 10)
+    assert [h.episode.content for h in recent] == ["New trip to Rome."]
+    assert await store.sweep(at(days=-30)) == 1
+    assert (await store.list_page(EpisodeListQuery(owner="alice"))).total == 1
+    assert [h.episode.content for h in await store.keyword("rome", live(), 10)] == [
+        "New trip to Rome."
+    ]
+
+
+async def test_the_cap_evicts_the_oldest(store: EpisodeStore) -> None:
+    await store.add(
+        [
+            said(f"Note number {i} about gardening.", said_at=at(minutes=i))
+            for i in range(5)
+        ],
+        at(),
+        3,
+    )
+    page = await store.list_page(EpisodeListQuery(owner="alice"))
+    assert page.total == 3
+    assert [e.content for e in page.items] == [
+        f"Note number {i} about gardening." for i in (4, 3, 2)
+    ]
+    await store.add(
+        [said("Another note about gardening.", said_at=at(minutes=10))], at(), 3
+    )
+    page = await store.list_page(EpisodeListQuery(owner="alice"))
+    assert [e.content for e in page.items][-1] == "Note number 3 about gardening."
+    assert len(await store.keyword("gardening", live(), 10)) == 3
+
+
+async def test_list_delete_erase_export(store: EpisodeStore) -> None:
+    writes = await store.add(
+        [said(f"Sentence {i} about climbing.", said_at=at(minutes=i)) for i in range(3)]
+        + [said("Bob likes chess.", owner="bob")],
+        at(),
+        CAP,
+    )
+    page = await store.list_page(EpisodeListQuery(owner="alice", limit=2, offset=1))
+    assert page.total == 3 and [e.content for e in page.items] == [
+        "Sentence 1 about climbing.",
+        "Sentence 0 about climbing.",
+    ]
+    assert (
+        await store.list_page(EpisodeListQuery(owner="alice", session="nope"))
+    ).total == 0
+    assert await store.delete(writes[0].id)
+    assert not await store.delete(writes[0].id)
+    assert await store.get(writes[0].id) is None
+    assert (await store.get(writes[1].id)).content == "Sentence 1 about climbing."  # type: ignore[union-attr]
+    exported = sorted(e.content for e in [e async for e in store.export_owner("alice")])
+    assert exported == ["Sentence 1 about climbing.", "Sentence 2 about climbing."]
+    assert await store.erase_owner("alice") == 2
+    assert await store.keyword("climbing", live(), 10) == []
+    assert (await store.list_page(EpisodeListQuery())).total == 1
+    counts = await store.counts()
+    assert counts["episodes"] == 1
+
+
+async def test_list_full_text(store: EpisodeStore) -> None:
+    await store.add(
+        [
+            said("The heat pump was installed on Tuesday."),
+            said("Pump up the volume.", said_at=at(minutes=1)),
+            said("Nothing to see."),
+        ],
+        at(),
+        CAP,
+    )
+    page = await store.list_page(EpisodeListQuery(owner="alice", q="pump"))
+    assert page.total == 2
+    assert [e.content for e in page.items] == [
+        "Pump up the volume.",
+        "The heat pump was installed on Tuesday.",
+    ]
+
+
+async def test_a_replaced_local_file_leaves_no_stale_vectors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    embedder = HashEmbedder()
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    try:
+        store = SqliteEpisodeStore(db, source=lambda: embedder)
+        await store.add([said("The VPN dropped during the demo.")], at(), CAP)
+        await store.embed_pending(64)
+        assert await store.vector(
+            "VPN demo", live(), 5
+        )  # the owner's matrix is cached now
+        await store.local_file_replaced()
+        assert store.cache.stats()["owners"] == 0
+    finally:
+        await db.close()
