@@ -3,7 +3,8 @@ per-owner stats of its Memories tab).
 
 Computed from the memories API (no store-specific query), paging through at most
 `MAX_SCANNED` memories; past that the answer says `"truncated": true`. Last activity is the
-newest memory change or request in the request log, whichever is later.
+newest memory change or request in the request log, whichever is later. `episodes` counts
+the owner's episodes (for the first `MAX_EPISODE_COUNTS` owners).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Final
 
 from aiohttp import web
 
+from memtap.engine.episode_types import EpisodeListQuery
 from memtap.engine.types import ListQuery, Memory, estimate_tokens
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
@@ -21,6 +23,8 @@ routes = web.RouteTableDef()
 
 PAGE: Final = 1000
 MAX_SCANNED: Final = 100_000
+MAX_EPISODE_COUNTS: Final = 1000
+"""Owners whose episodes are counted (one count query each); the rest show 0."""
 
 
 @dataclass(slots=True)
@@ -32,6 +36,8 @@ class OwnerStats:
     """Estimated tokens of the live memories (what retrieval could inject at most)."""
     last_activity: str = ""
     requests: int = 0
+    episodes: int = 0
+    """What the owner said, kept verbatim (episodes are not memories: counted apart)."""
 
     def count(self, memory: Memory) -> None:
         if memory.superseded_by is not None:
@@ -49,6 +55,7 @@ class OwnerStats:
             "tokens": self.tokens,
             "last_activity": self.last_activity or None,
             "requests": self.requests,
+            "episodes": self.episodes,
         }
 
 
@@ -76,6 +83,12 @@ async def list_owners(request: web.Request) -> web.Response:
         entry = stats.setdefault(record.owner, OwnerStats(record.owner))
         entry.requests += 1
         entry.last_activity = max(entry.last_activity, record.ts)
+    if only is not None:
+        stats.setdefault(only, OwnerStats(only))
+    for entry in list(stats.values())[:MAX_EPISODE_COUNTS]:
+        page = await engine.list_episodes(EpisodeListQuery(owner=entry.owner, limit=1))
+        entry.episodes = page.total
+    stats = {o: s for o, s in stats.items() if s.live or s.superseded or s.requests or s.episodes}
     owners = sorted(stats.values(), key=lambda s: s.last_activity, reverse=True)
     return json_response(
         {"items": [s.as_json() for s in owners], "truncated": truncated}

@@ -90,6 +90,7 @@ async def test_every_tab_renders_and_a_memory_is_added_edited_deleted(
         assert page.all("#m-rows img") == []
         page.type("#m-owner", OWNER)
         page.wait(lambda: "live 2" in page.text("#m-stats"))
+        assert "episodes 0" in page.text("#m-stats")  # counted apart from memories
         page.screenshot("memories")
 
         # Debounced search narrows the list.

@@ -184,3 +184,22 @@ async def test_export_import_keeps_superseded_history(admin: Admin) -> None:
     assert {m["id"] for m in active_after.body["items"]} == {
         m["id"] for m in active_before.body["items"]
     }
+
+
+async def test_owner_stats_count_memories_and_episodes(admin: Admin) -> None:
+    await admin.create(content="Prefers tea over coffee")
+    episode = {
+        "kind": "episode",
+        "owner": OWNER,
+        "session": None,
+        "role": "user",
+        "content": "We drove to the coast last weekend.",
+        "said_at": "2026-11-28T10:00:00Z",
+    }
+    reply = await admin.call("POST", "/api/import", data=json.dumps(episode).encode() + b"\n")
+    assert reply.status == 200, reply.body
+    stats = await admin.call("GET", "/api/owners", params={"owner": OWNER})
+    (item,) = stats.body["items"]
+    assert (item["owner"], item["live"], item["episodes"]) == (OWNER, 1, 1)
+    everyone = await admin.call("GET", "/api/owners")
+    assert {i["owner"]: i["episodes"] for i in everyone.body["items"]}[OWNER] == 1

@@ -41,11 +41,11 @@ async function loadStats() {
   }
   try {
     const stats = (await call("GET", "/owners" + query({ owner }))).items[0];
-    const s = stats || { live: 0, superseded: 0, tokens: 0, requests: 0, last_activity: null };
+    const s = stats || { live: 0, superseded: 0, tokens: 0, requests: 0, episodes: 0, last_activity: null };
     box.replaceChildren(
       h("strong", {}, owner), " · ",
       stat("live", s.live), stat("superseded", s.superseded), stat("tokens", s.tokens),
-      stat("requests", s.requests), stat("last activity", shortTime(s.last_activity) || "never"),
+      stat("episodes", s.episodes || 0), stat("requests", s.requests), stat("last activity", shortTime(s.last_activity) || "never"),
     );
     box.hidden = false;
   } catch (error) {
