@@ -42,6 +42,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
+from memtap.engine.retrieval.coincidence import only_generic_in_common
 from memtap.engine.retrieval.deadline import vector_deadline_s
 from memtap.engine.retrieval.floor import vector_floor
 from memtap.engine.retrieval.hybrid import fuse
@@ -218,7 +219,7 @@ async def retrieve(
             candidates = vec or []
         else:
             candidates = await _hybrid(
-                ctx, live, pool, kw_cands, answer, resolution, recent_rows
+                ctx, live, pool, kw_cands, answer, resolution, recent_rows, req.query
             )
 
     # Two stable sorts: newest first, then by score, so newer wins among equal scores.
@@ -258,8 +259,20 @@ async def _hybrid(
     answer: _VectorAnswer,
     resolution: dict[str, Any],
     recent_rows: list[Memory] | None,
+    query: str,
 ) -> list[_Candidate]:
     vec = answer.candidates
+    if vec is not None:
+        similar = {c.memory.id for c in vec}
+        coincidences = [
+            c.memory.id
+            for c in kw
+            if c.memory.id not in similar
+            and only_generic_in_common(query, c.memory.content)
+        ]
+        if coincidences:
+            resolution["keyword_coincidences"] = coincidences
+            kw = [c for c in kw if c.memory.id not in coincidences]
     if not kw and not vec:
         return []  # relevance floor: nothing matched the query
     by_id: dict[str, _Candidate] = {}

@@ -64,6 +64,30 @@ async def test_a_short_fact_about_the_subject_passes_the_floor_and_unrelated_get
         assert await preview(admin, unrelated) == [], unrelated
 
 
+async def test_a_keyword_hit_sharing_only_a_common_verb_is_a_coincidence(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+) -> None:
+    admin = await start_admin(
+        memtap_server,
+        memtap_config,
+        http,
+        memory=MemoryConfig(enabled=True, strategy="hybrid"),
+        embedding=EmbeddingConfig(source="onnx"),
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+    )
+    for content in ("I write tests first", "Works at Stripe"):
+        await admin.create(content=content)
+    # a task for the assistant that shares only "write" / "works" with a stored fact
+    assert await preview(admin, "Write a haiku about autumn leaves") == []
+    assert await preview(admin, "Explain how photosynthesis works") == []
+    # the same words in a question about the user still find the fact
+    assert await preview(admin, "Where do I work?") == ["Works at Stripe"]
+    assert "I write tests first" in await preview(admin, "Do I write tests before the code?")
+
+
 @pytest.fixture(params=["sqlite", "qdrant"])
 async def keyword_admin(
     request: pytest.FixtureRequest,

@@ -1,0 +1,100 @@
+"""Keyword hits that share only a common verb with the question.
+
+"Write a haiku about autumn leaves" matches a stored "Writes tests first" by keyword, and
+"Explain how photosynthesis works" matches "Works at Stripe": the words in common are verbs
+that say nothing of the topic. When the question is not about the user (no "I", "my",
+"we", "our": a task for the assistant) and the vector leg answered without finding such a
+memory similar (it is not among the vector hits above the floor), the keyword match is a
+coincidence and the hit is dropped. "Where do I work?" keeps "Works at Stripe"; a keyword hit
+that shares a topic word ("Helm", "tests", "Postgres") stays, as does every keyword hit when
+there is no vector answer to consult.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memtap.engine.stopwords import STOPWORDS
+
+# Verbs (and a few nouns) too common in questions and in stored facts to mean a topic.
+_GENERIC = frozenset(
+    [
+        "write",
+        "work",
+        "use",
+        "make",
+        "get",
+        "go",
+        "know",
+        "like",
+        "need",
+        "want",
+        "help",
+        "explain",
+        "tell",
+        "show",
+        "give",
+        "take",
+        "find",
+        "think",
+        "look",
+        "call",
+        "try",
+        "ask",
+        "feel",
+        "start",
+        "keep",
+        "let",
+        "put",
+        "mean",
+        "become",
+        "leave",
+        "seem",
+        "turn",
+        "move",
+        "live",
+        "come",
+        "bring",
+        "happen",
+        "thing",
+        "way",
+        "time",
+        "day",
+        "good",
+        "best",
+        "new",
+        "right",
+    ]
+)
+_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+# The user as the one the question is about ("me" is left out: "write me a haiku" is a task).
+_ABOUT_USER = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours|yo|mi|mis|eu|meu|minha|je|j'|"
+    r"mon|ma|mes|ich|mein|meine)\b",
+    re.IGNORECASE,
+)
+
+
+def _stem(word: str) -> str:
+    # Enough to make "works"/"working"/"worked" and "writes"/"writing" meet.
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+
+
+_GENERIC_STEMS = frozenset(_stem(w) for w in _GENERIC)
+
+
+def only_generic_in_common(query: str, content: str) -> bool:
+    """Whether `query` is not about the user and every word it shares with `content` is a
+    generic verb (none shared: False, the keyword index matched on something not seen here)."""
+    if _ABOUT_USER.search(query):
+        return False
+    shared = _stems(query) & _stems(content)
+    return bool(shared) and shared <= _GENERIC_STEMS
