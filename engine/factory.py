@@ -15,11 +15,13 @@ The outbox and the settings overrides always live in this replica's SQLite file.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.resolve import (
@@ -30,7 +32,7 @@ from memtap.engine.engine import Engine
 from memtap.engine.events import EngineEvents
 from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
 from memtap.engine.metrics import Metrics
-from memtap.engine.ports import VectorIndex
+from memtap.engine.ports import EpisodeStore, RecordStore, VectorIndex
 from memtap.engine.qdrant.collection import Collection
 from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
@@ -62,6 +64,20 @@ def database_path(config: Config) -> Path:
     return local.database_path(config.data_dir)
 
 
+@dataclass(slots=True)
+class _Ports:
+    """What one `vector_store.kind` puts behind the engine's storage ports, and how to close
+    what it opened if the engine does not start."""
+
+    store: RecordStore
+    index: VectorIndex | None
+    vector_error: str | None
+    episodes: EpisodeStore
+    started: dict[str, Any]
+    """Fields of the `memory.engine_started` line."""
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+
 async def open_engine(
     holder: ConfigHolder,
     metrics: Metrics,
@@ -74,60 +90,19 @@ async def open_engine(
     """Open the local file, pick the record store and vector index, start the worker.
 
     With `vector_store.kind: qdrant` Qdrant is the system of record (several replicas share
-    it); the local SQLite file then keeps only this replica's outbox and settings."""
-    config = holder.current
-    if config.vector_store.kind == "qdrant":
-        return await open_qdrant_engine(
-            holder,
-            metrics,
-            start_worker=start_worker,
-            driver=driver,
-            transport=qdrant_transport,
-            events=events,
-        )
-    db = await local.open_local(
-        config.data_dir,
+    it); the local SQLite file then keeps only this replica's outbox and settings. Qdrant
+    being down does not stop memtap from starting (fail-open); a vector-size mismatch does
+    (`QdrantCollectionMismatch`, a ConfigError). `qdrant_transport=` lets several engines in
+    one process share one client (tests; Qdrant local mode allows one client per path)."""
+    return await _open(
+        holder,
+        metrics,
+        on_qdrant=holder.current.vector_store.kind == "qdrant",
+        start_worker=start_worker,
         driver=driver,
-        sqlite_vec=config.vector_store.kind in ("auto", "sqlite-vec"),
+        transport=qdrant_transport,
+        events=events,
     )
-    try:
-        store = SqliteRecordStore(
-            db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
-        )
-        index, error = await _vector_index(holder, db, metrics)
-        episodes = SqliteEpisodeStore(
-            db,
-            source=_source_of(index),
-            read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms,
-        )
-        engine = Engine(
-            holder,
-            metrics,
-            db,
-            store,
-            SqliteOutbox(db),
-            SqliteSettings(db),
-            index,
-            error,
-            events=events,
-            request_log=SqliteRequestLog(db),
-            episodes=episodes,
-        )
-        await engine.start(worker=start_worker)
-    except BaseException:
-        await db.close()
-        raise
-    log.info(
-        "memory.engine_started",
-        extra={
-            "fields": {
-                "store": f"sqlite:{db.driver.name}",
-                "path": str(db.path),
-                "vector": index.name if index else "off",
-            }
-        },
-    )
-    return engine
 
 
 async def open_qdrant_engine(
@@ -139,58 +114,128 @@ async def open_qdrant_engine(
     transport: QdrantTransport | None = None,
     events: EngineEvents | None = None,
 ) -> Engine:
-    """The engine with Qdrant as the shared record store: the local SQLite file (outbox,
-    settings), the embedding source, the Qdrant collection. Qdrant being down does not stop
-    memtap from starting (fail-open); a vector-size mismatch does
-    (`QdrantCollectionMismatch`, a ConfigError). `transport=` lets several engines in one
-    process share one client (tests; Qdrant local mode allows one client per path)."""
+    """`open_engine` with Qdrant as the record store whatever `vector_store.kind` says (a
+    replica switched to Qdrant at run time; tests of outages)."""
+    return await _open(
+        holder,
+        metrics,
+        on_qdrant=True,
+        start_worker=start_worker,
+        driver=driver,
+        transport=transport,
+        events=events,
+    )
+
+
+async def _open(
+    holder: ConfigHolder,
+    metrics: Metrics,
+    *,
+    on_qdrant: bool,
+    start_worker: bool,
+    driver: Driver | None,
+    transport: QdrantTransport | None,
+    events: EngineEvents | None,
+) -> Engine:
     config = holder.current
-    db = await local.open_local(config.data_dir, driver=driver)
-    resolution: EmbeddingResolution | None = None
+    db = await local.open_local(
+        config.data_dir,
+        driver=driver,
+        sqlite_vec=not on_qdrant and config.vector_store.kind in ("auto", "sqlite-vec"),
+    )
+    ports: _Ports | None = None
     try:
-        resolution = await resolve_embedding_source(
-            config.embedding, config.data_dir, metrics
-        )
-        store = await open_qdrant_store(
-            config, resolution.source, metrics, transport=transport
-        )
-        index = QdrantDenseIndex(store, resolution.source)
-        episodes = QdrantEpisodeStore(
-            store.transport,
-            f"{config.vector_store.qdrant.collection}_episodes",
-            resolution.source,
-        )
+        if on_qdrant:
+            ports = await _qdrant_ports(holder, metrics, transport)
+        else:
+            ports = await _sqlite_ports(holder, db, metrics)
         engine = Engine(
             holder,
             metrics,
             db,
-            store,
+            ports.store,
             SqliteOutbox(db),
             SqliteSettings(db),
-            index,
+            ports.index,
+            ports.vector_error,
             events=events,
             request_log=SqliteRequestLog(db),
-            episodes=episodes,
+            episodes=ports.episodes,
         )
         await engine.start(worker=start_worker)
     except BaseException:
-        if resolution is not None and resolution.source is not None:
-            await resolution.source.close()
+        # Everything opened for an engine that did not start is closed again: the
+        # embedding model, the Qdrant client (a local-mode directory lock), the file.
+        for close in reversed(ports.closers if ports is not None else []):
+            with contextlib.suppress(Exception):
+                await close()
         await db.close()
         raise
     log.info(
         "memory.engine_started",
-        extra={
-            "fields": {
-                "store": f"qdrant:{store.transport.mode}",
-                "collection": store.collection.name,
-                "path": str(db.path),
-                "vector": "qdrant" if store.collection.has_dense else "off",
-                "embedding": store.embedding(),
-            }
-        },
+        extra={"fields": {**ports.started, "path": str(db.path)}},
     )
     return engine
+
+
+async def _sqlite_ports(holder: ConfigHolder, db: Database, metrics: Metrics) -> _Ports:
+    store = SqliteRecordStore(
+        db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
+    )
+    index, error = await _vector_index(holder, db, metrics)
+    episodes = SqliteEpisodeStore(
+        db,
+        source=_source_of(index),
+        read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms,
+    )
+    return _Ports(
+        store,
+        index,
+        error,
+        episodes,
+        {"store": f"sqlite:{db.driver.name}", "vector": index.name if index else "off"},
+        [index.close] if index is not None else [],
+    )
+
+
+async def _qdrant_ports(
+    holder: ConfigHolder, metrics: Metrics, transport: QdrantTransport | None
+) -> _Ports:
+    config = holder.current
+    resolution = await resolve_embedding_source(
+        config.embedding, config.data_dir, metrics
+    )
+    closers: list[Callable[[], Awaitable[None]]] = []
+    if resolution.source is not None:
+        closers.append(resolution.source.close)
+    try:
+        store = await open_qdrant_store(
+            config, resolution.source, metrics, transport=transport
+        )
+    except BaseException:
+        for close in closers:
+            with contextlib.suppress(Exception):
+                await close()
+        raise
+    closers.append(store.close)
+    episodes = QdrantEpisodeStore(
+        store.transport,
+        f"{config.vector_store.qdrant.collection}_episodes",
+        resolution.source,
+    )
+    return _Ports(
+        store,
+        QdrantDenseIndex(store, resolution.source),
+        None,
+        episodes,
+        {
+            "store": f"qdrant:{store.transport.mode}",
+            "collection": store.collection.name,
+            "vector": "qdrant" if store.collection.has_dense else "off",
+            "embedding": store.embedding(),
+        },
+        closers,
+    )
 
 
 def _source_of(index: VectorIndex | None) -> Callable[[], EmbeddingSource | None]:
@@ -198,11 +243,7 @@ def _source_of(index: VectorIndex | None) -> Callable[[], EmbeddingSource | None
     episode windows: one model, one cache, one coalescer for facts and episodes."""
 
     def current() -> EmbeddingSource | None:
-        if index is None:
-            return None
-        points = getattr(index, "points", None)
-        source = getattr(index, "source", None) or getattr(points, "embedder", None)
-        return source if isinstance(source, EmbeddingSource) else None
+        return index.embedding_source() if index is not None else None
 
     return current
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memtap.engine.episode_types import (
     ChunkHit,
@@ -41,6 +41,9 @@ from memtap.engine.types import (
     Page,
     Turn,
 )
+
+if TYPE_CHECKING:
+    from memtap.engine.embeddings.base import EmbeddingSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +345,11 @@ class VectorIndex(Protocol):
 
     def embedding(self) -> str:
         """/_memtap/health "embedding" (e.g. "onnx:all-MiniLM-L6-v2")."""
+        ...
+
+    def embedding_source(self) -> EmbeddingSource | None:
+        """The source this index embeds with now (it can switch at runtime): episode
+        windows use the same one, so facts and episodes share one model, cache and queue."""
         ...
 
     async def close(self) -> None: ...

@@ -149,6 +149,9 @@ class QdrantDenseIndex:
     def embedding(self) -> str:
         return self.store.embedding()
 
+    def embedding_source(self) -> EmbeddingSource | None:
+        return self._embedder
+
     async def close(self) -> None:
         if self._embedder is not None:
             await self._embedder.close()
@@ -251,6 +254,9 @@ class QdrantVectorIndex:
 
     def embedding(self) -> str:
         return self.points.signature or "none"
+
+    def embedding_source(self) -> EmbeddingSource | None:
+        return self.points.embedder
 
     async def close(self) -> None:
         if self._owns_transport:

@@ -358,6 +358,9 @@ class SqliteVecIndex:
     def health(self) -> str:
         return SQLITE_VEC
 
+    def embedding_source(self) -> EmbeddingSource | None:
+        return self._source
+
     def embedding(self) -> str:
         return "none" if self._disabled is not None else self._source.signature
 

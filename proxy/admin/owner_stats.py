@@ -88,7 +88,11 @@ async def list_owners(request: web.Request) -> web.Response:
     for entry in list(stats.values())[:MAX_EPISODE_COUNTS]:
         page = await engine.list_episodes(EpisodeListQuery(owner=entry.owner, limit=1))
         entry.episodes = page.total
-    stats = {o: s for o, s in stats.items() if s.live or s.superseded or s.requests or s.episodes}
+    stats = {
+        o: s
+        for o, s in stats.items()
+        if s.live or s.superseded or s.requests or s.episodes
+    }
     owners = sorted(stats.values(), key=lambda s: s.last_activity, reverse=True)
     return json_response(
         {"items": [s.as_json() for s in owners], "truncated": truncated}

@@ -190,6 +190,9 @@ class BrokenTier:
     def embedding(self) -> str:
         return "none"
 
+    def embedding_source(self) -> None:
+        return None
+
     async def local_file_replaced(self) -> None:
         return None
 

@@ -314,3 +314,32 @@ async def test_summarize_and_restore_with_qdrant(shared: QdrantTransport, replic
     assert [h.memory.id for h in hits.hits] == [original.id]
     with pytest.raises(NotFound):
         await engine.restore_summary(short.id)  # not a summary
+
+
+async def test_an_engine_that_fails_to_start_releases_the_qdrant_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Qdrant local mode locks its directory per client: a failed start must close the
+    # client it opened, or the next open in this process is refused.
+    from memtap.engine.engine import Engine
+    from memtap.engine.factory import open_engine
+
+    config = Config(
+        data_dir=str(tmp_path / "data"),
+        embedding=EmbeddingConfig(source="none"),
+        vector_store=VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"), collection="c")
+        ),
+    )
+    holder = ConfigHolder(config, str(tmp_path / "absent.yaml"))
+    real_start = Engine.start
+
+    async def failing_start(self: Engine, *, worker: bool = True) -> None:
+        raise RuntimeError("start failed")
+
+    monkeypatch.setattr(Engine, "start", failing_start)
+    with pytest.raises(RuntimeError):
+        await open_engine(holder, Metrics(), start_worker=False)
+    monkeypatch.setattr(Engine, "start", real_start)
+    engine = await open_engine(holder, Metrics(), start_worker=False)
+    await engine.close()

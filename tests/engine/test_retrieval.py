@@ -283,6 +283,9 @@ class ScriptedTier:
     def embedding(self) -> str:
         return "scripted"
 
+    def embedding_source(self) -> None:
+        return None
+
     async def local_file_replaced(self) -> None:
         return None
 
