@@ -86,8 +86,8 @@ async def list_owners(request: web.Request) -> web.Response:
     if only is not None:
         stats.setdefault(only, OwnerStats(only))
     for entry in list(stats.values())[:MAX_EPISODE_COUNTS]:
-        page = await engine.list_episodes(EpisodeListQuery(owner=entry.owner, limit=1))
-        entry.episodes = page.total
+        said = await engine.list_episodes(EpisodeListQuery(owner=entry.owner, limit=1))
+        entry.episodes = said.total
     stats = {
         o: s
         for o, s in stats.items()
