@@ -27,6 +27,7 @@ from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.dates import dated_fact
 from memtap.engine.extraction.extract import extract_facts
+from memtap.engine.extraction.restatement import drop_restatements
 from memtap.engine.metrics import Metrics
 from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
@@ -206,6 +207,8 @@ class OutboxWorker:
         extract_from = tuple(self.holder.current.memory.extract_from)
         started = time.perf_counter()
         planned = await asyncio.to_thread(plan, rows, extract_from)
+        # A store failing here is unwell: the page is retried later, like a failed write.
+        planned = await drop_restatements(planned, self.records)
         try:
             try:
                 results = await self.records.write_facts(

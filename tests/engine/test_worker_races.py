@@ -82,3 +82,22 @@ async def test_a_store_failing_part_way_releases_the_rows_it_applied(tmp_path: P
     finally:
         store.write_facts = real  # type: ignore[method-assign]
         await engine.close()
+
+
+async def test_a_restatement_in_fewer_words_keeps_the_richer_fact_current(tmp_path: Path) -> None:
+    engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
+    try:
+        for i, text in enumerate(
+            ["I live in Berlin, in Kreuzberg near the canal.", "Yes, I live in Berlin."]
+        ):
+            await engine.enqueue_turn(Turn(f"r{i}", OWNER, None, "openai-chat", text, "ok"))
+            await engine.worker.process(await engine.outbox.page(0, 10))
+        live = (await engine.list_memories(ListQuery(owner=OWNER))).items
+        assert [m.content for m in live] == ["Lives in Berlin, in Kreuzberg near the canal"]
+        # a new value of the slot still replaces it
+        await engine.enqueue_turn(Turn("r4", OWNER, None, "openai-chat", "I live in Hamburg now.", "ok"))
+        await engine.worker.process(await engine.outbox.page(0, 10))
+        live = (await engine.list_memories(ListQuery(owner=OWNER))).items
+        assert [m.content for m in live] == ["Lives in Hamburg"]
+    finally:
+        await engine.close()
