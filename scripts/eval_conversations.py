@@ -259,6 +259,17 @@ def source_turn(content: str, turn_words: list[tuple[str, set[str]]]) -> str | N
 
 
 # -- the run ---------------------------------------------------------------------------------
+async def apply_settings(client: aiohttp.ClientSession, base: str, pairs: list[str]) -> None:
+    """`--setting memory.episodes.keep_assistant=true`: runtime settings (values as JSON)."""
+    body = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        body[name] = json.loads(value)
+    async with client.put(base + "/_memtap/api/settings", json=body) as r:
+        if r.status != 200:
+            raise SystemExit(f"settings refused: {await r.text()}")
+
+
 async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     conversations = load_all()[: args.limit_conversations or None]
     if args.quick:
@@ -273,6 +284,8 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         try:
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
                 await wait_ready(client, base, process)
+                if args.setting:
+                    await apply_settings(client, base, args.setting)
                 return await run(client, base, standin, conversations, args, started)
         finally:
             process.terminate()
@@ -407,6 +420,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_CONVERSATIONS} conversations, {QUICK_QUESTIONS} questions each")
     parser.add_argument("--json", action="store_true", help="print the figures (and memtap's misses) as JSON")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
+                        help="a runtime setting for the run, e.g. memory.episodes.keep_assistant=true")
     return parser.parse_args(argv)
 
 
