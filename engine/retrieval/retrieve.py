@@ -40,7 +40,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
-from memtap.engine.retrieval.deadline import vector_deadline_s
+from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
 from memtap.engine.types import (
@@ -61,6 +61,8 @@ class RetrievalContext:
     config: MemoryConfig
     vectors: VectorIndex | None
     metrics: Metrics | None = None
+    clock: RetrievalClock | None = None
+    """When the engine took the request: the vector deadline counts from it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +98,13 @@ async def _vector(
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
         return _VectorAnswer(None)
     started = time.perf_counter()
+    deadline_s = vector_deadline_s(ctx.config, ctx.clock)  # a share: keywords still arrive
     try:
+        if deadline_s <= 0:
+            raise TimeoutError  # the wait for own writes took the vector leg's share
         found = await asyncio.wait_for(
             _vector_rows(ctx.records, tier, live, req.query, limit, side_effects),
-            timeout=vector_deadline_s(ctx.config),  # a share: keywords still arrive
+            timeout=deadline_s,
         )
     except NoVectors as exc:
         resolution["fallbacks"].append({"tier": "vector", "reason": str(exc)})

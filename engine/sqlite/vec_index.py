@@ -247,7 +247,7 @@ class SqliteVecIndex:
             )
             self._fallbacks.record(
                 f"backfill_{cause}" if not cause.startswith("backfill") else cause,
-                describe_error(exc),
+                describe_error(exc, self.backfill_timeout_s),
             )
 
     # -- writes ---------------------------------------------------------------------------

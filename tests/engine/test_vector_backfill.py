@@ -22,8 +22,9 @@ from memtap.config.schema import (
 )
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
+from memtap.engine.fallbacks import describe_error
 from memtap.engine.metrics import Metrics
-from memtap.engine.types import NewMemory, RetrievalRequest
+from memtap.engine.types import NewMemory, RetrievalRequest, Turn
 from tests.support.semantic import EmbeddingsServer
 
 FACTS = [
@@ -184,3 +185,57 @@ async def test_a_slow_vector_leg_leaves_the_keyword_results_inside_the_time_limi
         finally:
             server.delay_s = 0.0
             await engine.close()
+
+
+async def test_waiting_for_own_writes_comes_out_of_the_vector_legs_time(
+    tmp_path: Path,
+) -> None:
+    """The read-your-own-writes wait and a slow vector leg share one limit: the keyword
+    results arrive inside `retrieval_timeout_ms`, not after the wait plus the vector share."""
+    async with EmbeddingsServer() as server:
+        cfg = config(tmp_path / "data", server)
+        cfg = replace(
+            cfg,
+            memory=replace(cfg.memory, retrieval_timeout_ms=400),
+            embedding=replace(cfg.embedding, timeout_ms=5000),
+        )
+        engine = await open_at(tmp_path, cfg)
+        try:
+            for fact in FACTS:
+                await engine.create_memory(NewMemory(owner="erin", content=fact))
+            # Every embedding is slow now: the worker's vector write for the fact below
+            # holds the owner's turn pending (the wait takes its whole budget), and the
+            # query embedding misses the vector deadline.
+            server.delay_s = 2.0
+            await engine.enqueue_turn(
+                Turn(
+                    "req-1",
+                    "erin",
+                    None,
+                    "openai-chat",
+                    "I prefer oolong tea in the evening.",
+                    "Noted.",
+                )
+            )
+            await asyncio.sleep(0.05)  # the worker has the turn and waits on its vector
+            started = time.monotonic()
+            async with asyncio.timeout(0.4):  # the proxy's own limit (inject.py)
+                got = await engine.retrieve(
+                    RetrievalRequest(
+                        owner="erin", query="which tea do I drink", strategy="hybrid"
+                    )
+                )
+            assert time.monotonic() - started < 0.4
+            assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
+            assert got.hits and any("tea" in h.memory.content for h in got.hits)
+            reasons = [f.get("reason") for f in got.resolution["fallbacks"]]
+            assert "timeout" in reasons
+        finally:
+            server.delay_s = 0.0
+            await engine.close()
+
+
+def test_a_timeout_is_logged_with_how_long_it_was_given() -> None:
+    # asyncio's TimeoutError has an empty str(): the log line says what timed out instead.
+    assert describe_error(TimeoutError(), 5.0) == "TimeoutError: no answer within 5 s"
+    assert describe_error(ValueError("bad row")) == "ValueError: bad row"
