@@ -55,10 +55,12 @@ class EmbeddingSource(Protocol):
         """`name:model:dim`; equal signatures mean comparable vectors."""
         ...
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         """Embed `texts` in order; returns (len(texts), dim) float32 unit vectors.
 
-        Raises `EmbeddingError`. Never blocks the event loop."""
+        `urgent`: a request is waiting for these (a query embedding); a local model serves
+        urgent texts before any write's (extraction, backfill). Raises `EmbeddingError`.
+        Never blocks the event loop."""
         ...
 
     def batch_stats(self) -> CoalescerStats | None:

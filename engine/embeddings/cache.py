@@ -109,7 +109,7 @@ class CachedSource:
     def signature(self) -> str:
         return self.inner.signature
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         if not texts:
             return empty_vectors(self.dim)
         signature = self.inner.signature
@@ -123,7 +123,7 @@ class CachedSource:
             else:
                 out[i] = cached
         if missing:
-            fresh = await self.inner.embed(list(missing))
+            fresh = await self.inner.embed(list(missing), urgent=urgent)
             for row, (text, positions) in enumerate(missing.items()):
                 vector = fresh[row].copy()
                 self.cache.put(keys[positions[0]], vector)

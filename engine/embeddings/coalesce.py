@@ -6,12 +6,14 @@ embeddings (~5 ms each) and could pass `memory.retrieval_timeout_ms`. Batched, a
 less (measured with the packaged MiniLM: 4.6 ms for 1 text, 11.5 ms for 4, 22 ms for 8), so
 requests that arrive while a run is in flight go together in the next one.
 
-Order: small requests (a query: one text) go before big ones (extraction, backfill), so a
-busy write path does not hold up retrieval; otherwise first come, first served. A run takes
-whole requests up to `max_texts`. A caller that gives up
-(timeout, cancellation) leaves its texts to be computed anyway (a running batch cannot be
-stopped) but gets nothing back late. A request bigger than `max_texts` is queued in pieces,
-so queries go between them.
+Order: urgent requests (a query embedding a request waits for) go strictly before writes
+(extraction, backfill, import): a run holds queries only, or writes only, and writes run in
+pieces of `WRITE_RUN_TEXTS` so a query that arrives meanwhile waits for one small piece at
+most, not for a whole import batch. Under load the write path therefore falls behind, never
+the requests (the backfill catches up what a write gave up on). Otherwise first come, first
+served; a run takes whole requests up to `max_texts`. A caller that gives up (timeout,
+cancellation) before its run starts is dropped from the queue; once its run started its texts
+are computed anyway (a running batch cannot be stopped) but nothing comes back late.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import numpy as np
 
 from memtap.engine.embeddings.base import CoalescerStats, Vectors
 
-SMALL_REQUEST = 4
-"""Texts in a request that counts as a query (served first)."""
+WRITE_RUN_TEXTS = 8
+"""Texts of one write run (~20 ms with MiniLM here): what a query may wait behind."""
 
 
 @dataclass(slots=True)
@@ -44,21 +46,22 @@ class Coalescer:
     _big: list[_Request] = field(default_factory=list)
     _drain: asyncio.Task[None] | None = None
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        if len(texts) > self.max_texts:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+        piece = self.max_texts if urgent else min(self.max_texts, WRITE_RUN_TEXTS)
+        if len(texts) > piece:
             # In pieces, so that queries can go between them.
             parts = await asyncio.gather(
                 *(
-                    self._one(texts[at : at + self.max_texts], small=False)
-                    for at in range(0, len(texts), self.max_texts)
+                    self._one(texts[at : at + piece], urgent=urgent)
+                    for at in range(0, len(texts), piece)
                 )
             )
             return np.concatenate(parts)
-        return await self._one(texts, small=len(texts) <= SMALL_REQUEST)
+        return await self._one(texts, urgent=urgent)
 
-    async def _one(self, texts: Sequence[str], *, small: bool) -> Vectors:
+    async def _one(self, texts: Sequence[str], *, urgent: bool) -> Vectors:
         request = _Request(list(texts), asyncio.get_running_loop().create_future())
-        (self._small if small else self._big).append(request)
+        (self._small if urgent else self._big).append(request)
         if self._drain is None or self._drain.done():
             self._drain = asyncio.get_running_loop().create_task(
                 self._run_all(), name="memtap-embedding-batches"
@@ -66,19 +69,25 @@ class Coalescer:
         return await request.future
 
     def _next_run(self) -> list[_Request]:
-        taken: list[_Request] = []
-        count = 0
-        for queue in (self._small, self._big):
+        """Queries if any wait (a run never mixes writes into them), else one write piece."""
+        for queue, limit in (
+            (self._small, self.max_texts),
+            (self._big, min(self.max_texts, WRITE_RUN_TEXTS)),
+        ):
+            taken: list[_Request] = []
+            count = 0
             while queue:
                 request = queue[0]
                 if request.future.done():  # its caller gave up before the run
                     queue.pop(0)
                     continue
-                if taken and count + len(request.texts) > self.max_texts:
-                    return taken
+                if taken and count + len(request.texts) > limit:
+                    break
                 taken.append(queue.pop(0))
                 count += len(request.texts)
-        return taken
+            if taken:
+                return taken
+        return []
 
     async def _run_all(self) -> None:
         while run := self._next_run():

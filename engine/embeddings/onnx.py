@@ -76,11 +76,11 @@ class OnnxEmbedder:
     def signature(self) -> str:
         return make_signature(self.name, self._model, self._dim)
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         if not texts:
             return empty_vectors(self._dim)
         try:
-            return await self.batches.embed(texts)
+            return await self.batches.embed(texts, urgent=urgent)
         except EmbeddingError:
             raise
         except Exception as exc:  # onnxruntime raises its own exception types

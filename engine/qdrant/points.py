@@ -183,7 +183,7 @@ class QdrantPoints:
         if self.embedder is None or not self.collection.has_dense:
             return None
         try:
-            return [float(x) for x in (await self.embedder.embed([query]))[0]]
+            return [float(x) for x in (await self.embedder.embed([query], urgent=True))[0]]
         except EmbeddingError as exc:
             log.warning(
                 "qdrant.query_embed_failed", extra={"fields": {"cause": exc.cause}}

@@ -88,7 +88,7 @@ async def dense_search(
     await points.collection.ensure()
     if not points.collection.has_dense:
         return []
-    dense = (await points.embedder.embed([query]))[0].astype(float).tolist()
+    dense = (await points.embedder.embed([query], urgent=True))[0].astype(float).tolist()
     must: list[models.Condition] = [match("vec_sig", points.signature or "")]
     if owner is not None:
         must.append(match("owner", owner))

@@ -7,7 +7,10 @@ reader hop. `engine.factory.build_vector_index` builds it. Why each piece is the
   `SemanticUnavailable` and retrieval answers that request from the keyword ranking.
 - Lazy backfill: before a search, up to `BACKFILL_BUDGET` of the owner's memories that have
   no vector yet are embedded (bounded by `BACKFILL_BUDGET_S`; skipped while another backfill
-  runs), so a model change heals with real traffic without holding requests up.
+  runs), so a model change heals with real traffic without holding requests up. At most once
+  per owner every `INLINE_BACKFILL_EVERY_S`: the look-up is a reader hop before the query
+  embedding, paid by every request under load, while the engine's background backfill
+  (`engine/maintenance/backfill.py`) does the rest.
 - Each fallback cause is logged once (first time) and counted every time in
   `memtap_memory_fallbacks_total{cause}`.
 - KNN is served from `engine.sqlite.vector_cache` (per-owner float32 matrices, exact cosine,
@@ -20,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -51,6 +55,8 @@ BACKFILL_BUDGET = 16
 """Memories embedded inline before one search (static: ~1 ms, onnx: ~20 ms)."""
 BACKFILL_BUDGET_S = 0.1
 """Well inside `memory.retrieval_timeout_ms` (250 ms), which bounds the whole vector search."""
+INLINE_BACKFILL_EVERY_S = 5.0
+"""How often a search looks for its owner's memories without a vector (see above)."""
 SQLITE_VEC = "sqlite-vec"
 
 
@@ -75,6 +81,8 @@ class SqliteVecIndex:
         self._fallbacks = FallbackLog(metrics)
         self._metrics = metrics
         self._backfill_lock = asyncio.Lock()
+        self._inline_backfill_at: dict[str, float] = {}
+        """Owner -> when a search last looked for its unindexed memories (monotonic)."""
         self.backfill_timeout_s = BACKFILL_BUDGET_S
         self.last_reset_marked = 0
         self._disabled: str | None = None
@@ -218,7 +226,7 @@ class SqliteVecIndex:
     async def _embed_query(self, query: str) -> Any:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
         try:
-            matrix = await asyncio.wait_for(self._source.embed([query]), timeout_s)
+            matrix = await asyncio.wait_for(self._source.embed([query], urgent=True), timeout_s)
         except TimeoutError as exc:
             self._fallbacks.record(
                 "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"
@@ -235,6 +243,13 @@ class SqliteVecIndex:
         # Best effort: a failing backfill must not cost the request its semantic results.
         if self._backfill_lock.locked():
             return
+        now = time.monotonic()
+        last = self._inline_backfill_at.get(owner)
+        if last is not None and now - last < INLINE_BACKFILL_EVERY_S:
+            return
+        if len(self._inline_backfill_at) > 100_000:  # bounded whatever the owner count
+            self._inline_backfill_at.clear()
+        self._inline_backfill_at[owner] = now
         try:
             await asyncio.wait_for(
                 self.backfill(owner, BACKFILL_BUDGET), self.backfill_timeout_s
