@@ -45,7 +45,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.support.standin import Standin, openai_chat_sse
 
 MODEL = "gpt-4o-mini"
-DRINKS = ["jasmine", "oolong", "sencha", "rooibos", "darjeeling", "matcha", "assam", "chai"]
+DRINKS = [
+    "jasmine",
+    "oolong",
+    "sencha",
+    "rooibos",
+    "darjeeling",
+    "matcha",
+    "assam",
+    "chai",
+]
 FILLER = (
     "I have been going through the notes from yesterday's planning meeting and trying to "
     "work out what to do first next week, since the release slipped and the team wants a "
@@ -74,9 +83,19 @@ def memory_lines(owners: int, noise: int) -> bytes:
         owner = hashlib.sha256(key.encode()).hexdigest()[:24]
         if relevant(index):
             drink = DRINKS[index % len(DRINKS)]
-            lines.append({"owner": owner, "content": f"My favourite tea is {drink}, brewed for three minutes"})
+            lines.append(
+                {
+                    "owner": owner,
+                    "content": f"My favourite tea is {drink}, brewed for three minutes",
+                }
+            )
         for n in range(noise):
-            lines.append({"owner": owner, "content": NOISE[n % len(NOISE)].format(index * 100 + n)})
+            lines.append(
+                {
+                    "owner": owner,
+                    "content": NOISE[n % len(NOISE)].format(index * 100 + n),
+                }
+            )
     return b"\n".join(json.dumps(line).encode() for line in lines) + b"\n"
 
 
@@ -86,7 +105,9 @@ def question(index: int, turn: int) -> str:
 
 
 @contextlib.asynccontextmanager
-async def memtap_process(args: argparse.Namespace, upstream: str, tmp: Path) -> AsyncIterator[tuple[str, int, Path]]:
+async def memtap_process(
+    args: argparse.Namespace, upstream: str, tmp: Path
+) -> AsyncIterator[tuple[str, int, Path]]:
     config = tmp / "memtap.yaml"
     config.write_text(
         f"listen: 127.0.0.1:0\ndata_dir: {tmp}/data\n"
@@ -100,7 +121,9 @@ async def memtap_process(args: argparse.Namespace, upstream: str, tmp: Path) -> 
         command = ["taskset", "-c", args.memtap_cpus, *command]
     log_path = tmp / "memtap.log"
     with log_path.open("wb") as stderr:
-        proc = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE, stderr=stderr)
+        proc = await asyncio.create_subprocess_exec(
+            *command, stdout=asyncio.subprocess.PIPE, stderr=stderr
+        )
         try:
             assert proc.stdout is not None
             while True:
@@ -116,13 +139,17 @@ async def memtap_process(args: argparse.Namespace, upstream: str, tmp: Path) -> 
                 await proc.wait()
 
 
-async def admin_json(session: aiohttp.ClientSession, method: str, url: str, **kw: Any) -> Any:
+async def admin_json(
+    session: aiohttp.ClientSession, method: str, url: str, **kw: Any
+) -> Any:
     async with session.request(method, url, **kw) as response:
         response.raise_for_status()
         return await response.json()
 
 
-async def wait_indexed(session: aiohttp.ClientSession, base: str, timeout_s: float) -> dict[str, Any]:
+async def wait_indexed(
+    session: aiohttp.ClientSession, base: str, timeout_s: float
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout_s
     while True:
         status = await admin_json(session, "GET", base + "/_memtap/api/engine-status")
@@ -142,7 +169,11 @@ def cpu_seconds(pid: int) -> float:
 
 def fallback_counts(metrics_text: str) -> dict[str, float]:
     out: dict[str, float] = {}
-    for match in re.finditer(r'^memtap_memory_fallbacks_total\{cause="([^"]+)"\} (\S+)$', metrics_text, re.M):
+    for match in re.finditer(
+        r'^memtap_memory_fallbacks_total\{cause="([^"]+)"\} (\S+)$',
+        metrics_text,
+        re.MULTILINE,
+    ):
         out[match.group(1)] = float(match.group(2))
     return out
 
@@ -159,26 +190,44 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         async with memtap_process(args, standin.url, tmp) as (base, pid, log_path):
             connector = aiohttp.TCPConnector(limit=0)
             timeout = aiohttp.ClientTimeout(total=120)
-            async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+            async with aiohttp.ClientSession(
+                connector=connector, timeout=timeout
+            ) as session:
                 started = time.monotonic()
                 imported = await admin_json(
-                    session, "POST", base + "/_memtap/api/import", data=memory_lines(args.owners, args.noise)
+                    session,
+                    "POST",
+                    base + "/_memtap/api/import",
+                    data=memory_lines(args.owners, args.noise),
                 )
                 status = await wait_indexed(session, base, 300)
-                print(f"imported {imported['created']} memories in {time.monotonic() - started:.1f} s; "
-                      f"vector: {status['vector'].get('needs_reindex')} left", file=sys.stderr)
+                print(
+                    f"imported {imported['created']} memories in {time.monotonic() - started:.1f} s; "
+                    f"vector: {status['vector'].get('needs_reindex')} left",
+                    file=sys.stderr,
+                )
                 spy = await start_py_spy(args, pid)
                 cpu_before, wall_before = cpu_seconds(pid), time.monotonic()
                 outcome = await load(session, base, args, expected)
                 cpu_used = cpu_seconds(pid) - cpu_before
-                outcome["memtap_cores_busy"] = round(cpu_used / (time.monotonic() - wall_before), 2)
-                outcome["memtap_cpu_ms_per_request"] = round(cpu_used * 1000 / max(1, outcome["requests"]), 2)
+                outcome["memtap_cores_busy"] = round(
+                    cpu_used / (time.monotonic() - wall_before), 2
+                )
+                outcome["memtap_cpu_ms_per_request"] = round(
+                    cpu_used * 1000 / max(1, outcome["requests"]), 2
+                )
                 if spy is not None:
                     await spy.wait()
-                metrics_text = await (await session.get(base + "/_memtap/metrics")).text()
+                metrics_text = await (
+                    await session.get(base + "/_memtap/metrics")
+                ).text()
                 after = await wait_indexed(session, base, args.settle_s)
         fallbacks = fallback_counts(metrics_text)
-        errors = [line for line in log_path.read_text().splitlines() if '"level": "error"' in line or '"level":"error"' in line]
+        errors = [
+            line
+            for line in log_path.read_text().splitlines()
+            if '"level": "error"' in line or '"level":"error"' in line
+        ]
     finally:
         await standin.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -191,18 +240,36 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return outcome
 
 
-async def start_py_spy(args: argparse.Namespace, pid: int) -> asyncio.subprocess.Process | None:
+async def start_py_spy(
+    args: argparse.Namespace, pid: int
+) -> asyncio.subprocess.Process | None:
     """`--py-spy FILE`: sample memtap during the load (collapsed stacks, for flame graphs)."""
     if not args.py_spy:
         return None
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     return await asyncio.create_subprocess_exec(
-        py_spy, "record", "-p", str(pid), "-d", str(int(args.duration)), "-r", "50",
-        "--format", "raw", "-o", args.py_spy, "--threads", "--nonblocking",
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        py_spy,
+        "record",
+        "-p",
+        str(pid),
+        "-d",
+        str(int(args.duration)),
+        "-r",
+        "50",
+        "--format",
+        "raw",
+        "-o",
+        args.py_spy,
+        "--threads",
+        "--nonblocking",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
 
 
-async def load(session: aiohttp.ClientSession, base: str, args: argparse.Namespace, expected: str) -> dict[str, Any]:
+async def load(
+    session: aiohttp.ClientSession, base: str, args: argparse.Namespace, expected: str
+) -> dict[str, Any]:
     url = base + "/v1/chat/completions"
     deadline = time.monotonic() + args.duration
     latencies: list[float] = []
@@ -213,12 +280,21 @@ async def load(session: aiohttp.ClientSession, base: str, args: argparse.Namespa
         turn = 0
         while time.monotonic() < deadline:
             turn += 1
-            body = {"model": MODEL, "stream": True, "messages": [
-                {"role": "system", "content": "You are a helpful assistant."},
-                {"role": "user", "content": question(index, turn)}]}
+            body = {
+                "model": MODEL,
+                "stream": True,
+                "messages": [
+                    {"role": "system", "content": "You are a helpful assistant."},
+                    {"role": "user", "content": question(index, turn)},
+                ],
+            }
             t0 = time.perf_counter()
             try:
-                async with session.post(url, json=body, headers={"Authorization": f"Bearer {owner_key(index)}"}) as response:
+                async with session.post(
+                    url,
+                    json=body,
+                    headers={"Authorization": f"Bearer {owner_key(index)}"},
+                ) as response:
                     digest = hashlib.sha256()
                     async for chunk in response.content.iter_any():
                         digest.update(chunk)
@@ -247,26 +323,55 @@ async def load(session: aiohttp.ClientSession, base: str, args: argparse.Namespa
         "byte_exact": tally["exact"],
         "req_per_s": round(tally["requests"] / elapsed, 1),
         "relevant_requests": tally["relevant"],
-        "injected_share_relevant": round(tally["relevant_injected"] / max(1, tally["relevant"]), 4),
-        "injected_share_other": round(tally["other_injected"] / max(1, tally["other"]), 4),
+        "injected_share_relevant": round(
+            tally["relevant_injected"] / max(1, tally["relevant"]), 4
+        ),
+        "injected_share_other": round(
+            tally["other_injected"] / max(1, tally["other"]), 4
+        ),
         "latency_p50_ms": round(statistics.median(ms), 1) if ms else None,
         "latency_p99_ms": round(ms[int(len(ms) * 0.99) - 1], 1) if ms else None,
     }
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--concurrency", type=int, default=400, help="concurrent streams")
-    parser.add_argument("--owners", type=int, default=100, help="API keys (every other one has a relevant memory)")
-    parser.add_argument("--noise", type=int, default=20, help="unrelated memories per owner")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=400, help="concurrent streams"
+    )
+    parser.add_argument(
+        "--owners",
+        type=int,
+        default=100,
+        help="API keys (every other one has a relevant memory)",
+    )
+    parser.add_argument(
+        "--noise", type=int, default=20, help="unrelated memories per owner"
+    )
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of load")
     parser.add_argument("--events", type=int, default=20, help="SSE events per answer")
-    parser.add_argument("--event-delay-ms", type=float, default=10.0, help="between SSE events")
-    parser.add_argument("--settle-s", type=float, default=60.0, help="wait for the backlog to clear after")
-    parser.add_argument("--memtap-cpus", default=os.environ.get("MEMTAP_CPUS", ""),
-                        help="taskset CPU list for memtap (empty: not pinned)")
-    parser.add_argument("--strategy", default="", help="memory.strategy (empty: the default, hybrid)")
-    parser.add_argument("--py-spy", default="", help="sample memtap with py-spy into this file (raw)")
+    parser.add_argument(
+        "--event-delay-ms", type=float, default=10.0, help="between SSE events"
+    )
+    parser.add_argument(
+        "--settle-s",
+        type=float,
+        default=60.0,
+        help="wait for the backlog to clear after",
+    )
+    parser.add_argument(
+        "--memtap-cpus",
+        default=os.environ.get("MEMTAP_CPUS", ""),
+        help="taskset CPU list for memtap (empty: not pinned)",
+    )
+    parser.add_argument(
+        "--strategy", default="", help="memory.strategy (empty: the default, hybrid)"
+    )
+    parser.add_argument(
+        "--py-spy", default="", help="sample memtap with py-spy into this file (raw)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     return parser.parse_args(argv)
 

@@ -35,7 +35,9 @@ class RetrievalClock:
         return time.monotonic() - self.started
 
 
-def vector_deadline_s(config: MemoryConfig, clock: RetrievalClock | None = None) -> float:
+def vector_deadline_s(
+    config: MemoryConfig, clock: RetrievalClock | None = None
+) -> float:
     """Seconds the vector leg may take before retrieval goes on without it: its share of the
     limit, less whatever the request already spent (0: no time left for it)."""
     limit_s = config.retrieval_timeout_ms / 1000

@@ -98,7 +98,9 @@ async def _vector(
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
         return _VectorAnswer(None)
     started = time.perf_counter()
-    deadline_s = vector_deadline_s(ctx.config, ctx.clock)  # a share: keywords still arrive
+    deadline_s = vector_deadline_s(
+        ctx.config, ctx.clock
+    )  # a share: keywords still arrive
     try:
         if deadline_s <= 0:
             raise TimeoutError  # the wait for own writes took the vector leg's share
@@ -184,7 +186,10 @@ async def retrieve(
         t0 = time.perf_counter()
         recent_rows: list[Memory] | None = None
         try:
-            if strategy == "hybrid" and ctx.vectors is None:
+            # Hybrid reads the recent ranking in the same reader hop as the keywords:
+            # when the vector leg misses its deadline the fallback needs no further hop
+            # (under load one more hop could take the rest of the time limit).
+            if strategy == "hybrid":
                 found, recent_rows = await ctx.records.keyword_and_recent(
                     req.query, live, pool
                 )

@@ -30,6 +30,7 @@ from typing import Any
 from memtap.config.schema import Config
 from memtap.engine.api import EngineError
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
@@ -226,7 +227,9 @@ class SqliteVecIndex:
     async def _embed_query(self, query: str) -> Any:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
         try:
-            matrix = await asyncio.wait_for(self._source.embed([query], urgent=True), timeout_s)
+            matrix = await asyncio.wait_for(
+                self._source.embed([query_tail(query)], urgent=True), timeout_s
+            )
         except TimeoutError as exc:
             self._fallbacks.record(
                 "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"

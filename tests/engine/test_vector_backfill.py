@@ -203,21 +203,15 @@ async def test_waiting_for_own_writes_comes_out_of_the_vector_legs_time(
         try:
             for fact in FACTS:
                 await engine.create_memory(NewMemory(owner="erin", content=fact))
-            # Every embedding is slow now: the worker's vector write for the fact below
-            # holds the owner's turn pending (the wait takes its whole budget), and the
-            # query embedding misses the vector deadline.
-            server.delay_s = 2.0
-            await engine.enqueue_turn(
-                Turn(
-                    "req-1",
-                    "erin",
-                    None,
-                    "openai-chat",
-                    "I prefer oolong tea in the evening.",
-                    "Noted.",
+            # The owner's turns just before: big pasted documents that take the worker
+            # well over the wait's budget to read (~35 ms each here), so the wait uses
+            # all of it; and the query embedding is slow, so the vector leg misses too.
+            document = "I went to the market and bought some apples. " * 1450
+            for i in range(40):
+                await engine.enqueue_turn(
+                    Turn(f"req-{i}", "erin", None, "openai-chat", document, "Noted.")
                 )
-            )
-            await asyncio.sleep(0.05)  # the worker has the turn and waits on its vector
+            server.delay_s = 2.0
             started = time.monotonic()
             async with asyncio.timeout(0.4):  # the proxy's own limit (inject.py)
                 got = await engine.retrieve(
@@ -239,3 +233,32 @@ def test_a_timeout_is_logged_with_how_long_it_was_given() -> None:
     # asyncio's TimeoutError has an empty str(): the log line says what timed out instead.
     assert describe_error(TimeoutError(), 5.0) == "TimeoutError: no answer within 5 s"
     assert describe_error(ValueError("bad row")) == "ValueError: bad row"
+
+
+async def test_own_writes_are_released_when_committed_not_when_their_vectors_land(
+    tmp_path: Path,
+) -> None:
+    async with EmbeddingsServer() as server:
+        cfg = config(tmp_path / "data", server)
+        cfg = replace(cfg, memory=replace(cfg.memory, strategy="keyword"))
+        engine = await open_at(tmp_path, cfg)
+        try:
+            server.delay_s = 1.0  # the fact's vector write is slow
+            await engine.enqueue_turn(
+                Turn(
+                    "req-1", "fred", None, "openai-chat", "I prefer oolong tea.", "Ok."
+                )
+            )
+            started = time.monotonic()
+            got = await engine.retrieve(
+                RetrievalRequest(owner="fred", query="which tea do I prefer")
+            )
+            waited = time.monotonic() - started
+            assert got.hits and "oolong" in got.hits[0].memory.content
+            # Not the wait's whole budget (0.125 s here): the keyword-visible rows are
+            # what the next request needs.
+            assert waited < 0.1, waited
+            assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 0
+        finally:
+            server.delay_s = 0.0
+            await engine.close()
