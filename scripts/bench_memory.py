@@ -341,6 +341,7 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
                         ) as r:
                             r.raise_for_status()
                     await wait_vectors(client, base)
+                    args.cost_strategy_now = strategy
                     out[strategy] = await cost_rounds(
                         client, base, key, words, rng, proc.pid, args
                     )
@@ -420,8 +421,18 @@ async def cost_rounds(
                     await one(mode)
                     count += 1
 
+            spy = None
+            if args.cost_py_spy and mode == "on":
+                py_spy = str(Path(sys.executable).with_name("py-spy"))
+                spy = await asyncio.create_subprocess_exec(
+                    py_spy, "record", "-p", str(pid), "-d", str(max(1, int(args.cost_duration))),
+                    "-r", "200", "--format", "raw", "--threads", "--nonblocking",
+                    "-o", f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
             before, started = cpu_seconds(pid), time.perf_counter()
             await asyncio.gather(*(worker() for _ in range(8)))
+            if spy is not None:
+                await spy.wait()
             cpu = cpu_seconds(pid) - before
             cpu_us[mode].append(cpu / max(1, count) * 1e6)
             rps[mode].append(count / (time.perf_counter() - started))
@@ -467,6 +478,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
+    parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")
     parser.add_argument("--cost-rounds", type=int, default=3, help="interleaved off/on rounds (cost part)")
     parser.add_argument("--parts", default="retrieval,outbox,proxy", help=f"which parts to run ({', '.join(PARTS)})")
     parser.add_argument("--store", default="sqlite", choices=["sqlite", "qdrant"],

@@ -19,6 +19,7 @@ are computed anyway (a running batch cannot be stopped) but nothing comes back l
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -62,14 +63,17 @@ class Coalescer:
     async def _one(self, texts: Sequence[str], *, urgent: bool) -> Vectors:
         request = _Request(list(texts), asyncio.get_running_loop().create_future())
         (self._small if urgent else self._big).append(request)
+        if urgent:
+            self.stats.queued_queries += len(request.texts)
         if self._drain is None or self._drain.done():
             self._drain = asyncio.get_running_loop().create_task(
                 self._run_all(), name="memtap-embedding-batches"
             )
         return await request.future
 
-    def _next_run(self) -> list[_Request]:
-        """Queries if any wait (a run never mixes writes into them), else one write piece."""
+    def _next_run(self) -> tuple[list[_Request], bool]:
+        """Queries if any wait (a run never mixes writes into them), else one write piece;
+        and whether it is a query run."""
         for queue, limit in (
             (self._small, self.max_texts),
             (self._big, min(self.max_texts, WRITE_RUN_TEXTS)),
@@ -79,25 +83,43 @@ class Coalescer:
             while queue:
                 request = queue[0]
                 if request.future.done():  # its caller gave up before the run
-                    queue.pop(0)
+                    self._dequeue(queue)
                     continue
                 if taken and count + len(request.texts) > limit:
                     break
-                taken.append(queue.pop(0))
+                taken.append(self._dequeue(queue))
                 count += len(request.texts)
             if taken:
-                return taken
-        return []
+                return taken, queue is self._small
+        return [], False
+
+    def _dequeue(self, queue: list[_Request]) -> _Request:
+        request = queue.pop(0)
+        if queue is self._small:
+            self.stats.queued_queries -= len(request.texts)
+        return request
 
     async def _run_all(self) -> None:
-        while run := self._next_run():
+        while True:
+            self.stats.running_texts = 0
+            run, urgent = self._next_run()
+            if not run:
+                return
             texts = [text for request in run for text in request.texts]
             self.stats.runs += 1
             self.stats.requests += len(run)
             self.stats.texts += len(texts)
             self.stats.largest_run = max(self.stats.largest_run, len(texts))
+            self.stats.running_texts = len(texts)
+            started = time.perf_counter()
             try:
                 vectors = await asyncio.to_thread(self.run_sync, texts)
+                if urgent:
+                    per_text = (time.perf_counter() - started) / len(texts)
+                    previous = self.stats.seconds_per_query
+                    self.stats.seconds_per_query = (
+                        per_text if previous == 0 else 0.8 * previous + 0.2 * per_text
+                    )
                 at = 0
                 for request in run:
                     part = np.ascontiguousarray(vectors[at : at + len(request.texts)])

@@ -45,6 +45,7 @@ from memtap.engine.maintenance.reindex import run_reindex
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
+from memtap.engine.retrieval.deadline import vector_deadline_s
 from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.vector_cache import DEFAULT_MAX_BYTES, VectorCache
@@ -226,6 +227,7 @@ class SqliteVecIndex:
 
     async def _embed_query(self, query: str) -> Any:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
+        self._refuse_when_busy()
         try:
             matrix = await asyncio.wait_for(
                 self._source.embed([query_tail(query)], urgent=True), timeout_s
@@ -241,6 +243,25 @@ class SqliteVecIndex:
             self._fallbacks.record(exc.cause, str(exc))
             raise SemanticUnavailable(str(exc), exc.cause) from exc
         return matrix[0]
+
+    def _refuse_when_busy(self) -> None:
+        """The query-embedding budget: when a local model's queue is so long that a query
+        queued now would come back after the vector leg's deadline, the leg gives up at
+        once. The request gets its keyword results without waiting for nothing, and the
+        model's time goes to queries that can still make it (under overload, every query
+        embedding computed past its deadline was CPU taken from those)."""
+        stats = self._source.batch_stats()
+        if stats is None:
+            return
+        budget_s = vector_deadline_s(self._config.current.memory)
+        wait_s = stats.expected_wait_s()
+        if wait_s > budget_s:
+            self._fallbacks.record(
+                "embedding_busy",
+                f"query embedding would wait ~{wait_s * 1000:.0f} ms "
+                f"(budget {budget_s * 1000:.0f} ms)",
+            )
+            raise SemanticUnavailable("query embedding queue is full", "embedding_busy")
 
     async def _backfill_owner(self, owner: str) -> None:
         # Best effort: a failing backfill must not cost the request its semantic results.
