@@ -19,11 +19,7 @@ are computed anyway (a running batch cannot be stopped) but nothing comes back l
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -31,8 +27,6 @@ import numpy as np
 
 from memtap.engine.embeddings.base import CoalescerStats, Vectors
 
-MODEL_THREAD_NICE = 5
-"""How much lower than the event loop's the model thread's CPU priority is (Linux nice)."""
 WRITE_RUN_TEXTS = 8
 """Texts of one write run (~20 ms with MiniLM here): what a query may wait behind."""
 
@@ -52,7 +46,6 @@ class Coalescer:
     _small: list[_Request] = field(default_factory=list)
     _big: list[_Request] = field(default_factory=list)
     _drain: asyncio.Task[None] | None = None
-    _thread: ThreadPoolExecutor | None = None
 
     async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         piece = self.max_texts if urgent else min(self.max_texts, WRITE_RUN_TEXTS)
@@ -100,24 +93,6 @@ class Coalescer:
                 return taken, queue is self._small
         return [], False
 
-    def _model_thread(self) -> ThreadPoolExecutor:
-        # One thread for every run (runs are one at a time anyway), at a lower CPU priority
-        # than the event loop: on a busy or pinned core the model takes the CPU the loop
-        # leaves, instead of preempting it in the middle of relaying streams and serving
-        # the keyword leg (the requests' part that always answers).
-        if self._thread is None:
-            self._thread = ThreadPoolExecutor(
-                max_workers=1,
-                thread_name_prefix="memtap-embedding",
-                initializer=lower_thread_priority,
-            )
-        return self._thread
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._thread.shutdown(wait=False)
-            self._thread = None
-
     def _dequeue(self, queue: list[_Request]) -> _Request:
         request = queue.pop(0)
         if queue is self._small:
@@ -138,9 +113,7 @@ class Coalescer:
             self.stats.running_texts = len(texts)
             started = time.perf_counter()
             try:
-                vectors = await asyncio.get_running_loop().run_in_executor(
-                    self._model_thread(), self.run_sync, texts
-                )
+                vectors = await asyncio.to_thread(self.run_sync, texts)
                 if urgent:
                     per_text = (time.perf_counter() - started) / len(texts)
                     previous = self.stats.seconds_per_query
@@ -168,10 +141,3 @@ class Coalescer:
                         if not request.future.done():
                             request.future.set_exception(failure)
                     raise
-
-
-def lower_thread_priority() -> None:
-    """Lower the calling thread's CPU priority (Linux: nice is per thread); a no-op where
-    it cannot be changed."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), MODEL_THREAD_NICE)

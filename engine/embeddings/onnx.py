@@ -139,7 +139,6 @@ class OnnxEmbedder:
         return self.batches.stats
 
     async def close(self) -> None:
-        self.batches.close()
         self._session = None
 
 
