@@ -39,7 +39,7 @@ class CoalescerStats:
     queued_queries: int = 0
     """Urgent texts waiting for a run."""
     running_texts: int = 0
-    """Texts of the run in progress (0: idle)."""
+    """Texts of the query run in progress (0: idle)."""
     seconds_per_query: float = 0.0
     """Moving average of a query run's time per text (0: none measured yet)."""
 

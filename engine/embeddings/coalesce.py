@@ -6,11 +6,12 @@ embeddings (~5 ms each) and could pass `memory.retrieval_timeout_ms`. Batched, a
 less (measured with the packaged MiniLM: 4.6 ms for 1 text, 11.5 ms for 4, 22 ms for 8), so
 requests that arrive while a run is in flight go together in the next one.
 
-Order: urgent requests (a query embedding a request waits for) go strictly before writes
-(extraction, backfill, import): a run holds queries only, or writes only, and writes run in
-pieces of `WRITE_RUN_TEXTS` so a query that arrives meanwhile waits for one small piece at
-most, not for a whole import batch. Under load the write path therefore falls behind, never
-the requests (the backfill catches up what a write gave up on). Otherwise first come, first
+Order: urgent requests (a query embedding a request waits for) never wait for writes
+(extraction, backfill, import): queries and writes are two lanes, each one run at a time
+on its own thread, the writes' at a lower CPU priority, in pieces of `WRITE_RUN_TEXTS`. A
+query never waits for a write run, and on a busy core a write takes the CPU the event loop
+and the queries leave. Under load the write path therefore falls behind, never the requests
+(the backfill catches up what a write gave up on). Otherwise first come, first
 served; a run takes whole requests up to `max_texts`. A caller that gives up (timeout,
 cancellation) before its run starts is dropped from the queue; once its run started its texts
 are computed anyway (a running batch cannot be stopped) but nothing comes back late.
@@ -19,7 +20,11 @@ are computed anyway (a running batch cannot be stopped) but nothing comes back l
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +32,8 @@ import numpy as np
 
 from memtap.engine.embeddings.base import CoalescerStats, Vectors
 
+WRITE_THREAD_NICE = 5
+"""How much lower than the event loop's the write runs' CPU priority is (Linux nice)."""
 WRITE_RUN_TEXTS = 8
 """Texts of one write run (~20 ms with MiniLM here): what a query may wait behind."""
 
@@ -46,6 +53,9 @@ class Coalescer:
     _small: list[_Request] = field(default_factory=list)
     _big: list[_Request] = field(default_factory=list)
     _drain: asyncio.Task[None] | None = None
+    """The write lane's runs."""
+    _query_drain: asyncio.Task[None] | None = None
+    _threads: dict[bool, ThreadPoolExecutor] = field(default_factory=dict)
 
     async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         piece = self.max_texts if urgent else min(self.max_texts, WRITE_RUN_TEXTS)
@@ -63,35 +73,57 @@ class Coalescer:
     async def _one(self, texts: Sequence[str], *, urgent: bool) -> Vectors:
         request = _Request(list(texts), asyncio.get_running_loop().create_future())
         (self._small if urgent else self._big).append(request)
+        loop = asyncio.get_running_loop()
         if urgent:
             self.stats.queued_queries += len(request.texts)
-        if self._drain is None or self._drain.done():
-            self._drain = asyncio.get_running_loop().create_task(
-                self._run_all(), name="memtap-embedding-batches"
+            if self._query_drain is None or self._query_drain.done():
+                self._query_drain = loop.create_task(
+                    self._run_all(urgent=True), name="memtap-embedding-queries"
+                )
+        elif self._drain is None or self._drain.done():
+            self._drain = loop.create_task(
+                self._run_all(urgent=False), name="memtap-embedding-writes"
             )
         return await request.future
 
-    def _next_run(self) -> tuple[list[_Request], bool]:
-        """Queries if any wait (a run never mixes writes into them), else one write piece;
-        and whether it is a query run."""
-        for queue, limit in (
-            (self._small, self.max_texts),
-            (self._big, min(self.max_texts, WRITE_RUN_TEXTS)),
-        ):
-            taken: list[_Request] = []
-            count = 0
-            while queue:
-                request = queue[0]
-                if request.future.done():  # its caller gave up before the run
-                    self._dequeue(queue)
-                    continue
-                if taken and count + len(request.texts) > limit:
-                    break
-                taken.append(self._dequeue(queue))
-                count += len(request.texts)
-            if taken:
-                return taken, queue is self._small
-        return [], False
+    def _next_run(self, urgent: bool) -> list[_Request]:
+        """The next run of a lane: whole requests up to its limit."""
+        queue = self._small if urgent else self._big
+        limit = self.max_texts if urgent else min(self.max_texts, WRITE_RUN_TEXTS)
+        taken: list[_Request] = []
+        count = 0
+        while queue:
+            request = queue[0]
+            if request.future.done():  # its caller gave up before the run
+                self._dequeue(queue)
+                continue
+            if taken and count + len(request.texts) > limit:
+                break
+            taken.append(self._dequeue(queue))
+            count += len(request.texts)
+        return taken
+
+    def _model_thread(self, urgent: bool) -> ThreadPoolExecutor:
+        # Runs are one at a time; queries and writes each have their own thread, the
+        # writes' at a lower CPU priority than the event loop: on a busy or pinned core a
+        # write embedding takes what the loop and the queries leave, instead of preempting
+        # the loop in the middle of relaying streams and serving the keyword leg. (Nothing
+        # on a request's path waits for a write embedding: the engine writes vectors
+        # behind the outbox worker.)
+        executor = self._threads.get(urgent)
+        if executor is None:
+            executor = ThreadPoolExecutor(
+                max_workers=1,
+                thread_name_prefix="memtap-embed-" + ("query" if urgent else "write"),
+                initializer=None if urgent else lower_thread_priority,
+            )
+            self._threads[urgent] = executor
+        return executor
+
+    def close(self) -> None:
+        for executor in self._threads.values():
+            executor.shutdown(wait=False)
+        self._threads.clear()
 
     def _dequeue(self, queue: list[_Request]) -> _Request:
         request = queue.pop(0)
@@ -99,10 +131,11 @@ class Coalescer:
             self.stats.queued_queries -= len(request.texts)
         return request
 
-    async def _run_all(self) -> None:
+    async def _run_all(self, *, urgent: bool) -> None:
         while True:
-            self.stats.running_texts = 0
-            run, urgent = self._next_run()
+            if urgent:
+                self.stats.running_texts = 0
+            run = self._next_run(urgent)
             if not run:
                 return
             texts = [text for request in run for text in request.texts]
@@ -110,10 +143,13 @@ class Coalescer:
             self.stats.requests += len(run)
             self.stats.texts += len(texts)
             self.stats.largest_run = max(self.stats.largest_run, len(texts))
-            self.stats.running_texts = len(texts)
+            if urgent:
+                self.stats.running_texts = len(texts)
             started = time.perf_counter()
             try:
-                vectors = await asyncio.to_thread(self.run_sync, texts)
+                vectors = await asyncio.get_running_loop().run_in_executor(
+                    self._model_thread(urgent), self.run_sync, texts
+                )
                 if urgent:
                     per_text = (time.perf_counter() - started) / len(texts)
                     previous = self.stats.seconds_per_query
@@ -141,3 +177,10 @@ class Coalescer:
                         if not request.future.done():
                             request.future.set_exception(failure)
                     raise
+
+
+def lower_thread_priority() -> None:
+    """Lower the calling thread's CPU priority (Linux: nice is per thread); a no-op where
+    it cannot be changed."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WRITE_THREAD_NICE)

@@ -139,6 +139,7 @@ class OnnxEmbedder:
         return self.batches.stats
 
     async def close(self) -> None:
+        self.batches.close()
         self._session = None
 
 
