@@ -15,7 +15,6 @@ translated), and none blocks without bound: reads carry time limits, writes wait
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import logging
@@ -137,13 +136,11 @@ class Engine:
             store,
             holder,
             metrics,
-            on_written=self._vector_upsert_behind,
+            on_written=self._vector_upsert,
             events=self.events,
             pending=self.pending,
         )
         self._sweeper: asyncio.Task[None] | None = None
-        self._vector_writes: collections.deque[list[Memory]] = collections.deque()
-        self._vector_writer: asyncio.Task[None] | None = None
         self.backfill = (
             VectorBackfill(vector_index, lambda: self.config.memory.backfill_interval_s)
             if vector_index is not None
@@ -187,7 +184,6 @@ class Engine:
         if self.backfill is not None:
             await self.backfill.stop()
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
-        await self._finish_vector_writes(DRAIN_S)
         if self.vector_index is not None:
             with contextlib.suppress(Exception):
                 await self.vector_index.close()
@@ -559,38 +555,6 @@ class Engine:
             )
             if self.backfill is not None:
                 self.backfill.wake()
-
-    async def _vector_upsert_behind(self, items: Sequence[Memory]) -> None:
-        """The outbox worker's vector writes, done behind it: the worker goes on with the
-        next page at once instead of waiting for a local model's write embedding (~7 ms a
-        fact on one core, longer when queries go first), which held up the owner's next
-        turn and its read-your-own-writes. One writer task, in order; what is still queued
-        at shutdown keeps `needs_reindex = 1` and the backfill embeds it."""
-        if self.vector_index is None or not items:
-            return
-        self._vector_writes.append(list(items))
-        if self._vector_writer is None or self._vector_writer.done():
-            self._vector_writer = asyncio.create_task(
-                self._write_queued_vectors(), name="memtap-vector-writes"
-            )
-
-    async def _write_queued_vectors(self) -> None:
-        while self._vector_writes:
-            batch: list[Memory] = []
-            while self._vector_writes and len(batch) < IMPORT_CHUNK:
-                batch.extend(self._vector_writes.popleft())
-            await self._vector_upsert(batch)
-
-    async def _finish_vector_writes(self, timeout_s: float) -> None:
-        task = self._vector_writer
-        if task is None or task.done():
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), timeout_s)
-        except (TimeoutError, asyncio.CancelledError):
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
 
     async def _vector_delete(self, ids: Sequence[str]) -> None:
         if self.vector_index is None or not ids:

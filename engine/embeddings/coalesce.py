@@ -8,9 +8,8 @@ requests that arrive while a run is in flight go together in the next one.
 
 Order: urgent requests (a query embedding a request waits for) never wait for writes
 (extraction, backfill, import): queries and writes are two lanes, each one run at a time
-on its own thread, the writes' at a lower CPU priority, in pieces of `WRITE_RUN_TEXTS`. A
-query never waits for a write run, and on a busy core a write takes the CPU the event loop
-and the queries leave. Under load the write path therefore falls behind, never the requests
+on its own thread, writes in pieces of `WRITE_RUN_TEXTS`: a query never waits for a write
+run. Under load the write path therefore falls behind, never the requests
 (the backfill catches up what a write gave up on). Otherwise first come, first
 served; a run takes whole requests up to `max_texts`. A caller that gives up (timeout,
 cancellation) before its run starts is dropped from the queue; once its run started its texts
@@ -20,9 +19,6 @@ are computed anyway (a running batch cannot be stopped) but nothing comes back l
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,8 +28,6 @@ import numpy as np
 
 from memtap.engine.embeddings.base import CoalescerStats, Vectors
 
-WRITE_THREAD_NICE = 5
-"""How much lower than the event loop's the write runs' CPU priority is (Linux nice)."""
 WRITE_RUN_TEXTS = 8
 """Texts of one write run (~20 ms with MiniLM here): what a query may wait behind."""
 
@@ -104,18 +98,15 @@ class Coalescer:
         return taken
 
     def _model_thread(self, urgent: bool) -> ThreadPoolExecutor:
-        # Runs are one at a time; queries and writes each have their own thread, the
-        # writes' at a lower CPU priority than the event loop: on a busy or pinned core a
-        # write embedding takes what the loop and the queries leave, instead of preempting
-        # the loop in the middle of relaying streams and serving the keyword leg. (Nothing
-        # on a request's path waits for a write embedding: the engine writes vectors
-        # behind the outbox worker.)
+        # Runs are one at a time per lane; queries and writes each have their own thread,
+        # so a query never waits for a write run. Both at the loop's CPU priority: a lower
+        # one for writes was measured and reverted (read-your-own-writes waits for the
+        # previous turn's vectors, so a starved write delayed the owner's next request).
         executor = self._threads.get(urgent)
         if executor is None:
             executor = ThreadPoolExecutor(
                 max_workers=1,
                 thread_name_prefix="memtap-embed-" + ("query" if urgent else "write"),
-                initializer=None if urgent else lower_thread_priority,
             )
             self._threads[urgent] = executor
         return executor
@@ -177,10 +168,3 @@ class Coalescer:
                         if not request.future.done():
                             request.future.set_exception(failure)
                     raise
-
-
-def lower_thread_priority() -> None:
-    """Lower the calling thread's CPU priority (Linux: nice is per thread); a no-op where
-    it cannot be changed."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WRITE_THREAD_NICE)

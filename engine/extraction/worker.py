@@ -239,11 +239,6 @@ class OutboxWorker:
                 }
             },
         )
-        # Read-your-own-writes is released once the rows are committed: a waiting retrieval
-        # finds them by keyword now, and by meaning once their vectors land just after.
-        # Waiting for the vectors too put a local model's write embedding (~7 ms of CPU,
-        # queued behind every query under load) on the next request of the owner.
-        self.pending.finished([r.row.seq for r in results])
         if written_all and self.on_written is not None:
             try:
                 await self.on_written(written_all)
@@ -252,6 +247,8 @@ class OutboxWorker:
                     "memory.vector_upsert_failed",
                     extra={"fields": {"error": describe_error(exc)}},
                 )
+        # After the vectors too: a waiting retrieval finds these by keyword and by meaning.
+        self.pending.finished([r.row.seq for r in results])
         return len(written_all)
 
     async def _one_by_one(self, planned: list[PlannedTurn]) -> list[WrittenTurn]:

@@ -258,31 +258,3 @@ def test_a_timeout_is_logged_with_how_long_it_was_given() -> None:
     assert describe_error(TimeoutError(), 5.0) == "TimeoutError: no answer within 5 s"
     assert describe_error(ValueError("bad row")) == "ValueError: bad row"
 
-
-async def test_own_writes_are_released_when_committed_not_when_their_vectors_land(
-    tmp_path: Path,
-) -> None:
-    async with EmbeddingsServer() as server:
-        cfg = config(tmp_path / "data", server)
-        cfg = replace(cfg, memory=replace(cfg.memory, strategy="keyword"))
-        engine = await open_at(tmp_path, cfg)
-        try:
-            server.delay_s = 1.0  # the fact's vector write is slow
-            await engine.enqueue_turn(
-                Turn(
-                    "req-1", "fred", None, "openai-chat", "I prefer oolong tea.", "Ok."
-                )
-            )
-            started = time.monotonic()
-            got = await engine.retrieve(
-                RetrievalRequest(owner="fred", query="which tea do I prefer")
-            )
-            waited = time.monotonic() - started
-            assert got.hits and "oolong" in got.hits[0].memory.content
-            # Not the wait's whole budget (0.125 s here): the keyword-visible rows are
-            # what the next request needs.
-            assert waited < 0.1, waited
-            assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 0
-        finally:
-            server.delay_s = 0.0
-            await engine.close()
