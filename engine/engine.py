@@ -51,6 +51,7 @@ from memtap.engine.ports import (
     SettingsStore,
     VectorIndex,
 )
+from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
@@ -255,9 +256,9 @@ class Engine:
         self._reopening = None
 
     # -- the proxy's path ---------------------------------------------------------------------
-    def _context(self) -> RetrievalContext:
+    def _context(self, clock: RetrievalClock | None = None) -> RetrievalContext:
         return RetrievalContext(
-            self.store, self.config.memory, self.vector_index, self.metrics
+            self.store, self.config.memory, self.vector_index, self.metrics, clock
         )
 
     @_guarded
@@ -266,11 +267,12 @@ class Engine:
     ) -> Retrieval:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
+        clock = RetrievalClock()  # the wait below comes out of the same time limit
         await self._read_own_writes(request.owner)
-        facts = retrieve(self._context(), request, side_effects=side_effects)
+        facts = retrieve(self._context(clock), request, side_effects=side_effects)
         if self.episodes is None:
             return await facts
-        return await self.episodes.retrieve(facts, request)
+        return await self.episodes.retrieve(facts, request, clock)
 
     async def _read_own_writes(self, owner: str) -> None:
         """Turns of this owner that completed before the request arrived take effect first
@@ -682,7 +684,12 @@ class Engine:
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(
                 "memory.vector_upsert_failed",
-                extra={"fields": {"error": describe_error(exc), "count": len(items)}},
+                extra={
+                    "fields": {
+                        "error": describe_error(exc, VECTOR_WRITE_TIMEOUT_S),
+                        "count": len(items),
+                    }
+                },
             )
             if self.backfill is not None:
                 self.backfill.wake()
@@ -698,7 +705,12 @@ class Engine:
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(
                 "memory.vector_delete_failed",
-                extra={"fields": {"error": describe_error(exc), "count": len(ids)}},
+                extra={
+                    "fields": {
+                        "error": describe_error(exc, VECTOR_WRITE_TIMEOUT_S),
+                        "count": len(ids),
+                    }
+                },
             )
 
 

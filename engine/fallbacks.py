@@ -45,11 +45,14 @@ class ConfigSource(Protocol):
         ...
 
 
-def describe_error(exc: BaseException) -> str:
-    """`Type: message` of an exception, just `Type` when it has no message (a TimeoutError's
-    `str()` is empty): log fields never carry an empty `error`."""
+def describe_error(exc: BaseException, timeout_s: float | None = None) -> str:
+    """`Type: message` of an exception; a TimeoutError (whose `str()` is empty) says how
+    long it was given when `timeout_s` is known, else just `Type`: log fields never carry
+    an empty `error`."""
     text = str(exc)
     kind = type(exc).__name__
+    if not text and timeout_s is not None and isinstance(exc, TimeoutError):
+        text = f"no answer within {timeout_s:g} s"
     return f"{kind}: {text}"[:200] if text else kind
 
 

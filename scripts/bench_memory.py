@@ -8,7 +8,10 @@ Parts (each a function taking the parsed args and returning a dict of figures):
   through `Engine.retrieve` (the proxy's exact path): p50/p99 in milliseconds;
 - `enqueue`: the outbox commit the proxy waits for at the end of a response: p50/p99;
 - `extraction`: turns/s through the outbox worker (extract + store + delete, in batches);
-- `proxy`: memory-on vs memory-off latency through a real memtap server, in one run.
+- `proxy`: memory-on vs memory-off latency through a real memtap server, in one run;
+- `cost` (`--parts cost`): issue 14's cost targets through `memtap serve` with the default
+  install pinned to one core: added p50 at c=1, CPU per request on/off at c=8 (hybrid and
+  keyword), memory requests per core.
 
 Extension points: `--store` selects the record store (`sqlite` here; helper H adds
 `qdrant`), `--semantic` adds the vector-tier figures of `scripts/bench_semantic.py` (hybrid
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
 import statistics
 import sys
@@ -234,10 +239,235 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
+    """Issue 14's cost targets, through `memtap serve` with the default install (embedding
+    auto = packaged ONNX, sqlite-vec) pinned to one core (`taskset -c 0` when available),
+    the load generator and the stand-in provider in this process (on the other core):
+
+    - added p50 at c=1 (memory on minus memory off, interleaved requests);
+    - CPU per request at c=8 (memtap's utime + stime over a closed loop), memory on / off,
+      for each strategy in `--cost-strategies` (hybrid = the default, keyword);
+    - memory requests per core = 1 / CPU per memory-on request.
+
+    The owner holds `--proxy-memories` memories (imported through the admin API, waited
+    for until every one has its vector); medians over `--cost-rounds` interleaved rounds."""
+    import hashlib
+    import shutil
+
+    import aiohttp
+
+    from tests.support.standin import CannedChat, Standin
+
+    key = "sk-bench-memory-cost"
+    owner = hashlib.sha256(key.encode()).hexdigest()[:24]
+    rng = random.Random(5)
+    words = vocabulary(5000, rng)
+    templates = [
+        "Prefers {} for {}",
+        "Decided to use {} with {}",
+        "Usually {} before {}",
+        "Likes {} and {}",
+    ]
+    lines = []
+    for _ in range(args.proxy_memories):
+        a, b, c = rng.sample(words, 3)
+        lines.append(
+            json.dumps(
+                {"owner": owner, "content": rng.choice(templates).format(f"{a} {b}", c)}
+            )
+        )
+    reply = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "model": "bench",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "Sure. " * 50},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60},
+        }
+    ).encode()
+    upstream = Standin(canned=CannedChat(reply), record=False)
+    await upstream.start()
+    pin = (
+        ["taskset", "-c", args.cost_cpu]
+        if args.cost_cpu and shutil.which("taskset")
+        else []
+    )
+    if pin:
+        with contextlib.suppress(OSError):  # the load generator keeps off memtap's core
+            others = set(os.sched_getaffinity(0)) - {
+                int(c) for c in args.cost_cpu.split(",")
+            }
+            if others:
+                os.sched_setaffinity(0, others)
+    out: dict[str, Any] = {
+        "memories_per_owner": args.proxy_memories,
+        "pinned": " ".join(pin) or "no",
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for number, strategy in enumerate(args.cost_strategies.split(",")):
+            config = Path(tmp) / "memtap.yaml"
+            config.write_text(
+                f"listen: 127.0.0.1:0\ndata_dir: {tmp}/data\n"
+                f"upstreams:\n  - name: bench\n    url: {upstream.url}\n"
+                f"memory:\n  strategy: {strategy}\n"
+                f"log:\n  format: json\n  level: info\n  file: {tmp}/memtap.log\n"
+            )
+            memtap = str(Path(sys.executable).with_name("memtap"))
+            proc = await asyncio.create_subprocess_exec(
+                *pin,
+                memtap,
+                "serve",
+                "-c",
+                str(config),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            try:
+                assert proc.stdout is not None
+                line = (await asyncio.wait_for(proc.stdout.readline(), 120)).decode()
+                base = line.split()[-1]
+                async with aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=0)
+                ) as client:
+                    if number == 0:
+                        async with client.post(
+                            base + "/_memtap/api/import", data="\n".join(lines)
+                        ) as r:
+                            r.raise_for_status()
+                    await wait_vectors(client, base)
+                    args.cost_strategy_now = strategy
+                    out[strategy] = await cost_rounds(
+                        client, base, key, words, rng, proc.pid, args
+                    )
+            finally:
+                proc.terminate()
+                await proc.wait()
+            print(f"cost {strategy}: {out[strategy]}", file=sys.stderr)
+    await upstream.stop()
+    return out
+
+
+async def wait_vectors(client: Any, base: str, timeout_s: float = 600) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        async with client.get(base + "/_memtap/api/engine-status") as r:
+            status = await r.json()
+        if (
+            status["vector"].get("needs_reindex", 0) == 0
+            and status["outbox"]["depth"] == 0
+        ):
+            return
+        await asyncio.sleep(0.5)
+
+
+async def cost_rounds(
+    client: Any,
+    base: str,
+    key: str,
+    words: list[str],
+    rng: random.Random,
+    pid: int,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    from scripts.bench_load import cpu_seconds
+
+    url = base + "/v1/chat/completions"
+    injected = 0
+
+    async def one(mode: str) -> float:
+        nonlocal injected
+        a, b = rng.sample(words, 2)
+        body = {
+            "model": "bench",
+            "messages": [
+                {
+                    "role": "user",
+                    "content": f"Tell me about {a} and {b}. I prefer {a} for {b}.",
+                }
+            ],
+        }
+        headers = {"Authorization": f"Bearer {key}"}
+        if mode == "off":
+            headers["X-Memtap-Memory"] = "off"
+        t = time.perf_counter()
+        async with client.post(url, json=body, headers=headers) as response:
+            await response.read()
+            if mode == "on":
+                injected += int(response.headers.get("X-Memtap-Memories", "0") or 0)
+        return time.perf_counter() - t
+
+    for i in range(100):  # warm-up: connections, caches, the owner's vectors
+        await one("on" if i % 2 else "off")
+    latency: dict[str, list[float]] = {"on": [], "off": []}
+    for i in range(args.proxy_requests):
+        mode = "on" if i % 2 else "off"
+        latency[mode].append(await one(mode))
+    cpu_us: dict[str, list[float]] = {"on": [], "off": []}
+    rps: dict[str, list[float]] = {"on": [], "off": []}
+    for _ in range(args.cost_rounds):
+        for mode in ("off", "on"):
+            count = 0
+            deadline = time.perf_counter() + args.cost_duration
+
+            async def worker(mode: str = mode, deadline: float = deadline) -> None:
+                nonlocal count
+                while time.perf_counter() < deadline:
+                    await one(mode)
+                    count += 1
+
+            spy = None
+            if args.cost_py_spy and mode == "on":
+                py_spy = str(Path(sys.executable).with_name("py-spy"))
+                spy = await asyncio.create_subprocess_exec(
+                    py_spy, "record", "-p", str(pid), "-d", str(max(1, int(args.cost_duration))),
+                    "-r", "200", "--format", "raw", "--threads", "--nonblocking",
+                    "-o", f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
+                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            before, started = cpu_seconds(pid), time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(8)))
+            if spy is not None:
+                await spy.wait()
+            elapsed = time.perf_counter() - started
+            # The vectors of what the loop's turns stated are written behind the requests:
+            # their CPU is part of what a memory request costs.
+            await wait_vectors(client, base)
+            cpu = cpu_seconds(pid) - before
+            cpu_us[mode].append(cpu / max(1, count) * 1e6)
+            rps[mode].append(count / elapsed)
+    on_p50 = statistics.median(latency["on"]) * 1000
+    off_p50 = statistics.median(latency["off"]) * 1000
+    cpu_on, cpu_off = statistics.median(cpu_us["on"]), statistics.median(cpu_us["off"])
+    return {
+        "c1_p50_ms": {"on": round(on_p50, 3), "off": round(off_p50, 3)},
+        "added_p50_ms": round(on_p50 - off_p50, 3),
+        "c8_cpu_us_per_request": {"on": round(cpu_on), "off": round(cpu_off)},
+        "cpu_ratio_on_off": round(cpu_on / cpu_off, 2),
+        "memory_requests_per_core_s": round(1e6 / cpu_on),
+        "c8_req_per_s": {
+            "on": round(statistics.median(rps["on"])),
+            "off": round(statistics.median(rps["off"])),
+        },
+        "avg_injected": round(
+            injected
+            / max(
+                1, args.proxy_requests // 2 + 50 + sum(rps["on"]) * args.cost_duration
+            ),
+            2,
+        ),
+    }
+
+
 PARTS: dict[str, Callable[[argparse.Namespace], Awaitable[dict[str, Any]]]] = {
     "retrieval": bench_retrieval,
     "outbox": bench_enqueue_and_extraction,
     "proxy": bench_proxy_overhead,
+    "cost": bench_cost,
 }
 
 
@@ -249,7 +479,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--proxy-memories", type=int, default=10_000, help="memories of the proxied owner")
     parser.add_argument("--proxy-requests", type=int, default=1000, help="requests (half with memory off)")
     parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
-    parser.add_argument("--parts", default=",".join(PARTS), help=f"which parts to run ({', '.join(PARTS)})")
+    parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
+    parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
+    parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
+    parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")
+    parser.add_argument("--cost-rounds", type=int, default=3, help="interleaved off/on rounds (cost part)")
+    parser.add_argument("--parts", default="retrieval,outbox,proxy", help=f"which parts to run ({', '.join(PARTS)})")
     parser.add_argument("--store", default="sqlite", choices=["sqlite", "qdrant"],
                         help="record store (sqlite; qdrant: see bench_qdrant_store)")
     parser.add_argument("--semantic", action="store_true",

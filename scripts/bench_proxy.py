@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -277,6 +278,16 @@ async def measure(base_url: str, pid: int, requests: int, duration: float) -> Re
     return result
 
 
+async def closed_loop_for(base_url: str, duration: float) -> None:
+    """Half JSON at c=32, half SSE at c=16 (what `--py-spy` samples)."""
+    url = base_url + "/v1/chat/completions"
+    async with aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0), auto_decompress=False
+    ) as session:
+        await closed_loop(32, duration / 2, lambda: one_json(session, url))
+        await closed_loop(16, duration / 2, lambda: one_sse(session, url))
+
+
 @contextlib.asynccontextmanager
 async def child(
     *args: str, stderr_path: Path | None = None
@@ -302,17 +313,33 @@ async def child(
             stderr.close()
 
 
+def pinning(cpus: str) -> list[str]:
+    """`taskset -c CPUS` for the measured servers (the relay and memtap), and this process
+    (the load generator) and the upstream it starts moved to the other CPUs; [] when
+    `cpus` is empty or taskset is missing."""
+    if not cpus or shutil.which("taskset") is None:
+        return []
+    with contextlib.suppress(OSError, ValueError):
+        others = set(os.sched_getaffinity(0)) - {int(c) for c in cpus.split(",")}
+        if others:
+            os.sched_setaffinity(0, others)
+    return ["taskset", "-c", cpus]
+
+
 async def bench(args: argparse.Namespace) -> None:
     script = os.path.abspath(__file__)
     python = sys.executable
     memtap = str(Path(python).with_name("memtap"))
+    pin = pinning(args.pin)
+    if pin:
+        print(f"relay and memtap pinned: {' '.join(pin)}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         async with child(python, script, "--role", "upstream") as (
             upstream,
             upstream_pid,
         ):
             relay_child = child(
-                python, script, "--role", "relay", "--upstream", upstream
+                *pin, python, script, "--role", "relay", "--upstream", upstream
             )
             async with relay_child as relay:
                 config = Path(tmp) / "bench.yaml"
@@ -322,8 +349,18 @@ async def bench(args: argparse.Namespace) -> None:
                 )
                 log_path = Path(tmp) / "memtap.log"
                 async with child(
-                    memtap, "serve", "-c", str(config), stderr_path=log_path
+                    *pin, memtap, "serve", "-c", str(config), stderr_path=log_path
                 ) as memtap_target:
+                    if args.py_spy:
+                        spy = await asyncio.create_subprocess_exec(
+                            str(Path(python).with_name("py-spy")),
+                            "record", "-p", str(memtap_target[1]), "-d", "8", "-r", "250",
+                            "--format", "raw", "--nonblocking", "-o", args.py_spy,
+                            stdout=asyncio.subprocess.DEVNULL,
+                            stderr=asyncio.subprocess.DEVNULL,
+                        )
+                        await closed_loop_for(memtap_target[0], 8.5)
+                        await spy.wait()
                     targets = {
                         "direct": (upstream, upstream_pid),
                         "minimal relay": relay,
@@ -583,6 +620,16 @@ def main() -> None:
     )
     parser.add_argument(
         "--requests", type=int, default=2000, help="sequential requests for c=1 latency"
+    )
+    parser.add_argument(
+        "--pin",
+        default="0",
+        help="taskset CPU list for the relay and memtap (empty: not pinned)",
+    )
+    parser.add_argument(
+        "--py-spy",
+        default="",
+        help="sample memtap with py-spy during a warm-up load into this file (raw)",
     )
     parser.add_argument(
         "--rounds",

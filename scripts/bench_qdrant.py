@@ -47,7 +47,7 @@ class RandomEmbedder:
     name, model, dim = "bench", "random", 384
     signature = "bench:random:384"
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         rows = [np.random.default_rng(abs(hash(t)) % (1 << 32)).standard_normal(self.dim) for t in texts]
         return l2_normalize(np.asarray(rows, dtype=np.float32))
 

@@ -29,12 +29,24 @@ class EmbeddingError(Exception):
 
 @dataclass(slots=True)
 class CoalescerStats:
-    """Counts of a local model's coalesced runs (`embeddings.coalesce.Coalescer`)."""
+    """Counts of a local model's coalesced runs (`embeddings.coalesce.Coalescer`), and what
+    a new query would wait for now (the query-embedding budget: `expected_wait_s`)."""
 
     runs: int = 0
     requests: int = 0
     texts: int = 0
     largest_run: int = 0
+    queued_queries: int = 0
+    """Urgent texts waiting for a run."""
+    running_texts: int = 0
+    """Texts of the query run in progress (0: idle)."""
+    seconds_per_query: float = 0.0
+    """Moving average of a query run's time per text (0: none measured yet)."""
+
+    def expected_wait_s(self) -> float:
+        """Roughly how long a query queued now would take to come back: the run in
+        progress, the queries ahead of it and itself (0 until a query run was measured)."""
+        return (self.running_texts + self.queued_queries + 1) * self.seconds_per_query
 
 
 @runtime_checkable
@@ -55,10 +67,12 @@ class EmbeddingSource(Protocol):
         """`name:model:dim`; equal signatures mean comparable vectors."""
         ...
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         """Embed `texts` in order; returns (len(texts), dim) float32 unit vectors.
 
-        Raises `EmbeddingError`. Never blocks the event loop."""
+        `urgent`: a request is waiting for these (a query embedding); a local model serves
+        urgent texts before any write's (extraction, backfill). Raises `EmbeddingError`.
+        Never blocks the event loop."""
         ...
 
     def batch_stats(self) -> CoalescerStats | None:

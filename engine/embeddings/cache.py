@@ -113,7 +113,7 @@ class CachedSource:
     def signature(self) -> str:
         return self.inner.signature
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         if not texts:
             return empty_vectors(self.dim)
         if (
@@ -121,10 +121,10 @@ class CachedSource:
             and self.cache.get(EmbeddingCache.key(self.inner.signature, texts[0]))
             is None
         ):
-            return await self._embed_one(texts[0])
-        return await self._embed_many(texts)
+            return await self._embed_one(texts[0], urgent)
+        return await self._embed_many(texts, urgent)
 
-    async def _embed_one(self, text: str) -> Vectors:
+    async def _embed_one(self, text: str, urgent: bool) -> Vectors:
         key = EmbeddingCache.key(self.inner.signature, text)
         running = self._in_flight.get(key)
         if running is not None:
@@ -133,11 +133,11 @@ class CachedSource:
             )  # never raises: a failed leader is retried below
             if not running.cancelled():
                 return running.result().copy()
-            return await self._embed_many([text])
+            return await self._embed_many([text], urgent)
         future: asyncio.Future[Vectors] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            result = await self._embed_many([text])
+            result = await self._embed_many([text], urgent)
         except BaseException:
             future.cancel()  # the waiters embed for themselves
             raise
@@ -146,7 +146,7 @@ class CachedSource:
         future.set_result(result)
         return result
 
-    async def _embed_many(self, texts: Sequence[str]) -> Vectors:
+    async def _embed_many(self, texts: Sequence[str], urgent: bool) -> Vectors:
         signature = self.inner.signature
         keys = [EmbeddingCache.key(signature, t) for t in texts]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
@@ -158,7 +158,7 @@ class CachedSource:
             else:
                 out[i] = cached
         if missing:
-            fresh = await self.inner.embed(list(missing))
+            fresh = await self.inner.embed(list(missing), urgent=urgent)
             for row, (text, positions) in enumerate(missing.items()):
                 vector = fresh[row].copy()
                 self.cache.put(keys[positions[0]], vector)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,11 +77,11 @@ class OnnxEmbedder:
     def signature(self) -> str:
         return make_signature(self.name, self._model, self._dim)
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         if not texts:
             return empty_vectors(self._dim)
         try:
-            return await self.batches.embed(texts)
+            return await self.batches.embed(texts, urgent=urgent)
         except EmbeddingError:
             raise
         except Exception as exc:  # onnxruntime raises its own exception types
@@ -138,6 +139,7 @@ class OnnxEmbedder:
         return self.batches.stats
 
     async def close(self) -> None:
+        self.batches.close()
         self._session = None
 
 
@@ -173,11 +175,14 @@ async def open_onnx(
     model_path: str | None = None,
     tokenizer_path: str | None = None,
     *,
-    threads: int = 2,
+    threads: int | None = None,
     batch_size: int = 32,
     max_length: int = DEFAULT_MAX_LENGTH,
 ) -> OnnxEmbedder:
-    """Load a model (None = the packaged MiniLM) off the event loop; raises `EmbeddingError`."""
+    """Load a model (None = the packaged MiniLM) off the event loop; raises `EmbeddingError`.
+
+    `threads` (None: up to two, never more than the CPUs this process may run on: pinned to
+    one core, a second intra-op thread only takes turns with the first and the event loop)."""
     path = Path(model_path) if model_path else packaged_model_path()
     if path is None:
         raise EmbeddingError(
@@ -188,7 +193,11 @@ async def open_onnx(
         raise EmbeddingError(f"onnx model not found: {path}", cause="onnx_not_found")
     try:
         session, tokenizer, dim = await asyncio.to_thread(
-            _load_sync, path, tokenizer_path, min(max(threads, 1), 2), max_length
+            _load_sync,
+            path,
+            tokenizer_path,
+            min(max(threads if threads is not None else usable_cpus(), 1), 2),
+            max_length,
         )
     except Exception as exc:
         raise EmbeddingError(
@@ -200,6 +209,14 @@ async def open_onnx(
         extra={"fields": {"model": model, "dim": dim, "path": str(path)}},
     )
     return OnnxEmbedder(session, tokenizer, model, dim, batch_size)
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity: `taskset`, cgroup cpusets)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 def _model_name(path: Path) -> str:

@@ -73,7 +73,7 @@ class RemoteEmbedder:
     def signature(self) -> str:
         return make_signature(self.name, self._model, self.dim)
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         if not texts:
             return empty_vectors(self.dim)
         parts = [

@@ -35,7 +35,7 @@ from memtap.engine.episodes.chunks import sentences, topical_stems, trim
 from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
-from memtap.engine.retrieval.deadline import vector_deadline_s
+from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier, estimate_tokens
 
@@ -68,7 +68,10 @@ def episode_live(req: RetrievalRequest, cfg: MemoryConfig) -> Live:
 
 
 async def recall_episodes(
-    store: EpisodeStore, cfg: MemoryConfig, req: RetrievalRequest
+    store: EpisodeStore,
+    cfg: MemoryConfig,
+    req: RetrievalRequest,
+    clock: RetrievalClock | None = None,
 ) -> EpisodeRecall:
     """Never raises for an arm that fails: the failure is in `resolution["fallbacks"]`."""
     out = EpisodeRecall(resolution={"tiers": [], "fallbacks": [], "timings_ms": {}})
@@ -88,7 +91,7 @@ async def recall_episodes(
         asyncio.ensure_future(
             asyncio.wait_for(
                 store.vector(req.query, live, pool * VECTOR_DEPTH),
-                vector_deadline_s(cfg),
+                vector_deadline_s(cfg, clock),  # what the own-writes wait left
             )
         )
         if strategy in ("semantic", "hybrid")

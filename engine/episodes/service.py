@@ -25,6 +25,7 @@ from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import EpisodeStore, OutboxRow
+from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.types import Retrieval, RetrievalRequest
 
 if TYPE_CHECKING:
@@ -136,13 +137,18 @@ class EpisodeService:
 
     # -- retrieval --------------------------------------------------------------------------
     async def retrieve(
-        self, facts: Awaitable[Retrieval], req: RetrievalRequest
+        self,
+        facts: Awaitable[Retrieval],
+        req: RetrievalRequest,
+        clock: RetrievalClock | None = None,
     ) -> Retrieval:
         """The facts' retrieval and the episodes' recall side by side, fused."""
         cfg = self.holder.current.memory
         if not cfg.episodes.enabled:
             return await facts
-        recall_task = asyncio.ensure_future(recall_episodes(self.store, cfg, req))
+        recall_task = asyncio.ensure_future(
+            recall_episodes(self.store, cfg, req, clock)
+        )
         try:
             fact_retrieval = await facts
         except BaseException:

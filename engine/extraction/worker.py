@@ -28,6 +28,7 @@ from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.dates import dated_fact
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.restatement import drop_restatements
+from memtap.engine.fallbacks import describe_error
 from memtap.engine.metrics import Metrics
 from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
@@ -275,7 +276,7 @@ class OutboxWorker:
             except Exception as exc:  # noqa: BLE001 - vectors are rebuilt by reindex
                 log.warning(
                     "memory.vector_upsert_failed",
-                    extra={"fields": {"error": f"{type(exc).__name__}"}},
+                    extra={"fields": {"error": describe_error(exc)}},
                 )
         # After the vectors too: a waiting retrieval finds these by keyword and by meaning.
         self.pending.finished([r.row.seq for r in results])

@@ -22,6 +22,7 @@ from qdrant_client import AsyncQdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.episode_types import (
     MAX_EPISODE_CHARS,
     ChunkHit,
@@ -359,7 +360,11 @@ class QdrantEpisodeStore:
     async def vector(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
         if self.embedder is None:
             raise NoVectors("no embedding source")
-        dense = (await self.embedder.embed([query]))[0].astype(float).tolist()
+        dense = (
+            (await self.embedder.embed([query_tail(query)], urgent=True))[0]
+            .astype(float)
+            .tolist()
+        )
         flt = self._live(live)
         response = await self._call(
             "query_dense",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from qdrant_client import models
 
+from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE
 from memtap.engine.qdrant.filters import (
@@ -88,7 +89,11 @@ async def dense_search(
     await points.collection.ensure()
     if not points.collection.has_dense:
         return []
-    dense = (await points.embedder.embed([query]))[0].astype(float).tolist()
+    dense = (
+        (await points.embedder.embed([query_tail(query)], urgent=True))[0]
+        .astype(float)
+        .tolist()
+    )
     must: list[models.Condition] = [match("vec_sig", points.signature or "")]
     if owner is not None:
         must.append(match("owner", owner))

@@ -28,6 +28,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from memtap.config.schema import QdrantConfig
 from memtap.engine.api import EngineError, StoreUnavailable
+from memtap.engine.fallbacks import describe_error
 
 log = logging.getLogger("memtap.store.qdrant")
 
@@ -132,7 +133,7 @@ class QdrantTransport:
                             "fields": {
                                 "op": op,
                                 "attempt": attempt + 1,
-                                "error": type(exc).__name__,
+                                "error": describe_error(exc),
                                 "elapsed_ms": elapsed_ms,
                                 "delay_ms": round(delay * 1000, 1),
                             }
@@ -161,7 +162,7 @@ class QdrantTransport:
         if is_transient(exc):
             log.warning(
                 "qdrant.unavailable",
-                extra={"fields": {"op": op, "error": type(exc).__name__}},
+                extra={"fields": {"op": op, "error": describe_error(exc)}},
             )
             detail = (
                 "timed out" if isinstance(exc, TimeoutError) else type(exc).__name__
@@ -178,7 +179,7 @@ class QdrantTransport:
             await self._run(lambda client: client.close())
         except Exception as exc:  # noqa: BLE001 - closing must not mask shutdown
             log.warning(
-                "qdrant.close_failed", extra={"fields": {"error": type(exc).__name__}}
+                "qdrant.close_failed", extra={"fields": {"error": describe_error(exc)}}
             )
         if self._loop_thread is not None:
             await asyncio.to_thread(self._loop_thread.stop)

@@ -5,9 +5,18 @@ embedding + KNN) had that same limit, a slow embedding used all of it and the re
 upstream with nothing, although the keyword leg had answered long before. The vector leg
 therefore gets a share of the limit: when it misses its deadline the keyword results (fused
 with recent ones, as for any vector fallback) still arrive inside the request's limit.
+
+The limit counts from when the engine took the request (`RetrievalClock.started`), not from
+when ranking began: the read-your-own-writes wait (`Engine._read_own_writes`) comes out of
+the same limit, so a request that waited for its owner's turns gives the vector leg only what
+is left. Otherwise a wait and a slow embedding added up past the proxy's limit and the
+request lost the keyword results too, after the whole timeout.
 """
 
 from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
 
 from memtap.config.schema import MemoryConfig
 
@@ -16,6 +25,25 @@ VECTOR_SHARE = 0.6
 fallback ranking and the budget walk (a few ms) with ample margin under load."""
 
 
-def vector_deadline_s(config: MemoryConfig) -> float:
-    """Seconds the vector leg may take before retrieval goes on without it."""
-    return config.retrieval_timeout_ms * VECTOR_SHARE / 1000
+@dataclass(frozen=True, slots=True)
+class RetrievalClock:
+    """When a retrieval started (monotonic seconds): what its legs' deadlines count from."""
+
+    started: float = field(default_factory=time.monotonic)
+
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started
+
+
+def vector_deadline_s(
+    config: MemoryConfig, clock: RetrievalClock | None = None
+) -> float:
+    """Seconds the vector leg may take before retrieval goes on without it: its share of the
+    limit, less whatever the request already spent (0: no time left for it)."""
+    limit_s = config.retrieval_timeout_ms / 1000
+    share_s = limit_s * VECTOR_SHARE
+    if clock is None:
+        return share_s
+    # What the keyword fallback keeps whatever happened before: the limit minus the share.
+    left_s = limit_s - clock.elapsed_s() - (limit_s - share_s)
+    return max(0.0, min(share_s, left_s))

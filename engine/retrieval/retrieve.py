@@ -43,7 +43,7 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.coincidence import only_generic_in_common
-from memtap.engine.retrieval.deadline import vector_deadline_s
+from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.floor import vector_floor
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
@@ -66,6 +66,8 @@ class RetrievalContext:
     config: MemoryConfig
     vectors: VectorIndex | None
     metrics: Metrics | None = None
+    clock: RetrievalClock | None = None
+    """When the engine took the request: the vector deadline counts from it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +103,15 @@ async def _vector(
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
         return _VectorAnswer(None)
     started = time.perf_counter()
+    deadline_s = vector_deadline_s(
+        ctx.config, ctx.clock
+    )  # a share: keywords still arrive
     try:
+        if deadline_s <= 0:
+            raise TimeoutError  # the wait for own writes took the vector leg's share
         found = await asyncio.wait_for(
             _vector_rows(ctx.records, tier, live, req.query, limit, side_effects),
-            timeout=vector_deadline_s(ctx.config),  # a share: keywords still arrive
+            timeout=deadline_s,
         )
     except NoVectors as exc:
         resolution["fallbacks"].append({"tier": "vector", "reason": str(exc)})
@@ -184,7 +191,10 @@ async def retrieve(
         t0 = time.perf_counter()
         recent_rows: list[Memory] | None = None
         try:
-            if strategy == "hybrid" and ctx.vectors is None:
+            # Hybrid reads the recent ranking in the same reader hop as the keywords:
+            # when the vector leg misses its deadline the fallback needs no further hop
+            # (under load one more hop could take the rest of the time limit).
+            if strategy == "hybrid":
                 found, recent_rows = await ctx.records.keyword_and_recent(
                     req.query, live, pool
                 )

@@ -149,7 +149,9 @@ class Database:
         path: Path,
         driver: Driver,
         *,
-        readers: int = 2,
+        readers: int = 4,
+        # A reader is held until the loop resumes the read's caller: under load that is
+        # most of its time, so more readers than cores keep request-path reads from queuing.
         busy_timeout_ms: int = 1000,
         read_busy_timeout_ms: int = 200,
         extension_loaders: Sequence[tuple[str, Callable[[Conn], None]]] = (),

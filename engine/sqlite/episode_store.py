@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
+from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
@@ -145,7 +146,11 @@ class SqliteEpisodeStore:
         if live.owner is None:
             raise NoVectors("episode vectors are searched per owner")
         owner, signature = live.owner, source.signature
-        matrix = await asyncio.wait_for(source.embed([query]), QUERY_TIMEOUT_S)
+        # The fact leg's query text and lane: one embedding for both legs (cache), ahead of
+        # the worker's write embeddings.
+        matrix = await asyncio.wait_for(
+            source.embed([query_tail(query)], urgent=True), QUERY_TIMEOUT_S
+        )
         vector = np.asarray(matrix[0], dtype=np.float32)
 
         def run(conn: Conn) -> list[ChunkHit]:

@@ -7,7 +7,10 @@ reader hop. `engine.factory.build_vector_index` builds it. Why each piece is the
   `SemanticUnavailable` and retrieval answers that request from the keyword ranking.
 - Lazy backfill: before a search, up to `BACKFILL_BUDGET` of the owner's memories that have
   no vector yet are embedded (bounded by `BACKFILL_BUDGET_S`; skipped while another backfill
-  runs), so a model change heals with real traffic without holding requests up.
+  runs), so a model change heals with real traffic without holding requests up. At most once
+  per owner every `INLINE_BACKFILL_EVERY_S`: the look-up is a reader hop before the query
+  embedding, paid by every request under load, while the engine's background backfill
+  (`engine/maintenance/backfill.py`) does the rest.
 - Each fallback cause is logged once (first time) and counted every time in
   `memtap_memory_fallbacks_total{cause}`.
 - KNN is served from `engine.sqlite.vector_cache` (per-owner float32 matrices, exact cosine,
@@ -20,12 +23,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from memtap.config.schema import Config
 from memtap.engine.api import EngineError
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
@@ -40,6 +45,7 @@ from memtap.engine.maintenance.reindex import run_reindex
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
+from memtap.engine.retrieval.deadline import vector_deadline_s
 from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.vector_cache import DEFAULT_MAX_BYTES, VectorCache
@@ -51,6 +57,8 @@ BACKFILL_BUDGET = 16
 """Memories embedded inline before one search (static: ~1 ms, onnx: ~20 ms)."""
 BACKFILL_BUDGET_S = 0.1
 """Well inside `memory.retrieval_timeout_ms` (250 ms), which bounds the whole vector search."""
+INLINE_BACKFILL_EVERY_S = 5.0
+"""How often a search looks for its owner's memories without a vector (see above)."""
 SQLITE_VEC = "sqlite-vec"
 
 
@@ -75,6 +83,8 @@ class SqliteVecIndex:
         self._fallbacks = FallbackLog(metrics)
         self._metrics = metrics
         self._backfill_lock = asyncio.Lock()
+        self._inline_backfill_at: dict[str, float] = {}
+        """Owner -> when a search last looked for its unindexed memories (monotonic)."""
         self.backfill_timeout_s = BACKFILL_BUDGET_S
         self.last_reset_marked = 0
         self._disabled: str | None = None
@@ -217,8 +227,11 @@ class SqliteVecIndex:
 
     async def _embed_query(self, query: str) -> Any:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
+        self._refuse_when_busy()
         try:
-            matrix = await asyncio.wait_for(self._source.embed([query]), timeout_s)
+            matrix = await asyncio.wait_for(
+                self._source.embed([query_tail(query)], urgent=True), timeout_s
+            )
         except TimeoutError as exc:
             self._fallbacks.record(
                 "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"
@@ -231,10 +244,36 @@ class SqliteVecIndex:
             raise SemanticUnavailable(str(exc), exc.cause) from exc
         return matrix[0]
 
+    def _refuse_when_busy(self) -> None:
+        """The query-embedding budget: when a local model's queue is so long that a query
+        queued now would come back after the vector leg's deadline, the leg gives up at
+        once. The request gets its keyword results without waiting for nothing, and the
+        model's time goes to queries that can still make it (under overload, every query
+        embedding computed past its deadline was CPU taken from those)."""
+        stats = self._source.batch_stats()
+        if stats is None:
+            return
+        budget_s = vector_deadline_s(self._config.current.memory)
+        wait_s = stats.expected_wait_s()
+        if wait_s > budget_s:
+            self._fallbacks.record(
+                "embedding_busy",
+                f"query embedding would wait ~{wait_s * 1000:.0f} ms "
+                f"(budget {budget_s * 1000:.0f} ms)",
+            )
+            raise SemanticUnavailable("query embedding queue is full", "embedding_busy")
+
     async def _backfill_owner(self, owner: str) -> None:
         # Best effort: a failing backfill must not cost the request its semantic results.
         if self._backfill_lock.locked():
             return
+        now = time.monotonic()
+        last = self._inline_backfill_at.get(owner)
+        if last is not None and now - last < INLINE_BACKFILL_EVERY_S:
+            return
+        if len(self._inline_backfill_at) > 100_000:  # bounded whatever the owner count
+            self._inline_backfill_at.clear()
+        self._inline_backfill_at[owner] = now
         try:
             await asyncio.wait_for(
                 self.backfill(owner, BACKFILL_BUDGET), self.backfill_timeout_s
@@ -247,7 +286,7 @@ class SqliteVecIndex:
             )
             self._fallbacks.record(
                 f"backfill_{cause}" if not cause.startswith("backfill") else cause,
-                describe_error(exc),
+                describe_error(exc, self.backfill_timeout_s),
             )
 
     # -- writes ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ class CountingSource:
     def signature(self) -> str:
         return make_signature(self.name, self.model, self.dim)
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         self.embedded.extend(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):

@@ -1,5 +1,5 @@
 """Concurrent embedding requests coalesced into batches (`engine/embeddings/coalesce.py`):
-each caller gets exactly its rows, queries go before bulk work, failures and give-ups stay
+each caller gets exactly its rows, queries go strictly before writes, failures and give-ups stay
 with their own run; and the packaged ONNX model gives the same vectors batched or alone."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from memtap.engine.embeddings.coalesce import Coalescer
+from memtap.engine.embeddings.coalesce import WRITE_RUN_TEXTS, Coalescer
 from memtap.engine.embeddings.onnx import open_onnx
 
 
@@ -50,9 +50,12 @@ async def test_requests_arriving_during_a_run_share_the_next_one() -> None:
     model = Model()
     batches = Coalescer(model, max_texts=64)
     model.hold_next()
-    first = asyncio.ensure_future(batches.embed(["the first query"]))
+    first = asyncio.ensure_future(batches.embed(["the first query"], urgent=True))
     await started(model)
-    queries = [asyncio.ensure_future(batches.embed([f"query {i}"])) for i in range(5)]
+    queries = [
+        asyncio.ensure_future(batches.embed([f"query {i}"], urgent=True))
+        for i in range(5)
+    ]
     bulk_texts = [f"memory number {i}" for i in range(10)]
     bulk = asyncio.ensure_future(batches.embed(bulk_texts))
     await asyncio.sleep(0.01)
@@ -61,9 +64,33 @@ async def test_requests_arriving_during_a_run_share_the_next_one() -> None:
     for i, task in enumerate(queries):
         assert (await task).tolist() == [vector(f"query {i}")]  # exactly its own row
     assert (await bulk).tolist() == [vector(t) for t in bulk_texts]
-    assert len(model.runs) == 2  # one held run, then everything else together
-    assert model.runs[1][:5] == [f"query {i}" for i in range(5)]
-    assert batches.stats.requests == 7 and batches.stats.largest_run == 15
+    # The five queries shared the query lane's next run; the write went in pieces in its
+    # own lane: a query never waits for a write's texts in its run.
+    runs = model.runs[1:]
+    assert [f"query {i}" for i in range(5)] in runs
+    writes = [run for run in runs if run[0].startswith("memory")]
+    assert [len(run) for run in writes] == [WRITE_RUN_TEXTS, 10 - WRITE_RUN_TEXTS]
+    assert all(
+        all(t.startswith("memory") for t in run) or all(t.startswith("query") for t in run)
+        for run in runs
+    )
+    assert batches.stats.requests == 8 and batches.stats.largest_run == WRITE_RUN_TEXTS
+
+
+async def test_a_one_text_write_waits_behind_queries() -> None:
+    model = Model()
+    batches = Coalescer(model, max_texts=64)
+    model.hold_next()
+    first = asyncio.ensure_future(batches.embed(["running"]))
+    await started(model)
+    write = asyncio.ensure_future(batches.embed(["an extracted fact"]))
+    await asyncio.sleep(0.01)
+    query = asyncio.ensure_future(batches.embed(["what do I drink?"], urgent=True))
+    await asyncio.sleep(0.01)
+    model.gate.set()
+    await asyncio.gather(first, write, query)
+    # Queued after the write, run before it, and alone.
+    assert model.runs[1:] == [["what do I drink?"], ["an extracted fact"]]
 
 
 async def test_queries_go_before_bulk_pieces() -> None:
@@ -75,7 +102,9 @@ async def test_queries_go_before_bulk_pieces() -> None:
     bulk_texts = [f"fact {i}" for i in range(18)]  # pieces of 8, 8 and 2
     bulk = asyncio.ensure_future(batches.embed(bulk_texts))
     await asyncio.sleep(0.01)
-    query = asyncio.ensure_future(batches.embed(["which database do I use?"]))
+    query = asyncio.ensure_future(
+        batches.embed(["which database do I use?"], urgent=True)
+    )
     await asyncio.sleep(0.01)
     model.gate.set()
     await first

@@ -5,6 +5,7 @@ engine-status and the failure logged with its message."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,8 +23,9 @@ from memtap.config.schema import (
 )
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
+from memtap.engine.fallbacks import describe_error
 from memtap.engine.metrics import Metrics
-from memtap.engine.types import NewMemory, RetrievalRequest
+from memtap.engine.types import NewMemory, RetrievalRequest, Turn
 from tests.support.semantic import EmbeddingsServer
 
 FACTS = [
@@ -184,3 +186,75 @@ async def test_a_slow_vector_leg_leaves_the_keyword_results_inside_the_time_limi
         finally:
             server.delay_s = 0.0
             await engine.close()
+
+
+async def hold_write_lock(path: Path) -> asyncio.subprocess.Process:
+    """Another process that holds the file's write lock until killed (in this process a
+    second SQLite library would not see the engine's POSIX locks)."""
+    code = (
+        "import sqlite3, sys, time\n"
+        f"c = sqlite3.connect({str(path)!r}, timeout=0, isolation_level=None)\n"
+        "c.execute('BEGIN IMMEDIATE')\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    assert (await proc.stdout.readline()).strip() == b"locked"
+    return proc
+
+
+async def test_waiting_for_own_writes_comes_out_of_the_vector_legs_time(
+    tmp_path: Path,
+) -> None:
+    """The read-your-own-writes wait and a slow vector leg share one limit: the keyword
+    results arrive inside `retrieval_timeout_ms`, not after the wait plus the vector share."""
+    async with EmbeddingsServer() as server:
+        cfg = config(tmp_path / "data", server)
+        cfg = replace(
+            cfg,
+            memory=replace(cfg.memory, retrieval_timeout_ms=400),
+            embedding=replace(cfg.embedding, timeout_ms=5000),
+        )
+        engine = await open_at(tmp_path, cfg)
+        other: asyncio.subprocess.Process | None = None
+        try:
+            for fact in FACTS:
+                await engine.create_memory(NewMemory(owner="erin", content=fact))
+            # The owner's turn just before cannot be applied in time: another process
+            # holds the database's write lock (the worker's write waits busy_timeout), so
+            # the wait takes its whole budget; and the query embedding is slow, so the
+            # vector leg misses too.
+            engine.worker.batch_delay_s = 30.0  # it starts on the retrieval's hurry
+            await engine.enqueue_turn(
+                Turn("req-1", "erin", None, "openai-chat", "I prefer oolong tea.", "Ok.")
+            )
+            server.delay_s = 2.0
+            other = await hold_write_lock(engine.db.path)
+            started = time.monotonic()
+            async with asyncio.timeout(0.4):  # the proxy's own limit (inject.py)
+                got = await engine.retrieve(
+                    RetrievalRequest(
+                        owner="erin", query="which tea do I drink", strategy="hybrid"
+                    )
+                )
+            assert time.monotonic() - started < 0.4
+            assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
+            assert got.hits and any("tea" in h.memory.content for h in got.hits)
+            reasons = [f.get("reason") for f in got.resolution["fallbacks"]]
+            assert "timeout" in reasons
+        finally:
+            if other is not None:
+                other.kill()
+                await other.wait()
+            server.delay_s = 0.0
+            await engine.close()
+
+
+def test_a_timeout_is_logged_with_how_long_it_was_given() -> None:
+    # asyncio's TimeoutError has an empty str(): the log line says what timed out instead.
+    assert describe_error(TimeoutError(), 5.0) == "TimeoutError: no answer within 5 s"
+    assert describe_error(ValueError("bad row")) == "ValueError: bad row"
+

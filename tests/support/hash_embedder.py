@@ -24,7 +24,7 @@ class HashEmbedder:
         self.fail = False
         self.calls = 0
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         self.calls += 1
         if self.fail:
             raise EmbeddingError("model offline", cause="remote_error")
