@@ -166,6 +166,9 @@ class OutboxWorker:
         after = 0
         while True:
             try:
+                # Cleared before the read, not after: a turn committed (and its wake set)
+                # while the page was being read must not be slept through.
+                self._wake.clear()
                 async with self.page_lock:
                     rows = await self.outbox.page(after, PAGE_SIZE)
                     if rows:
@@ -174,7 +177,6 @@ class OutboxWorker:
                     if self._stopping:
                         return
                     after = 0
-                    self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=IDLE_POLL_S)
                     if not self._stopping and not self.pending.waiting:

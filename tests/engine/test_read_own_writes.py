@@ -130,3 +130,37 @@ async def test_erasing_an_owner_releases_the_wait(engine: Engine) -> None:
     await engine.enqueue_turn(turn(1, ALICE, "I prefer Emacs."))
     await engine.erase_owner(ALICE)
     assert engine.pending.pending(ALICE) == 0
+
+
+async def test_a_turn_committed_while_the_worker_reads_an_empty_page_is_not_slept_through(
+    tmp_path: Path,
+) -> None:
+    # The worker's read of an empty page races the commit of a new turn: the wake-up the
+    # commit (and the waiting retrieval) gives must survive that read.
+    config = Config(
+        data_dir=str(tmp_path),
+        memory=MemoryConfig(strategy="keyword"),
+        vector_store=VectorStoreConfig(kind="none"),
+        embedding=EmbeddingConfig(source="none"),
+    )
+    engine = await open_engine(ConfigHolder(config), Metrics(), start_worker=False)
+    engine.worker.batch_delay_s = 30.0
+    real_page = engine.worker.outbox.page
+    read_empty = asyncio.Event()
+
+    async def slow_empty_page(after: int, limit: int):  # type: ignore[no-untyped-def]
+        rows = await real_page(after, limit)
+        if not rows and not read_empty.is_set():
+            read_empty.set()
+            await asyncio.sleep(0.04)  # the turn commits and the retrieval waits meanwhile
+        return rows
+
+    engine.worker.outbox.page = slow_empty_page  # type: ignore[method-assign]
+    try:
+        engine.worker.start()
+        await asyncio.wait_for(read_empty.wait(), 5)
+        await engine.enqueue_turn(turn(1, ALICE, "I prefer Zig for small tools."))
+        found = await engine.retrieve(RetrievalRequest(owner=ALICE, query="Zig small tools"))
+        assert [hit.memory.content for hit in found.hits] == ["Prefers Zig for small tools"]
+    finally:
+        await engine.close()
