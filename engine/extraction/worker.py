@@ -224,6 +224,8 @@ class OutboxWorker:
         except (StoreError, StoreUnavailable):
             await self._finish_applied(rows)
             raise
+        # The rows left the outbox with the facts' commit: the gauge follows at once.
+        self.metrics.outbox_depth.dec(amount=len(results))
         # Episodes after the facts (never visible before them) and fail-open: a failing
         # episode store costs the page's episodes, never its facts or its outbox rows.
         episode_ids = (
@@ -261,7 +263,6 @@ class OutboxWorker:
                 )
         self.processed += len(results)
         self.metrics.memories_extracted.inc(amount=len(written_all))
-        self.metrics.outbox_depth.dec(amount=len(results))
         log.debug(
             "memory.extract_batch",
             extra={

@@ -41,8 +41,14 @@ async def start_memtap(
                 name="standin", url=standin.url, format="auto", timeout_s=30.0
             ),
         ),
+        # A generous retrieval limit: these tests are about where memory goes, and a
+        # retrieval timing out on a loaded machine would send the request on unchanged
+        # (fail-open) and fail them for the wrong reason.
         memory=dataclasses.replace(
-            MemoryConfig(enabled=True, strategy="recent", scope="owner"), **memory
+            MemoryConfig(
+                enabled=True, strategy="recent", scope="owner", retrieval_timeout_ms=3000
+            ),
+            **memory,
         ),
         embedding=EmbeddingConfig(source="none"),
         vector_store=VectorStoreConfig(kind="none"),
