@@ -279,6 +279,20 @@ def test_a_self_assessment_is_not_a_job() -> None:
         ("I had knee surgery in August.", "event", "Had knee surgery in August"),
         ("Every morning I do 10 minutes of yoga.", "habit", "Does 10 minutes of yoga every morning"),
         ("I meal-prep on Sundays.", "habit", "Meal-preps on Sundays"),
+        ("Morning! It's Kenji again, with the bonsai questions.", "identity", "Name is Kenji"),
+        ("Home for me is a little village in Wales.", "location", "Home is a little village in Wales"),
+        ("I manage a team of twelve support agents.", "work", "Manages a team of twelve support agents"),
+        ("My twins turn five next week.", "family", "Their twins turn five"),
+        ("We've got a bearded dragon called Spike.", "family", "Has a bearded dragon called Spike"),
+        ("I can't do stairs because of my knee.", "constraint", "Cannot do stairs"),
+        ("I only eat halal meat.", "constraint", "Only eats halal meat"),
+        ("I'm a type 1 diabetic.", "constraint", "Is type 1 diabetic"),
+        ("My blog runs on Hugo.", "stack", "Their blog runs on Hugo"),
+        ("The plan is to open a café by 2027.", "goal", "Their plan is to open a café by 2027"),
+        ("I go swimming twice a week.", "habit", "Goes swimming twice a week"),
+        ("Every Friday we do pizza night.", "habit", "Does pizza night every friday"),
+        ("Jazz is my thing, especially Coltrane.", "preference", "Loves jazz"),
+        ("I'm going with the Fairphone.", "decision", "Decided to go with the Fairphone"),
         (
             "We're migrating our monolith from Rails to Go microservices.",
             "stack",
@@ -306,6 +320,12 @@ def test_heldout_phrasings(text: str, family: str, content: str) -> None:
         "I want to read this file.",
         "We're trying to fix this bug.",
         "Make this sound friendlier: I don't like meetings on Fridays.",
+        "Nothing with pork please, I'm Muslim.",  # a faith is not a name
+        "It's Monday again.",
+        "That is my thing.",
+        "I was a bit confused.",
+        "I'm going with you.",
+        "I can't do this.",
     ],
 )
 def test_heldout_phrasings_do_not_overreach(text: str) -> None:

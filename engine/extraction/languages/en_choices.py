@@ -170,6 +170,24 @@ RULES: tuple[Rule, ...] = (
         choice=True,
     ),
     _choice(
+        "preference",
+        "positive",
+        # "Jazz is my thing, especially Coltrane"
+        r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?P<verb>thing|jam|passion|obsession|happy\s+place)(?=\s*(?:$|[.!,;]))",
+        "Loves {obj}",
+        "thing jam passion obsession happy",
+    ),
+    _choice(
+        "decision",
+        "positive",
+        # "I'm going with the Fairphone": a choice being made
+        START
+        + r"(?:I|we)(?:'m|'re|\s+am|\s+are)\s+(?:going|gonna\s+go)\s+with\s+(?P<obj>.+)",
+        "Decided to go with {obj}",
+        "going gonna",
+        choice=True,
+    ),
+    _choice(
         "decision",
         "positive",
         START
@@ -302,7 +320,7 @@ RULES: tuple[Rule, ...] = (
         "habit",
         "positive",
         # "Every morning I do 10 minutes of yoga": the routine with its time first
-        r"^(?P<when>(?:every|each)\s+(?:single\s+)?(?:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)),?\s+I\s+"
+        r"^(?P<when>(?:every|each)\s+(?:single\s+)?(?:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)),?\s+(?:I|we)\s+"
         + r"(?!(?:am|was|have\s+to|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|don't)\b)(?P<verb>[a-z]+)\s+(?P<obj>.+)",
         "{verb_s} {obj} {when}",
         "every each",
@@ -313,9 +331,9 @@ RULES: tuple[Rule, ...] = (
         # "I journal every night before bed": a routine named by how often, not by "usually"
         _I
         + r"(?!(?:am|was|have|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|do|did|don't|get\s+to)\b)"
-        + r"(?P<verb>[a-z]+(?:-[a-z]+)?)\s+(?P<obj>(?:[\w'-]+\s+){0,4}?(?:(?i:every|each)\s+(?:single\s+)?(?i:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?i:on)\s+(?i:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays))\b.*)",
+        + r"(?P<verb>[a-z]+(?:-[a-z]+)?)\s+(?P<obj>(?:[\w'-]+\s+){0,4}?(?:(?i:every|each)\s+(?:single\s+)?(?i:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?i:on)\s+(?i:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)|(?i:once|twice|three\s+times|four\s+times|\d+\s+times|a\s+few\s+times)\s+(?:a|per)\s+(?i:day|week|month))\b.*)",
         "{verb_s} {obj}",
-        "every each mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends weekdays",
+        "every each mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends weekdays once twice times",
         flags=0,
     ),
     _choice(

@@ -83,7 +83,7 @@ RULES: tuple[Rule, ...] = (
         "constraint",
         IM
         + ADV
-        + r"(?P<obj>(?:lactose|gluten)[\s-]intolerant|gluten-free|celiac|coeliac|diabetic|type\s+[12]\s+diabetic|halal|kosher|sober|teetotal|colou?r-?\s?blind|blind|deaf|hard\s+of\s+hearing|dyslexic|autistic|visually\s+impaired|in\s+a\s+wheelchair|a\s+wheelchair\s+user|epileptic|asthmatic|on\s+medication)\b",
+        + r"(?:an?\s+)?(?P<obj>(?:lactose|gluten)[\s-]intolerant|gluten-free|celiac|coeliac|diabetic|type\s+[12]\s+diabetic|halal|kosher|sober|teetotal|colou?r-?\s?blind|blind|deaf|hard\s+of\s+hearing|dyslexic|autistic|visually\s+impaired|in\s+a\s+wheelchair|a\s+wheelchair\s+user|epileptic|asthmatic|on\s+medication)\b",
         "Is {obj}",
         "lactose gluten intolerant free celiac coeliac diabetic halal kosher sober teetotal color colour colorblind colourblind blind deaf hearing dyslexic autistic impaired wheelchair epileptic asthmatic medication",
         group="health",
@@ -187,6 +187,24 @@ RULES: tuple[Rule, ...] = (
         "Budget for {what} is {obj}",
         "budget",
         group="budget",
+    ),
+    en_rule(
+        "constraint",
+        # "I only eat halal meat": a diet said by what is left
+        I + r"(?:only\s+eat|eat\s+only|only\s+drink|drink\s+only)\s+(?P<obj>.+)",
+        "Only eats {obj}",
+        "only",
+        group="diet",
+    ),
+    en_rule(
+        "constraint",
+        # "I can't do stairs because of my knee": a physical limit ("can't stand" is taste)
+        I
+        + r"(?:can'?t|cannot|can\s+not)\s+(?P<verb>do|climb|walk|lift|carry)\s+(?P<obj>(?!this\b|that\b|it\b)[\w' -]{2,40}?)(?=\s*(?:$|[.,;!]|\bbecause\b|\bsince\b|\bdue\b|\bwith\b))",
+        "Cannot {verb} {obj}",
+        "do climb walk lift carry",
+        "negative",
+        group="physical",
     ),
     en_rule(
         "constraint",

@@ -34,6 +34,9 @@ from memtap.engine.extraction.slots import domain_of
 # "Same here", "Nobody here": words that come before "here" without being a signature
 _NOT_SIGNATURES = frozenset(
     [
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *["january", "february", "march", "april", "may", "june", "july", "august"],
+        *["september", "october", "november", "december", "me", "time"],
         "same",
         "everyone",
         "everybody",
@@ -103,6 +106,17 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         flags=0,
         accept=lambda m, o: o.split()[0] not in NOT_NAMES,
+    ),
+    en_rule(
+        "identity",
+        # "Morning! It's Kenji again": a returning user saying who they are
+        r"^(?:(?i:hi|hello|hey|morning|good\s+morning|evening)[,!.]*\s+)?(?i:it's|it\s+is|this\s+is)\s+(?P<obj>[A-Z][a-z]+)(?=\s+(?i:again|here)\b)",
+        "Name is {obj}",
+        "again here",
+        slot="identity.name",
+        flags=0,
+        keep_case=True,
+        accept=lambda m, o: o not in NOT_NAMES and o.lower() not in _NOT_SIGNATURES,
     ),
     en_rule(
         "identity",
@@ -344,6 +358,13 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "location",
+        r"^home\s+(?:for\s+me|to\s+me)\s+is\s+(?:in\s+)?(?P<obj>.+)",
+        "Home is {obj}",
+        "home",
+        slot="location.home",
+    ),
+    en_rule(
+        "location",
         r"\bmy\s+home(?:\s+base)?\s+is\s+(?:in\s+)?(?P<obj>.+)",
         "Home is {obj}",
         "home",
@@ -486,7 +507,7 @@ RULES: tuple[Rule, ...] = (
     ),
     en_rule(
         "work",
-        r"(?:^|,\s*|\bI\s+)used\s+to\s+(?:be|work\s+as)\s+(?P<obj>(?:an?|the)\s+.+)",
+        r"(?:^|,\s*|\bI\s+)(?:used\s+to\s+(?:be|work\s+as)|was)\s+(?P<obj>(?:an?|the)\s+.+)",
         "Used to be {obj}",
         "used",
         group="past_role",
@@ -497,7 +518,7 @@ RULES: tuple[Rule, ...] = (
         "work",
         I
         + ADV
-        + r"(?P<verb>lead|manage|run|head|own)\s+(?P<obj>(?:the|our|a|an)\s+(?:[\w/&+-]+\s+){0,3}?(?:team|squad|department|group|lab|practice|org))\b",
+        + r"(?P<verb>lead|manage|run|head|own)\s+(?P<obj>(?:the|our|a|an)\s+(?:[\w/&+-]+\s+){0,3}?(?:team|squad|department|group|lab|practice|org)(?:\s+of\s+[\w-]+(?:\s+[\w-]+){0,3})?)\b",
         {
             "lead": "Leads {obj}",
             "manage": "Manages {obj}",
@@ -686,7 +707,7 @@ RULES: tuple[Rule, ...] = (
         + REL
         + "|"
         + PET
-        + r")(?:\s+[A-Z][\w'-]+)?(?:'s|\s+is|\s+are|\s+works|\s+work|\s+lives|\s+live|\s+has|\s+have|\s+was|\s+were|\s+studies|\s+goes|\s+go|\s+turned|\s+turns|\s+got|\s+just|\s+recently|\s+will\s+be|\s+was\s+born|\s+named|\s+called|\s+starts|\s+started|\s+is\s+starting|\s+graduated|\s+graduates|\s+plays|\s+attends|\s+needs|\s+uses|\s+can't|\s+cannot|\s+retired|\s+passed\s+away|\s+died|\s+moved|\s+suffers)\b.+)",
+        + r")(?:\s+[A-Z][\w'-]+)?(?:'s|\s+is|\s+are|\s+works|\s+work|\s+lives|\s+live|\s+has|\s+have|\s+was|\s+were|\s+studies|\s+goes|\s+go|\s+turned|\s+turns|\s+got|\s+just|\s+recently|\s+will\s+be|\s+was\s+born|\s+named|\s+called|\s+starts|\s+started|\s+start|\s+turn|\s+play|\s+attend|\s+is\s+starting|\s+graduated|\s+graduates|\s+plays|\s+attends|\s+needs|\s+uses|\s+can't|\s+cannot|\s+retired|\s+passed\s+away|\s+died|\s+moved|\s+suffers)\b.+)",
         "Their {obj}",
         REL_TRIGGERS + " " + PET_TRIGGERS,
         resolvable=False,

@@ -170,6 +170,19 @@ _ROLE_WORDS = frozenset(
 )
 NOT_NAMES = frozenset(
     [
+        # a faith or a trait after "I'm" is not a name
+        "Muslim",
+        "Christian",
+        "Jewish",
+        "Hindu",
+        "Buddhist",
+        "Catholic",
+        "Sikh",
+        "Mormon",
+        "Atheist",
+        "Agnostic",
+        "Vegan",
+        "Vegetarian",
         "Canadian",
         "American",
         "British",
@@ -319,7 +332,7 @@ REL = (
 )
 PET = (
     r"(?:dog|dogs|cat|cats|puppy|puppies|kitten|kittens|parrot|hamster|rabbit|bunny|goldfish|"
-    r"fish|turtle|tortoise|horse|pony|guinea\s+pigs?|lizard|gecko|snake|bird|birds|budgie|"
+    r"fish|turtle|tortoise|horse|pony|guinea\s+pigs?|lizard|gecko|snake|bearded\s+dragon|bird|birds|budgie|"
     r"ferret|chickens|pet|pets|retriever|labrador|lab|poodle|terrier|beagle|husky|spaniel|shepherd|"
     r"corgi|dachshund|chihuahua|pug|bulldog|collie|greyhound|mutt|tabby|siamese|labradoodle|"
     r"cockapoo|sheepdog|rottweiler|boxer|whippet|schnauzer|doodle)"
@@ -334,7 +347,7 @@ REL_TRIGGERS = (
 )
 PET_TRIGGERS = (
     "dog dogs cat cats puppy puppies kitten kittens parrot hamster rabbit bunny goldfish fish "
-    "turtle tortoise horse pony guinea pig pigs lizard gecko snake bird birds budgie ferret "
+    "turtle tortoise horse pony guinea pig pigs lizard gecko snake dragon bird birds budgie ferret "
     "chickens pet pets retriever labrador lab poodle terrier beagle husky spaniel shepherd corgi "
     "dachshund chihuahua pug bulldog collie greyhound mutt tabby siamese labradoodle cockapoo "
     "sheepdog rottweiler boxer whippet schnauzer doodle"
