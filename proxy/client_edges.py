@@ -46,6 +46,8 @@ from memtap.proxy.upstream import IdleWatchdog
 
 log = logging.getLogger("memtap.client")
 
+LINGER_S = 0.5
+"""How long a half-closed connection reads and drops what the client still sends."""
 _MAX_SWEEP_S = 1.0
 _MIN_SWEEP_S = 0.05
 
@@ -79,6 +81,7 @@ class EdgeRequestHandler(RequestHandler):
         "head_since",
         "idle_since",
         "in_request",
+        "lingering",
         "paused_since",
         "resumed_at",
         "rx_at",
@@ -99,6 +102,9 @@ class EdgeRequestHandler(RequestHandler):
         self.closed_reason: str | None = None
         """Set when a client limit closes the connection: the request's `request.done` says it."""
         self.closed_status: int | None = None
+        self.lingering = False
+        """memtap answered and half-closed: what the client still sends is read and dropped
+        until the connection closes (`end`)."""
         self.paused_since: float | None = None
         """Since when the client has not been reading (the transport paused our writes)."""
         self.resumed_at = now
@@ -116,6 +122,8 @@ class EdgeRequestHandler(RequestHandler):
         super().resume_writing()
 
     def data_received(self, data: bytes) -> None:
+        if self.lingering:
+            return  # answered already: the rest of a trickling head is not parsed
         now = self.rx_at = self.clock()
         if not self.in_request and self.head_since is None:
             self.head_since = now
@@ -176,9 +184,19 @@ class EdgeRequestHandler(RequestHandler):
     def end(self, response: bytes | None = None, *, abort: bool = False) -> None:
         """Close the connection (after `response`); `abort` drops what is still buffered
         (a client that does not read would otherwise keep a closing connection forever)."""
+        if self.lingering and not abort:
+            return  # answered once already
         transport = self.transport
         if transport is not None and response is not None:
             transport.write(response)
+            if not abort and transport.can_write_eof():
+                # A lingering close, as web servers do: half-close and read on for a
+                # moment, so a client still sending (a trickling head) reads the answer
+                # instead of a reset from its own kernel that would discard it.
+                self.lingering = True
+                transport.write_eof()
+                asyncio.get_running_loop().call_later(LINGER_S, self.force_close)
+                return
         if abort and transport is not None:
             transport.abort()
         self.force_close()
@@ -343,7 +361,11 @@ class ClientEdges:
         self.limiter.purge()
         settings = self.settings()
         for handler in self.server.connections:
-            if not isinstance(handler, EdgeRequestHandler) or handler.transport is None:
+            if (
+                not isinstance(handler, EdgeRequestHandler)
+                or handler.transport is None
+                or handler.lingering  # answered and closing already
+            ):
                 continue
             now = handler.clock()
             paused = handler.paused_since

@@ -111,8 +111,15 @@ async def test_slot_supersession_and_history_in_the_store(
 async def test_provenance_in_metadata_and_log(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     engine = await open_engine(holder(tmp_path), Metrics())
     try:
+        # Captured until the line came: the worker logs after its commit (and after the
+        # turn's episodes), so the rows can be read before it, and a line logged after the
+        # capture level was restored would never be seen.
         with caplog.at_level(logging.INFO, logger="memtap.extraction"):
             await replay(engine, ["Thanks! I live in Dublin and I'm allergic to peanuts, cashews and eggs."])
+            deadline = time.monotonic() + 5
+            while not (lines := [r for r in caplog.records if r.getMessage() == "memory.extracted"]):
+                assert time.monotonic() < deadline, "no memory.extracted line"
+                await asyncio.sleep(0.01)
         by_content = {m.content: m for m in await memories(engine)}
         home = by_content["Lives in Dublin"].metadata
         assert home["family"] == "location" and home["slot"] == "location.home"
@@ -121,11 +128,6 @@ async def test_provenance_in_metadata_and_log(tmp_path: Path, caplog: pytest.Log
         assert home["lang"] == "en" and home["subject"] == "slot:location.home"
         allergy = by_content["Is allergic to peanuts, cashews and eggs"].metadata
         assert allergy["family"] == "constraint" and allergy["slot"] is None
-        # The worker logs right after its commit: under load the rows can be read first.
-        deadline = time.monotonic() + 5
-        while not (lines := [r for r in caplog.records if r.getMessage() == "memory.extracted"]):
-            assert time.monotonic() < deadline, "no memory.extracted line"
-            await asyncio.sleep(0.01)
         assert len(lines) == 1
         fields = lines[0].fields  # type: ignore[attr-defined]
         assert sorted(zip(fields["families"], fields["slots"], strict=True), key=str) == sorted(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 
 import orjson
@@ -261,3 +262,24 @@ async def test_connections_over_the_listener_cap_get_503(
     assert out.startswith(b"HTTP/1.1 503")
     assert b"server.client.max_connections (1)" in out
     writer.close()
+
+
+async def test_a_client_still_sending_after_the_408_reads_it(
+    limited: Callable[..., Awaitable[MemtapServer]],
+) -> None:
+    # A lingering close: memtap half-closes after its answer and drops what still arrives,
+    # so a client trickling on past the limit gets the 408 rather than a connection reset.
+    server = await limited(head_timeout_s=0.3)
+    sock = socket.create_connection(("127.0.0.1", server.running.port))
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    await loop.sock_sendall(sock, b"GET /slow HTTP/1.1\r\nX-Slow: ")
+    for _ in range(30):  # 0.6 s of one byte every 20 ms, past the limit; nothing read yet
+        await loop.sock_sendall(sock, b"a")
+        await asyncio.sleep(0.02)
+    out = b""
+    while chunk := await asyncio.wait_for(loop.sock_recv(sock, 4096), 10):
+        out += chunk
+    sock.close()
+    assert out.startswith(b"HTTP/1.1 408 Request Timeout"), out
+    assert server.metrics.client_errors.value("head_timeout") == 1
