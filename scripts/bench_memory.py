@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memtap.config.holder import ConfigHolder
-from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
+from memtap.config.schema import Config, EpisodesConfig, MemoryConfig, VectorStoreConfig
 from memtap.engine.clock import now_iso
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
@@ -197,7 +197,10 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
         config = Config(
             listen="127.0.0.1:0", data_dir=tmp,
             upstreams=(UpstreamConfig(name="bench", url=upstream.url),),
-            memory=MemoryConfig(strategy=args.proxy_strategy),  # type: ignore[arg-type]
+            memory=MemoryConfig(  # type: ignore[arg-type]
+                strategy=args.proxy_strategy,
+                episodes=EpisodesConfig(enabled=args.proxy_episodes == "on"),
+            ),
             vector_store=VectorStoreConfig(kind="none"),
         )
         import logging
@@ -231,6 +234,7 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
             await upstream.stop()
     on, off = figures(samples["on"]), figures(samples["off"])
     result = {"memories_per_owner": args.proxy_memories, "strategy": args.proxy_strategy,
+              "episodes": args.proxy_episodes,
               "memory_on": on, "memory_off": off,
               "added_p50_ms": round(on["p50_ms"] - off["p50_ms"], 3),
               "retrieval_mean_ms": round(retrieval_mean, 3),
@@ -478,6 +482,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--turns", type=int, default=5000, help="turns through the outbox")
     parser.add_argument("--proxy-memories", type=int, default=10_000, help="memories of the proxied owner")
     parser.add_argument("--proxy-requests", type=int, default=1000, help="requests (half with memory off)")
+    parser.add_argument("--proxy-episodes", choices=("on", "off"), default="on",
+                        help="memory.episodes.enabled for the proxy part (on: the default)")
     parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
     parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
