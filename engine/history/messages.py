@@ -86,10 +86,6 @@ class ImportedTurn:
     turn: Turn
     lines: tuple[int, ...]
 
-    @property
-    def first_line(self) -> int:
-        return self.lines[0]
-
 
 def said_at_of(value: Any, now: datetime | None = None) -> str:
     """`ts` as the canonical timestamp: ISO 8601 (naive = UTC) or Unix seconds (or ms)."""

@@ -39,8 +39,6 @@ class DocumentTooLarge(Exception):
 class Batch:
     turns: list[Turn] = field(default_factory=list)
     errors: list[LineError] = field(default_factory=list)
-    messages: int = 0
-    """Messages read since the last batch (progress)."""
 
 
 async def read_history(
@@ -67,7 +65,6 @@ async def read_history(
     async for messages, error, whole in messages_of:
         if error is not None:
             batch.errors.append(error)
-        batch.messages += len(messages)
         for message in messages:
             batch.turns += [t.turn for t in pairing.add(message)]
         if whole and messages:

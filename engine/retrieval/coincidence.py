@@ -91,10 +91,14 @@ def _stems(text: str) -> set[str]:
 _GENERIC_STEMS = frozenset(_stem(w) for w in _GENERIC)
 
 
-def only_generic_in_common(query: str, content: str) -> bool:
-    """Whether `query` is not about the user and every word it shares with `content` is a
-    generic verb (none shared: False, the keyword index matched on something not seen here)."""
+def coincidences(query: str, contents: dict[str, str]) -> list[str]:
+    """The ids of `contents` (id -> text) that share only generic verbs with `query`, a
+    question not about the user (none when it is about the user); the query read once."""
     if _ABOUT_USER.search(query):
-        return False
-    shared = _stems(query) & _stems(content)
-    return bool(shared) and shared <= _GENERIC_STEMS
+        return []
+    asked = _stems(query)
+    return [
+        memory_id
+        for memory_id, content in contents.items()
+        if (shared := asked & _stems(content)) and shared <= _GENERIC_STEMS
+    ]

@@ -45,5 +45,4 @@ def vector_deadline_s(
     if clock is None:
         return share_s
     # What the keyword fallback keeps whatever happened before: the limit minus the share.
-    left_s = limit_s - clock.elapsed_s() - (limit_s - share_s)
-    return max(0.0, min(share_s, left_s))
+    return max(0.0, share_s - clock.elapsed_s())

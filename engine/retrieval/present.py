@@ -121,7 +121,8 @@ def _without_stale_versions(hits: list[Hit]) -> tuple[list[Hit], list[str]]:
     """For a question about the present: of two statements that say the same thing up to
     their last words ("My laptop is a ThinkPad" / "My laptop is a MacBook Air"), the older
     is not current."""
-    kept: list[Hit] = []
+    # Each hit read once: (hit, its words, whether a rule reads it).
+    kept: list[tuple[Hit, list[str], bool]] = []
     stale: list[str] = []
     for hit in hits:  # newer versions already rank first
         words = _WORD.findall(hit.memory.content.lower())
@@ -129,15 +130,15 @@ def _without_stale_versions(hits: list[Hit]) -> tuple[list[Hit], list[str]]:
         if any(
             # two facts the rules read are settled by their claims ("Is allergic to
             # peanuts" and "… to shellfish" are both true)
-            not (known and claim_of(k.memory.content) is not None)
-            and _same_frame(words, _WORD.findall(k.memory.content.lower()))
+            not (known and k_known)
+            and _same_frame(words, k_words)
             and k.memory.updated_at > hit.memory.updated_at
-            for k in kept
+            for k, k_words, k_known in kept
         ):
             stale.append(hit.memory.id)
         else:
-            kept.append(hit)
-    return kept, stale
+            kept.append((hit, words, known))
+    return [k for k, _, _ in kept], stale
 
 
 def _same_frame(a: list[str], b: list[str]) -> bool:

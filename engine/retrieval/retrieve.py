@@ -42,7 +42,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
-from memtap.engine.retrieval.coincidence import only_generic_in_common
+from memtap.engine.retrieval.coincidence import coincidences
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.floor import vector_floor
 from memtap.engine.retrieval.hybrid import fuse
@@ -274,15 +274,13 @@ async def _hybrid(
     vec = answer.candidates
     if vec is not None:
         similar = {c.memory.id for c in vec}
-        coincidences = [
-            c.memory.id
-            for c in kw
-            if c.memory.id not in similar
-            and only_generic_in_common(query, c.memory.content)
-        ]
-        if coincidences:
-            resolution["keyword_coincidences"] = coincidences
-            kw = [c for c in kw if c.memory.id not in coincidences]
+        dropped = coincidences(
+            query,
+            {c.memory.id: c.memory.content for c in kw if c.memory.id not in similar},
+        )
+        if dropped:
+            resolution["keyword_coincidences"] = dropped
+            kw = [c for c in kw if c.memory.id not in dropped]
     if not kw and not vec:
         return []  # relevance floor: nothing matched the query
     by_id: dict[str, _Candidate] = {}

@@ -82,6 +82,31 @@ class _OwnerMatrices:
             while sum(e.nbytes for e in self._entries.values()) > self.max_bytes:
                 self._entries.popitem(last=False)
 
+    def append(
+        self,
+        owner: str,
+        signature: str,
+        ids: np.ndarray[Any, Any],
+        rows: np.ndarray[Any, Any],
+    ) -> None:
+        """Windows just embedded join the owner's cached matrix (a chat embeds one turn's
+        windows at a time: reloading every window of the owner after each would put that
+        reload on the owner's next request). A load already under way is dropped
+        (generation), since it may not hold them."""
+        with self._lock:
+            self._generation[owner] = self._generation.get(owner, 0) + 1
+            entry = self._entries.get(owner)
+            if entry is None or entry.signature != signature or not len(entry.ids):
+                self._entries.pop(owner, None)
+                return
+            self._entries[owner] = _Cached(
+                signature,
+                np.concatenate([entry.ids, ids]),
+                np.concatenate([entry.matrix, rows]),
+            )
+            while sum(e.nbytes for e in self._entries.values()) > self.max_bytes:
+                self._entries.popitem(last=False)
+
     def invalidate(self, owners: set[str] | None) -> None:
         with self._lock:
             targets = (
@@ -127,10 +152,11 @@ class SqliteEpisodeStore:
     ) -> list[EpisodeWrite]:
         if not episodes:
             return []
-        writes, owners, _ = await self.db.write(
+        writes, _, _ = await self.db.write(
             lambda conn: sql.add(conn, episodes, now, max_per_owner)
         )
-        self.cache.invalidate(owners)
+        # No cache change: new windows have no vector yet (`embed_pending` adds them), and
+        # windows evicted by the cap are dropped by `chunks_by_rowid` when they come up.
         return writes
 
     async def keyword(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
@@ -191,7 +217,16 @@ class SqliteEpisodeStore:
         await self.db.write(
             lambda conn: sql.store_vectors(conn, rowids, matrix, signature)
         )
-        self.cache.invalidate({owner for _, owner, _ in todo})
+        # What a reload would read: the stored float16 values, as float32.
+        stored = matrix.astype(np.float16).astype(np.float32)
+        for owner in {owner for _, owner, _ in todo}:
+            picked = [i for i, (_, o, _) in enumerate(todo) if o == owner]
+            self.cache.append(
+                owner,
+                signature,
+                np.asarray([rowids[i] for i in picked], dtype=np.int64),
+                stored[picked],
+            )
         return len(todo)
 
     async def pending_vectors(self) -> int:

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso, parse_iso
-from memtap.engine.episode_types import MAX_EPISODE_CHARS, NewEpisode
+from memtap.engine.episode_types import MAX_EPISODE_CHARS, EpisodeListQuery, NewEpisode
 from memtap.engine.types import (
     MEMORY_TYPES,
     ListQuery,
@@ -519,3 +519,25 @@ def owners_query(params: Mapping[str, str]) -> str | None:
     """GET /api/owners query string: an optional owner to report on alone."""
     _only(params, frozenset({"owner"}), "the query string")
     return owner_id(params["owner"]) if params.get("owner") else None
+
+
+_EPISODE_LIST_PARAMS: Final = frozenset({"owner", "session", "q", "limit", "offset"})
+
+
+def episode_list_query(params: Mapping[str, str]) -> EpisodeListQuery:
+    """GET /api/episodes query string, read by the same rules as the memories listing."""
+    _only(params, _EPISODE_LIST_PARAMS, "the query string")
+    q = (params.get("q") or "").strip()
+    return EpisodeListQuery(
+        owner=owner_id(params["owner"]) if params.get("owner") else None,
+        session=_string(params["session"], "session", max_chars=MAX_SHORT_CHARS)
+        if params.get("session")
+        else None,
+        q=_string(q, "q", max_chars=MAX_QUERY_CHARS) if q else None,
+        limit=_query_int(params["limit"], "limit", minimum=0, maximum=MAX_LIST_LIMIT)
+        if "limit" in params
+        else DEFAULT_LIST_LIMIT,
+        offset=_query_int(params["offset"], "offset", minimum=0, maximum=10**9)
+        if "offset" in params
+        else 0,
+    )

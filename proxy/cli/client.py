@@ -186,7 +186,8 @@ def print_table(
 
 
 class Progress:
-    """A one-line progress bar on stderr; silent when stderr is not a terminal (scripts, CI)."""
+    """A one-line progress bar on stderr; silent when stderr is not a terminal (scripts, CI),
+    unless `lines` asks for one plain line per tenth of the way there (a log, a pipe)."""
 
     def __init__(
         self,
@@ -195,17 +196,29 @@ class Progress:
         stream: IO[str] = sys.stderr,
         *,
         force: bool = False,
+        lines: bool = False,
     ) -> None:
         self.label, self.total, self.stream = label, max(total, 1), stream
         self.enabled = force or stream.isatty()
+        self.lines = lines and not self.enabled
         self.done = 0
         self._last = 0.0
+        self._tenth = 0
 
     def advance(self, amount: int) -> None:
         self.update(self.done + amount)
 
     def update(self, done: int) -> None:
         self.done = done
+        if self.lines:
+            tenth = min(10, done * 10 // self.total)
+            if tenth > self._tenth:
+                self._tenth = tenth
+                self.stream.write(
+                    f"{self.label}: {tenth * 10}% sent ({done} of {self.total} bytes)\n"
+                )
+                self.stream.flush()
+            return
         now = time.monotonic()
         if self.enabled and (now - self._last >= 0.1 or done >= self.total):
             self._last = now
@@ -216,7 +229,10 @@ class Progress:
             )
             self.stream.flush()
 
-    def finish(self) -> None:
+    def finish(self, lines_done: str = "done") -> None:
+        if self.lines:
+            self.stream.write(f"{self.label}: {lines_done}\n")
+            self.stream.flush()
         if self.enabled:
             self.update(self.total)
             self.stream.write("\n")

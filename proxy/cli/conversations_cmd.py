@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
 import orjson
 
@@ -25,6 +25,7 @@ from memtap.proxy.cli.client import (
     EXIT_USAGE,
     Progress,
     add_target_arguments,
+    file_chunks,
     print_json,
     run_api_command,
 )
@@ -81,14 +82,12 @@ def _first_byte(path: Path) -> bytes:
     return b""
 
 
-def _file_chunks(path: Path, progress: Progress | LineProgress) -> Iterator[bytes]:
+def _file_chunks(path: Path, progress: Progress) -> Iterator[bytes]:
     with path.open("rb") as stream:
-        while chunk := stream.read(CHUNK):
-            progress.advance(len(chunk))
-            yield chunk
+        yield from file_chunks(stream, progress, CHUNK)
 
 
-def _export_lines(path: Path, progress: Progress | LineProgress) -> Upload:
+def _export_lines(path: Path, progress: Progress) -> Upload:
     """An export as one conversation a line, oldest first: a first pass notes where each
     conversation is and when it started, the second sends them in that order."""
     with path.open("rb") as stream:
@@ -109,29 +108,6 @@ def _export_lines(path: Path, progress: Progress | LineProgress) -> Upload:
     return Upload(chunks(), sum(size + 1 for _, _, size in places))
 
 
-class LineProgress:
-    """Progress for a log or a pipe: one plain line per tenth of the way."""
-
-    def __init__(self, label: str, total: int, stream: IO[str] = sys.stderr) -> None:
-        self.label, self.total, self.stream = label, max(total, 1), stream
-        self.done = 0
-        self._tenth = 0
-
-    def advance(self, amount: int) -> None:
-        self.done += amount
-        tenth = min(10, self.done * 10 // self.total)
-        if tenth > self._tenth:
-            self._tenth = tenth
-            self.stream.write(
-                f"{self.label}: {tenth * 10}% sent ({self.done} of {self.total} bytes)\n"
-            )
-            self.stream.flush()
-
-    def finish(self) -> None:
-        self.stream.write(f"{self.label}: sent, waiting for extraction\n")
-        self.stream.flush()
-
-
 def _import(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
@@ -144,11 +120,7 @@ def _import(args: argparse.Namespace) -> int:
         params["owner"] = args.owner
     is_export = _first_byte(path) == b"["
     size = path.stat().st_size
-    progress: Progress | LineProgress = (
-        Progress("import", size)
-        if sys.stderr.isatty()
-        else LineProgress("import", size)
-    )
+    progress = Progress("import", size, lines=True)
     try:
         upload = (
             _export_lines(path, progress)
@@ -163,7 +135,7 @@ def _import(args: argparse.Namespace) -> int:
     def action(client: AdminClient) -> int:
         client.timeout_s = max(client.timeout_s, args.wait + 60)
         report = client.upload_lines(PATH, upload.chunks, upload.length, params=params)
-        progress.finish()
+        progress.finish("sent, waiting for extraction")
         if args.json:
             print_json(report)
         else:

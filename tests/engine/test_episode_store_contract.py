@@ -262,3 +262,35 @@ async def test_a_replaced_local_file_leaves_no_stale_vectors(tmp_path) -> None: 
         assert store.cache.stats()["owners"] == 0
     finally:
         await db.close()
+
+
+async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
+    tmp_path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    # A chat adds and embeds one turn's windows at a time: the owner's cached matrix takes
+    # them in, instead of being reloaded whole on the owner's next request.
+    from memtap.engine.sqlite import episodes as sql
+
+    embedder = HashEmbedder()
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    store = SqliteEpisodeStore(db, source=lambda: embedder)
+    loads: list[str] = []
+    real_load = sql.owner_vectors
+
+    def counting(conn, owner, signature):  # type: ignore[no-untyped-def]
+        loads.append(owner)
+        return real_load(conn, owner, signature)
+
+    monkeypatch.setattr(sql, "owner_vectors", counting)
+    try:
+        await store.add([said("The VPN dropped during the demo.")], at(), 100)
+        await store.embed_pending(64)
+        assert await store.vector("VPN demo", live(), 5)
+        await store.add([said("We drove to the coast with the biscuit tin.", said_at=at(hours=1))], at(hours=1), 100)
+        await store.embed_pending(64)
+        found = await store.vector("coast biscuit tin", live(), 5)
+        assert "coast" in found[0].text
+        assert loads == ["alice"]  # loaded once, then kept up to date
+    finally:
+        await db.close()

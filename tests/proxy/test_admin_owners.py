@@ -203,3 +203,16 @@ async def test_owner_stats_count_memories_and_episodes(admin: Admin) -> None:
     assert (item["owner"], item["live"], item["episodes"]) == (OWNER, 1, 1)
     everyone = await admin.call("GET", "/api/owners")
     assert {i["owner"]: i["episodes"] for i in everyone.body["items"]}[OWNER] == 1
+
+
+async def test_episode_listing_reads_its_query_like_the_memories_listing(admin: Admin) -> None:
+    for params, field in (
+        ({"owner": OWNER, "colour": "red"}, "colour"),
+        ({"owner": OWNER, "limit": "lots"}, "limit"),
+        ({"owner": OWNER, "limit": "100000"}, "limit"),
+        ({"owner": OWNER, "q": "x" * 5000}, "q"),
+    ):
+        reply = await admin.call("GET", "/api/episodes", params=params)
+        assert reply.status == 400 and reply.body["error"]["field"] == field, params
+    listed = await admin.call("GET", "/api/episodes", params={"owner": OWNER, "limit": "0"})
+    assert listed.status == 200 and listed.body["total"] == 0 and listed.body["items"] == []
