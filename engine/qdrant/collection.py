@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,9 +73,12 @@ class Collection:
         name: str,
         dim: int | None,
         signature: str | None,
+        indexed: Sequence[tuple[str, str]] = (*INDEXED_FIELDS, ("content", "text")),
     ) -> None:
         self.transport = transport
         self.name = name
+        self.indexed = tuple(indexed)
+        """Payload fields to index (name, kind): the memory points' by default."""
         self.dim = dim
         """Dense size of the embedding source; None = no embedding source (sparse-only search)."""
         self.signature = signature
@@ -173,7 +177,7 @@ class Collection:
             # Local mode ignores payload indexes (and warns); it scans every point anyway.
             self.indexes = "n/a (local mode)"
             return
-        for field_name, kind in (*INDEXED_FIELDS, ("content", "text")):
+        for field_name, kind in self.indexed:
             schema = _index_schema("tenant" if field_name == "owner" else kind)
 
             async def create(

@@ -13,13 +13,11 @@ embedded when they are written (the worker's path, batched) and, when that fails
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from qdrant_client import AsyncQdrantClient, models
-from qdrant_client.http.exceptions import UnexpectedResponse
+from qdrant_client import models
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
 from memtap.engine.embeddings.query_text import query_tail
@@ -35,7 +33,7 @@ from memtap.engine.episode_types import (
 from memtap.engine.episodes.chunks import windows
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
-from memtap.engine.qdrant.collection import DENSE, SPARSE
+from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
 from memtap.engine.qdrant.filters import match, session_condition
 from memtap.engine.qdrant.payload import iso_to_ts
 from memtap.engine.qdrant.points import to_qdrant_sparse
@@ -87,59 +85,18 @@ class QdrantEpisodeStore:
         self.collection = collection
         self.embedder = embedder
         self._owns_transport = owns_transport
-        self._ready = False
-        self._lock = asyncio.Lock()
+        self._setup = Collection(
+            transport,
+            collection,
+            embedder.dim if embedder is not None else None,
+            embedder.signature if embedder is not None else None,
+            indexed=(*_INDEXED, ("content", "text")),
+        )
 
     async def _ensure(self) -> None:
-        if self._ready:
-            return
-        async with self._lock:
-            if self._ready:
-                return
-            await self.transport.call("create_collection", self._create)
-            self._ready = True
-
-    async def _create(self, client: AsyncQdrantClient) -> None:
-        if await client.collection_exists(self.collection):
-            return
-        dense = (
-            {
-                DENSE: models.VectorParams(
-                    size=self.embedder.dim, distance=models.Distance.COSINE
-                )
-            }
-            if self.embedder is not None
-            else {}
-        )
-        try:
-            await client.create_collection(
-                self.collection,
-                vectors_config=dense,
-                sparse_vectors_config={
-                    SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
-                },
-                metadata={"created_by": "memtap", "kind": "episodes"},
-            )
-        except UnexpectedResponse as exc:
-            if exc.status_code != 409:  # 409: another replica created it first
-                raise
-            return
-        except ValueError as exc:
-            if "already exists" not in str(exc):
-                raise
-            return
-        if not self.transport.local:  # local mode scans anyway and warns on indexes
-            for field, kind in _INDEXED:
-                schema: Any = (
-                    models.KeywordIndexParams(
-                        type=models.KeywordIndexType.KEYWORD, is_tenant=True
-                    )
-                    if field == "owner"
-                    else models.PayloadSchemaType(kind)
-                )
-                await client.create_payload_index(
-                    self.collection, field, field_schema=schema, wait=True
-                )
+        # The collection is created, validated (a changed embedding size is a clear
+        # mismatch, not failing writes) and indexed the way the memory points' is.
+        await self._setup.ensure()
 
     async def _call(self, op: str, fn: Any) -> Any:
         await self._ensure()

@@ -294,3 +294,17 @@ async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
         assert loads == ["alice"]  # loaded once, then kept up to date
     finally:
         await db.close()
+
+
+async def test_qdrant_episodes_collection_of_another_vector_size_is_a_clear_mismatch() -> None:
+    # The episodes collection is set up like the memory points' one: created, validated,
+    # indexed. A changed embedding size is the configuration error, not failing writes.
+    from memtap.engine.qdrant.collection import QdrantCollectionMismatch
+
+    transport = await open_transport(QdrantConfig(), location=":memory:")
+    first = QdrantEpisodeStore(transport, "sized_episodes", HashEmbedder(64))
+    await first.add([said("The VPN dropped during the demo.")], at(), 100)
+    other = QdrantEpisodeStore(transport, "sized_episodes", HashEmbedder(32))
+    with pytest.raises(QdrantCollectionMismatch):
+        await other.add([said("We drove to the coast.")], at(), 100)
+    await transport.close()
