@@ -4,6 +4,7 @@ windows) at many windows for one owner.
 
     .venv/bin/python scripts/bench_episodes.py                 # 10k turns, 100k windows
     .venv/bin/python scripts/bench_episodes.py --windows 20000 # quicker
+    .venv/bin/python scripts/bench_episodes.py --recall 30000  # first-pass recall, real vectors
 
 Turns are the conversation set's user messages (tests/datasets/conversations/), cycled with a
 counter so each is a new episode; vectors are 384-d (all-MiniLM-L6-v2's size) from a
@@ -21,7 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from memtap.engine.clock import now_iso
 from memtap.engine.episode_types import NewEpisode
@@ -54,7 +56,74 @@ async def fill(store: SqliteEpisodeStore, owner: str, texts: list[str], count: i
         pass
 
 
+def recall_pool(size: int) -> tuple[list[str], list[str]]:
+    """(windows, questions): the data sets' windows, then windows recombined from their
+    sentences (1-3 each, seeded) up to `size`."""
+    import json
+    import random
+
+    from memtap.engine.episodes.chunks import sentences, windows
+
+    conversations = load_all()
+    base = [w for c in conversations for t in c.turns for w in windows(t.content)]
+    for name in ("extraction_set", "extraction_heldout", "recall_set"):
+        data = json.loads((ROOT / "tests" / "datasets" / f"{name}.json").read_text())
+        base.extend(s for s in _strings(data) if len(s) > 12)
+    base = list(dict.fromkeys(base))
+    bank = list(dict.fromkeys(s for b in base for s in sentences(b)))
+    rng = random.Random(3)
+    extra: set[str] = set()
+    while len(base) + len(extra) < size:
+        extra.add(" ".join(rng.sample(bank, rng.choice([1, 2, 2, 3]))))
+    questions = [q.question for c in conversations for q in c.questions]
+    return base + sorted(extra), questions
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+async def first_pass_recall(size: int) -> None:
+    import numpy as np
+
+    from memtap.engine.embeddings.onnx import open_onnx
+    from memtap.engine.sqlite import sign_codes
+
+    pool, questions = recall_pool(size)
+    embedder = await open_onnx()
+    started = time.perf_counter()
+    rows = np.concatenate([await embedder.embed(pool[i : i + 256]) for i in range(0, len(pool), 256)])
+    rows = rows.astype(np.float16).astype(np.float32)  # what the store keeps
+    queries = await embedder.embed(questions)
+    print(f"{len(pool)} windows, {len(questions)} questions embedded in {time.perf_counter() - started:.0f} s")
+    n = len(rows)
+    # Scale the first pass as if the pool were 100k rows: the candidates it keeps are the
+    # same share of the rows, so a top k is `k * n / 100k` deep here.
+    codes = sign_codes.SignCodes.of(rows)
+    for k in (8, 32, 64):
+        depth = max(1, round(k * n / 100_000))
+        wanted = found = 0
+        for query in queries:
+            truth = set(np.argsort(-(rows @ query))[:depth].tolist())
+            picked = codes.nearest(query, n, sign_codes.candidate_count(n, depth))
+            scores = rows[picked] @ query
+            got = set(picked[np.argsort(-scores)[:depth]].tolist())
+            found += len(truth & got)
+            wanted += depth
+        print(f"top {k} of 100k (top {depth} of {n}): first pass + rescoring keeps {found / wanted:.3f} of the exact top")
+    await embedder.close()
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.recall:
+        await first_pass_recall(args.recall)
+        return
     texts = [t.content for c in load_all() for t in c.turns if t.role == "user"]
     embedder = HashEmbedder(dim=384)
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,4 +162,6 @@ if __name__ == "__main__":
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--windows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--recall", type=int, default=0, metavar="N",
+                        help="measure the vector first pass's recall on N real windows instead")
     asyncio.run(main(parser.parse_args()))

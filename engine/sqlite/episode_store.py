@@ -1,21 +1,18 @@
 """`SqliteEpisodeStore`: episodes in the local SQLite file (`sqlite/episodes.py` has the SQL).
 
-Keyword search is FTS5 over the sentence windows. Vector search is exact cosine over the
-owner's window vectors (float16 blobs in `episode_chunks.vec`), served from a per-owner
-float32 matrix cached in memory (LRU bounded by bytes, `cache_max_bytes`) and loaded on the
-owner's first query: one mat-vec, ~1 ms at 10k windows. Every write this store makes drops
-the owners it touched from the cache (a generation counter per owner keeps a load that raced
-a write from caching what it read before the write); another process writing the same file
-is not seen until the owner is evicted or memtap restarts.
+Keyword search is FTS5 over the sentence windows. Vector search is cosine over the owner's
+window vectors (float16 blobs in `episode_chunks.vec`), served from a per-owner float32
+matrix cached in memory (`episode_vectors.WindowCache`: LRU bounded by bytes,
+`cache_max_bytes`) and loaded on the owner's first query: one exact mat-vec up to 10k
+windows (~1 ms), a binary first pass rescored exactly above (`sign_codes`). Windows this
+store embeds join the cached matrix; every other write drops the owners it touched; another
+process writing the same file is not seen until the owner is evicted or memtap restarts.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,97 +31,16 @@ from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import episodes as sql
 from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.episode_vectors import (
+    DEFAULT_CACHE_BYTES,
+    OwnerWindows,
+    WindowCache,
+)
 
 Conn = Any
 SourceGetter = Callable[[], EmbeddingSource | None]
 EXPORT_PAGE = 500
-DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 QUERY_TIMEOUT_S = 2.0
-
-
-@dataclass(slots=True)
-class _Cached:
-    signature: str
-    ids: np.ndarray[Any, Any]
-    matrix: np.ndarray[Any, Any]
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.ids.nbytes + self.matrix.nbytes)
-
-
-class _OwnerMatrices:
-    """Per-owner window matrices, LRU by bytes; thread-safe (loads run in reader threads)."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[str, _Cached] = OrderedDict()
-        self._generation: dict[str, int] = {}
-
-    def get(self, owner: str, signature: str) -> tuple[_Cached | None, int]:
-        with self._lock:
-            entry = self._entries.get(owner)
-            generation = self._generation.get(owner, 0)
-            if entry is not None and entry.signature == signature:
-                self._entries.move_to_end(owner)
-                return entry, generation
-            return None, generation
-
-    def put(self, owner: str, entry: _Cached, generation: int) -> None:
-        with self._lock:
-            if self._generation.get(owner, 0) != generation:
-                return  # a write came in while this was read
-            if entry.nbytes > self.max_bytes:
-                return
-            self._entries[owner] = entry
-            self._entries.move_to_end(owner)
-            while sum(e.nbytes for e in self._entries.values()) > self.max_bytes:
-                self._entries.popitem(last=False)
-
-    def append(
-        self,
-        owner: str,
-        signature: str,
-        ids: np.ndarray[Any, Any],
-        rows: np.ndarray[Any, Any],
-    ) -> None:
-        """Windows just embedded join the owner's cached matrix (a chat embeds one turn's
-        windows at a time: reloading every window of the owner after each would put that
-        reload on the owner's next request). A load already under way is dropped
-        (generation), since it may not hold them."""
-        with self._lock:
-            self._generation[owner] = self._generation.get(owner, 0) + 1
-            entry = self._entries.get(owner)
-            if entry is None or entry.signature != signature or not len(entry.ids):
-                self._entries.pop(owner, None)
-                return
-            self._entries[owner] = _Cached(
-                signature,
-                np.concatenate([entry.ids, ids]),
-                np.concatenate([entry.matrix, rows]),
-            )
-            while sum(e.nbytes for e in self._entries.values()) > self.max_bytes:
-                self._entries.popitem(last=False)
-
-    def invalidate(self, owners: set[str] | None) -> None:
-        with self._lock:
-            targets = (
-                list(self._entries) + list(self._generation)
-                if owners is None
-                else owners
-            )
-            for owner in set(targets):
-                self._entries.pop(owner, None)
-                self._generation[owner] = self._generation.get(owner, 0) + 1
-
-    def stats(self) -> dict[str, int]:
-        with self._lock:
-            return {
-                "owners": len(self._entries),
-                "bytes": sum(e.nbytes for e in self._entries.values()),
-                "max_bytes": self.max_bytes,
-            }
 
 
 class SqliteEpisodeStore:
@@ -140,7 +56,7 @@ class SqliteEpisodeStore:
         self.db = db
         self._source = source or (lambda: None)
         self._read_timeout_ms = read_timeout_ms
-        self.cache = _OwnerMatrices(cache_max_bytes)
+        self.cache = WindowCache(cache_max_bytes)
         self._signature_checked: str | None = None
 
     @property
@@ -183,16 +99,12 @@ class SqliteEpisodeStore:
             entry, generation = self.cache.get(owner, signature)
             if entry is None:
                 ids, mat = sql.owner_vectors(conn, owner, signature)
-                entry = _Cached(signature, ids, mat)
+                entry = OwnerWindows.of(signature, ids, mat)
                 self.cache.put(owner, entry, generation)
-            if not len(entry.ids):
+            if not entry.n:
                 raise NoVectors("no episode window has a vector yet")
-            sims = entry.matrix @ vector
             # Session scope and retention are applied on the rows: over-fetch for them.
-            k = min(len(sims), limit * 2)
-            top = np.argpartition(-sims, k - 1)[:k]
-            top = top[np.argsort(-sims[top])]
-            ranked = [(int(entry.ids[i]), float(sims[i])) for i in top]
+            ranked = entry.top(vector, limit * 2)
             return sql.chunks_by_rowid(conn, ranked, live)[:limit]
 
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
@@ -217,8 +129,19 @@ class SqliteEpisodeStore:
         await self.db.write(
             lambda conn: sql.store_vectors(conn, rowids, matrix, signature)
         )
-        # What a reload would read: the stored float16 values, as float32.
-        stored = matrix.astype(np.float16).astype(np.float32)
+        # What a reload would read: the stored float16 values, as float32. In a thread:
+        # an owner passing `EXACT_ROWS` has their codes computed once (~0.1 s).
+        await asyncio.to_thread(self._cache_new, todo, rowids, matrix, signature)
+        return len(todo)
+
+    def _cache_new(
+        self,
+        todo: Sequence[tuple[int, str, str]],
+        rowids: Sequence[int],
+        matrix: Any,
+        signature: str,
+    ) -> None:
+        stored = np.asarray(matrix, dtype=np.float16).astype(np.float32)
         for owner in {owner for _, owner, _ in todo}:
             picked = [i for i, (_, o, _) in enumerate(todo) if o == owner]
             self.cache.append(
@@ -227,7 +150,6 @@ class SqliteEpisodeStore:
                 np.asarray([rowids[i] for i in picked], dtype=np.int64),
                 stored[picked],
             )
-        return len(todo)
 
     async def pending_vectors(self) -> int:
         return await self.db.read(sql.pending)

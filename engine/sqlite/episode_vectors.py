@@ -1,0 +1,147 @@
+"""The episode windows' vectors, cached per owner for the vector arm (`SqliteEpisodeStore`).
+
+An owner's windows are read from `episode_chunks.vec` (float16 blobs) on their first query
+and kept as a row-normalised float32 matrix, with `SignCodes` once there are many
+(`sign_codes.EXACT_ROWS`): a search rescores a binary first pass exactly instead of reading
+the whole matrix. Memory: 1,536 bytes a 384-d window, 96 more for the codes, 8 for the id,
+plus up to a quarter of spare capacity; LRU over owners bounded by `max_bytes`, an owner
+bigger than the budget is not cached (its queries read the file each time).
+
+Windows just embedded join the cached entry in place (a chat embeds one turn's windows at a
+time; reloading every window after each turn put that reload on the next request). An entry
+is a snapshot: the first `n` rows of buffers that appends only extend, so a search that holds
+one reads it without a lock while the worker appends. Every other write drops the owners it
+touched; a generation counter per owner keeps a load that raced a write from being cached.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from memtap.engine.sqlite.sign_codes import EXACT_ROWS, SignCodes, top_k
+
+F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerWindows:
+    signature: str
+    ids: I64
+    """Chunk rowids; capacity long, the first `n` live."""
+    rows: F32
+    codes: SignCodes | None
+    n: int
+
+    @property
+    def nbytes(self) -> int:
+        codes = self.codes.nbytes if self.codes is not None else 0
+        return int(self.ids.nbytes + self.rows.nbytes) + codes
+
+    @classmethod
+    def of(cls, signature: str, ids: I64, rows: F32) -> OwnerWindows:
+        codes = SignCodes.of(rows) if len(rows) >= EXACT_ROWS else None
+        return cls(signature, ids, rows, codes, len(ids))
+
+    def top(self, query: F32, k: int) -> list[tuple[int, float]]:
+        """The `k` best (chunk rowid, cosine), best first."""
+        picked, scores = top_k(self.rows, self.n, query, k, self.codes)
+        return list(zip(self.ids[picked].tolist(), scores.tolist(), strict=True))
+
+    def extended(self, ids: I64, rows: F32) -> OwnerWindows:
+        """This entry with `rows` after its own; the buffers grow by a quarter when full."""
+        n, m = self.n, len(ids)
+        ids_buf, rows_buf = self.ids, self.rows
+        if n + m > len(ids_buf):
+            capacity = max(n + m, n + n // 4, 64)
+            ids_buf = np.empty(capacity, dtype=np.int64)
+            ids_buf[:n] = self.ids[:n]
+            rows_buf = np.empty((capacity, self.rows.shape[1]), dtype=np.float32)
+            rows_buf[:n] = self.rows[:n]
+        ids_buf[n : n + m] = ids
+        rows_buf[n : n + m] = rows
+        codes = self.codes
+        if codes is not None:
+            codes.set(n, rows)
+        elif n + m >= EXACT_ROWS:
+            codes = SignCodes.of(rows_buf[: n + m], capacity=len(ids_buf))
+        return OwnerWindows(self.signature, ids_buf, rows_buf, codes, n + m)
+
+
+class WindowCache:
+    """Per-owner `OwnerWindows`, LRU by bytes; thread-safe (loads run in reader threads)."""
+
+    def __init__(self, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[str, OwnerWindows] = OrderedDict()
+        self._generation: dict[str, int] = {}
+        self._bytes = 0
+
+    def get(self, owner: str, signature: str) -> tuple[OwnerWindows | None, int]:
+        with self._lock:
+            entry = self._entries.get(owner)
+            generation = self._generation.get(owner, 0)
+            if entry is not None and entry.signature == signature:
+                self._entries.move_to_end(owner)
+                return entry, generation
+            return None, generation
+
+    def put(self, owner: str, entry: OwnerWindows, generation: int) -> None:
+        with self._lock:
+            if self._generation.get(owner, 0) != generation:
+                return  # a write came in while this was read
+            if entry.nbytes > self.max_bytes:
+                return
+            self._set(owner, entry)
+
+    def append(self, owner: str, signature: str, ids: I64, rows: F32) -> None:
+        """Windows just embedded (unit rows) join the owner's entry. A load under way is
+        dropped (generation), since it may not hold them."""
+        with self._lock:
+            self._generation[owner] = self._generation.get(owner, 0) + 1
+            entry = self._entries.get(owner)
+            if entry is None or entry.signature != signature or not entry.n:
+                self._drop(owner)
+                return
+            self._set(owner, entry.extended(ids, rows))
+
+    def invalidate(self, owners: set[str] | None) -> None:
+        with self._lock:
+            targets = (
+                list(self._entries) + list(self._generation)
+                if owners is None
+                else owners
+            )
+            for owner in set(targets):
+                self._drop(owner)
+                self._generation[owner] = self._generation.get(owner, 0) + 1
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "owners": len(self._entries),
+                "windows": sum(e.n for e in self._entries.values()),
+                "bytes": self._bytes,
+                "max_bytes": self.max_bytes,
+            }
+
+    # -- lock held ------------------------------------------------------------------------
+    def _set(self, owner: str, entry: OwnerWindows) -> None:
+        self._drop(owner)
+        self._entries[owner] = entry
+        self._bytes += entry.nbytes
+        while self._bytes > self.max_bytes and self._entries:
+            _, evicted = self._entries.popitem(last=False)
+            self._bytes -= evicted.nbytes
+
+    def _drop(self, owner: str) -> None:
+        entry = self._entries.pop(owner, None)
+        if entry is not None:
+            self._bytes -= entry.nbytes

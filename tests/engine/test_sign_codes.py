@@ -1,0 +1,129 @@
+"""The binary first pass of the cached vector searches (`engine/sqlite/sign_codes.py`) and the
+episode window cache that uses it (`engine/sqlite/episode_vectors.py`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memtap.engine.sqlite import sign_codes
+from memtap.engine.sqlite.episode_vectors import OwnerWindows, WindowCache
+from memtap.engine.sqlite.sign_codes import EXACT_ROWS, SignCodes, encode, top_k
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def clustered(n: int, dim: int = 384, seed: int = 0) -> np.ndarray:
+    """Rows around a few hundred centres, like embeddings of many short texts on few topics."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((300, dim))
+    rows = centres[rng.integers(0, 300, n)] + 0.9 * rng.standard_normal((n, dim))
+    return unit(rows)
+
+
+def exact(rows: np.ndarray, query: np.ndarray, k: int) -> list[int]:
+    return list(np.argsort(-(rows @ query), kind="stable")[:k])
+
+
+def test_codes_are_the_same_whatever_way_rows_arrive() -> None:
+    rows = clustered(300)
+    whole = SignCodes.of(rows)
+    pieces = SignCodes(384, 1)
+    for start in range(0, 300, 70):
+        pieces.set(start, rows[start : start + 70])
+    probe = rows[5]
+    assert np.array_equal(
+        np.sort(whole.nearest(probe, 300, 40)), np.sort(pieces.nearest(probe, 300, 40))
+    )
+    assert encode(rows).shape == (300, sign_codes.words_for(384))
+    # Deterministic across processes: the projection is seeded by the width alone.
+    assert np.array_equal(encode(rows[:3]), encode(rows[:3].copy()))
+
+
+def test_nearest_keeps_at_least_the_count_asked_and_the_row_itself() -> None:
+    rows = clustered(5000)
+    codes = SignCodes.of(rows)
+    picked = codes.nearest(rows[1234], 5000, 100)
+    assert len(picked) >= 100
+    assert 1234 in picked
+    assert len(codes.nearest(rows[0], 50, 100)) == 50  # fewer rows than asked: all
+
+
+def test_small_sets_are_searched_exactly() -> None:
+    rows = clustered(2000)
+    query = unit(rows[7] + rows[9])
+    picked, scores = top_k(rows, 2000, query, 10, SignCodes.of(rows))
+    assert list(picked) == exact(rows, query, 10)
+    assert np.allclose(scores, rows[picked] @ query)
+
+
+def test_large_sets_find_the_exact_top_with_exact_scores() -> None:
+    n = EXACT_ROWS * 3
+    rows = clustered(n, seed=1)
+    codes = SignCodes.of(rows)
+    rng = np.random.default_rng(2)
+    found = wanted = 0
+    for probe in rng.integers(0, n, 40):
+        query = unit(rows[probe] + 0.5 * unit(rng.standard_normal(384)))
+        picked, scores = top_k(rows, n, query, 10, codes)
+        assert len(picked) == 10
+        assert np.allclose(scores, rows[picked] @ query, atol=1e-5)  # rescored exactly
+        assert list(scores) == sorted(scores, reverse=True)
+        truth = exact(rows, query, 10)
+        found += len(set(picked.tolist()) & set(truth))
+        wanted += 10
+        assert picked[0] == truth[0]
+    assert found / wanted >= 0.9
+
+
+def test_rows_past_n_are_never_returned() -> None:
+    rows = clustered(EXACT_ROWS + 500)
+    codes = SignCodes.of(rows)
+    n = EXACT_ROWS + 100
+    picked, _ = top_k(rows, n, rows[-1], 50, codes)  # the query's own row is past n
+    assert picked.max() < n
+
+
+def test_an_appended_entry_leaves_the_snapshot_it_came_from_alone() -> None:
+    rows = clustered(EXACT_ROWS - 10)
+    ids = np.arange(len(rows), dtype=np.int64) + 1000
+    first = OwnerWindows.of("sig", ids, rows)
+    assert first.codes is None  # exact search below EXACT_ROWS
+    more = clustered(40, seed=5)
+    second = first.extended(np.arange(40, dtype=np.int64) + 9_000_000, more)
+    assert first.n == len(rows) and second.n == len(rows) + 40
+    assert second.codes is not None  # crossing EXACT_ROWS builds the codes once
+    assert first.top(more[3], 1)[0][0] != 9_000_003  # the old snapshot cannot see it
+    assert second.top(more[3], 1)[0] == (9_000_003, pytest.approx(1.0, abs=1e-5))
+    third = second.extended(np.array([7], dtype=np.int64), more[:1] * -1)
+    assert third.top(-more[0], 1)[0][0] == 7  # codes follow appends too
+    assert second.top(-more[0], 1)[0][0] != 7
+
+
+def test_window_cache_counts_bytes_and_evicts_oldest() -> None:
+    rows = clustered(100)
+    entry = OwnerWindows.of("sig", np.arange(100, dtype=np.int64), rows)
+    cache = WindowCache(max_bytes=int(entry.nbytes * 2.5))
+    for owner in ("a", "b", "c"):
+        _, generation = cache.get(owner, "sig")
+        cache.put(owner, entry, generation)
+    assert cache.stats()["owners"] == 2 and cache.get("a", "sig")[0] is None
+    assert cache.stats()["bytes"] == 2 * entry.nbytes
+    cache.append("b", "sig", np.array([500], dtype=np.int64), rows[:1])
+    grown = cache.get("b", "sig")[0]
+    assert grown is not None and grown.n == 101
+    assert cache.stats()["bytes"] == entry.nbytes + grown.nbytes
+    cache.invalidate({"b"})
+    assert cache.get("b", "sig")[0] is None
+    assert cache.stats()["bytes"] == entry.nbytes
+
+
+def test_a_load_that_raced_an_append_is_not_kept() -> None:
+    rows = clustered(10)
+    cache = WindowCache()
+    _, generation = cache.get("a", "sig")
+    cache.append("a", "sig", np.array([1], dtype=np.int64), rows[:1])
+    cache.put("a", OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows), generation)
+    assert cache.get("a", "sig")[0] is None
