@@ -153,7 +153,25 @@ async def main(args: argparse.Namespace) -> None:
             timings.sort()
             print(f"{arm:7s} arm at {(await store.counts())['windows'] - counts['windows']} windows of one owner: "
                   f"p50 {statistics.median(timings):.2f} ms, p95 {timings[int(len(timings) * 0.95)]:.2f} ms")
-        print(f"vector cache: {store.cache.stats()['bytes'] / 2**20:.0f} MiB")
+        # Both arms as a request runs them (concurrently, at the default depths), with the
+        # floor and the snippets: what the target "hybrid <= 10 ms at 100k" is about.
+        from memtap.config.schema import MemoryConfig
+        from memtap.engine.episodes.recall import recall_episodes
+        from memtap.engine.types import RetrievalRequest
+
+        cfg = MemoryConfig()
+        timings = []
+        for i in range(args.repeat):
+            t0 = time.perf_counter()
+            await recall_episodes(store, cfg, RetrievalRequest(owner="big", query=QUERIES[i % len(QUERIES)],
+                                                               strategy="hybrid"))
+            timings.append((time.perf_counter() - t0) * 1000)
+        timings.sort()
+        print(f"hybrid (both arms, floor, snippets): p50 {statistics.median(timings):.2f} ms, "
+              f"p95 {timings[int(len(timings) * 0.95)]:.2f} ms")
+        stats = store.cache.stats()
+        print(f"vector cache: {stats['bytes'] / 2**20:.0f} MiB for {stats['windows']} windows "
+              f"({stats['bytes'] / max(stats['windows'], 1):.0f} B a window)")
         await db.close()
 
 

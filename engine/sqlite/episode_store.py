@@ -36,6 +36,7 @@ from memtap.engine.sqlite.episode_vectors import (
     OwnerWindows,
     WindowCache,
 )
+from memtap.engine.sqlite.fts import OwnerSizes
 
 Conn = Any
 SourceGetter = Callable[[], EmbeddingSource | None]
@@ -57,6 +58,7 @@ class SqliteEpisodeStore:
         self._source = source or (lambda: None)
         self._read_timeout_ms = read_timeout_ms
         self.cache = WindowCache(cache_max_bytes)
+        self.owner_sizes = OwnerSizes()
         self._signature_checked: str | None = None
 
     @property
@@ -77,7 +79,7 @@ class SqliteEpisodeStore:
 
     async def keyword(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
         return await self.db.read(
-            lambda conn: sql.keyword(conn, query, live, limit),
+            lambda conn: sql.keyword(conn, query, live, limit, self.owner_sizes),
             timeout_ms=self.read_timeout_ms,
         )
 

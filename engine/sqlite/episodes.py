@@ -20,7 +20,15 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.chunks import windows
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite.fts import MAX_TERMS, _has_token, query_terms, quote
+from memtap.engine.sqlite.fts import (
+    MAX_TERMS,
+    OwnerSizes,
+    _has_token,
+    query_terms,
+    quote,
+    ranked_text_first,
+    text_first,
+)
 
 Conn = Any
 
@@ -117,17 +125,46 @@ def evict(conn: Conn, owner: str, max_per_owner: int) -> int:
     return extra
 
 
-def keyword(conn: Conn, query: str, live: Live, limit: int) -> list[ChunkHit]:
+def keyword(
+    conn: Conn, query: str, live: Live, limit: int, sizes: OwnerSizes | None = None
+) -> list[ChunkHit]:
+    """Live windows matching the query's words, best bm25 first, newer first on ties;
+    `sizes` allows the text-first plan (`fts.text_first`)."""
     terms = query_terms(query)[:MAX_TERMS]
     if not terms:
         return []
+    words = "text : (" + " OR ".join(quote(t) for t in terms) + ")"
+    where, params = live_where(live)
+    plan = text_first(conn, "episode_chunks_fts", words, live, sizes)
+    if plan is not None:
+
+        def best(depth: int, filter_owner: bool) -> list[Any]:
+            owner_sql = "AND episode_chunks_fts.owner = ?" if filter_owner else ""
+            owner_param = (live.owner,) if filter_owner else ()
+            return list(
+                conn.execute(
+                    f"""SELECT {E_COLUMNS}, c.seq, c.text, top.rank FROM (
+                            SELECT rowid, bm25(episode_chunks_fts, 1.0, 0.0, 0.0) AS rank
+                            FROM episode_chunks_fts
+                            WHERE episode_chunks_fts MATCH ? {owner_sql}
+                            ORDER BY rank LIMIT ?) AS top
+                        CROSS JOIN episode_chunks c ON c.rowid_pk = top.rowid
+                        CROSS JOIN episodes e ON e.rowid_pk = c.episode_rowid
+                        WHERE {where}
+                        ORDER BY top.rank, e.said_at DESC LIMIT ?""",
+                    (words, *owner_param, depth, *params, limit),
+                )
+            )
+
+        found = ranked_text_first(plan, limit, best)
+        if found is not None:
+            return [ChunkHit(to_episode(r), r[9], r[10], -float(r[11])) for r in found]
     parts = []
     if live.owner is not None and _has_token(live.owner):
         parts.append(f"owner : {quote(live.owner)}")
     if live.match_session and live.session and _has_token(live.session):
         parts.append(f"session : {quote(live.session)}")
-    parts.append("text : (" + " OR ".join(quote(t) for t in terms) + ")")
-    where, params = live_where(live)
+    parts.append(words)
     rows = conn.execute(
         f"""SELECT {E_COLUMNS}, c.seq, c.text, bm25(episode_chunks_fts, 1.0, 0.0, 0.0) AS rank
             FROM episode_chunks_fts

@@ -3,11 +3,22 @@
 User text never reaches MATCH as syntax: it is cut into word tokens, each token is quoted
 as an FTS5 string, and the owner (and session) are phrase filters inside the same MATCH, so
 the owner filter is an index lookup. No input can raise an FTS5 syntax error.
+
+One owner with many rows makes that filter the expensive part: `bm25()` reads the whole
+doclist of every phrase in the MATCH to weigh it, the owner's too (weight 0, still read), so
+at 100k rows of one owner a query spent ~5 ms on the owner phrase alone whatever it asked.
+`text_first` picks the other plan when the query's words match far fewer rows than the owner
+has (`OwnerSizes` remembers each owner's row count for a minute): rank the word matches
+alone, keep the owner's (a column filter), join only the best few. Same rows, same order.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from memtap.engine.memory_rules import Live
@@ -19,6 +30,99 @@ Conn = Any
 
 MAX_TERMS = 32
 _WORD = re.compile(r"\w+", re.UNICODE)
+TEXT_FIRST_OWNER_ROWS = 5_000
+"""Below this many rows an owner's phrase costs well under a millisecond: no choice made."""
+TEXT_FIRST_RATIO = 20
+"""Text first when the owner has this many times more rows than the query's words match
+(an owner-doclist entry is read much faster than a match is ranked and filtered)."""
+TEXT_FIRST_DEPTH = 4
+"""Best word matches joined per row wanted (the rest of the live filter may drop some)."""
+OWNER_SIZE_TTL_S = 60.0
+
+
+class OwnerSizes:
+    """Rows per owner in FTS tables, remembered for `ttl_s` (they only steer a plan)."""
+
+    def __init__(self, ttl_s: float = OWNER_SIZE_TTL_S) -> None:
+        self.ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._rows: dict[tuple[str, str], tuple[int, float]] = {}
+
+    def rows(self, conn: Conn, table: str, owner: str | None) -> int:
+        """The owner's rows in `table` (None: all rows)."""
+        now = time.monotonic()
+        key = (table, owner or "")
+        with self._lock:
+            known = self._rows.get(key)
+        if known is not None and now - known[1] < self.ttl_s:
+            return known[0]
+        if owner is None:
+            sql, params = f"SELECT count(*) FROM {table}", ()
+        else:
+            sql, params = (
+                f"SELECT count(*) FROM {table} WHERE owner MATCH ?",
+                (quote(owner),),
+            )
+        count = int(conn.execute(sql, params).fetchone()[0])
+        with self._lock:
+            if len(self._rows) > 10_000:
+                self._rows.clear()
+            self._rows[key] = (count, now)
+        return count
+
+
+@dataclass(frozen=True, slots=True)
+class TextFirst:
+    """The text-first plan for one query."""
+
+    matches: int
+    """Rows the query's words match, every owner's."""
+    owner_share: float
+    """The owner's share of all rows: above a half the owner filter is left to the join
+    (reading the owner column of every match cost more than ranking a deeper top)."""
+
+    @property
+    def filter_owner(self) -> bool:
+        return self.owner_share < 0.5
+
+    def depth(self, limit: int) -> int:
+        share = 1.0 if self.filter_owner else self.owner_share
+        return int(limit * TEXT_FIRST_DEPTH / share) + 1
+
+
+def text_first(
+    conn: Conn, table: str, text: str, live: Live, sizes: OwnerSizes | None
+) -> TextFirst | None:
+    """The text-first plan when ranking the matches of `text` (the query's words alone)
+    beats filtering by the owner inside MATCH; None to keep the owner phrase. Session scope
+    keeps it (a session is a small share of an owner)."""
+    if sizes is None or live.owner is None or live.match_session:
+        return None
+    owner_rows = sizes.rows(conn, table, live.owner)
+    if owner_rows < TEXT_FIRST_OWNER_ROWS:
+        return None
+    matches = int(
+        conn.execute(
+            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (text,)
+        ).fetchone()[0]
+    )
+    if matches * TEXT_FIRST_RATIO > owner_rows:
+        return None
+    total = max(sizes.rows(conn, table, None), owner_rows)
+    return TextFirst(matches, owner_rows / total)
+
+
+def ranked_text_first(
+    plan: TextFirst, limit: int, query: Callable[[int, bool], list[Any]]
+) -> list[Any] | None:
+    """`query(depth, filter_owner)` over the best `depth` word matches; None when the live
+    filter left fewer than `limit` while more matches were not looked at (the caller then
+    runs the owner-phrase plan)."""
+    depth = plan.depth(limit)
+    rows = query(depth, plan.filter_owner)
+    if len(rows) < limit and plan.matches > depth:
+        return None
+    return rows
 
 
 def query_terms(text: str) -> list[str]:
@@ -60,8 +164,13 @@ def build_match(terms: list[str], live: Live) -> str | None:
         parts.append(f"owner : {quote(live.owner)}")
     if live.match_session and live.session and _has_token(live.session):
         parts.append(f"session : {quote(live.session)}")
-    parts.append("{content key} : (" + " OR ".join(quote(t) for t in terms) + ")")
+    parts.append(text_match(terms))
     return " AND ".join(parts)
+
+
+def text_match(terms: list[str]) -> str:
+    """The MATCH of the query's words alone (content and key)."""
+    return "{content key} : (" + " OR ".join(quote(t) for t in terms) + ")"
 
 
 def list_match(text: str) -> str | None:
@@ -73,11 +182,41 @@ def list_match(text: str) -> str | None:
 
 
 def search(
-    conn: Conn, match: str, live: Live, limit: int
+    conn: Conn,
+    match: str,
+    live: Live,
+    limit: int,
+    text: str | None = None,
+    sizes: OwnerSizes | None = None,
 ) -> list[tuple[Memory, float]]:
     """Live rows matching, best first, with relevance = -bm25 (higher is better). Ties go to
-    the newer row. Content counts twice as much as the key."""
+    the newer row. Content counts twice as much as the key. `text` (the words' MATCH alone)
+    and `sizes` allow the text-first plan."""
     where, params = live_where(live, "m")
+    plan = text_first(conn, "memories_fts", text, live, sizes) if text else None
+    if plan is not None and text is not None:
+        words = text
+
+        def best(depth: int, filter_owner: bool) -> list[Any]:
+            owner_sql = "AND memories_fts.owner = ?" if filter_owner else ""
+            owner_param = (live.owner,) if filter_owner else ()
+            return list(
+                conn.execute(
+                    f"""SELECT {M_COLUMNS}, top.rank FROM (
+                            SELECT rowid, bm25(memories_fts, 2.0, 1.0, 0.0, 0.0) AS rank
+                            FROM memories_fts
+                            WHERE memories_fts MATCH ? {owner_sql}
+                            ORDER BY rank LIMIT ?) AS top
+                        CROSS JOIN memories m ON m.rowid_pk = top.rowid
+                        WHERE {where}
+                        ORDER BY top.rank, m.updated_at DESC, m.rowid_pk DESC LIMIT ?""",
+                    (words, *owner_param, depth, *params, limit),
+                )
+            )
+
+        found = ranked_text_first(plan, limit, best)
+        if found is not None:
+            return [(to_memory(r[:12]), -float(r[12])) for r in found]
     rows = conn.execute(
         f"""SELECT {M_COLUMNS}, bm25(memories_fts, 2.0, 1.0, 0.0, 0.0) AS rank
             FROM memories_fts CROSS JOIN memories m ON m.rowid_pk = memories_fts.rowid

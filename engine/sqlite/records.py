@@ -49,6 +49,7 @@ class SqliteRecordStore:
         self.db = db
         self._read_timeout_ms = read_timeout_ms
         """The time limit of retrieval reads, read at each call (it follows reloads)."""
+        self.owner_sizes = fts.OwnerSizes()
 
     @property
     def read_timeout_ms(self) -> int | None:
@@ -137,11 +138,13 @@ class SqliteRecordStore:
     async def keyword(
         self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
-        match = fts.build_match(fts.query_terms(query), live)
+        terms = fts.query_terms(query)
+        match = fts.build_match(terms, live)
         if match is None:
             return []
+        text, sizes = fts.text_match(terms), self.owner_sizes
         return await self.db.read(
-            lambda conn: fts.search(conn, match, live, limit),
+            lambda conn: fts.search(conn, match, live, limit, text, sizes),
             timeout_ms=self.read_timeout_ms,
         )
 
@@ -150,12 +153,14 @@ class SqliteRecordStore:
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
         # Both rankings in ONE trip to a reader thread (each trip costs a thread wake-up on
         # the request path).
-        match = fts.build_match(fts.query_terms(query), live)
+        terms = fts.query_terms(query)
+        match = fts.build_match(terms, live)
         if match is None:
             return [], []
+        text, sizes = fts.text_match(terms), self.owner_sizes
 
         def run(conn: Conn) -> tuple[list[tuple[Memory, float]], list[Memory]]:
-            found = fts.search(conn, match, live, limit)
+            found = fts.search(conn, match, live, limit, text, sizes)
             return found, (memories.recent(conn, live, limit) if found else [])
 
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
