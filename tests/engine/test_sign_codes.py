@@ -127,3 +127,30 @@ def test_a_load_that_raced_an_append_is_not_kept() -> None:
     cache.append("a", "sig", np.array([1], dtype=np.int64), rows[:1])
     cache.put("a", OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows), generation)
     assert cache.get("a", "sig")[0] is None
+
+
+def test_fact_cache_keeps_codes_through_upserts_and_deletes() -> None:
+    from memtap.engine.sqlite.vector_cache import VectorCache
+
+    n = EXACT_ROWS + 200
+    rows = clustered(n, seed=7)
+    ids = [f"m{i}" for i in range(n)]
+    cache = VectorCache()
+    cache.observe(0)
+    assert cache.put("o", ids, rows.copy(), 0)
+    probe = rows[10]
+    assert cache.top("o", probe, 1)[0][0] == "m10"
+    # Delete moves the last row into the hole: its codes must move with it.
+    cache.begin_write()
+    cache.apply(1, deletes=["m10"])
+    cache.end_write(True)
+    assert cache.top("o", rows[n - 1], 1)[0][0] == f"m{n - 1}"
+    assert "m10" not in [mid for mid, _ in cache.top("o", probe, 20)]
+    # An upsert writes new codes: a row unlike any other is found at once.
+    odd = unit(-rows[3])
+    cache.begin_write()
+    cache.apply(2, upserts=[("new", "o", odd)])
+    cache.end_write(True)
+    best = cache.top("o", odd, 1)[0]
+    assert best[0] == "new" and best[1] == pytest.approx(1.0, abs=1e-5)
+    assert cache.stats().bytes > rows.nbytes  # the codes are counted
