@@ -170,8 +170,9 @@ async def main(args: argparse.Namespace) -> None:
         print(f"hybrid (both arms, floor, snippets): p50 {statistics.median(timings):.2f} ms, "
               f"p95 {timings[int(len(timings) * 0.95)]:.2f} ms")
         stats = store.cache.stats()
-        print(f"vector cache: {stats['bytes'] / 2**20:.0f} MiB for {stats['windows']} windows "
-              f"({stats['bytes'] / max(stats['windows'], 1):.0f} B a window)")
+        cached = stats.get("windows", args.windows)
+        print(f"vector cache: {stats['bytes'] / 2**20:.0f} MiB for {cached} windows "
+              f"({stats['bytes'] / max(cached, 1):.0f} B a window)")
         await db.close()
 
 

@@ -292,3 +292,32 @@ async def test_episodes_off_recalls_nothing(make_engine: Callable[..., Any]) -> 
     engine = await make_engine(enabled=False)
     await said(engine, "The demo went badly because the VPN dropped twice.")
     assert await snippets(engine, "demo vpn") == []
+
+
+async def test_snippets_made_are_bounded_by_the_slots(
+    make_engine: Callable[..., Any],
+) -> None:
+    from memtap.engine.episode_types import NewEpisode
+    from memtap.engine.episodes.recall import CANDIDATES_PER_SNIPPET, recall_episodes
+
+    engine = await make_engine(max_snippets=2)
+    assert engine.episodes is not None
+    store = engine.episodes.store
+    await store.add(
+        [
+            NewEpisode(OWNER, f"s{i}", "user", f"The boiler broke again, repair number {i}.",
+                       f"2026-03-{1 + i % 28:02d}T10:00:00.000Z")
+            for i in range(30)
+        ],
+        "2026-03-30T10:00:00.000Z",
+        10**6,
+    )
+    cfg = engine.holder.current.memory
+    found = await recall_episodes(
+        store, cfg, RetrievalRequest(owner=OWNER, query="when did the boiler break?")
+    )
+    assert len(found.hits) == 2 * CANDIDATES_PER_SNIPPET  # not all 30 windows
+    scores = [h.score for h in found.hits]
+    assert scores == sorted(scores, reverse=True)  # the best fused ones
+    block = await snippets(engine, "when did the boiler break?")
+    assert len(block) == 2
