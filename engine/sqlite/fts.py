@@ -38,6 +38,8 @@ TEXT_FIRST_RATIO = 20
 TEXT_FIRST_DEPTH = 4
 """Best word matches joined per row wanted (the rest of the live filter may drop some)."""
 OWNER_SIZE_TTL_S = 60.0
+CONTENT_TABLES = {"memories_fts": "memories", "episode_chunks_fts": "episode_chunks"}
+"""The table each FTS index is kept from (by triggers, one FTS row per row)."""
 
 
 class OwnerSizes:
@@ -57,7 +59,9 @@ class OwnerSizes:
         if known is not None and now - known[1] < self.ttl_s:
             return known[0]
         if owner is None:
-            sql, params = f"SELECT count(*) FROM {table}", ()
+            # The indexed table's own rows (one per FTS row): counting an FTS5 table without
+            # MATCH reads every row's content.
+            sql, params = f"SELECT count(*) FROM {CONTENT_TABLES[table]}", ()
         else:
             sql, params = (
                 f"SELECT count(*) FROM {table} WHERE owner MATCH ?",
@@ -101,12 +105,15 @@ def text_first(
     owner_rows = sizes.rows(conn, table, live.owner)
     if owner_rows < TEXT_FIRST_OWNER_ROWS:
         return None
+    # Counted up to the threshold only: a common word in a big table stops the count early.
+    cap = owner_rows // TEXT_FIRST_RATIO
     matches = int(
         conn.execute(
-            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (text,)
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+            (text, cap + 1),
         ).fetchone()[0]
     )
-    if matches * TEXT_FIRST_RATIO > owner_rows:
+    if matches > cap:
         return None
     total = max(sizes.rows(conn, table, None), owner_rows)
     return TextFirst(matches, owner_rows / total)
