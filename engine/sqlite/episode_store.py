@@ -100,9 +100,14 @@ class SqliteEpisodeStore:
         def run(conn: Conn) -> list[ChunkHit]:
             entry, generation = self.cache.get(owner, signature)
             if entry is None:
-                ids, mat = sql.owner_vectors(conn, owner, signature)
-                entry = OwnerWindows.of(signature, ids, mat)
-                self.cache.put(owner, entry, generation)
+                if not self.cache.begin_load(owner):
+                    raise NoVectors("the owner's window vectors are loading")
+                try:
+                    ids, mat = sql.owner_vectors(conn, owner, signature)
+                    entry = OwnerWindows.of(signature, ids, mat)
+                    self.cache.put(owner, entry, generation)
+                finally:
+                    self.cache.end_load(owner)
             if not entry.n:
                 raise NoVectors("no episode window has a vector yet")
             # Session scope and retention are applied on the rows: over-fetch for them.

@@ -83,6 +83,7 @@ class WindowCache:
         self._entries: OrderedDict[str, OwnerWindows] = OrderedDict()
         self._generation: dict[str, int] = {}
         self._bytes = 0
+        self._loading: set[str] = set()
 
     def get(self, owner: str, signature: str) -> tuple[OwnerWindows | None, int]:
         with self._lock:
@@ -92,6 +93,20 @@ class WindowCache:
                 self._entries.move_to_end(owner)
                 return entry, generation
             return None, generation
+
+    def begin_load(self, owner: str) -> bool:
+        """Whether the caller should load `owner` (then `end_load`): False while another
+        load of theirs runs. A big owner's load takes seconds; every request meanwhile
+        starting its own kept the readers busy with copies of the same rows."""
+        with self._lock:
+            if owner in self._loading:
+                return False
+            self._loading.add(owner)
+            return True
+
+    def end_load(self, owner: str) -> None:
+        with self._lock:
+            self._loading.discard(owner)
 
     def put(self, owner: str, entry: OwnerWindows, generation: int) -> None:
         with self._lock:

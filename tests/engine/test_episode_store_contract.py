@@ -308,3 +308,45 @@ async def test_qdrant_episodes_collection_of_another_vector_size_is_a_clear_mism
     with pytest.raises(QdrantCollectionMismatch):
         await other.add([said("We drove to the coast.")], at(), 100)
     await transport.close()
+
+
+async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
+    tmp_path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    # A big owner's windows take seconds to load: a request meanwhile gets no vector answer
+    # at once (its keyword arm answers) instead of starting another load of the same rows.
+    import asyncio
+    import threading
+    from typing import Any
+
+    from memtap.engine.sqlite import episodes as sql
+
+    embedder = HashEmbedder()
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    try:
+        store = SqliteEpisodeStore(db, source=lambda: embedder)
+        await store.add([said("The VPN dropped during the demo.")], at(), CAP)
+        await store.embed_pending(64)
+        release, loads = threading.Event(), []
+        real = sql.owner_vectors
+
+        def slow_load(*args: Any) -> Any:
+            loads.append(1)
+            release.wait(5)
+            return real(*args)
+
+        monkeypatch.setattr(sql, "owner_vectors", slow_load)
+        first = asyncio.ensure_future(store.vector("VPN demo", live(), 5))
+        for _ in range(200):
+            if loads:
+                break
+            await asyncio.sleep(0.01)
+        with pytest.raises(NoVectors, match="loading"):
+            await store.vector("VPN demo", live(), 5)
+        release.set()
+        assert await first
+        assert await store.vector("VPN demo", live(), 5)  # cached now
+        assert len(loads) == 1
+    finally:
+        await db.close()

@@ -154,3 +154,12 @@ def test_fact_cache_keeps_codes_through_upserts_and_deletes() -> None:
     best = cache.top("o", odd, 1)[0]
     assert best[0] == "new" and best[1] == pytest.approx(1.0, abs=1e-5)
     assert cache.stats().bytes > rows.nbytes  # the codes are counted
+
+
+def test_one_load_per_owner_at_a_time() -> None:
+    cache = WindowCache()
+    assert cache.begin_load("a")
+    assert not cache.begin_load("a")  # a second request meanwhile does not load again
+    assert cache.begin_load("b")
+    cache.end_load("a")
+    assert cache.begin_load("a")
