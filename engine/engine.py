@@ -268,13 +268,17 @@ class Engine:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
         clock = RetrievalClock()  # the wait below comes out of the same time limit
-        await self._read_own_writes(request.owner)
+        strategy = request.strategy or self.config.memory.strategy
+        # A retrieval that reads no vectors waits for its owner's rows, not their vectors.
+        await self._read_own_writes(
+            request.owner, vectors=strategy in ("semantic", "hybrid")
+        )
         facts = retrieve(self._context(clock), request, side_effects=side_effects)
         if self.episodes is None:
             return await facts
         return await self.episodes.retrieve(facts, request, clock)
 
-    async def _read_own_writes(self, owner: str) -> None:
+    async def _read_own_writes(self, owner: str, *, vectors: bool = True) -> None:
         """Turns of this owner that completed before the request arrived take effect first
         (bounded: at most half the retrieval budget; after that retrieval goes on with what
         is stored). Owners with nothing pending do not wait at all."""
@@ -285,7 +289,7 @@ class Engine:
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
         )
         started = time.perf_counter()
-        applied = await self.pending.wait_for(owner, budget_s)
+        applied = await self.pending.wait_for(owner, budget_s, vectors=vectors)
         waited_ms = round((time.perf_counter() - started) * 1000, 3)
         if not applied:
             self.metrics.memory_fallbacks.inc("own_writes_pending")
