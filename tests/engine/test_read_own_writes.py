@@ -22,6 +22,7 @@ from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.types import RetrievalRequest, Turn
+from tests.engine.test_retrieval import ScriptedTier
 
 ALICE = "a" * 24
 BOB = "b" * 24
@@ -170,7 +171,8 @@ async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
     engine: Engine,
 ) -> None:
     # The rows are committed but their vector write hangs: a keyword retrieval finds the
-    # fact at once, one that reads vectors (hybrid) still waits for them (bounded).
+    # fact at once, one that reads vectors (hybrid, with a vector index) still waits for
+    # them (bounded).
     gate = asyncio.Event()
     real = engine.worker.on_written
 
@@ -190,11 +192,16 @@ async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
         assert time.perf_counter() - started < 0.1
         assert engine.pending.pending(ALICE) == 1  # its vectors are still coming
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 0
+        index, engine.vector_index = engine.vector_index, ScriptedTier([])
         started = time.perf_counter()
         await engine.retrieve(
-            RetrievalRequest(owner=ALICE, query="Elixir chat servers", strategy="hybrid")
+            # (a word the fact lacks: the keywords alone do not answer, vectors are read)
+            RetrievalRequest(
+                owner=ALICE, query="Elixir chat servers in production", strategy="hybrid"
+            )
         )
         assert time.perf_counter() - started >= 0.1
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
+        engine.vector_index = index
     finally:
         gate.set()
