@@ -234,7 +234,15 @@ async def retrieve(
             for i, (m, s) in enumerate(kw, start=1)
         ]
         if gate.deferred:
-            _decide(gate, req.query, kw_cands, cfg.vector_skip_coverage, resolution)
+            _decide(
+                gate,
+                req.query,
+                kw_cands,
+                cfg.vector_skip_coverage,
+                # Without a vector index the facts rank as before (keyword + recent);
+                # the gate still spares the episodes' query embedding.
+                resolution if ctx.vectors is not None else {},
+            )
         answer = await vector_task if vector_task is not None else _VectorAnswer(None)
         vec = answer.candidates
         if strategy == "keyword" or (strategy == "semantic" and vec is None):

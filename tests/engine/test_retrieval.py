@@ -501,3 +501,16 @@ async def test_hybrid_skips_the_vector_legs_when_the_keywords_answer(
         assert len(tier.calls) == 3
     finally:
         engine.vector_index = None
+
+
+async def test_without_a_vector_index_hybrid_stays_keyword_and_recent_when_keywords_answer(
+    make_engine: Callable[..., Any],
+) -> None:
+    engine = await make_engine(strategy="hybrid")
+    postgres = await add(engine, "Prefers Postgres for side projects")
+    tea = await add(engine, "Drinks green tea in the morning")
+    result = await engine.retrieve(
+        RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"), side_effects=False
+    )
+    assert {h.memory.id for h in result.hits} == {postgres.id, tea.id}  # recent fused in
+    assert "vector_skipped" not in result.resolution and "recent" in result.resolution["tiers"]
