@@ -102,6 +102,10 @@ class MemoryConfig:
     min_similarity: float = 0.30
     max_items: int = 12
     retrieval_timeout_ms: int = 250
+    vector_skip_coverage: float = 1.0
+    """Hybrid skips the query embedding and the vector search when one of the best keyword
+    hits holds at least this share of the question's topic words (0 = never skip;
+    `engine/retrieval/confidence.py`)."""
     summarize_after_days: int | None = None
     sweep_interval_s: float = 3600.0
     backfill_interval_s: float = 30.0

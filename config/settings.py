@@ -76,6 +76,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Retrieval time limit; past it the request goes on without memory.",
     ),
     SettingSpec(
+        "memory.vector_skip_coverage",
+        "Hybrid skips the query embedding when a top keyword hit holds this share of the "
+        "question's topic words (0..1; 0 = never).",
+    ),
+    SettingSpec(
         "memory.summarize_after_days",
         "Compact memories older than this many days; null disables.",
     ),

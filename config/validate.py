@@ -186,6 +186,8 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
         yield ConfigIssue("memory.min_score", "must be 0 or more")
     if not -1.0 <= memory.min_similarity <= 1.0:
         yield ConfigIssue("memory.min_similarity", "must be from -1 to 1")
+    if not 0.0 <= memory.vector_skip_coverage <= 1.0:
+        yield ConfigIssue("memory.vector_skip_coverage", "must be from 0 to 1")
     yield from _positive("memory.sweep_interval_s", memory.sweep_interval_s)
     yield from _positive("memory.backfill_interval_s", memory.backfill_interval_s)
     if memory.outbox_max_rows < 1:

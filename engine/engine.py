@@ -19,7 +19,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -52,6 +52,7 @@ from memtap.engine.ports import (
     VectorIndex,
 )
 from memtap.engine.retrieval.deadline import RetrievalClock
+from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
@@ -256,9 +257,20 @@ class Engine:
         self._reopening = None
 
     # -- the proxy's path ---------------------------------------------------------------------
-    def _context(self, clock: RetrievalClock | None = None) -> RetrievalContext:
+    def _context(
+        self,
+        clock: RetrievalClock | None = None,
+        gate: VectorGate | None = None,
+        own_vectors: Callable[[], Awaitable[object]] | None = None,
+    ) -> RetrievalContext:
         return RetrievalContext(
-            self.store, self.config.memory, self.vector_index, self.metrics, clock
+            self.store,
+            self.config.memory,
+            self.vector_index,
+            self.metrics,
+            clock,
+            gate,
+            own_vectors,
         )
 
     @_guarded
@@ -267,25 +279,45 @@ class Engine:
     ) -> Retrieval:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
-        clock = RetrievalClock()  # the wait below comes out of the same time limit
-        await self._read_own_writes(request.owner)
-        facts = retrieve(self._context(clock), request, side_effects=side_effects)
-        if self.episodes is None:
-            return await facts
-        return await self.episodes.retrieve(facts, request, clock)
+        clock = RetrievalClock()  # the waits below come out of the same time limit
+        cfg = self.config.memory
+        strategy = request.strategy or cfg.strategy
+        # The keyword leg waits for the owner's rows; the vector leg, if it runs, for
+        # their vectors too (a retrieval that reads no vectors never waits for a write
+        # embedding).
+        rows_applied = await self._read_own_writes(request.owner, clock, vectors=False)
 
-    async def _read_own_writes(self, owner: str) -> None:
+        async def own_vectors() -> None:
+            if rows_applied:
+                await self._read_own_writes(request.owner, clock, vectors=True)
+
+        gate = VectorGate.for_request(strategy, cfg)
+        context = self._context(clock, gate, own_vectors)
+        try:
+            facts = retrieve(context, request, side_effects=side_effects)
+            if self.episodes is None:
+                return await facts
+            return await self.episodes.retrieve(facts, request, clock, gate)
+        finally:
+            gate.close()
+
+    async def _read_own_writes(
+        self, owner: str, clock: RetrievalClock, *, vectors: bool
+    ) -> bool:
         """Turns of this owner that completed before the request arrived take effect first
-        (bounded: at most half the retrieval budget; after that retrieval goes on with what
-        is stored). Owners with nothing pending do not wait at all."""
+        (`vectors`: their vectors too; bounded: at most half the retrieval budget since
+        `clock` started; after that retrieval goes on with what is stored). Owners with
+        nothing pending do not wait at all. False when the wait timed out."""
         if not self.pending.pending(owner) or not self.worker.running:
-            return
+            return True
         self.worker.hurry()
         budget_s = min(
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
         )
         started = time.perf_counter()
-        applied = await self.pending.wait_for(owner, budget_s)
+        applied = await self.pending.wait_for(
+            owner, max(0.0, budget_s - clock.elapsed_s()), vectors=vectors
+        )
         waited_ms = round((time.perf_counter() - started) * 1000, 3)
         if not applied:
             self.metrics.memory_fallbacks.inc("own_writes_pending")
@@ -298,6 +330,7 @@ class Engine:
                 "memory.own_writes_applied",
                 extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
             )
+        return applied
 
     @_guarded
     async def enqueue_turn(self, turn: Turn) -> None:

@@ -7,6 +7,12 @@ worker reports what it finished (`finished`: applied, or dropped for good), and 
 an owner first waits — bounded — until the rows that owner had pending when the request
 arrived are finished (`wait_for`). Owners with nothing pending pay one dict look-up.
 
+A row is applied in two stages: its facts and episodes are committed (`committed`: a keyword
+search finds them), then the facts' vectors are written (`finished`: a search by meaning
+finds them too). A retrieval that reads no vectors (`keyword`, `recent`) waits for the first
+stage only (`wait_for(..., vectors=False)`): the write embedding, milliseconds of model time,
+is no longer in its path.
+
 In memory only, per process: after a restart the engine re-registers the rows resumed from
 disk (`added` for each), so the rule holds across restarts too. Replicas sharing Qdrant do not
 see each other's outboxes: read-your-own-writes holds per replica.
@@ -23,6 +29,8 @@ from dataclasses import dataclass, field
 class _Waiter:
     owner: str
     seqs: set[int]
+    vectors: bool
+    """Whether the rows' vectors must be written too, or their commit is enough."""
     done: asyncio.Future[None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -32,6 +40,8 @@ class PendingTurns:
     def __init__(self) -> None:
         self._owner_of: dict[int, str] = {}
         self._by_owner: dict[str, set[int]] = {}
+        self._committed: set[int] = set()
+        """Rows whose facts and episodes are stored but whose vectors are not yet written."""
         self._waiters: list[_Waiter] = []
 
     def added(self, owner: str, seq: int) -> None:
@@ -41,10 +51,23 @@ class PendingTurns:
         self._owner_of[seq] = owner
         self._by_owner.setdefault(owner, set()).add(seq)
 
-    def finished(self, seqs: Iterable[int]) -> None:
-        """The worker is done with these rows (memories committed, or the row dropped)."""
+    def committed(self, seqs: Iterable[int]) -> None:
+        """These rows' facts and episodes are stored (their vectors may still be coming)."""
         touched: set[str] = set()
         for seq in seqs:
+            owner = self._owner_of.get(seq)
+            if owner is not None:
+                self._committed.add(seq)
+                touched.add(owner)
+        if touched and self._waiters:
+            self._release(touched)
+
+    def finished(self, seqs: Iterable[int]) -> None:
+        """The worker is done with these rows (memories and vectors written, or the row
+        dropped)."""
+        touched: set[str] = set()
+        for seq in seqs:
+            self._committed.discard(seq)
             owner = self._owner_of.pop(seq, None)
             if owner is None:
                 continue
@@ -61,6 +84,7 @@ class PendingTurns:
         """The owner was erased: their rows are gone with them."""
         for seq in self._by_owner.pop(owner, set()):
             self._owner_of.pop(seq, None)
+            self._committed.discard(seq)
         self._release({owner})
 
     def clear(self) -> None:
@@ -68,6 +92,7 @@ class PendingTurns:
         owners = set(self._by_owner)
         self._owner_of.clear()
         self._by_owner.clear()
+        self._committed.clear()
         self._release(owners)
 
     def pending(self, owner: str) -> int:
@@ -78,13 +103,18 @@ class PendingTurns:
         """A retrieval is waiting: the worker should not hold rows back to batch them."""
         return bool(self._waiters)
 
-    async def wait_for(self, owner: str, timeout_s: float) -> bool:
-        """Wait until every row `owner` has pending now is finished, at most `timeout_s`.
-        True when they all were (or there were none); False on time-out."""
+    async def wait_for(
+        self, owner: str, timeout_s: float, *, vectors: bool = True
+    ) -> bool:
+        """Wait until every row `owner` has pending now is finished (`vectors=False`: is
+        committed), at most `timeout_s`. True when they all were (or there were none);
+        False on time-out."""
         rows = self._by_owner.get(owner)
         if not rows:
             return True
-        waiter = _Waiter(owner, set(rows))
+        waiter = _Waiter(owner, set(rows), vectors)
+        if not self._left(waiter):
+            return True
         self._waiters.append(waiter)
         try:
             async with asyncio.timeout(timeout_s):
@@ -100,7 +130,13 @@ class PendingTurns:
         for waiter in list(self._waiters):
             if waiter.owner not in owners:
                 continue
-            waiter.seqs &= self._by_owner.get(waiter.owner, set())
-            if not waiter.seqs and not waiter.done.done():
+            if not self._left(waiter) and not waiter.done.done():
                 waiter.done.set_result(None)
                 self._waiters.remove(waiter)
+
+    def _left(self, waiter: _Waiter) -> set[int]:
+        """What `waiter` still waits for (narrowed in place)."""
+        waiter.seqs &= self._by_owner.get(waiter.owner, set())
+        if not waiter.vectors:
+            waiter.seqs -= self._committed
+        return waiter.seqs

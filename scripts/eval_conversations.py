@@ -134,6 +134,8 @@ class Score:
     evidence: float = 0.0
     tokens: int = 0
     empty: int = 0
+    vector_skipped: int = 0
+    """Questions whose vector legs were skipped: the keywords answered (memtap only)."""
     by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
     def add(self, question: Question, text: str, evidence_ids: set[str], tokens: int) -> bool:
@@ -151,6 +153,7 @@ class Score:
         n = max(1, self.questions)
         return {"answer_recall": round(self.answered / n, 3), "evidence_recall": round(self.evidence / n, 3),
                 "mean_tokens": round(self.tokens / n, 1), "empty": self.empty,
+                "vector_skipped": self.vector_skipped,
                 "by_kind": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(self.by_kind.items())}}
 
 
@@ -346,6 +349,7 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
                                        json={"owner": owner_of(key), "query": question.question}) as r:
                     preview = await r.json()
                 text, tokens = injected_text(preview), int(preview.get("tokens") or 0)
+                scores[name].vector_skipped += "vector_skipped" in preview.get("resolution", {})
                 turn_of = provenance_of[conversation.id] if name == "memtap" else {}
                 evidence = set()
                 for hit in preview["results"]:
@@ -426,6 +430,8 @@ def table(report: dict[str, Any]) -> str:
         lines.append(f"imported conversations: memtap / BM25 at its budget = "
                      f"{t['import_ratio_to_bm25_at_memtap_budget']} (>= 1.2), "
                      f"'when' answered {t['when_imported']:.2f}")
+    skipped = {name: s["vector_skipped"] for name, s in report["systems"].items() if name.startswith("memtap")}
+    lines.append(f"questions whose vector legs were skipped (memory.vector_skip_coverage): {skipped}")
     lines.append(f"memtap live memories per conversation: {report['memtap_live_memories']}")
     lines.append(f"recent requests' skipped_reason: {report['recent_skipped_reasons']}")
     if not report["import_endpoint"]:

@@ -59,6 +59,8 @@ class Score:
     both_returned: list[int] = field(default_factory=lambda: [0, 0])
     """Conflicting pairs (a query with `older`) where both came back: never wanted."""
     unrelated_empty: list[int] = field(default_factory=lambda: [0, 0])
+    vector_skipped: int = 0
+    """Questions whose vector leg was skipped: the keywords answered (hybrid only)."""
     misses: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -74,6 +76,7 @@ class Score:
             "unrelated_empty": round(
                 self.unrelated_empty[0] / max(self.unrelated_empty[1], 1), 3
             ),
+            "vector_skipped": self.vector_skipped,
             "misses": self.misses,
         }
 
@@ -113,10 +116,13 @@ async def evaluate(
     embedding: EmbeddingConfig,
     workdir: Path,
     min_similarity: float | None = None,
+    vector_skip_coverage: float | None = None,
 ) -> dict[str, Any]:
     memory = MemoryConfig(strategy="hybrid")
     if min_similarity is not None:
         memory = replace(memory, min_similarity=min_similarity)
+    if vector_skip_coverage is not None:
+        memory = replace(memory, vector_skip_coverage=vector_skip_coverage)
     config = Config(
         data_dir=str(workdir),
         memory=memory,
@@ -153,11 +159,15 @@ async def evaluate(
                     )
                     result = await retrieve(ctx, req, side_effects=False)
                     ranked = [h.memory.id for h in result.hits][:K]
+                    scores[strategy].vector_skipped += (
+                        "vector_skipped" in result.resolution
+                    )
                     _score(scores[strategy], owner, q, ranked)
         return {
             "source": tier.embedding(),
             "queries": scores["hybrid"].queries,
             "min_similarity": config.memory.min_similarity,
+            "vector_skip_coverage": config.memory.vector_skip_coverage,
             **{s: sc.to_json() for s, sc in scores.items()},
         }
     finally:
@@ -221,6 +231,11 @@ async def main(argv: list[str]) -> int:
         "--min-similarity", type=float, help="override memory.min_similarity"
     )
     parser.add_argument(
+        "--vector-skip-coverage",
+        type=float,
+        help="override memory.vector_skip_coverage (0: hybrid always searches by meaning)",
+    )
+    parser.add_argument(
         "--no-extra",
         action="store_true",
         help=f"leave out {EXTRA_SET.name} (short facts, conflicts without a slot link)",
@@ -242,6 +257,7 @@ async def main(argv: list[str]) -> int:
                     EmbeddingConfig(source="onnx"),
                     work / "onnx",
                     args.min_similarity,
+                    args.vector_skip_coverage,
                 )
             )
         if args.source in ("static", "both"):
@@ -260,6 +276,7 @@ async def main(argv: list[str]) -> int:
                     EmbeddingConfig(source="static", static_path=str(table)),
                     work / "static",
                     args.min_similarity,
+                    args.vector_skip_coverage,
                 )
             )
     if args.json:
@@ -268,7 +285,9 @@ async def main(argv: list[str]) -> int:
     for result in results:
         print(
             f"\n== embedding {result['source']} ({result['queries']} queries, top {K}, "
-            f"min_similarity {result['min_similarity']})"
+            f"min_similarity {result['min_similarity']}, vector_skip_coverage "
+            f"{result['vector_skip_coverage']}: hybrid skipped the vector leg for "
+            f"{result['hybrid']['vector_skipped']} questions)"
         )
         print(
             f"{'strategy':<10}{'recall@5':>10}{'MRR':>8}{'lexical':>9}{'paraphr.':>10}{'temporal':>10}"

@@ -36,6 +36,7 @@ from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
+from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier, estimate_tokens
 
@@ -76,8 +77,10 @@ async def recall_episodes(
     cfg: MemoryConfig,
     req: RetrievalRequest,
     clock: RetrievalClock | None = None,
+    gate: VectorGate | None = None,
 ) -> EpisodeRecall:
-    """Never raises for an arm that fails: the failure is in `resolution["fallbacks"]`."""
+    """Never raises for an arm that fails: the failure is in `resolution["fallbacks"]`.
+    The vector arm runs when `gate` says so (None: always)."""
     out = EpisodeRecall(resolution={"tiers": [], "fallbacks": [], "timings_ms": {}})
     episodes = cfg.episodes
     strategy = req.strategy or cfg.strategy
@@ -93,16 +96,15 @@ async def recall_episodes(
     )
     vector_task = (
         asyncio.ensure_future(
-            asyncio.wait_for(
-                store.vector(req.query, live, pool * VECTOR_DEPTH),
-                vector_deadline_s(cfg, clock),  # what the own-writes wait left
-            )
+            _vector_arm(store, cfg, req, live, pool * VECTOR_DEPTH, clock, gate)
         )
         if strategy in ("semantic", "hybrid")
         else None
     )
     kw = await _arm(keyword_task, "keyword", out.resolution)
     vec = await _arm(vector_task, "vector", out.resolution)
+    if vector_task is not None and vec is None and gate is not None and gate.skipped:
+        out.resolution["vector_skipped"] = gate.skipped
     if strategy == "semantic" and vec is not None and vec:
         kw = []  # semantic ranks by meaning; keywords only stand in when vectors fail
     out.resolution["timings_ms"]["episodes"] = round(
@@ -124,13 +126,35 @@ async def recall_episodes(
     return out
 
 
+async def _vector_arm(
+    store: EpisodeStore,
+    cfg: MemoryConfig,
+    req: RetrievalRequest,
+    live: Live,
+    limit: int,
+    clock: RetrievalClock | None,
+    gate: VectorGate | None,
+) -> list[ChunkHit] | None:
+    """None: skipped, the facts' keywords answer the question (`gate`)."""
+    if gate is not None and not await gate.run_vectors():
+        return None
+    return await asyncio.wait_for(
+        store.vector(req.query, live, limit),
+        vector_deadline_s(cfg, clock),  # what the own-writes wait left
+    )
+
+
 async def _arm(
-    task: asyncio.Future[list[ChunkHit]] | None, name: str, resolution: dict[str, Any]
+    task: asyncio.Future[list[ChunkHit] | None] | asyncio.Future[list[ChunkHit]] | None,
+    name: str,
+    resolution: dict[str, Any],
 ) -> list[ChunkHit] | None:
     if task is None:
         return None
     try:
         found = await task
+        if found is None:
+            return None  # skipped: neither a tier nor a fallback
     except NoVectors as exc:
         resolution["fallbacks"].append({"tier": f"episodes.{name}", "reason": str(exc)})
         return None

@@ -26,6 +26,7 @@ from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import EpisodeStore, OutboxRow
 from memtap.engine.retrieval.deadline import RetrievalClock
+from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.types import Retrieval, RetrievalRequest
 
 if TYPE_CHECKING:
@@ -141,13 +142,15 @@ class EpisodeService:
         facts: Awaitable[Retrieval],
         req: RetrievalRequest,
         clock: RetrievalClock | None = None,
+        gate: VectorGate | None = None,
     ) -> Retrieval:
-        """The facts' retrieval and the episodes' recall side by side, fused."""
+        """The facts' retrieval and the episodes' recall side by side, fused (`gate`:
+        whether the vector arm runs, decided by the facts' keyword leg)."""
         cfg = self.holder.current.memory
         if not cfg.episodes.enabled:
             return await facts
         recall_task = asyncio.ensure_future(
-            recall_episodes(self.store, cfg, req, clock)
+            recall_episodes(self.store, cfg, req, clock, gate)
         )
         try:
             fact_retrieval = await facts

@@ -273,6 +273,8 @@ class OutboxWorker:
                 }
             },
         )
+        # Searchable by keyword now: retrievals that read no vectors stop waiting here.
+        self.pending.committed([r.row.seq for r in results])
         if written_all and self.on_written is not None:
             try:
                 await self.on_written(written_all)

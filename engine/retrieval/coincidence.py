@@ -91,6 +91,16 @@ def _stems(text: str) -> set[str]:
 _GENERIC_STEMS = frozenset(_stem(w) for w in _GENERIC)
 
 
+def topic_stems(text: str) -> set[str]:
+    """The stems of `text`'s words that can carry a topic: no stop words, no generic verbs."""
+    return _stems(text) - _GENERIC_STEMS
+
+
+def word_stems(text: str) -> set[str]:
+    """The stems of `text`'s words but stop words (generic verbs included)."""
+    return _stems(text)
+
+
 def coincidences(query: str, contents: dict[str, str]) -> list[str]:
     """The ids of `contents` (id -> text) that share only generic verbs with `query`, a
     question not about the user (none when it is about the user); the query read once."""

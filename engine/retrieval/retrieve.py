@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,8 +44,10 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.coincidence import coincidences
+from memtap.engine.retrieval.confidence import keyword_coverage
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.floor import vector_floor
+from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
 from memtap.engine.retrieval.present import settle
@@ -68,6 +71,12 @@ class RetrievalContext:
     metrics: Metrics | None = None
     clock: RetrievalClock | None = None
     """When the engine took the request: the vector deadline counts from it."""
+    gate: VectorGate | None = None
+    """Whether the vector legs run (shared with the episodes' recall); None: this
+    retrieval's own (`VectorGate.for_request`)."""
+    own_vectors: Callable[[], Awaitable[object]] | None = None
+    """Waits (bounded) for the vectors of the owner's just-completed turns: the vector leg
+    calls it before searching, the keyword leg never waits for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,17 +100,21 @@ class _Candidate:
 
 async def _vector(
     ctx: RetrievalContext,
+    gate: VectorGate,
     side_effects: bool,
     req: RetrievalRequest,
     live: Live,
     limit: int,
     resolution: dict[str, Any],
 ) -> _VectorAnswer:
-    """Vector candidates above `min_similarity`, or None when the index is missing/failed."""
+    """Vector candidates above `min_similarity`, or None when the index is missing/failed
+    or the keyword leg answered (`gate`)."""
     tier = ctx.vectors
     if tier is None:
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
         return _VectorAnswer(None)
+    if not await gate.run_vectors():
+        return _VectorAnswer(None, recent_fallback=False)  # keywords alone answer
     started = time.perf_counter()
     deadline_s = vector_deadline_s(
         ctx.config, ctx.clock
@@ -110,7 +123,7 @@ async def _vector(
         if deadline_s <= 0:
             raise TimeoutError  # the wait for own writes took the vector leg's share
         found = await asyncio.wait_for(
-            _vector_rows(ctx.records, tier, live, req.query, limit, side_effects),
+            _vector_rows(ctx, tier, live, req.query, limit, side_effects),
             timeout=deadline_s,
         )
     except NoVectors as exc:
@@ -144,7 +157,7 @@ async def _vector(
 
 
 async def _vector_rows(
-    records: RecordStore,
+    ctx: RetrievalContext,
     index: VectorIndex,
     live: Live,
     query: str,
@@ -153,10 +166,12 @@ async def _vector_rows(
 ) -> list[tuple[Memory, float]]:
     """The index's hits as live rows, best first: returned live by the index, or re-read
     through the record store's `Live` filter."""
+    if ctx.own_vectors is not None:
+        await ctx.own_vectors()
     found = await index.search(live, query, limit, backfill=backfill)
     rows = found.rows
     if rows is None:
-        rows = await records.live_many([mid for mid, _ in found.ranked], live)
+        rows = await ctx.records.live_many([mid for mid, _ in found.ranked], live)
     return [(rows[mid], sim) for mid, sim in found.ranked if mid in rows]
 
 
@@ -180,10 +195,14 @@ async def retrieve(
         ]
     else:
         # The vector search (embedding, KNN) runs beside the keyword search, each on its
-        # own reader connection: the request waits for the slower one, not for the sum.
+        # own reader connection: the request waits for the slower one, not for the sum —
+        # unless the gate waits for the keyword answer (memory.vector_skip_coverage).
+        gate = (
+            ctx.gate if ctx.gate is not None else VectorGate.for_request(strategy, cfg)
+        )
         vector_task = (
             asyncio.ensure_future(
-                _vector(ctx, side_effects, req, live, pool, resolution)
+                _vector(ctx, gate, side_effects, req, live, pool, resolution)
             )
             if strategy in ("semantic", "hybrid")
             else None
@@ -203,6 +222,7 @@ async def retrieve(
         except BaseException:
             if vector_task is not None:
                 vector_task.cancel()
+            gate.decide(True)  # the episodes' vector arm may still answer
             raise
         kw = [(m, s) for m, s in found if s > cfg.min_score]
         resolution["timings_ms"]["keyword"] = round(
@@ -213,6 +233,16 @@ async def retrieve(
             _Candidate(m, s, "keyword", fts_rank=i)
             for i, (m, s) in enumerate(kw, start=1)
         ]
+        if gate.deferred:
+            _decide(
+                gate,
+                req.query,
+                kw_cands,
+                cfg.vector_skip_coverage,
+                # Without a vector index the facts rank as before (keyword + recent);
+                # the gate still spares the episodes' query embedding.
+                resolution if ctx.vectors is not None else {},
+            )
         answer = await vector_task if vector_task is not None else _VectorAnswer(None)
         vec = answer.candidates
         if strategy == "keyword" or (strategy == "semantic" and vec is None):
@@ -261,6 +291,25 @@ async def retrieve(
     return Retrieval(hits=tuple(hits), resolution=resolution)
 
 
+def _decide(
+    gate: VectorGate,
+    query: str,
+    kw: list[_Candidate],
+    min_coverage: float,
+    resolution: dict[str, Any],
+) -> None:
+    coverage = keyword_coverage(query, [c.memory.content for c in kw])
+    run = coverage < min_coverage
+    why = {
+        "reason": "keyword_answers",
+        "coverage": round(coverage, 3),
+        "min_coverage": min_coverage,
+    }
+    gate.decide(run, why)
+    if not run:
+        resolution["vector_skipped"] = why
+
+
 async def _hybrid(
     ctx: RetrievalContext,
     live: Live,
@@ -272,8 +321,10 @@ async def _hybrid(
     query: str,
 ) -> list[_Candidate]:
     vec = answer.candidates
-    if vec is not None:
-        similar = {c.memory.id for c in vec}
+    if vec is not None or "vector_skipped" in resolution:
+        # Skipped because the keywords answer: a hit sharing only a generic verb with the
+        # question is still a coincidence (none of them was found similar).
+        similar = {c.memory.id for c in vec or []}
         dropped = coincidences(
             query,
             {c.memory.id: c.memory.content for c in kw if c.memory.id not in similar},

@@ -66,3 +66,33 @@ async def test_unknown_or_repeated_finishes_are_harmless() -> None:
     pending.finished([2])
     pending.finished([2])
     assert pending.pending("alice") == 0
+
+
+async def test_a_commit_releases_waiters_that_read_no_vectors_only() -> None:
+    pending = PendingTurns()
+    pending.added("alice", 1)
+    keywords = asyncio.ensure_future(pending.wait_for("alice", timeout_s=5, vectors=False))
+    meaning = asyncio.ensure_future(pending.wait_for("alice", timeout_s=5))
+    await asyncio.sleep(0)
+    pending.committed([1])
+    assert await keywords
+    await asyncio.sleep(0)
+    assert not meaning.done()
+    assert pending.pending("alice") == 1
+    # Committed before the request arrived: no wait at all for keywords.
+    assert await pending.wait_for("alice", timeout_s=0.0, vectors=False)
+    pending.finished([1])
+    assert await meaning
+    assert pending.pending("alice") == 0
+
+
+async def test_a_committed_row_that_is_finished_or_erased_leaves_no_trace() -> None:
+    pending = PendingTurns()
+    pending.added("alice", 1)
+    pending.added("alice", 2)
+    pending.committed([1, 2, 99])
+    pending.finished([1])
+    pending.forget_owner("alice")
+    pending.added("alice", 2)  # the same seq again (a fresh outbox file): not committed
+    waiting = asyncio.ensure_future(pending.wait_for("alice", timeout_s=0.05, vectors=False))
+    assert not await waiting

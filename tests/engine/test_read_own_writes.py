@@ -22,6 +22,7 @@ from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.types import RetrievalRequest, Turn
+from tests.engine.test_retrieval import ScriptedTier
 
 ALICE = "a" * 24
 BOB = "b" * 24
@@ -164,3 +165,43 @@ async def test_a_turn_committed_while_the_worker_reads_an_empty_page_is_not_slep
         assert [hit.memory.content for hit in found.hits] == ["Prefers Zig for small tools"]
     finally:
         await engine.close()
+
+
+async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
+    engine: Engine,
+) -> None:
+    # The rows are committed but their vector write hangs: a keyword retrieval finds the
+    # fact at once, one that reads vectors (hybrid, with a vector index) still waits for
+    # them (bounded).
+    gate = asyncio.Event()
+    real = engine.worker.on_written
+
+    async def stuck_vectors(memories):  # type: ignore[no-untyped-def]
+        await gate.wait()
+        if real is not None:
+            await real(memories)
+
+    engine.worker.on_written = stuck_vectors
+    try:
+        await engine.enqueue_turn(turn(1, ALICE, "I prefer Elixir for chat servers."))
+        started = time.perf_counter()
+        found = await engine.retrieve(
+            RetrievalRequest(owner=ALICE, query="Elixir chat servers")
+        )
+        assert [h.memory.content for h in found.hits] == ["Prefers Elixir for chat servers"]
+        assert time.perf_counter() - started < 0.1
+        assert engine.pending.pending(ALICE) == 1  # its vectors are still coming
+        assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 0
+        index, engine.vector_index = engine.vector_index, ScriptedTier([])
+        started = time.perf_counter()
+        await engine.retrieve(
+            # (a word the fact lacks: the keywords alone do not answer, vectors are read)
+            RetrievalRequest(
+                owner=ALICE, query="Elixir chat servers in production", strategy="hybrid"
+            )
+        )
+        assert time.perf_counter() - started >= 0.1
+        assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
+        engine.vector_index = index
+    finally:
+        gate.set()

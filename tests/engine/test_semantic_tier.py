@@ -212,9 +212,13 @@ async def test_embedding_timeout_falls_back_for_that_request(
             )  # counted every time
             logged = [r for r in caplog.records if r.getMessage() == "vector.fallback"]
             assert len(logged) == 1  # logged once per cause
-            # the engine's retrieval answers from the keyword tier meanwhile
+            # the engine's retrieval answers from the keyword tier meanwhile (the vector
+            # leg is tried: vector_skip_coverage 0)
             ctx = RetrievalContext(
-                SqliteRecordStore(db), replace(config.memory, retrieval_timeout_ms=2000), tier, metrics
+                SqliteRecordStore(db),
+                replace(config.memory, retrieval_timeout_ms=2000, vector_skip_coverage=0.0),
+                tier,
+                metrics,
             )
             got = await retrieve(
                 ctx,
