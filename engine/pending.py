@@ -7,9 +7,9 @@ worker reports what it finished (`finished`: applied, or dropped for good), and 
 an owner first waits — bounded — until the rows that owner had pending when the request
 arrived are finished (`wait_for`). Owners with nothing pending pay one dict look-up.
 
-A row is applied in two stages: its facts and episodes are committed (`committed`: a keyword
-search finds them), then the facts' vectors are written (`finished`: a search by meaning
-finds them too). A retrieval that reads no vectors (`keyword`, `recent`) waits for the first
+A row is applied in two stages: its facts are committed (`committed`: a keyword search finds
+them), then its episode and the facts' vectors are written (`finished`: a search by meaning
+finds them too, and the episode is a snippet). A retrieval that reads no vectors (`keyword`, `recent`) waits for the first
 stage only (`wait_for(..., vectors=False)`): the write embedding, milliseconds of model time,
 is no longer in its path.
 

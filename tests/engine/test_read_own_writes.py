@@ -62,6 +62,11 @@ async def test_a_retrieval_sees_the_turn_that_completed_just_before(engine: Engi
     waited = time.perf_counter() - started
     assert [hit.memory.content for hit in found.hits] == ["Prefers Postgres for side projects"]
     assert waited < 1.0
+    # The row finishes a moment later, once its episode (and any vectors) are written.
+    for _ in range(300):
+        if engine.pending.pending(ALICE) == 0:
+            break
+        await asyncio.sleep(0.01)
     assert engine.pending.pending(ALICE) == 0
 
 
