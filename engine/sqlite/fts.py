@@ -58,10 +58,11 @@ class OwnerSizes:
             known = self._rows.get(key)
         if known is not None and now - known[1] < self.ttl_s:
             return known[0]
+        params: tuple[str, ...] = ()
         if owner is None:
             # The indexed table's own rows (one per FTS row): counting an FTS5 table without
             # MATCH reads every row's content.
-            sql, params = f"SELECT count(*) FROM {CONTENT_TABLES[table]}", ()
+            sql = f"SELECT count(*) FROM {CONTENT_TABLES[table]}"
         else:
             sql, params = (
                 f"SELECT count(*) FROM {table} WHERE owner MATCH ?",
