@@ -96,18 +96,28 @@ def _fields(record: logging.LogRecord) -> dict[str, Any]:
     return fields if isinstance(fields, dict) else {}
 
 
+_BASE_KEYS = frozenset({"ts", "level", "event", "logger"})
+_LEVELS = {
+    name: name.lower() for name in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+}
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts, level, event, logger, then the record's fields."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
             "ts": _iso_ts(record.created),
-            "level": record.levelname.lower(),
+            "level": _LEVELS.get(record.levelname) or record.levelname.lower(),
             "event": record.getMessage(),
             "logger": record.name,
         }
-        for key, value in _fields(record).items():
-            line.setdefault(key, value)
+        fields = _fields(record)
+        if _BASE_KEYS.isdisjoint(fields):
+            line.update(fields)  # the usual line: one C-level merge, same key order
+        else:
+            for key, value in fields.items():
+                line.setdefault(key, value)  # a field never overrides the base keys
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
@@ -175,6 +185,14 @@ class BatchingHandler(logging.Handler):
         )
         self._writer.start()
 
+    def handle(self, record: logging.LogRecord) -> bool:
+        # Handler.handle's lock is not needed: `emit` only appends to a deque (atomic), and
+        # the writer thread drains it without the lock anyway.
+        if self.filters and not self.filter(record):
+            return False
+        self.emit(record)
+        return True
+
     def emit(self, record: logging.LogRecord) -> None:
         # Render now what must not outlive the call (args, the live traceback); keep `fields`.
         if record.args:
@@ -233,6 +251,50 @@ class BatchingHandler(logging.Handler):
 
 
 _TRACEBACKS = logging.Formatter()
+
+
+_RecordKey = tuple[str, int, str]
+_templates: dict[_RecordKey, dict[str, Any]] = {}
+"""Per (logger, level, event): the attributes a LogRecord for it gets (all but the time and
+the fields), made once by the logging module itself."""
+
+
+def log_fields(
+    logger: logging.Logger, level: int, event: str, fields: dict[str, Any]
+) -> None:
+    """`logger.log(level, event, extra={"fields": fields})` for lines written on every
+    request: the same record reaches the same handlers (level, filters, propagation), made
+    from a per-event template instead of LogRecord.__init__ and makeRecord's checks. For
+    the event loop's lines: the thread and process attributes are the first line's."""
+    if not logger.isEnabledFor(level):
+        return
+    key = (logger.name, level, event)
+    template = _templates.get(key)
+    if template is None:
+        # Logger._log's caller info when findCaller is off (configure_logging turns it off).
+        made = logger.makeRecord(
+            logger.name,
+            level,
+            "(unknown file)",
+            0,
+            event,
+            (),
+            None,
+            "(unknown function)",
+        )
+        template = _templates.setdefault(key, dict(made.__dict__))
+    record = logging.LogRecord.__new__(logging.LogRecord)
+    attributes = record.__dict__
+    attributes.update(template)
+    now = time.time()
+    attributes["created"] = now
+    # As LogRecord computes them:
+    attributes["msecs"] = int((now - int(now)) * 1000) + 0.0
+    attributes["relativeCreated"] = (
+        template["relativeCreated"] + (now - template["created"]) * 1000
+    )
+    attributes["fields"] = fields
+    logger.handle(record)
 
 
 class LogSetup:
