@@ -106,6 +106,12 @@ def classify(exc: BaseException, route: Route) -> UpstreamFailure:
     )
 
 
+@lru_cache(maxsize=512)
+def _target(url: str) -> URL:
+    # The same few upstream URLs again and again: parse each once.
+    return URL(url, encoded=True)
+
+
 @lru_cache(maxsize=32)
 def _client_timeout(connect_s: float) -> aiohttp.ClientTimeout:
     # No sock_read: aiohttp would re-arm a timer on every read of a streaming body.
@@ -133,7 +139,7 @@ async def open_response(
     )
     request = session.request(
         method,
-        URL(route.url, encoded=True),
+        _target(route.url),
         headers=headers,
         data=body,
         allow_redirects=False,
