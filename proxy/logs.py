@@ -22,6 +22,8 @@ from typing import IO, Any
 
 import orjson
 
+from memtap.engine.clock import epoch_iso
+
 REDACTED = "[REDACTED]"
 
 _SECRET_NAMES = r"authorization|proxy-authorization|x-api-key|x-goog-api-key|api[_-]?key|admin[_-]?token"
@@ -76,19 +78,7 @@ def redact(text: str) -> str:
     return text
 
 
-_last_second: tuple[int, str] = (-1, "")
-"""The last second `_iso_ts` rendered and its text: lines come in bursts within a second."""
-
-
-def _iso_ts(created: float) -> str:
-    global _last_second
-    seconds = int(created)
-    millis = int((created - seconds) * 1000)
-    cached = _last_second  # one reference read: a consistent pair from any thread
-    if cached[0] != seconds:
-        cached = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)))
-        _last_second = cached
-    return f"{cached[1]}.{millis:03d}Z"
+_iso_ts = epoch_iso  # one cached rendering of the second for log lines and records
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
