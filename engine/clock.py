@@ -5,6 +5,7 @@ timestamps compare correctly as text (SQLite ordering, Qdrant payload ranges, ad
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 
@@ -16,8 +17,24 @@ def iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
+_last_second: tuple[int, str] = (-1, "")
+"""The last whole second `epoch_iso` rendered and its text: calls come in bursts."""
+
+
+def epoch_iso(seconds: float) -> str:
+    """A Unix time in the canonical form, the date and time rendered once per second."""
+    global _last_second
+    whole = int(seconds)
+    millis = int((seconds - whole) * 1000)
+    cached = _last_second  # one reference read: a consistent pair from any thread
+    if cached[0] != whole:
+        cached = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+        _last_second = cached
+    return f"{cached[1]}.{millis:03d}Z"
+
+
 def now_iso() -> str:
-    return iso(datetime.now(UTC))
+    return epoch_iso(time.time())
 
 
 def parse_iso(value: str) -> datetime:

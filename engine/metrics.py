@@ -59,7 +59,8 @@ class Gauge(Counter):
             self._values[label_values] = value
 
     def dec(self, *label_values: str, amount: float = 1.0) -> None:
-        self.inc(*label_values, amount=-amount)
+        with self._lock:
+            self._values[label_values] = self._values.get(label_values, 0.0) - amount
 
     def render(self) -> list[str]:
         lines = super().render()
@@ -103,12 +104,14 @@ class Histogram:
         self._lock = threading.Lock()
 
     def observe(self, value: float, *label_values: str) -> None:
+        index = bisect.bisect_left(self.buckets, value)
         with self._lock:
-            counts = self._counts.setdefault(
-                label_values, [0] * (len(self.buckets) + 1)
-            )
-            counts[bisect.bisect_left(self.buckets, value)] += 1
-            self._sums[label_values] = self._sums.get(label_values, 0.0) + value
+            counts = self._counts.get(label_values)
+            if counts is None:  # a new label set (not a list per observation)
+                counts = self._counts[label_values] = [0] * (len(self.buckets) + 1)
+                self._sums[label_values] = 0.0
+            counts[index] += 1
+            self._sums[label_values] += value
 
     def count(self, *label_values: str) -> int:
         return sum(self._counts.get(label_values, ()))

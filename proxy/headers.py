@@ -60,23 +60,46 @@ def is_hop_by_hop(name: str, connection_tokens: Iterable[str] = ()) -> bool:
     )
 
 
-def _filtered(
+def _dropped_names(
     headers: MultiMapping[str], drop: frozenset[str], drop_memtap: bool
-) -> CIMultiDict[str]:
-    # One pass, no per-header function call: this runs twice per proxied request.
+) -> tuple[str, ...]:
     named = _connection_tokens(headers)
-    out: CIMultiDict[str] = CIMultiDict()
-    add = out.add
-    for name, value in headers.items():
+    dropped: dict[str, None] = {}
+    for name in headers:
         lower = name.lower()
         if (
             lower in drop
             or lower.startswith("proxy-")
             or (drop_memtap and lower.startswith(MEMTAP_PREFIX))
-            or (named and lower in named)
+            or lower in named
         ):
-            continue
-        add(name, value)
+            dropped[lower] = None
+    return tuple(dropped)
+
+
+_PlanKey = tuple[frozenset[str], bool, tuple[str, ...], tuple[str, ...]]
+_plans: dict[_PlanKey, tuple[str, ...]] = {}
+"""Which names a header set loses, per (rule, names in order, Connection values): clients
+send the same few header sets again and again, so the per-name tests run once per set."""
+MAX_PLANS = 256
+"""Distinct header sets remembered (then the table starts over: bounded whatever clients send)."""
+
+
+def _filtered(
+    headers: MultiMapping[str], drop: frozenset[str], drop_memtap: bool
+) -> CIMultiDict[str]:
+    # The decision depends only on the names and the Connection header's tokens, never on
+    # other values or on configuration: a set seen before is copied and cut at C speed.
+    key = (drop, drop_memtap, tuple(headers), tuple(headers.getall("Connection", ())))
+    dropped = _plans.get(key)
+    if dropped is None:
+        dropped = _dropped_names(headers, drop, drop_memtap)
+        if len(_plans) >= MAX_PLANS:
+            _plans.clear()
+        _plans[key] = dropped
+    out = CIMultiDict(headers)
+    for name in dropped:
+        out.popall(name)
     return out
 
 
@@ -96,7 +119,12 @@ class MemtapRequestHeaders:
     memory: str | None
 
 
+_NO_MEMTAP_HEADERS = MemtapRequestHeaders(session=None, memory=None)
+
+
 def read_memtap_headers(headers: MultiMapping[str]) -> MemtapRequestHeaders:
+    if SESSION_HEADER not in headers and MEMORY_HEADER not in headers:
+        return _NO_MEMTAP_HEADERS  # the usual request: nothing to read
     session = (headers.get(SESSION_HEADER) or "").strip()
     memory = (headers.get(MEMORY_HEADER) or "").strip().lower()
     return MemtapRequestHeaders(session=session or None, memory=memory or None)

@@ -22,6 +22,8 @@ from typing import IO, Any
 
 import orjson
 
+from memtap.engine.clock import epoch_iso
+
 REDACTED = "[REDACTED]"
 
 _SECRET_NAMES = r"authorization|proxy-authorization|x-api-key|x-goog-api-key|api[_-]?key|admin[_-]?token"
@@ -76,24 +78,18 @@ def redact(text: str) -> str:
     return text
 
 
-_last_second: tuple[int, str] = (-1, "")
-"""The last second `_iso_ts` rendered and its text: lines come in bursts within a second."""
-
-
-def _iso_ts(created: float) -> str:
-    global _last_second
-    seconds = int(created)
-    millis = int((created - seconds) * 1000)
-    cached = _last_second  # one reference read: a consistent pair from any thread
-    if cached[0] != seconds:
-        cached = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)))
-        _last_second = cached
-    return f"{cached[1]}.{millis:03d}Z"
+_iso_ts = epoch_iso  # one cached rendering of the second for log lines and records
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
     fields = getattr(record, "fields", None)
     return fields if isinstance(fields, dict) else {}
+
+
+_BASE_KEYS = frozenset({"ts", "level", "event", "logger"})
+_LEVELS = {
+    name: name.lower() for name in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+}
 
 
 class JsonFormatter(logging.Formatter):
@@ -102,12 +98,16 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
             "ts": _iso_ts(record.created),
-            "level": record.levelname.lower(),
+            "level": _LEVELS.get(record.levelname) or record.levelname.lower(),
             "event": record.getMessage(),
             "logger": record.name,
         }
-        for key, value in _fields(record).items():
-            line.setdefault(key, value)
+        fields = _fields(record)
+        if _BASE_KEYS.isdisjoint(fields):
+            line.update(fields)  # the usual line: one C-level merge, same key order
+        else:
+            for key, value in fields.items():
+                line.setdefault(key, value)  # a field never overrides the base keys
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
@@ -175,6 +175,14 @@ class BatchingHandler(logging.Handler):
         )
         self._writer.start()
 
+    def handle(self, record: logging.LogRecord) -> bool:
+        # Handler.handle's lock is not needed: `emit` only appends to a deque (atomic), and
+        # the writer thread drains it without the lock anyway.
+        if self.filters and not self.filter(record):
+            return False
+        self.emit(record)
+        return True
+
     def emit(self, record: logging.LogRecord) -> None:
         # Render now what must not outlive the call (args, the live traceback); keep `fields`.
         if record.args:
@@ -233,6 +241,50 @@ class BatchingHandler(logging.Handler):
 
 
 _TRACEBACKS = logging.Formatter()
+
+
+_RecordKey = tuple[str, int, str]
+_templates: dict[_RecordKey, dict[str, Any]] = {}
+"""Per (logger, level, event): the attributes a LogRecord for it gets (all but the time and
+the fields), made once by the logging module itself."""
+
+
+def log_fields(
+    logger: logging.Logger, level: int, event: str, fields: dict[str, Any]
+) -> None:
+    """`logger.log(level, event, extra={"fields": fields})` for lines written on every
+    request: the same record reaches the same handlers (level, filters, propagation), made
+    from a per-event template instead of LogRecord.__init__ and makeRecord's checks. For
+    the event loop's lines: the thread and process attributes are the first line's."""
+    if not logger.isEnabledFor(level):
+        return
+    key = (logger.name, level, event)
+    template = _templates.get(key)
+    if template is None:
+        # Logger._log's caller info when findCaller is off (configure_logging turns it off).
+        made = logger.makeRecord(
+            logger.name,
+            level,
+            "(unknown file)",
+            0,
+            event,
+            (),
+            None,
+            "(unknown function)",
+        )
+        template = _templates.setdefault(key, dict(made.__dict__))
+    record = logging.LogRecord.__new__(logging.LogRecord)
+    attributes = record.__dict__
+    attributes.update(template)
+    now = time.time()
+    attributes["created"] = now
+    # As LogRecord computes them:
+    attributes["msecs"] = int((now - int(now)) * 1000) + 0.0
+    attributes["relativeCreated"] = (
+        template["relativeCreated"] + (now - template["created"]) * 1000
+    )
+    attributes["fields"] = fields
+    logger.handle(record)
 
 
 class LogSetup:

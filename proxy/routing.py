@@ -21,7 +21,6 @@ import ipaddress
 import logging
 import ssl
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 from aiohttp import web
@@ -159,17 +158,62 @@ class _PrefixEntry:
     base_url: str
 
 
-@lru_cache(maxsize=16)
-def _prefix_table(upstreams: tuple[UpstreamConfig, ...]) -> tuple[_PrefixEntry, ...]:
+MAX_CACHED_ROUTES = 512
+"""Reverse routes remembered per upstream list (then it starts over: bounded whatever paths
+clients send)."""
+
+
+@dataclass(slots=True)
+class _ReverseTable:
+    """The upstream list of one config, longest prefix first, and the routes it gave."""
+
+    upstreams: tuple[UpstreamConfig, ...]
+    entries: tuple[_PrefixEntry, ...]
+    routes: dict[tuple[str, str], Route | None]
+
+
+_tables: list[_ReverseTable] = []
+"""The tables of the configs in use, newest first (a reload brings a new upstream tuple)."""
+_MAX_TABLES = 8
+
+
+def _reverse_table(upstreams: tuple[UpstreamConfig, ...]) -> _ReverseTable:
+    # By identity: a config is frozen and a reload makes a new one, so the same tuple object
+    # always has the same table (hashing it would hash every UpstreamConfig field instead).
+    for table in _tables:
+        if table.upstreams is upstreams:
+            return table
     entries = [
         _PrefixEntry(u.prefix.rstrip("/"), u, u.url.rstrip("/")) for u in upstreams
     ]
     # Longest prefix first; ties keep the configured order (sort is stable).
-    return tuple(sorted(entries, key=lambda e: len(e.prefix), reverse=True))
+    entries.sort(key=lambda e: len(e.prefix), reverse=True)
+    table = _ReverseTable(upstreams, tuple(entries), {})
+    _tables.insert(0, table)
+    del _tables[_MAX_TABLES:]
+    return table
 
 
 def _reverse_route(config: Config, path: str, query: str) -> Route | None:
-    for entry in _prefix_table(config.upstreams):
+    table = _reverse_table(config.upstreams)
+    key = (path, query)
+    try:
+        return table.routes[
+            key
+        ]  # a Route is immutable: the same one serves every request
+    except KeyError:
+        pass
+    route = _match_prefix(table.entries, path, query)
+    if len(table.routes) >= MAX_CACHED_ROUTES:
+        table.routes.clear()
+    table.routes[key] = route
+    return route
+
+
+def _match_prefix(
+    entries: tuple[_PrefixEntry, ...], path: str, query: str
+) -> Route | None:
+    for entry in entries:
         prefix = entry.prefix
         if prefix and path != prefix and not path.startswith(prefix + "/"):
             continue

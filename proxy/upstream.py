@@ -106,6 +106,12 @@ def classify(exc: BaseException, route: Route) -> UpstreamFailure:
     )
 
 
+@lru_cache(maxsize=512)
+def _target(url: str) -> URL:
+    # The same few upstream URLs again and again: parse each once.
+    return URL(url, encoded=True)
+
+
 @lru_cache(maxsize=32)
 def _client_timeout(connect_s: float) -> aiohttp.ClientTimeout:
     # No sock_read: aiohttp would re-arm a timer on every read of a streaming body.
@@ -133,7 +139,7 @@ async def open_response(
     )
     request = session.request(
         method,
-        URL(route.url, encoded=True),
+        _target(route.url),
         headers=headers,
         data=body,
         allow_redirects=False,
@@ -159,14 +165,29 @@ async def open_response(
         raise classify(exc, route) from exc
 
 
+WATCH_SWEEP_S = 1.0
+"""How often far-off watchdog deadlines are looked at (`_FarDeadlines`)."""
+
+
 class IdleWatchdog:
     """Calls `on_idle` once `timeout_s` pass without `touch()`.
 
     Activity is a timestamp and one timer re-arms itself only when it fires, so a stream of
-    thousands of small chunks costs no timer operation per chunk.
+    thousands of small chunks costs no timer operation per chunk. A deadline further away
+    than the sweep's horizon gets no timer of its own yet: the loop's `_FarDeadlines` arms
+    one once it comes near, so the usual request, answered long before `timeout_s`, costs a
+    set insertion and removal instead of a timer created and cancelled.
     """
 
-    __slots__ = ("_handle", "_last", "_loop", "_on_idle", "_timeout_s", "fired")
+    __slots__ = (
+        "_far",
+        "_handle",
+        "_last",
+        "_loop",
+        "_on_idle",
+        "_timeout_s",
+        "fired",
+    )
 
     def __init__(self, timeout_s: float, on_idle: Callable[[], object]) -> None:
         self._loop = asyncio.get_running_loop()
@@ -174,9 +195,23 @@ class IdleWatchdog:
         self._on_idle = on_idle
         self._last = self._loop.time()
         self.fired = False
-        self._handle: asyncio.TimerHandle | None = self._loop.call_at(
-            self._last + timeout_s, self._check
-        )
+        self._handle: asyncio.TimerHandle | None = None
+        self._far: _FarDeadlines | None = None
+        """The sweep it waits in while its deadline is far off (then it has no timer)."""
+        if timeout_s > 2 * WATCH_SWEEP_S:
+            self._far = _far_deadlines(self._loop)
+            self._far.add(self)
+        else:
+            self._arm()
+
+    @property
+    def deadline(self) -> float:
+        """The earliest time it can fire (touches only move it later)."""
+        return self._last + self._timeout_s
+
+    def _arm(self) -> None:
+        self._far = None
+        self._handle = self._loop.call_at(self._last + self._timeout_s, self._check)
 
     def touch(self) -> None:
         self._last = self._loop.time()
@@ -194,3 +229,54 @@ class IdleWatchdog:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+        elif self._far is not None:
+            self._far.discard(self)
+            self._far = None
+
+
+class _FarDeadlines:
+    """The watchdogs of one loop whose deadline is far off, looked at once a second by one
+    timer (which runs only while there are any): those that come within two sweeps of their
+    deadline get their own timer, armed for that deadline, so none fires later than it
+    would with a timer from the start (a sweep is late only when the loop is, and then so
+    is every timer)."""
+
+    __slots__ = ("_handle", "_loop", "_waiting")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._waiting: set[IdleWatchdog] = set()
+        self._handle: asyncio.TimerHandle | None = None
+
+    def add(self, watchdog: IdleWatchdog) -> None:
+        self._waiting.add(watchdog)
+        if self._handle is None:
+            self._handle = self._loop.call_later(WATCH_SWEEP_S, self._sweep)
+
+    def discard(self, watchdog: IdleWatchdog) -> None:
+        self._waiting.discard(watchdog)
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def _sweep(self) -> None:
+        self._handle = None
+        horizon = self._loop.time() + 2 * WATCH_SWEEP_S
+        near = [w for w in self._waiting if w.deadline <= horizon]
+        for watchdog in near:
+            self._waiting.discard(watchdog)
+            watchdog._arm()
+        if self._waiting:
+            self._handle = self._loop.call_later(WATCH_SWEEP_S, self._sweep)
+
+
+_far: _FarDeadlines | None = None
+
+
+def _far_deadlines(loop: asyncio.AbstractEventLoop) -> _FarDeadlines:
+    """The running loop's sweep (a new loop gets a new one; an old loop's keeps its own
+    timer and watchdogs until they are done)."""
+    global _far
+    if _far is None or _far._loop is not loop:
+        _far = _FarDeadlines(loop)
+    return _far

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from memtap.proxy.flow import Flow, new_request_id
+from memtap.proxy.logs import log_fields
 from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _report(
         if fields.get("error") is not None and fields.get("error_kind") != "client"
         else logging.INFO
     )
-    log.log(level, "request.done", extra={"fields": fields})
+    log_fields(log, level, "request.done", fields)
     upstream = fields["upstream"]
     metrics.requests.inc(upstream, str(fields["status"] or 0))
     metrics.request_duration.observe(duration_ms, upstream)

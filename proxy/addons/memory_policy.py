@@ -42,7 +42,7 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     key (the owner), X-Memtap-Memory is not `off`, the path is a memory endpoint of the
     route's format, and the declared body fits `server.max_rewrite_body_bytes` (a chunked
     body of unknown size is streamed through)."""
-    endpoint = _codec_for(flow) if flow.method == "POST" else None
+    endpoint = endpoint_of(flow)
     if not engine_ready:
         return MemoryDecision(None, "engine_unavailable", endpoint)
     if not config.memory.enabled:
@@ -57,6 +57,12 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     if endpoint is None:
         return MemoryDecision(None, "not_a_memory_endpoint")
     return MemoryDecision(endpoint, None, endpoint)
+
+
+def endpoint_of(flow: Flow) -> Codec | None:
+    """The memory endpoint the request is for, whether or not memory takes part (None:
+    not one): only POSTs to a generation endpoint of the route's format are."""
+    return _codec_for(flow) if flow.method == "POST" else None
 
 
 def _codec_for(flow: Flow) -> Codec | None:

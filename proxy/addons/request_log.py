@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memtap.engine.clock import now_iso
+from memtap.proxy.addons.memory_policy import endpoint_of
 from memtap.proxy.flow import Flow
 from memtap.proxy.headers import MEMORIES_HEADER, REQUEST_ID_HEADER
 from memtap.proxy.pipeline import Addon
@@ -33,6 +34,10 @@ class RequestLogAddon(Addon):
         # Also when memory stayed out (no key, `off`, memory down): still a memory
         # endpoint's request, logged with the reason.
         codec = flow.codec or flow.endpoint
+        if codec is None and flow.memory.skipped_reason is None:
+            # The memory addons are out of the pipeline (memory off or no engine): nobody
+            # looked at the endpoint yet (they always give a reason when they did).
+            codec = endpoint_of(flow)
         if codec is None:
             return  # not a memory endpoint: not in the request log
         view = flow.memory.conversation
@@ -58,10 +63,10 @@ def skipped_reason(flow: Flow, runtime: Runtime) -> str | None:
     if flow.memory.skipped_reason is not None:
         return flow.memory.skipped_reason  # decided by the memory addons
     if flow.codec is None:
-        # The memory addons are not in the pipeline (no engine, or memory switched off).
-        if runtime.engine is None:
-            return "engine_unavailable"
-        return "memory_disabled"
+        # The memory addons are not in the pipeline (memory switched off, or no engine).
+        if not runtime.config.current.memory.enabled:
+            return "memory_disabled"
+        return "engine_unavailable"
     if not flow.memory.captured and not flow.completed:
         return f"not_completed: {flow.error_kind or 'incomplete'}"
     if flow.memory_mode == "read":

@@ -554,6 +554,12 @@ def test_yaml_merge_keys_are_not_duplicates(
 def test_intercept_hosts_accept_ports_ipv6_and_wildcards() -> None:
     from memtap.config.loader import parse_config
 
-    hosts = ["api.openai.com", "127.0.0.1:8443", "[::1]:443", "*.openai.azure.com", "localhost:*"]
+    hosts = [
+        "api.openai.com",
+        "127.0.0.1:8443",
+        "[::1]:443",
+        "*.openai.azure.com",
+        "localhost:*",
+    ]
     config = parse_config({"intercept": {"hosts": hosts}}, source="t.yaml")
     assert config.intercept.hosts == tuple(hosts)

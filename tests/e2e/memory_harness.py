@@ -46,7 +46,10 @@ async def start_memtap(
         # (fail-open) and fail them for the wrong reason.
         memory=dataclasses.replace(
             MemoryConfig(
-                enabled=True, strategy="recent", scope="owner", retrieval_timeout_ms=3000
+                enabled=True,
+                strategy="recent",
+                scope="owner",
+                retrieval_timeout_ms=3000,
             ),
             **memory,
         ),

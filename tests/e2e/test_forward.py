@@ -102,13 +102,23 @@ async def _ensure_ca(tmp_path: Path) -> Path:
 
 
 async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
-    tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    https_standin: Standin,
+    memtap: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     running = await memtap()
     ca_file = await _ensure_ca(tmp_path)
     monkeypatch.setenv("HTTPS_PROXY", running.base_url)
     monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
-    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "https_proxy", "SSL_CERT_DIR"):
+    for name in (
+        "NO_PROXY",
+        "no_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "https_proxy",
+        "SSL_CERT_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
     client = openai.AsyncOpenAI(
         base_url=f"{https_standin.url}/v1", api_key=API_KEY, max_retries=0
@@ -122,11 +132,20 @@ async def test_openai_sdk_with_https_proxy_env_non_stream_and_stream(
         assert completion.choices[0].message.content == "hello from upstream"
         https_standin.reply_text = "hello streamed world"
         stream = await client.chat.completions.create(
-            model="gpt-test", messages=[{"role": "user", "content": "hi again"}], stream=True
+            model="gpt-test",
+            messages=[{"role": "user", "content": "hi again"}],
+            stream=True,
         )
-        words = [c.choices[0].delta.content async for c in stream if c.choices and c.choices[0].delta.content]
+        words = [
+            c.choices[0].delta.content
+            async for c in stream
+            if c.choices and c.choices[0].delta.content
+        ]
     assert "".join(words) == "hello streamed world"
-    assert [r.json()["messages"][-1]["content"] for r in https_standin.requests] == ["hi", "hi again"]
+    assert [r.json()["messages"][-1]["content"] for r in https_standin.requests] == [
+        "hi",
+        "hi again",
+    ]
     first = https_standin.requests[0].headers
     # memtap's pipeline handled it: its own header was stripped, the key reached the upstream.
     assert "X-Memtap-Session" not in first
@@ -139,7 +158,9 @@ async def test_explicit_httpx_client_keeps_alive_inside_the_tunnel(
 ) -> None:
     running = await memtap()
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         for i in range(3):
             response = await client.get(f"{https_standin.url}/v1/models?i={i}")
             assert response.status_code == 200
@@ -148,11 +169,16 @@ async def test_explicit_httpx_client_keeps_alive_inside_the_tunnel(
 
 
 async def test_admin_paths_of_a_forwarded_request_belong_to_the_target(
-    tmp_path: Path, https_standin: Standin, plain_standin: Standin, memtap: Callable[..., Any]
+    tmp_path: Path,
+    https_standin: Standin,
+    plain_standin: Standin,
+    memtap: Callable[..., Any],
 ) -> None:
     running = await memtap()
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         intercepted = await client.get(f"{https_standin.url}/_memtap/health?x=1")
         absolute = await client.get(f"{plain_standin.url}/_memtap/stats")
     # The stand-in answered (memtap's own /_memtap/health has no "path" field).
@@ -187,10 +213,14 @@ async def test_admin_paths_are_forwarded_when_the_admin_api_listens_elsewhere(
 async def test_untrusted_upstream_certificate_is_502_upstream_tls(
     tmp_path: Path, https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
-    intercept = InterceptConfig(hosts=(f"127.0.0.1:{https_standin.port}",), upstream_ca_file=None)
+    intercept = InterceptConfig(
+        hosts=(f"127.0.0.1:{https_standin.port}",), upstream_ca_file=None
+    )
     running = await memtap(intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         response = await client.post(
             f"{https_standin.url}/v1/chat/completions",
             json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
@@ -211,13 +241,17 @@ async def test_absolute_uri_http_requests_are_proxied(
         response = await client.get(f"{plain_standin.url}/v1/models?limit=2")
     assert response.status_code == 200
     assert response.json() == {"path": "/v1/models?limit=2"}
-    assert plain_standin.requests[0].headers["Host"] == f"127.0.0.1:{plain_standin.port}"
+    assert (
+        plain_standin.requests[0].headers["Host"] == f"127.0.0.1:{plain_standin.port}"
+    )
 
 
 async def test_absolute_uri_naming_memtap_itself_is_reverse_mode(
     https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
-    upstream = UpstreamConfig(name="https_standin", url=https_standin.url, ca_file=str(https_standin.ca_file))
+    upstream = UpstreamConfig(
+        name="https_standin", url=https_standin.url, ca_file=str(https_standin.ca_file)
+    )
     running = await memtap(upstreams=(upstream,))
     async with httpx.AsyncClient(proxy=running.base_url, trust_env=False) as client:
         response = await client.get(f"{running.base_url}/v1/models")
@@ -232,13 +266,19 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level("INFO", logger="memtap")
-    running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="tunnel"))
+    running = await memtap(
+        intercept=InterceptConfig(hosts=("api.openai.com",), others="tunnel")
+    )
     # The client trusts only the stand-in's CA: this succeeds only if memtap did not intercept.
     verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         response = await client.get(f"{https_standin.url}/v1/models")
     assert response.status_code == 200
-    assert not _memtap_ca(tmp_path).exists()  # nothing was intercepted: no CA was even needed
+    assert not _memtap_ca(
+        tmp_path
+    ).exists()  # nothing was intercepted: no CA was even needed
     # The tunnel is one request.done line, with the fields of any other request.
     done: list[dict[str, Any]] = []
     for _ in range(1000):
@@ -248,7 +288,19 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
         await asyncio.sleep(0.01)
     assert len(done) == 1, done
     line = done[0]
-    assert {k: line[k] for k in ("method", "path", "upstream", "status", "owner", "memories_injected", "stream", "connect")} == {
+    assert {
+        k: line[k]
+        for k in (
+            "method",
+            "path",
+            "upstream",
+            "status",
+            "owner",
+            "memories_injected",
+            "stream",
+            "connect",
+        )
+    } == {
         "method": "CONNECT",
         "path": f"127.0.0.1:{https_standin.port}",
         "upstream": "tunnel",
@@ -258,20 +310,30 @@ async def test_blind_tunnel_through_memtap_sees_the_real_upstream_certificate(
         "stream": True,
         "connect": "tunnel",
     }
-    assert line["bytes_in"] > 0 and line["bytes_out"] > 0 and line["duration_ms"] >= line["ttfb_ms"] >= 0
+    assert (
+        line["bytes_in"] > 0
+        and line["bytes_out"] > 0
+        and line["duration_ms"] >= line["ttfb_ms"] >= 0
+    )
     assert len(line["request_id"]) == 32
     async with httpx.AsyncClient(trust_env=False) as client:
         metrics = (await client.get(f"{running.base_url}/_memtap/metrics")).text
     assert 'memtap_requests_total{upstream="tunnel",status="200"} 1' in metrics
-    assert 'memtap_ttfb_ms_count{upstream="tunnel"} 1' in metrics  # time to "established"
+    assert (
+        'memtap_ttfb_ms_count{upstream="tunnel"} 1' in metrics
+    )  # time to "established"
 
 
 async def test_others_deny_refuses_non_intercepted_hosts(
     https_standin: Standin, memtap: Callable[..., Any]
 ) -> None:
-    running = await memtap(intercept=InterceptConfig(hosts=("api.openai.com",), others="deny"))
+    running = await memtap(
+        intercept=InterceptConfig(hosts=("api.openai.com",), others="deny")
+    )
     verify = ssl.create_default_context(cafile=str(https_standin.ca_file))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         with pytest.raises(httpx.ProxyError, match="403"):
             await client.get(f"{https_standin.url}/v1/models")
     assert https_standin.requests == []
@@ -287,17 +349,24 @@ async def test_intercept_hosts_follow_the_live_config(
     running = await memtap(intercept=InterceptConfig(hosts=(), others="deny"))
     holder = running.runtime.config
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         with pytest.raises(httpx.ProxyError):
             await client.get(f"{https_standin.url}/v1/models")
     new = replace(
         holder.current,
         intercept=InterceptConfig(
-            hosts=(f"127.0.0.1:{https_standin.port}",), upstream_ca_file=str(https_standin.ca_file)
+            hosts=(f"127.0.0.1:{https_standin.port}",),
+            upstream_ca_file=str(https_standin.ca_file),
         ),
     )
-    holder.reload_loaded(LoadedConfig(config=new, path=None, explicit=frozenset(), digest=None))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    holder.reload_loaded(
+        LoadedConfig(config=new, path=None, explicit=frozenset(), digest=None)
+    )
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         assert (await client.get(f"{https_standin.url}/v1/models")).status_code == 200
 
 
@@ -320,9 +389,14 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
     fact = "The user deploys everything on Fly.io."
     await engine.create_memory(NewMemory(owner=owner_id_for_key(API_KEY), content=fact))
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
-    http_client = httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False)
+    http_client = httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    )
     client = openai.AsyncOpenAI(
-        base_url=f"{https_standin.url}/v1", api_key=API_KEY, max_retries=0, http_client=http_client
+        base_url=f"{https_standin.url}/v1",
+        api_key=API_KEY,
+        max_retries=0,
+        http_client=http_client,
     )
     async with client:
         for stream in (False, True):
@@ -341,7 +415,11 @@ async def test_intercepted_request_gets_memory_like_reverse_mode(
     assert len(https_standin.requests) == 2
     for received in https_standin.requests:
         # At the system level or with the last user turn, as `memory.placement` says.
-        texts = [m["content"] for m in received.json()["messages"] if m["role"] in ("system", "user")]
+        texts = [
+            m["content"]
+            for m in received.json()["messages"]
+            if m["role"] in ("system", "user")
+        ]
         assert any(OPEN in text and fact in text for text in texts), texts
 
 
@@ -355,7 +433,9 @@ async def test_first_intercept_does_not_block_the_event_loop(
     running = await memtap()
     ca_file = await _ensure_ca(tmp_path)
     verify = ssl.create_default_context(cafile=str(ca_file))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         with blocking_guard():
             response = await client.get(f"{https_standin.url}/v1/models")
     assert response.status_code == 200
@@ -376,7 +456,9 @@ async def test_configured_upstream_at_the_same_origin_lends_its_settings(
     running = await memtap(upstreams=(upstream,), intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
     caplog.set_level("INFO", logger="memtap")
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         assert (await client.get(f"{https_standin.url}/v1/models")).status_code == 200
     done = [r for r in caplog.records if r.getMessage() == "request.done"]
     assert [r.fields["upstream"] for r in done] == ["provider"]  # type: ignore[attr-defined]
@@ -391,7 +473,9 @@ async def test_unusable_upstream_ca_file_never_weakens_verification(
     intercept = InterceptConfig(hosts=("127.0.0.1",), upstream_ca_file=str(bad))
     running = await memtap(intercept=intercept)
     verify = ssl.create_default_context(cafile=str(await _ensure_ca(tmp_path)))
-    async with httpx.AsyncClient(proxy=running.base_url, verify=verify, trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=running.base_url, verify=verify, trust_env=False
+    ) as client:
         response = await client.get(f"{https_standin.url}/v1/models")
     assert response.status_code == 502
     assert response.json()["error"]["code"] == "upstream_tls"

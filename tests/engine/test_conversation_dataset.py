@@ -18,7 +18,14 @@ def test_the_set_meets_its_minimums() -> None:
     assert len(CONVERSATIONS) >= 5
     assert sum(len(c.questions) for c in CONVERSATIONS) >= 300
     kinds = Counter(q.kind for c in CONVERSATIONS for q in c.questions)
-    assert set(kinds) == {"single", "when", "updated", "previous", "multi_hop", "assistant"}
+    assert set(kinds) == {
+        "single",
+        "when",
+        "updated",
+        "previous",
+        "multi_hop",
+        "assistant",
+    }
     assert kinds["when"] >= 30 and kinds["updated"] >= 20 and kinds["multi_hop"] >= 10
     for conversation in CONVERSATIONS:
         assert len(conversation.turns) >= 300, conversation.id
@@ -28,7 +35,9 @@ def test_the_set_meets_its_minimums() -> None:
 
 
 @pytest.mark.parametrize("conversation", CONVERSATIONS, ids=lambda c: c.id)
-def test_turns_alternate_and_time_runs_forward_over_weeks(conversation: Conversation) -> None:
+def test_turns_alternate_and_time_runs_forward_over_weeks(
+    conversation: Conversation,
+) -> None:
     times = [datetime.fromisoformat(t.ts) for t in conversation.turns]
     assert times == sorted(times)
     assert times[-1] - times[0] >= timedelta(days=60)
@@ -44,7 +53,9 @@ def test_every_answer_is_in_its_evidence(conversation: Conversation) -> None:
     assert len({q.id for q in conversation.questions}) == len(conversation.questions)
     for question in conversation.questions:
         assert question.evidence, question.id
-        assert set(question.evidence) | set(question.superseded) <= set(turns), question.id
+        assert set(question.evidence) | set(question.superseded) <= set(turns), (
+            question.id
+        )
         evidence = [turns[i] for i in question.evidence]
         # What the assistant said is evidenced by its own turns, the rest by the user's.
         roles = {"assistant"} if question.kind == "assistant" else {"user"}
@@ -52,7 +63,9 @@ def test_every_answer_is_in_its_evidence(conversation: Conversation) -> None:
         if ISO_DATE.match(question.answer):
             # A date: the day the evidence was said, or the day before ("yesterday").
             said = date.fromisoformat(evidence[0].ts[:10])
-            assert 0 <= (said - date.fromisoformat(question.answer)).days <= 1, question.id
+            assert 0 <= (said - date.fromisoformat(question.answer)).days <= 1, (
+                question.id
+            )
             assert question.kind == "when", question.id
         else:
             text = " ".join(t.content for t in evidence)
@@ -64,6 +77,8 @@ def test_every_answer_is_in_its_evidence(conversation: Conversation) -> None:
 
 def test_the_answer_is_rarely_given_away_by_the_question() -> None:
     """Questions paraphrase: few share every answer word with their own wording."""
-    questions = [q for c in CONVERSATIONS for q in c.questions if not ISO_DATE.match(q.answer)]
+    questions = [
+        q for c in CONVERSATIONS for q in c.questions if not ISO_DATE.match(q.answer)
+    ]
     giveaways = [q.id for q in questions if answer_found(q.answer, q.question)]
     assert len(giveaways) <= len(questions) // 10, giveaways

@@ -83,8 +83,16 @@ async def test_the_same_text_asked_twice_at_once_is_embedded_once() -> None:
 
     inner = HashEmbedder()
     source = CachedSource(inner, EmbeddingCache(100, 60_000))
-    first, second = await asyncio.gather(source.embed(["what is my cat called"]), source.embed(["what is my cat called"]))
+    first, second = await asyncio.gather(
+        source.embed(["what is my cat called"]), source.embed(["what is my cat called"])
+    )
     assert inner.calls == 1 and (first == second).all()
     inner.fail = True
-    results = await asyncio.gather(source.embed(["a new text"]), source.embed(["a new text"]), return_exceptions=True)
-    assert all(isinstance(r, Exception) for r in results) and inner.calls == 3  # the waiter tried itself
+    results = await asyncio.gather(
+        source.embed(["a new text"]),
+        source.embed(["a new text"]),
+        return_exceptions=True,
+    )
+    assert (
+        all(isinstance(r, Exception) for r in results) and inner.calls == 3
+    )  # the waiter tried itself

@@ -71,7 +71,8 @@ async def test_requests_arriving_during_a_run_share_the_next_one() -> None:
     writes = [run for run in runs if run[0].startswith("memory")]
     assert [len(run) for run in writes] == [WRITE_RUN_TEXTS, 10 - WRITE_RUN_TEXTS]
     assert all(
-        all(t.startswith("memory") for t in run) or all(t.startswith("query") for t in run)
+        all(t.startswith("memory") for t in run)
+        or all(t.startswith("query") for t in run)
         for run in runs
     )
     assert batches.stats.requests == 8 and batches.stats.largest_run == WRITE_RUN_TEXTS
@@ -113,7 +114,9 @@ async def test_queries_go_before_bulk_pieces() -> None:
     # the query, queued after the bulk request, ran before any of its pieces
     assert model.runs[1][0] == "which database do I use?"
     assert max(len(run) for run in model.runs) <= 8
-    assert [t for run in model.runs[1:] for t in run if t.startswith("fact")] == bulk_texts
+    assert [
+        t for run in model.runs[1:] for t in run if t.startswith("fact")
+    ] == bulk_texts
 
 
 async def test_a_failed_run_fails_its_callers_only() -> None:

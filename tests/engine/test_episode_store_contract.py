@@ -265,7 +265,8 @@ async def test_a_replaced_local_file_leaves_no_stale_vectors(tmp_path) -> None: 
 
 
 async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
-    tmp_path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    tmp_path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     # A chat adds and embeds one turn's windows at a time: the owner's cached matrix takes
     # them in, instead of being reloaded whole on the owner's next request.
@@ -287,7 +288,11 @@ async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
         await store.add([said("The VPN dropped during the demo.")], at(), 100)
         await store.embed_pending(64)
         assert await store.vector("VPN demo", live(), 5)
-        await store.add([said("We drove to the coast with the biscuit tin.", said_at=at(hours=1))], at(hours=1), 100)
+        await store.add(
+            [said("We drove to the coast with the biscuit tin.", said_at=at(hours=1))],
+            at(hours=1),
+            100,
+        )
         await store.embed_pending(64)
         found = await store.vector("coast biscuit tin", live(), 5)
         assert "coast" in found[0].text
@@ -296,7 +301,9 @@ async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
         await db.close()
 
 
-async def test_qdrant_episodes_collection_of_another_vector_size_is_a_clear_mismatch() -> None:
+async def test_qdrant_episodes_collection_of_another_vector_size_is_a_clear_mismatch() -> (
+    None
+):
     # The episodes collection is set up like the memory points' one: created, validated,
     # indexed. A changed embedding size is the configuration error, not failing writes.
     from memtap.engine.qdrant.collection import QdrantCollectionMismatch

@@ -29,7 +29,11 @@ def contents(text: str, role: str = "user") -> list[str]:
 def test_preferences_positive(text: str, expected: str) -> None:
     facts = extract_facts(text, "user")
     assert [f.content for f in facts] == [expected]
-    assert facts[0].category == "preference" and facts[0].type == "factual" and facts[0].polarity == "positive"
+    assert (
+        facts[0].category == "preference"
+        and facts[0].type == "factual"
+        and facts[0].polarity == "positive"
+    )
 
 
 @pytest.mark.parametrize(
@@ -49,16 +53,27 @@ def test_preferences_negative_keep_polarity(text: str, expected: str) -> None:
 
 
 def test_negation_never_becomes_bare_object() -> None:
-    for text in ("I don't like Java", "I never use Windows", "I won't use Kubernetes", "I hate Mondays"):
+    for text in (
+        "I don't like Java",
+        "I never use Windows",
+        "I won't use Kubernetes",
+        "I hate Mondays",
+    ):
         for fact in extract_facts(text, "user"):
             assert fact.polarity == "negative", text
-            assert fact.content.split()[0] in {"Does", "Never", "Decided", "Hates"}, fact.content
+            assert fact.content.split()[0] in {"Does", "Never", "Decided", "Hates"}, (
+                fact.content
+            )
 
 
 @pytest.mark.parametrize(
     ("text", "expected", "polarity"),
     [
-        ("I'll use Postgres for the backend.", "Decided to use Postgres for the backend", "positive"),
+        (
+            "I'll use Postgres for the backend.",
+            "Decided to use Postgres for the backend",
+            "positive",
+        ),
         ("I chose SQLite", "Chose SQLite", "positive"),
         ("I went with React", "Went with React", "positive"),
         ("I'm going to adopt Poetry", "Decided to use Poetry", "positive"),
@@ -69,14 +84,22 @@ def test_negation_never_becomes_bare_object() -> None:
 def test_decisions(text: str, expected: str, polarity: str) -> None:
     facts = extract_facts(text, "user")
     assert [f.content for f in facts] == [expected]
-    assert facts[0].type == "episodic" and facts[0].category == "decision" and facts[0].polarity == polarity
+    assert (
+        facts[0].type == "episodic"
+        and facts[0].category == "decision"
+        and facts[0].polarity == polarity
+    )
 
 
 @pytest.mark.parametrize(
     ("text", "expected", "polarity"),
     [
         ("I usually write tests first.", "Usually write tests first", "positive"),
-        ("I always run the linter before committing", "Always run the linter before committing", "positive"),
+        (
+            "I always run the linter before committing",
+            "Always run the linter before committing",
+            "positive",
+        ),
         ("I tend to work late", "Tends to work late", "positive"),
         ("I never push on Fridays", "Never push on Fridays", "negative"),
         ("I rarely use a debugger", "Rarely use a debugger", "negative"),
@@ -85,7 +108,11 @@ def test_decisions(text: str, expected: str, polarity: str) -> None:
 def test_habits(text: str, expected: str, polarity: str) -> None:
     facts = extract_facts(text, "user")
     assert [f.content for f in facts] == [expected]
-    assert facts[0].category == "habit" and facts[0].type == "factual" and facts[0].polarity == polarity
+    assert (
+        facts[0].category == "habit"
+        and facts[0].type == "factual"
+        and facts[0].polarity == polarity
+    )
 
 
 @pytest.mark.parametrize(
@@ -159,8 +186,13 @@ def test_code_is_not_extracted() -> None:
 def test_role_attribution() -> None:
     user = extract_facts("I'll use the search tool.", "user")
     assistant = extract_facts("I'll use the search tool.", "assistant")
-    assert user[0].content == "Decided to use the search tool" and user[0].role == "user"
-    assert assistant[0].content.startswith("Assistant: ") and assistant[0].role == "assistant"
+    assert (
+        user[0].content == "Decided to use the search tool" and user[0].role == "user"
+    )
+    assert (
+        assistant[0].content.startswith("Assistant: ")
+        and assistant[0].role == "assistant"
+    )
     assert assistant[0].key != user[0].key and assistant[0].subject != user[0].subject
 
 

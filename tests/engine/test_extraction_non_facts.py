@@ -16,29 +16,74 @@ def contents(text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("kind", "text"),
     [
-        ("code block", "```python\n# I prefer globals\nname = 'I live in Paris'\n```\nwhy does this fail?"),
-        ("indented code", "    I_LIVE_IN = 'Paris'\n    I_WORK_AT = 'Acme'\nWhat does this do?"),
-        ("block quote", "> I live in Paris and I hate the metro\nwhat do you think of this reply?"),
-        ("quotation", 'My favourite line is "I live my life a quarter mile at a time".'),
-        ("quotation", "He wrote \u201cI'm allergic to Mondays\u201d on the whiteboard."),
-        ("pasted email", "Can you improve this?\n\nDear Mark,\nI live in Bristol now and I work at Arup.\nBest regards,\nJane"),
-        ("email headers", "From: anna@example.com\nTo: team@example.com\nSubject: Offsite\nI'm vegetarian."),
-        ("quoted reply", "On Tue, Mar 3, 2025 at 9:14 AM Bob wrote:\n> I work at Oracle"),
-        ("pasted log", "2024-05-02 10:31:22 ERROR I prefer not to start\n2024-05-02 10:31:23 INFO retrying"),
-        ("traceback", 'Traceback (most recent call last):\n  File "app.py", line 3\nValueError: I love you'),
-        ("transcript", "Customer: I live in Ohio\nAgent: Sorry to hear that\nHow should the agent reply?"),
-        ("payload after a colon", "Here is the message I got:\nI live in Boston now and I work at MIT."),
+        (
+            "code block",
+            "```python\n# I prefer globals\nname = 'I live in Paris'\n```\nwhy does this fail?",
+        ),
+        (
+            "indented code",
+            "    I_LIVE_IN = 'Paris'\n    I_WORK_AT = 'Acme'\nWhat does this do?",
+        ),
+        (
+            "block quote",
+            "> I live in Paris and I hate the metro\nwhat do you think of this reply?",
+        ),
+        (
+            "quotation",
+            'My favourite line is "I live my life a quarter mile at a time".',
+        ),
+        (
+            "quotation",
+            "He wrote \u201cI'm allergic to Mondays\u201d on the whiteboard.",
+        ),
+        (
+            "pasted email",
+            "Can you improve this?\n\nDear Mark,\nI live in Bristol now and I work at Arup.\nBest regards,\nJane",
+        ),
+        (
+            "email headers",
+            "From: anna@example.com\nTo: team@example.com\nSubject: Offsite\nI'm vegetarian.",
+        ),
+        (
+            "quoted reply",
+            "On Tue, Mar 3, 2025 at 9:14 AM Bob wrote:\n> I work at Oracle",
+        ),
+        (
+            "pasted log",
+            "2024-05-02 10:31:22 ERROR I prefer not to start\n2024-05-02 10:31:23 INFO retrying",
+        ),
+        (
+            "traceback",
+            'Traceback (most recent call last):\n  File "app.py", line 3\nValueError: I love you',
+        ),
+        (
+            "transcript",
+            "Customer: I live in Ohio\nAgent: Sorry to hear that\nHow should the agent reply?",
+        ),
+        (
+            "payload after a colon",
+            "Here is the message I got:\nI live in Boston now and I work at MIT.",
+        ),
         ("question", "Should I use Postgres or MySQL for this?"),
         ("question without a mark", "how do I make my dog stop barking at night"),
         ("hypothetical", "If I lived in Tokyo, how much would rent cost?"),
         ("hypothetical", "Suppose I'm a vegetarian with a nut allergy; plan my meals."),
-        ("hypothetical", "Imagine I work at Google. What would my first week look like?"),
+        (
+            "hypothetical",
+            "Imagine I work at Google. What would my first week look like?",
+        ),
         ("conditional", "I would move to Canada if I could get a visa."),
         ("fiction", "In this story I am a detective who lives in 1920s Chicago."),
         ("request", "Translate to French: I live in Paris and I love my cat."),
         ("request", "Write a short story where I'm a dragon who lives in a volcano."),
-        ("request", "Summarise this: I am a software engineer with 10 years of experience."),
-        ("request", "Can you proofread my cover letter? I am a passionate marketer based in Chicago."),
+        (
+            "request",
+            "Summarise this: I am a software engineer with 10 years of experience.",
+        ),
+        (
+            "request",
+            "Can you proofread my cover letter? I am a passionate marketer based in Chicago.",
+        ),
         ("request", "Translate 'I am allergic to nuts' into German."),
         ("reported speech", "My manager says I prefer working alone."),
         ("reported speech", "He told me I'm a terrible driver."),
@@ -59,8 +104,12 @@ def test_non_facts_create_nothing(kind: str, text: str) -> None:
 
 
 def test_facts_around_non_facts_are_kept() -> None:
-    assert contents("I live in Oslo, what's the weather like in May?") == ["Lives in Oslo"]
-    assert contents("I'm a teacher. Write a poem about autumn for my class.") == ["Is a teacher"]
+    assert contents("I live in Oslo, what's the weather like in May?") == [
+        "Lives in Oslo"
+    ]
+    assert contents("I'm a teacher. Write a poem about autumn for my class.") == [
+        "Is a teacher"
+    ]
     assert contents("Since I'm vegan, what can I cook tonight?") == ["Is vegan"]
     assert contents('I use "black" for formatting.') == ['Uses "black" for formatting']
 

@@ -36,59 +36,109 @@ def test_single_valued_slots_share_a_subject_across_polarity_and_wording() -> No
         subjects("I'm based in Austin.")[0],
     }
     assert home == {"slot:location.home"}
-    assert subjects("I work at Google.") == subjects("I left Acme.") == ["slot:work.employer"]
-    assert subjects("I'm vegetarian.") == subjects("I'm not vegetarian anymore.") == ["slot:constraint.diet"]
-    assert subjects("Please answer in Spanish.") == subjects("Don't answer in French anymore.")
+    assert (
+        subjects("I work at Google.")
+        == subjects("I left Acme.")
+        == ["slot:work.employer"]
+    )
+    assert (
+        subjects("I'm vegetarian.")
+        == subjects("I'm not vegetarian anymore.")
+        == ["slot:constraint.diet"]
+    )
+    assert subjects("Please answer in Spanish.") == subjects(
+        "Don't answer in French anymore."
+    )
 
 
 def test_multi_valued_facts_do_not_replace_each_other() -> None:
-    assert subjects("I'm allergic to peanuts.") != subjects("I'm allergic to shellfish.")
+    assert subjects("I'm allergic to peanuts.") != subjects(
+        "I'm allergic to shellfish."
+    )
     assert subjects("I have two kids.") != subjects("I have a cat named Miso.")
-    assert subjects("I want to run a marathon.") != subjects("I want to learn Japanese.")
+    assert subjects("I want to run a marathon.") != subjects(
+        "I want to learn Japanese."
+    )
 
 
 def test_a_shorter_restatement_does_not_supersede_the_richer_fact() -> None:
-    rich = extract_facts("I prefer tabs over spaces for indentation in Go and Makefiles.", "user")[0]
+    rich = extract_facts(
+        "I prefer tabs over spaces for indentation in Go and Makefiles.", "user"
+    )[0]
     assert extract_facts("yes, tabs over spaces", "user") == []
     short = extract_facts("Yes, I prefer tabs over spaces.", "user")[0]
     assert rich.key != short.key and rich.subject != short.subject
     assert rich.subject == "choice:indentation@indentation_in_go_and_makefiles"
     assert short.subject == "choice:indentation"
     # the same scope stated again does replace it: that is an update, not a restatement
-    update = extract_facts("I prefer spaces over tabs for indentation in Go and Makefiles.", "user")[0]
+    update = extract_facts(
+        "I prefer spaces over tabs for indentation in Go and Makefiles.", "user"
+    )[0]
     assert update.subject == rich.subject
 
 
 def holder(tmp_path: Path) -> ConfigHolder:
     return ConfigHolder(
-        Config(data_dir=str(tmp_path), memory=MemoryConfig(), vector_store=VectorStoreConfig(kind="none"))
+        Config(
+            data_dir=str(tmp_path),
+            memory=MemoryConfig(),
+            vector_store=VectorStoreConfig(kind="none"),
+        )
     )
 
 
 async def replay(engine: Engine, texts: list[str]) -> None:
     for i, text in enumerate(texts):
-        await engine.enqueue_turn(Turn(f"req-{i}", OWNER, None, "openai-chat", text, "Noted."))
+        await engine.enqueue_turn(
+            Turn(f"req-{i}", OWNER, None, "openai-chat", text, "Noted.")
+        )
         deadline = time.monotonic() + 10
-        while await engine.db.read(outbox.depth):  # one turn at a time: order matters here
+        while await engine.db.read(
+            outbox.depth
+        ):  # one turn at a time: order matters here
             assert time.monotonic() < deadline, "outbox did not drain"
             await asyncio.sleep(0.01)
 
 
 async def memories(engine: Engine, include_superseded: bool = False) -> list[Memory]:
-    page = await engine.list_memories(ListQuery(owner=OWNER, include_superseded=include_superseded, limit=100))
+    page = await engine.list_memories(
+        ListQuery(owner=OWNER, include_superseded=include_superseded, limit=100)
+    )
     return list(page.items)
 
 
 @pytest.mark.parametrize(
     ("texts", "live", "history"),
     [
-        (["I live in Oslo.", "I don't live in Oslo any more."], ["No longer lives in Oslo"], ["Lives in Oslo"]),
-        (["I live in Oslo.", "I moved to Bergen."], ["Moved to Bergen"], ["Lives in Oslo"]),
-        (["I work at Google.", "I work at Stripe now."], ["Works at Stripe"], ["Works at Google"]),
-        (["Ich wohne in Berlin.", "Ich wohne nicht mehr in Berlin."], ["Wohnt nicht mehr in Berlin"], ["Wohnt in Berlin"]),
         (
-            ["I prefer tabs over spaces for indentation in Go and Makefiles.", "Yes, I prefer tabs over spaces."],
-            ["Prefers tabs over spaces", "Prefers tabs over spaces for indentation in Go and Makefiles"],
+            ["I live in Oslo.", "I don't live in Oslo any more."],
+            ["No longer lives in Oslo"],
+            ["Lives in Oslo"],
+        ),
+        (
+            ["I live in Oslo.", "I moved to Bergen."],
+            ["Moved to Bergen"],
+            ["Lives in Oslo"],
+        ),
+        (
+            ["I work at Google.", "I work at Stripe now."],
+            ["Works at Stripe"],
+            ["Works at Google"],
+        ),
+        (
+            ["Ich wohne in Berlin.", "Ich wohne nicht mehr in Berlin."],
+            ["Wohnt nicht mehr in Berlin"],
+            ["Wohnt in Berlin"],
+        ),
+        (
+            [
+                "I prefer tabs over spaces for indentation in Go and Makefiles.",
+                "Yes, I prefer tabs over spaces.",
+            ],
+            [
+                "Prefers tabs over spaces",
+                "Prefers tabs over spaces for indentation in Go and Makefiles",
+            ],
             [],
         ),
     ],
@@ -108,16 +158,27 @@ async def test_slot_supersession_and_history_in_the_store(
         await engine.close()
 
 
-async def test_provenance_in_metadata_and_log(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+async def test_provenance_in_metadata_and_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     engine = await open_engine(holder(tmp_path), Metrics())
     try:
         # Captured until the line came: the worker logs after its commit (and after the
         # turn's episodes), so the rows can be read before it, and a line logged after the
         # capture level was restored would never be seen.
         with caplog.at_level(logging.INFO, logger="memtap.extraction"):
-            await replay(engine, ["Thanks! I live in Dublin and I'm allergic to peanuts, cashews and eggs."])
+            await replay(
+                engine,
+                [
+                    "Thanks! I live in Dublin and I'm allergic to peanuts, cashews and eggs."
+                ],
+            )
             deadline = time.monotonic() + 5
-            while not (lines := [r for r in caplog.records if r.getMessage() == "memory.extracted"]):
+            while not (
+                lines := [
+                    r for r in caplog.records if r.getMessage() == "memory.extracted"
+                ]
+            ):
                 assert time.monotonic() < deadline, "no memory.extracted line"
                 await asyncio.sleep(0.01)
         by_content = {m.content: m for m in await memories(engine)}
@@ -130,9 +191,9 @@ async def test_provenance_in_metadata_and_log(tmp_path: Path, caplog: pytest.Log
         assert allergy["family"] == "constraint" and allergy["slot"] is None
         assert len(lines) == 1
         fields = lines[0].fields  # type: ignore[attr-defined]
-        assert sorted(zip(fields["families"], fields["slots"], strict=True), key=str) == sorted(
-            [("location", "location.home"), ("constraint", None)], key=str
-        )
+        assert sorted(
+            zip(fields["families"], fields["slots"], strict=True), key=str
+        ) == sorted([("location", "location.home"), ("constraint", None)], key=str)
         assert len(fields["memory_ids"]) == 2
     finally:
         await engine.close()

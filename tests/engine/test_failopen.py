@@ -37,7 +37,9 @@ def holder(tmp_path: Path, **memory: Any) -> ConfigHolder:
     )
 
 
-async def quick(awaitable: Awaitable[T], limit: float = 3.0) -> tuple[T | BaseException, float]:
+async def quick(
+    awaitable: Awaitable[T], limit: float = 3.0
+) -> tuple[T | BaseException, float]:
     """Run with a hard deadline; returns (result or the EngineError raised, seconds)."""
     t0 = time.monotonic()
     try:
@@ -68,10 +70,14 @@ async def test_read_only_store(tmp_path: Path) -> None:
             os.chmod(database_path(engine.config), 0o444)
         # root ignores file modes: make the writer connection refuse writes the way a
         # read-only file does ("attempt to write a readonly database").
-        await engine.db.write_outside_transaction(lambda c: c.execute("PRAGMA query_only = ON"))
+        await engine.db.write_outside_transaction(
+            lambda c: c.execute("PRAGMA query_only = ON")
+        )
         result, took = await quick(engine.enqueue_turn(turn(1)))
         assert isinstance(result, EngineError) and took < 3
-        result, took = await quick(engine.create_memory(NewMemory(owner=OWNER, content="x")))
+        result, took = await quick(
+            engine.create_memory(NewMemory(owner=OWNER, content="x"))
+        )
         assert isinstance(result, EngineError)
         retrieval, _ = await quick(engine.retrieve(request()))
         assert not isinstance(retrieval, BaseException) and len(retrieval.hits) == 1
@@ -88,7 +94,9 @@ async def test_deleted_database_mid_run(tmp_path: Path) -> None:
         result, took = await quick(engine.enqueue_turn(turn(1)))
         assert isinstance(result, EngineError) and took < 3, result
         retrieval, took = await quick(engine.retrieve(request()))
-        assert took < 3  # stale reads or an EngineError, never a hang or another exception
+        assert (
+            took < 3
+        )  # stale reads or an EngineError, never a hang or another exception
         assert isinstance(retrieval, BaseException) or len(retrieval.hits) <= 1
         assert isinstance(await engine.health(), dict)
         # the engine reopens a fresh file in the background: memory comes back by itself
@@ -127,10 +135,16 @@ async def test_write_lock_held_by_another_connection(tmp_path: Path) -> None:
     other = engine.db.driver.connect(str(database_path(engine.config)))
     try:
         other.execute("BEGIN IMMEDIATE")
-        other.execute("INSERT INTO settings_overrides(name, value, updated_at) VALUES ('x', '1', 'now')")
+        other.execute(
+            "INSERT INTO settings_overrides(name, value, updated_at) VALUES ('x', '1', 'now')"
+        )
         # WAL: reads never wait on a writer
         retrieval, took = await quick(engine.retrieve(request()))
-        assert not isinstance(retrieval, BaseException) and len(retrieval.hits) == 1 and took < 0.5
+        assert (
+            not isinstance(retrieval, BaseException)
+            and len(retrieval.hits) == 1
+            and took < 0.5
+        )
         result, took = await quick(engine.enqueue_turn(turn(1)))
         assert isinstance(result, StoreBusy) and took < 3
         other.execute("ROLLBACK")
@@ -209,14 +223,18 @@ async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: 
     )
     try:
         engine.vector_index = BrokenTier(stall)
-        await engine.create_memory(NewMemory(owner=OWNER, content="Prefers green tea"))  # upsert fails: ignored
+        await engine.create_memory(
+            NewMemory(owner=OWNER, content="Prefers green tea")
+        )  # upsert fails: ignored
         retrieval, took = await quick(engine.retrieve(request()))
         assert not isinstance(retrieval, BaseException) and took < 2
         assert [h.memory.content for h in retrieval.hits] == ["Prefers green tea"]
         assert retrieval.resolution["fallbacks"][0]["tier"] == "vector"
         cause = "vector_timeout" if stall else "vector_error"
         assert engine.metrics.memory_fallbacks.value(cause) == 1
-        semantic = await engine.retrieve(RetrievalRequest(owner=OWNER, query="green tea", strategy="semantic"))
+        semantic = await engine.retrieve(
+            RetrievalRequest(owner=OWNER, query="green tea", strategy="semantic")
+        )
         assert [h.tier for h in semantic.hits] == ["keyword"]
         status = await engine.status()
         assert status["vector"]["available"] is False
@@ -228,6 +246,10 @@ async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: 
 async def test_engine_errors_only(tmp_path: Path) -> None:
     engine = await seeded(tmp_path)
     await engine.close()
-    for call in (engine.retrieve(request()), engine.enqueue_turn(turn(1)), engine.status()):
+    for call in (
+        engine.retrieve(request()),
+        engine.enqueue_turn(turn(1)),
+        engine.status(),
+    ):
         with pytest.raises(EngineError):
             await asyncio.wait_for(call, 3)

@@ -24,12 +24,25 @@ OWNER = "f" * 24
 
 def holder(tmp_path: Path, **memory: Any) -> ConfigHolder:
     return ConfigHolder(
-        Config(data_dir=str(tmp_path), memory=MemoryConfig(**memory), vector_store=VectorStoreConfig(kind="none"))
+        Config(
+            data_dir=str(tmp_path),
+            memory=MemoryConfig(**memory),
+            vector_store=VectorStoreConfig(kind="none"),
+        )
     )
 
 
-def turn(i: int, text: str | None = None, owner: str = OWNER, assistant: str = "Sure.") -> Turn:
-    return Turn(f"req-{i}", owner, None, "openai-chat", text or f"I prefer topic{i} for work.", assistant)
+def turn(
+    i: int, text: str | None = None, owner: str = OWNER, assistant: str = "Sure."
+) -> Turn:
+    return Turn(
+        f"req-{i}",
+        owner,
+        None,
+        "openai-chat",
+        text or f"I prefer topic{i} for work.",
+        assistant,
+    )
 
 
 async def depth(engine: Engine) -> int:
@@ -44,7 +57,11 @@ async def wait_empty(engine: Engine, timeout: float = 10.0) -> None:
 
 
 async def count(engine: Engine, owner: str = OWNER) -> int:
-    return (await engine.list_memories(ListQuery(owner=owner, include_superseded=True, limit=1000))).total
+    return (
+        await engine.list_memories(
+            ListQuery(owner=owner, include_superseded=True, limit=1000)
+        )
+    ).total
 
 
 async def test_enqueue_commits_and_worker_extracts(tmp_path: Path) -> None:
@@ -59,8 +76,16 @@ async def test_enqueue_commits_and_worker_extracts(tmp_path: Path) -> None:
         page = await engine.list_memories(ListQuery(owner=OWNER))
         assert [m.content for m in page.items] == ["Prefers topic1 for work"]
         meta = page.items[0].metadata
-        assert meta["request_id"] == "req-1" and meta["role"] == "user" and meta["format"] == "openai-chat"
-        assert meta["category"] == "preference" and meta["polarity"] == "positive" and meta["extracted_at"]
+        assert (
+            meta["request_id"] == "req-1"
+            and meta["role"] == "user"
+            and meta["format"] == "openai-chat"
+        )
+        assert (
+            meta["category"] == "preference"
+            and meta["polarity"] == "positive"
+            and meta["extracted_at"]
+        )
         assert engine.metrics.memories_extracted.value() == 1
     finally:
         await engine.close()
@@ -75,12 +100,16 @@ async def test_assistant_text_only_when_configured(tmp_path: Path) -> None:
         assert await count(engine) == 0
     finally:
         await engine.close()
-    engine = await open_engine(holder(tmp_path / "b", extract_from=("user", "assistant")), Metrics())
+    engine = await open_engine(
+        holder(tmp_path / "b", extract_from=("user", "assistant")), Metrics()
+    )
     try:
         await engine.enqueue_turn(text)
         await wait_empty(engine)
         page = await engine.list_memories(ListQuery(owner=OWNER))
-        assert [m.content for m in page.items] == ["Assistant: Decided to use the search tool"]
+        assert [m.content for m in page.items] == [
+            "Assistant: Decided to use the search tool"
+        ]
         assert page.items[0].metadata["role"] == "assistant"
     finally:
         await engine.close()
@@ -89,7 +118,9 @@ async def test_assistant_text_only_when_configured(tmp_path: Path) -> None:
 async def test_replay_is_idempotent(tmp_path: Path) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     try:
-        for _ in range(3):  # the same turn delivered three times (at-least-once upstream)
+        for _ in range(
+            3
+        ):  # the same turn delivered three times (at-least-once upstream)
             await engine.enqueue_turn(turn(7, "I prefer tea. I always cycle to work."))
         rows = await engine.db.read(lambda c: outbox.page(c, 0, 10))
         await engine.worker.process(rows)
@@ -108,7 +139,10 @@ async def test_resume_pending_rows_at_start(tmp_path: Path) -> None:
     metrics = Metrics()
     engine = await open_engine(holder(tmp_path), metrics)
     try:
-        assert metrics.outbox_depth.value() in (0, 20)  # set from disk at start, then drained
+        assert metrics.outbox_depth.value() in (
+            0,
+            20,
+        )  # set from disk at start, then drained
         await wait_empty(engine)
         assert await count(engine) == 20
         # The gauge follows the commit that deleted the rows, a moment after it.
@@ -142,7 +176,9 @@ async def test_worker_reads_in_pages(tmp_path: Path, monkeypatch: Any) -> None:
         await engine.close()
 
 
-async def test_close_drains_then_leaves_the_rest_on_disk(tmp_path: Path, monkeypatch: Any) -> None:
+async def test_close_drains_then_leaves_the_rest_on_disk(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     for i in range(50):
         await engine.enqueue_turn(turn(i))
@@ -163,7 +199,9 @@ async def test_close_drains_then_leaves_the_rest_on_disk(tmp_path: Path, monkeyp
         assert await count(engine) == 50
         await engine.enqueue_turn(turn(99))
     finally:
-        await engine.close()  # default drain: the queued turn is extracted before close returns
+        await (
+            engine.close()
+        )  # default drain: the queued turn is extracted before close returns
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     try:
         assert await depth(engine) == 0 and await count(engine) == 51
@@ -171,7 +209,9 @@ async def test_close_drains_then_leaves_the_rest_on_disk(tmp_path: Path, monkeyp
         await engine.close()
 
 
-async def test_poison_row_is_retried_then_dropped(tmp_path: Path, monkeypatch: Any) -> None:
+async def test_poison_row_is_retried_then_dropped(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     try:
         await engine.enqueue_turn(turn(1, "I prefer good rows."))
@@ -206,7 +246,9 @@ async def test_enqueue_is_fast(tmp_path: Path) -> None:
             await engine.enqueue_turn(turn(i))
             samples.append(time.perf_counter() - t0)
         samples.sort()
-        assert samples[len(samples) // 2] < 0.005  # p50 well under 5 ms even on a busy CI box
+        assert (
+            samples[len(samples) // 2] < 0.005
+        )  # p50 well under 5 ms even on a busy CI box
     finally:
         await engine.close()
 
@@ -259,14 +301,18 @@ async def test_seqs_never_repeat_after_the_outbox_empties(tmp_path: Path) -> Non
 async def test_a_full_outbox_refuses_turns_fail_open(tmp_path: Path) -> None:
     from memtap.engine.api import OutboxFull, StoreUnavailable
 
-    engine = await open_engine(holder(tmp_path, outbox_max_rows=2), Metrics(), start_worker=False)
+    engine = await open_engine(
+        holder(tmp_path, outbox_max_rows=2), Metrics(), start_worker=False
+    )
     try:
         await engine.enqueue_turn(turn(1))
         await engine.enqueue_turn(turn(2))
         try:
             await engine.enqueue_turn(turn(3))
         except OutboxFull as exc:
-            assert isinstance(exc, StoreUnavailable)  # the capture addon fails open on it
+            assert isinstance(
+                exc, StoreUnavailable
+            )  # the capture addon fails open on it
         else:
             raise AssertionError("a third turn was queued past outbox_max_rows=2")
         assert await depth(engine) == 2

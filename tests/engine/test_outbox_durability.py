@@ -53,8 +53,13 @@ CHILD = textwrap.dedent(
 
 async def run_child(data_dir: Path, mode: str) -> str:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CHILD, str(data_dir), mode,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-c",
+        CHILD,
+        str(data_dir),
+        mode,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == -signal.SIGKILL, err.decode()[-2000:]
@@ -62,19 +67,27 @@ async def run_child(data_dir: Path, mode: str) -> str:
 
 
 @pytest.mark.parametrize("mode", ["paused", "mid"])
-async def test_kill_9_then_restart_extracts_every_turn_exactly_once(tmp_path: Path, mode: str) -> None:
+async def test_kill_9_then_restart_extracts_every_turn_exactly_once(
+    tmp_path: Path, mode: str
+) -> None:
     assert "queued" in await run_child(tmp_path, mode)
-    holder = ConfigHolder(Config(data_dir=str(tmp_path), vector_store=VectorStoreConfig(kind="none")))
+    holder = ConfigHolder(
+        Config(data_dir=str(tmp_path), vector_store=VectorStoreConfig(kind="none"))
+    )
     engine = await open_engine(holder, Metrics())
     try:
         deadline = time.monotonic() + 20
         while await engine.db.read(outbox.depth):
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
-        page = await engine.list_memories(ListQuery(owner=OWNER, include_superseded=True, limit=1000))
+        page = await engine.list_memories(
+            ListQuery(owner=OWNER, include_superseded=True, limit=1000)
+        )
         assert page.total == N
         request_ids = sorted(m.metadata["request_id"] for m in page.items)
         assert request_ids == sorted(f"req-{i}" for i in range(N))
-        assert sorted(m.content for m in page.items) == sorted(f"Prefers flavour{i} ice cream" for i in range(N))
+        assert sorted(m.content for m in page.items) == sorted(
+            f"Prefers flavour{i} ice cream" for i in range(N)
+        )
     finally:
         await engine.close()

@@ -51,11 +51,19 @@ def closed_port() -> int:
 
 
 def turn(owner: str, text: str) -> Turn:
-    return Turn(request_id=uuid.uuid4().hex, owner=owner, session=None, format="openai-chat", user_text=text,
-                assistant_text="Noted.")
+    return Turn(
+        request_id=uuid.uuid4().hex,
+        owner=owner,
+        session=None,
+        format="openai-chat",
+        user_text=text,
+        assistant_text="Noted.",
+    )
 
 
-async def until(predicate: Callable[[], Awaitable[bool]], timeout_s: float = 10.0) -> None:
+async def until(
+    predicate: Callable[[], Awaitable[bool]], timeout_s: float = 10.0
+) -> None:
     deadline = time.monotonic() + timeout_s
     while not await predicate():
         assert time.monotonic() < deadline, "condition not reached in time"
@@ -73,15 +81,22 @@ async def shared() -> AsyncIterator[QdrantTransport]:
 async def replica(tmp_path: Path) -> AsyncIterator[OpenReplica]:
     engines: list[Engine] = []
 
-    async def open_one(transport: QdrantTransport, name: str, **memory: object) -> Engine:
+    async def open_one(
+        transport: QdrantTransport, name: str, **memory: object
+    ) -> Engine:
         config = Config(
             data_dir=str(tmp_path / name),
             memory=MemoryConfig(**memory),  # type: ignore[arg-type]
             embedding=EmbeddingConfig(source="none"),
-            vector_store=VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(collection="shared", timeout_s=1.0)),
+            vector_store=VectorStoreConfig(
+                kind="qdrant", qdrant=QdrantConfig(collection="shared", timeout_s=1.0)
+            ),
         )
-        engine = await open_qdrant_engine(ConfigHolder(config, str(tmp_path / "absent.yaml")), Metrics(),
-                                          transport=transport)
+        engine = await open_qdrant_engine(
+            ConfigHolder(config, str(tmp_path / "absent.yaml")),
+            Metrics(),
+            transport=transport,
+        )
         engines.append(engine)
         return engine
 
@@ -91,16 +106,29 @@ async def replica(tmp_path: Path) -> AsyncIterator[OpenReplica]:
 
 
 async def test_replicas_share_memories_both_ways(
-    shared: QdrantTransport, replica: OpenReplica, blocking_guard: Callable[[], AbstractContextManager[object]]
+    shared: QdrantTransport,
+    replica: OpenReplica,
+    blocking_guard: Callable[[], AbstractContextManager[object]],
 ) -> None:
     a, b = await replica(shared, "a"), await replica(shared, "b")
     with blocking_guard():  # no blocking I/O on the event loop on these paths
-        written = await a.create_memory(NewMemory(owner="alice", content="I deploy with kubernetes"))
-        assert [h.memory.id for h in (await b.retrieve(RetrievalRequest(owner="alice", query="kubernetes"))).hits]
+        written = await a.create_memory(
+            NewMemory(owner="alice", content="I deploy with kubernetes")
+        )
+        assert [
+            h.memory.id
+            for h in (
+                await b.retrieve(RetrievalRequest(owner="alice", query="kubernetes"))
+            ).hits
+        ]
     assert await b.get_memory(written.id) == written
-    found = await b.retrieve(RetrievalRequest(owner="alice", query="how do I deploy kubernetes?"))
+    found = await b.retrieve(
+        RetrievalRequest(owner="alice", query="how do I deploy kubernetes?")
+    )
     assert [h.memory.id for h in found.hits] == [written.id]
-    assert (await b.retrieve(RetrievalRequest(owner="bob", query="kubernetes"))).hits == ()
+    assert (
+        await b.retrieve(RetrievalRequest(owner="bob", query="kubernetes"))
+    ).hits == ()
     # Extraction on replica B (its own outbox) is injected by replica A on the next request.
     await b.enqueue_turn(turn("alice", "I prefer PostgreSQL for side projects."))
     await until(lambda: _has_hit(a, "alice", "postgresql"))
@@ -108,15 +136,23 @@ async def test_replicas_share_memories_both_ways(
 
 
 async def _has_hit(engine: Engine, owner: str, query: str) -> bool:
-    return bool((await engine.retrieve(RetrievalRequest(owner=owner, query=query))).hits)
+    return bool(
+        (await engine.retrieve(RetrievalRequest(owner=owner, query=query))).hits
+    )
 
 
-async def test_concurrent_writes_of_one_key_converge(shared: QdrantTransport, replica: OpenReplica) -> None:
+async def test_concurrent_writes_of_one_key_converge(
+    shared: QdrantTransport, replica: OpenReplica
+) -> None:
     a, b = await replica(shared, "a"), await replica(shared, "b")
-    made = await asyncio.gather(*(
-        (a if i % 2 else b).create_memory(NewMemory(owner="alice", content=f"editor v{i}", key="editor"))
-        for i in range(6)
-    ))
+    made = await asyncio.gather(
+        *(
+            (a if i % 2 else b).create_memory(
+                NewMemory(owner="alice", content=f"editor v{i}", key="editor")
+            )
+            for i in range(6)
+        )
+    )
     assert len({m.id for m in made}) == 1
     page = await a.list_memories(ListQuery(owner="alice"))
     assert page.total == 1 and page.items[0].content in {m.content for m in made}
@@ -126,8 +162,15 @@ async def test_outage_fails_open_and_the_outbox_drains_on_recovery(
     shared: QdrantTransport, replica: OpenReplica
 ) -> None:
     down = QdrantTransport(
-        AsyncQdrantClient(url=f"http://127.0.0.1:{closed_port()}", timeout=1, check_compatibility=False),
-        timeout_s=1.0, local=False, retries=1)
+        AsyncQdrantClient(
+            url=f"http://127.0.0.1:{closed_port()}",
+            timeout=1,
+            check_compatibility=False,
+        ),
+        timeout_s=1.0,
+        local=False,
+        retries=1,
+    )
     engine = await replica(down, "a")  # starts although Qdrant is unreachable
     started = time.perf_counter()
     with pytest.raises(EngineError):
@@ -155,10 +198,14 @@ async def _drained(engine: Engine) -> bool:
     return await engine.db.read(outbox.depth) == 0
 
 
-async def test_erase_export_import(shared: QdrantTransport, replica: OpenReplica) -> None:
+async def test_erase_export_import(
+    shared: QdrantTransport, replica: OpenReplica
+) -> None:
     a = await replica(shared, "a")
     for i in range(3):
-        await a.create_memory(NewMemory(owner="alice", content=f"fact {i}", key=f"k{i}"))
+        await a.create_memory(
+            NewMemory(owner="alice", content=f"fact {i}", key=f"k{i}")
+        )
     await a.create_memory(NewMemory(owner="bob", content="bob's fact"))
     exported = [m async for m in a.export_owner("alice")]
     assert len(exported) == 3
@@ -167,23 +214,40 @@ async def test_erase_export_import(shared: QdrantTransport, replica: OpenReplica
     assert (await a.list_memories(ListQuery(owner="alice"))).total == 0
     with pytest.raises(NotFound):
         await a.get_memory(exported[0].id)
-    items = [NewMemory(owner=m.owner, content=m.content, key=m.key, id=m.id, created_at=m.created_at,
-                       updated_at=m.updated_at, superseded_by=m.superseded_by, valid_to=m.valid_to)
-             for m in exported]
+    items = [
+        NewMemory(
+            owner=m.owner,
+            content=m.content,
+            key=m.key,
+            id=m.id,
+            created_at=m.created_at,
+            updated_at=m.updated_at,
+            superseded_by=m.superseded_by,
+            valid_to=m.valid_to,
+        )
+        for m in exported
+    ]
     report = await a.import_memories([*items, NewMemory(owner="alice", content="  ")])
     assert (report.created, report.updated, report.skipped) == (3, 0, 1)
     assert {m.id for m in exported} == {m.id async for m in a.export_owner("alice")}
     again = await a.import_memories(items)
     assert (again.created, again.updated) == (0, 3)
     # History survives an import: a superseded memory stays superseded (and is not injected).
-    history = dataclasses.replace(items[0], superseded_by=items[1].id, valid_to="2026-01-01T00:00:00Z")
+    history = dataclasses.replace(
+        items[0], superseded_by=items[1].id, valid_to="2026-01-01T00:00:00Z"
+    )
     await a.import_memories([history])
     assert (await a.list_memories(ListQuery(owner="alice"))).total == 2
     kept = await a.get_memory(history.id or "")
-    assert kept.superseded_by == items[1].id and kept.valid_to == "2026-01-01T00:00:00.000Z"
+    assert (
+        kept.superseded_by == items[1].id
+        and kept.valid_to == "2026-01-01T00:00:00.000Z"
+    )
 
 
-async def test_status_and_health_report_the_qdrant_tier(shared: QdrantTransport, replica: OpenReplica) -> None:
+async def test_status_and_health_report_the_qdrant_tier(
+    shared: QdrantTransport, replica: OpenReplica
+) -> None:
     a = await replica(shared, "a")
     await a.create_memory(NewMemory(owner="alice", content="one"))
     status = await a.status()
@@ -195,13 +259,28 @@ async def test_status_and_health_report_the_qdrant_tier(shared: QdrantTransport,
     assert float(health["store_latency_ms"]) >= 0
 
 
-async def test_retention_and_session_scope_through_the_engine(shared: QdrantTransport, replica: OpenReplica) -> None:
+async def test_retention_and_session_scope_through_the_engine(
+    shared: QdrantTransport, replica: OpenReplica
+) -> None:
     engine = await replica(shared, "a", scope="session", retention_days=30)
-    await engine.create_memory(NewMemory(owner="alice", content="gradle builds in s1", session="s1"))
-    await engine.create_memory(NewMemory(owner="alice", content="gradle builds old", session="s1",
-                                         created_at="2020-01-01T00:00:00Z", updated_at="2020-01-01T00:00:00Z"))
-    await engine.create_memory(NewMemory(owner="alice", content="gradle builds in s2", session="s2"))
-    found = await engine.retrieve(RetrievalRequest(owner="alice", query="gradle", session="s1"))
+    await engine.create_memory(
+        NewMemory(owner="alice", content="gradle builds in s1", session="s1")
+    )
+    await engine.create_memory(
+        NewMemory(
+            owner="alice",
+            content="gradle builds old",
+            session="s1",
+            created_at="2020-01-01T00:00:00Z",
+            updated_at="2020-01-01T00:00:00Z",
+        )
+    )
+    await engine.create_memory(
+        NewMemory(owner="alice", content="gradle builds in s2", session="s2")
+    )
+    found = await engine.retrieve(
+        RetrievalRequest(owner="alice", query="gradle", session="s1")
+    )
     assert [h.memory.content for h in found.hits] == ["gradle builds in s1"]
     swept = await engine.sweep()
     assert swept == 1
@@ -212,40 +291,69 @@ async def test_retention_and_session_scope_through_the_engine(shared: QdrantTran
 
 async def _chat(url: str, key: str, text: str) -> tuple[int, str | None]:
     body = {"model": "m", "messages": [{"role": "user", "content": text}]}
-    async with aiohttp.ClientSession() as session, session.post(
-        f"{url}/v1/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"}
-    ) as response:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{url}/v1/chat/completions",
+            json=body,
+            headers={"Authorization": f"Bearer {key}"},
+        ) as response,
+    ):
         await response.read()
         return response.status, response.headers.get("X-Memtap-Memories")
 
 
 async def test_proxy_keeps_working_through_an_outage_and_learns_after(
-    shared: QdrantTransport, memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config], standin: Standin, tmp_path: Path,
+    shared: QdrantTransport,
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+    standin: Standin,
+    tmp_path: Path,
 ) -> None:
-    config = memtap_config(memory=MemoryConfig(enabled=True, strategy="hybrid"),
-                           embedding=EmbeddingConfig(source="none"), vector_store=VectorStoreConfig(kind="none"))
+    config = memtap_config(
+        memory=MemoryConfig(enabled=True, strategy="hybrid"),
+        embedding=EmbeddingConfig(source="none"),
+        vector_store=VectorStoreConfig(kind="none"),
+    )
     server = await memtap_server(config)
     runtime = server.runtime
     # Install the Qdrant engine (what `vector_store.kind: qdrant` selects), Qdrant unreachable.
     if runtime.engine is not None:
         await runtime.engine.close()
     down = QdrantTransport(
-        AsyncQdrantClient(url=f"http://127.0.0.1:{closed_port()}", timeout=1, check_compatibility=False),
-        timeout_s=1.0, local=False, retries=0)
+        AsyncQdrantClient(
+            url=f"http://127.0.0.1:{closed_port()}",
+            timeout=1,
+            check_compatibility=False,
+        ),
+        timeout_s=1.0,
+        local=False,
+        retries=0,
+    )
     engine = await open_qdrant_engine(
-        ConfigHolder(dataclasses.replace(config, data_dir=str(tmp_path / "replica")), str(tmp_path / "absent.yaml")),
-        runtime.metrics, transport=down)
+        ConfigHolder(
+            dataclasses.replace(config, data_dir=str(tmp_path / "replica")),
+            str(tmp_path / "absent.yaml"),
+        ),
+        runtime.metrics,
+        transport=down,
+    )
     runtime.engine = engine
     try:
         key = "sk-qdrant-outage"
-        status, injected = await _chat(server.url, key, "I prefer Postgres for side projects.")
+        status, injected = await _chat(
+            server.url, key, "I prefer Postgres for side projects."
+        )
         assert status == 200 and injected == "0", "Qdrant down: proxied without memory"
         assert OPEN not in standin.last().body.decode()
         await until(lambda: _depth_is(engine, 1))
-        engine.store.replace_transport(shared)  # Qdrant is back: the outbox drains into it
+        engine.store.replace_transport(
+            shared
+        )  # Qdrant is back: the outbox drains into it
         await until(lambda: _drained(engine), timeout_s=15)
-        status, injected = await _chat(server.url, key, "Should I pick Postgres or SQLite for my side project?")
+        status, injected = await _chat(
+            server.url, key, "Should I pick Postgres or SQLite for my side project?"
+        )
         assert status == 200 and injected is not None and int(injected) >= 1
         assert "Postgres" in standin.last().body.decode().split(OPEN, 1)[1]
     finally:
@@ -258,25 +366,35 @@ async def _depth_is(engine: Engine, depth: int) -> bool:
     return await engine.db.read(outbox.depth) == depth
 
 
-async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(tmp_path: Path) -> None:
+async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(
+    tmp_path: Path,
+) -> None:
     from memtap.engine.factory import open_engine
 
     config = Config(
         data_dir=str(tmp_path / "data"),
         embedding=EmbeddingConfig(source="none"),
-        vector_store=VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"))),
+        vector_store=VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"))
+        ),
     )
     engine = await open_engine(ConfigHolder(config, None, {}), Metrics())
     try:
-        assert engine.store.name == "qdrant"  # open_engine picked the Qdrant record store
-        created = await engine.create_memory(NewMemory(owner="o1", content="I prefer Postgres for side projects"))
+        assert (
+            engine.store.name == "qdrant"
+        )  # open_engine picked the Qdrant record store
+        created = await engine.create_memory(
+            NewMemory(owner="o1", content="I prefer Postgres for side projects")
+        )
         assert (await engine.get_memory(created.id)).content == created.content
         assert (await engine.health())["store"].startswith("qdrant:")
     finally:
         await engine.close()
 
 
-async def test_summarize_and_restore_with_qdrant(shared: QdrantTransport, replica: OpenReplica) -> None:
+async def test_summarize_and_restore_with_qdrant(
+    shared: QdrantTransport, replica: OpenReplica
+) -> None:
     """Compaction as with SQLite: the summary replaces the long original in retrieval, the
     original stays as history, and restore brings it back; other owners are not touched."""
     engine = await replica(shared, "a")
@@ -300,17 +418,23 @@ async def test_summarize_and_restore_with_qdrant(shared: QdrantTransport, replic
     assert summary.metadata["summary_of"] == original.id
     assert summary.content.endswith("Rollbacks use the previous Helm chart.")
     assert (await engine.get_memory(original.id)).superseded_by == summary_id
-    hits = await engine.retrieve(RetrievalRequest(owner="alice", query="kubernetes billing"))
+    hits = await engine.retrieve(
+        RetrievalRequest(owner="alice", query="kubernetes billing")
+    )
     assert [h.memory.id for h in hits.hits] == [summary_id]
     assert (await engine.get_memory(theirs.id)).superseded_by is None
-    assert (await engine.summarize(0, "alice", dry_run=True))["candidates"] == 0  # summaries are not compacted again
+    assert (await engine.summarize(0, "alice", dry_run=True))[
+        "candidates"
+    ] == 0  # summaries are not compacted again
     assert (await engine.get_memory(short.id)).superseded_by is None
 
     restored = await engine.restore_summary(summary_id)
     assert restored.id == original.id and restored.superseded_by is None
     with pytest.raises(NotFound):
         await engine.get_memory(summary_id)
-    hits = await engine.retrieve(RetrievalRequest(owner="alice", query="kubernetes billing"))
+    hits = await engine.retrieve(
+        RetrievalRequest(owner="alice", query="kubernetes billing")
+    )
     assert [h.memory.id for h in hits.hits] == [original.id]
     with pytest.raises(NotFound):
         await engine.restore_summary(short.id)  # not a summary
@@ -328,7 +452,8 @@ async def test_an_engine_that_fails_to_start_releases_the_qdrant_store(
         data_dir=str(tmp_path / "data"),
         embedding=EmbeddingConfig(source="none"),
         vector_store=VectorStoreConfig(
-            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"), collection="c")
+            kind="qdrant",
+            qdrant=QdrantConfig(path=str(tmp_path / "qdrant"), collection="c"),
         ),
     )
     holder = ConfigHolder(config, str(tmp_path / "absent.yaml"))

@@ -16,7 +16,11 @@ from memtap.engine.qdrant.sparse import (
 
 def test_tokens_are_normalised_and_stopwords_dropped() -> None:
     assert tokenize("I really prefer PostgreSQL databases for side-projects!") == [
-        "postgresql", "database", "side", "project"]
+        "postgresql",
+        "database",
+        "side",
+        "project",
+    ]
     assert tokenize("Running tests, stopped builds") == ["run", "test", "stop", "build"]
     assert tokenize("the and of") == []
     assert tokenize("Ｃａｆé CAFÉ") == ["café", "café"], "NFKC + casefold"
@@ -39,7 +43,9 @@ def test_document_weights_saturate_and_query_weights_are_one() -> None:
     k8s = token_id(tokenize("kubernetes")[0])
     weight = dict(zip(once.indices, once.values, strict=True))[k8s]
     weight2 = dict(zip(twice.indices, twice.values, strict=True))[k8s]
-    assert weight < weight2 < 2 * weight, "term frequency helps, with diminishing returns"
+    assert weight < weight2 < 2 * weight, (
+        "term frequency helps, with diminishing returns"
+    )
     assert list(once.indices) == sorted(once.indices)
     query = query_vector("kubernetes kubernetes?")
     assert query.indices == (k8s,) and query.values == (1.0,)

@@ -54,7 +54,9 @@ def at(**delta: float) -> str:
 
 
 def config(**qdrant: object) -> Config:
-    return Config(vector_store=VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(**qdrant)))  # type: ignore[arg-type]
+    return Config(
+        vector_store=VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(**qdrant))
+    )  # type: ignore[arg-type]
 
 
 def live(owner: str | None = "alice", **kw: object) -> Live:
@@ -70,7 +72,9 @@ async def transport() -> AsyncIterator[QdrantTransport]:
 
 @pytest.fixture
 async def store(transport: QdrantTransport) -> QdrantMemoryStore:
-    qdrant = QdrantMemoryStore(transport, "memories", HashEmbedder(), owns_transport=False)
+    qdrant = QdrantMemoryStore(
+        transport, "memories", HashEmbedder(), owns_transport=False
+    )
     await qdrant.collection.ensure()
     return qdrant
 
@@ -86,8 +90,13 @@ async def hybrid(
                        vector_skip_coverage=0.0)
     found = await retrieve(
         RetrievalContext(store, cfg, QdrantDenseIndex(store, None)),
-        RetrievalRequest(owner=live.owner or "-", query=query, session=live.session, scope=scope,  # type: ignore[arg-type]
-                         strategy="hybrid"),
+        RetrievalRequest(
+            owner=live.owner or "-",
+            query=query,
+            session=live.session,
+            scope=scope,  # type: ignore[arg-type]
+            strategy="hybrid",
+        ),
         side_effects=False,
     )
     return list(found.hits)
@@ -103,15 +112,21 @@ async def flags(tmp_path: Path) -> AsyncIterator[SqliteReindexFlags]:
 
 
 @pytest.fixture
-async def vectors(transport: QdrantTransport, flags: SqliteReindexFlags) -> QdrantVectorIndex:
-    index = QdrantVectorIndex(transport, "memories", HashEmbedder(), flags, owns_transport=False)
+async def vectors(
+    transport: QdrantTransport, flags: SqliteReindexFlags
+) -> QdrantVectorIndex:
+    index = QdrantVectorIndex(
+        transport, "memories", HashEmbedder(), flags, owns_transport=False
+    )
     await index.points.collection.ensure()
     return index
 
 
 async def points_in(index: QdrantVectorIndex) -> int:
     name = index.points.collection.name
-    return int((await index.points.call("count", lambda c: c.count(name, exact=True))).count)
+    return int(
+        (await index.points.call("count", lambda c: c.count(name, exact=True))).count
+    )
 
 
 def closed_port() -> int:
@@ -124,43 +139,64 @@ def closed_port() -> int:
 
 
 async def test_collection_is_created_with_the_right_layout(tmp_path: Path) -> None:
-    store = await open_qdrant_store(config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=48))
+    store = await open_qdrant_store(
+        config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=48)
+    )
     try:
         info = await store.transport.call("get", lambda c: c.get_collection("mem"))
         vectors = info.config.params.vectors
         assert isinstance(vectors, dict)
-        assert vectors["dense"].size == 48 and vectors["dense"].distance == models.Distance.COSINE
-        assert info.config.params.sparse_vectors["sparse"].modifier == models.Modifier.IDF  # type: ignore[index]
+        assert (
+            vectors["dense"].size == 48
+            and vectors["dense"].distance == models.Distance.COSINE
+        )
+        assert (
+            info.config.params.sparse_vectors["sparse"].modifier == models.Modifier.IDF
+        )  # type: ignore[index]
         assert store.collection.has_dense
     finally:
         await store.close()
 
 
 async def test_vector_size_mismatch_is_a_clear_config_error(tmp_path: Path) -> None:
-    first = await open_qdrant_store(config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=32))
+    first = await open_qdrant_store(
+        config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=32)
+    )
     await first.close()
     with pytest.raises(QdrantCollectionMismatch) as caught:
-        await open_qdrant_store(config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=48))
+        await open_qdrant_store(
+            config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=48)
+        )
     error = caught.value
     assert isinstance(error, ConfigError) and isinstance(error, EngineError)
     text = str(error)
     assert "vector_store.qdrant.collection" in text and "32" in text and "48" in text
     assert error.errors[0].path == "vector_store.qdrant.collection"
     # The path was released by the failed open: the right size opens fine.
-    again = await open_qdrant_store(config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=32))
+    again = await open_qdrant_store(
+        config(path=str(tmp_path / "q"), collection="mem"), HashEmbedder(dim=32)
+    )
     await again.close()
 
 
-async def test_sparse_only_collection_refuses_a_dense_source(transport: QdrantTransport) -> None:
-    await QdrantMemoryStore(transport, "plain", None, owns_transport=False).collection.ensure()
+async def test_sparse_only_collection_refuses_a_dense_source(
+    transport: QdrantTransport,
+) -> None:
+    await QdrantMemoryStore(
+        transport, "plain", None, owns_transport=False
+    ).collection.ensure()
     with pytest.raises(QdrantCollectionMismatch, match="no dense vector"):
-        await QdrantMemoryStore(transport, "plain", HashEmbedder(), owns_transport=False).collection.ensure()
+        await QdrantMemoryStore(
+            transport, "plain", HashEmbedder(), owns_transport=False
+        ).collection.ensure()
 
 
 async def test_local_path_persists_and_is_locked(tmp_path: Path) -> None:
     path = str(tmp_path / "q")
     store = await open_qdrant_store(config(path=path), HashEmbedder())
-    memory, _ = await store.upsert_memory(NewMemory(owner="alice", content="I use fish shell", key="shell"), at())
+    memory, _ = await store.upsert_memory(
+        NewMemory(owner="alice", content="I use fish shell", key="shell"), at()
+    )
     with pytest.raises(QdrantConfigError, match="already accessed"):
         await open_transport(QdrantConfig(path=path))
     await store.close()
@@ -174,42 +210,91 @@ async def test_local_path_persists_and_is_locked(tmp_path: Path) -> None:
 # -- points and search -------------------------------------------------------------------
 
 
-async def test_keyed_memory_is_one_point_at_a_deterministic_id(store: QdrantMemoryStore) -> None:
-    memory, _ = await store.upsert_memory(NewMemory(owner="alice", content="tabs", key="indent"), at())
-    await store.upsert_memory(NewMemory(owner="alice", content="spaces", key="indent"), at())
-    expected = str(uuid.uuid5(uuid.UUID("6b1f7c52-3f0e-5a34-9a55-6d656d746170"), "alice\x00indent"))
+async def test_keyed_memory_is_one_point_at_a_deterministic_id(
+    store: QdrantMemoryStore,
+) -> None:
+    memory, _ = await store.upsert_memory(
+        NewMemory(owner="alice", content="tabs", key="indent"), at()
+    )
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="spaces", key="indent"), at()
+    )
+    expected = str(
+        uuid.uuid5(uuid.UUID("6b1f7c52-3f0e-5a34-9a55-6d656d746170"), "alice\x00indent")
+    )
     assert point_id("alice", "indent", memory.id) == expected
-    records = await store.transport.call("get", lambda c: c.retrieve("memories", ids=[expected], with_payload=True))
+    records = await store.transport.call(
+        "get", lambda c: c.retrieve("memories", ids=[expected], with_payload=True)
+    )
     assert len(records) == 1 and records[0].payload is not None
     payload = records[0].payload
-    assert payload["content"] == "spaces" and payload["memory_id"] == memory.id and payload["owner"] == "alice"
-    assert payload["expires_at_ts"] > 1e11 and isinstance(payload["created_at_ts"], float)
+    assert (
+        payload["content"] == "spaces"
+        and payload["memory_id"] == memory.id
+        and payload["owner"] == "alice"
+    )
+    assert payload["expires_at_ts"] > 1e11 and isinstance(
+        payload["created_at_ts"], float
+    )
     assert await store.count() == 1
-    keyless, _ = await store.upsert_memory(NewMemory(owner="alice", content="no key"), at())
+    keyless, _ = await store.upsert_memory(
+        NewMemory(owner="alice", content="no key"), at()
+    )
     assert point_id("alice", None, keyless.id) == keyless.id
 
 
-async def test_hybrid_search_fuses_both_arms_inside_qdrant(store: QdrantMemoryStore) -> None:
-    await store.upsert_memory(NewMemory(owner="alice", content="I deploy services with kubernetes"), at())
-    await store.upsert_memory(NewMemory(owner="alice", content="my favourite database is postgres"), at())
-    await store.upsert_memory(NewMemory(owner="bob", content="bob deploys with kubernetes too"), at())
+async def test_hybrid_search_fuses_both_arms_inside_qdrant(
+    store: QdrantMemoryStore,
+) -> None:
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="I deploy services with kubernetes"), at()
+    )
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="my favourite database is postgres"), at()
+    )
+    await store.upsert_memory(
+        NewMemory(owner="bob", content="bob deploys with kubernetes too"), at()
+    )
     hits = await hybrid(store, "kubernetes deploy", live(), 10, min_similarity=0.35)
     assert [h.memory.content for h in hits] == ["I deploy services with kubernetes"]
     hit = hits[0]
     assert hit.tier == "qdrant" and hit.fts_rank == 1 and hit.vec_rank == 1
-    assert hit.similarity is not None and hit.similarity > 0.35 and hit.score > 0 and hit.tokens > 0
-    assert await hybrid(store, "quantum chromodynamics", live(), 10, min_similarity=0.35) == []
+    assert (
+        hit.similarity is not None
+        and hit.similarity > 0.35
+        and hit.score > 0
+        and hit.tokens > 0
+    )
+    assert (
+        await hybrid(store, "quantum chromodynamics", live(), 10, min_similarity=0.35)
+        == []
+    )
 
 
-async def test_hybrid_respects_expiry_supersession_and_session(store: QdrantMemoryStore) -> None:
-    await store.upsert_memory(NewMemory(owner="alice", content="golang expired", expires_at=at(minutes=-1)), at())
-    await store.upsert_memory(NewMemory(owner="alice", content="golang old view", key="k1"), at(), "go")
-    new, _ = await store.upsert_memory(NewMemory(owner="alice", content="golang new view", key="k2"), at(), "go")
+async def test_hybrid_respects_expiry_supersession_and_session(
+    store: QdrantMemoryStore,
+) -> None:
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="golang expired", expires_at=at(minutes=-1)),
+        at(),
+    )
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="golang old view", key="k1"), at(), "go"
+    )
+    new, _ = await store.upsert_memory(
+        NewMemory(owner="alice", content="golang new view", key="k2"), at(), "go"
+    )
     await store.supersede("alice", "go", new.id, at())
-    await store.upsert_memory(NewMemory(owner="alice", content="golang in s2", session="s2"), at())
-    owner_scope = {h.memory.content for h in await hybrid(store, "golang", live(), 10, 0.35)}
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="golang in s2", session="s2"), at()
+    )
+    owner_scope = {
+        h.memory.content for h in await hybrid(store, "golang", live(), 10, 0.35)
+    }
     assert owner_scope == {"golang new view", "golang in s2"}
-    session_scope = await hybrid(store, "golang", live(session="s2", match_session=True), 10, 0.35)
+    session_scope = await hybrid(
+        store, "golang", live(session="s2", match_session=True), 10, 0.35
+    )
     assert [h.memory.content for h in session_scope] == ["golang in s2"]
 
 
@@ -219,10 +304,19 @@ async def test_paraphrase_found_by_the_dense_arm(transport: QdrantTransport) -> 
     embedder = await open_onnx()
     try:
         store = QdrantMemoryStore(transport, "onnx", embedder, owns_transport=False)
-        await store.upsert_memory(NewMemory(owner="alice", content="I prefer Postgres for side projects"), at())
-        await store.upsert_memory(NewMemory(owner="alice", content="My cat is called Tom"), at())
-        hits = await hybrid(store, "which database do I like?", live(), 5, min_similarity=0.3)
-        assert [h.memory.content for h in hits] == ["I prefer Postgres for side projects"]
+        await store.upsert_memory(
+            NewMemory(owner="alice", content="I prefer Postgres for side projects"),
+            at(),
+        )
+        await store.upsert_memory(
+            NewMemory(owner="alice", content="My cat is called Tom"), at()
+        )
+        hits = await hybrid(
+            store, "which database do I like?", live(), 5, min_similarity=0.3
+        )
+        assert [h.memory.content for h in hits] == [
+            "I prefer Postgres for side projects"
+        ]
         assert hits[0].fts_rank is None and hits[0].vec_rank == 1
     finally:
         await embedder.close()
@@ -231,21 +325,48 @@ async def test_paraphrase_found_by_the_dense_arm(transport: QdrantTransport) -> 
 # -- the vector-tier role (rows in SQLite, vectors in Qdrant) --------------------------------
 
 
-def memory(content: str, owner: str = "alice", key: str | None = None, session: str | None = None) -> Memory:
-    return Memory(id=str(uuid.uuid4()), owner=owner, session=session, type="factual", key=key, content=content,
-                  metadata={}, created_at=at(), updated_at=at())
+def memory(
+    content: str,
+    owner: str = "alice",
+    key: str | None = None,
+    session: str | None = None,
+) -> Memory:
+    return Memory(
+        id=str(uuid.uuid4()),
+        owner=owner,
+        session=session,
+        type="factual",
+        key=key,
+        content=content,
+        metadata={},
+        created_at=at(),
+        updated_at=at(),
+    )
 
 
-async def test_vector_tier_search_upsert_delete_erase(vectors: QdrantVectorIndex) -> None:
-    a, b = memory("kubernetes clusters at work"), memory("kubernetes at home", session="s1")
+async def test_vector_tier_search_upsert_delete_erase(
+    vectors: QdrantVectorIndex,
+) -> None:
+    a, b = (
+        memory("kubernetes clusters at work"),
+        memory("kubernetes at home", session="s1"),
+    )
     c = memory("kubernetes elsewhere", owner="bob")
     await vectors.upsert([a, b, c])
     found = await search_ids(vectors, "alice", "kubernetes", None, 10)
-    assert {mid for mid, _ in found} == {a.id, b.id} and all(-1.0 <= sim <= 1.0 for _, sim in found)
-    assert [mid for mid, _ in await search_ids(vectors, "alice", "kubernetes", "s1", 10)] == [b.id]
-    assert {mid for mid, _ in await search_ids(vectors, None, "kubernetes", None, 10)} == {a.id, b.id, c.id}
+    assert {mid for mid, _ in found} == {a.id, b.id} and all(
+        -1.0 <= sim <= 1.0 for _, sim in found
+    )
+    assert [
+        mid for mid, _ in await search_ids(vectors, "alice", "kubernetes", "s1", 10)
+    ] == [b.id]
+    assert {
+        mid for mid, _ in await search_ids(vectors, None, "kubernetes", None, 10)
+    } == {a.id, b.id, c.id}
     await vectors.delete([a.id])
-    assert [mid for mid, _ in await search_ids(vectors, "alice", "kubernetes", None, 10)] == [b.id]
+    assert [
+        mid for mid, _ in await search_ids(vectors, "alice", "kubernetes", None, 10)
+    ] == [b.id]
     assert await vectors.erase_owner("alice") == 1
     assert await search_ids(vectors, "alice", "kubernetes", None, 10) == []
     assert await points_in(vectors) == 1
@@ -262,16 +383,22 @@ async def test_tier_points_follow_memory_ids_across_key_changes(
     assert found.key == "ui-theme"
 
 
-async def test_reindex_fills_vectors_that_failed_to_embed(transport: QdrantTransport) -> None:
+async def test_reindex_fills_vectors_that_failed_to_embed(
+    transport: QdrantTransport,
+) -> None:
     embedder = HashEmbedder()
     store = QdrantMemoryStore(transport, "reindex", embedder, owns_transport=False)
     dense = QdrantDenseIndex(store, None)
     embedder.fail = True
-    await store.upsert_memory(NewMemory(owner="alice", content="terraform modules everywhere"), at())
+    await store.upsert_memory(
+        NewMemory(owner="alice", content="terraform modules everywhere"), at()
+    )
     assert (await store.counts(at()))["needs_reindex"] == 1
     # The query embeds but the point has no dense vector: only the keyword arm finds it.
     hits = await hybrid(store, "terraform", live(), 5, 0.35)
-    assert [(h.fts_rank, h.vec_rank) for h in hits] == [(1, None)], "embedding failure: keyword arm only"
+    assert [(h.fts_rank, h.vec_rank) for h in hits] == [(1, None)], (
+        "embedding failure: keyword arm only"
+    )
     embedder.fail = False
     assert await search_ids(dense, "alice", "terraform", None, 5) == []
     progress = await dense.reindex(limit=None, force=False)
@@ -284,27 +411,52 @@ async def test_reindex_fills_vectors_that_failed_to_embed(transport: QdrantTrans
 # -- replicas ---------------------------------------------------------------------------------
 
 
-async def test_two_stores_on_one_collection_see_each_other(transport: QdrantTransport) -> None:
-    replica_a = QdrantMemoryStore(transport, "shared", HashEmbedder(), owns_transport=False)
-    replica_b = QdrantMemoryStore(transport, "shared", HashEmbedder(), owns_transport=False)
-    written, _ = await replica_a.upsert_memory(NewMemory(owner="alice", content="I use neovim daily"), at())
+async def test_two_stores_on_one_collection_see_each_other(
+    transport: QdrantTransport,
+) -> None:
+    replica_a = QdrantMemoryStore(
+        transport, "shared", HashEmbedder(), owns_transport=False
+    )
+    replica_b = QdrantMemoryStore(
+        transport, "shared", HashEmbedder(), owns_transport=False
+    )
+    written, _ = await replica_a.upsert_memory(
+        NewMemory(owner="alice", content="I use neovim daily"), at()
+    )
     assert await replica_b.get_memory(written.id) == written
-    assert [h.memory.id for h in await hybrid(replica_b, "neovim", live(), 5, 0.35)] == [written.id]
+    assert [
+        h.memory.id for h in await hybrid(replica_b, "neovim", live(), 5, 0.35)
+    ] == [written.id]
     assert await replica_b.erase_owner("alice") == 1
     assert await replica_a.get_memory(written.id) is None
 
 
-async def test_concurrent_upserts_of_one_key_converge(transport: QdrantTransport) -> None:
-    replicas = [QdrantMemoryStore(transport, "race", HashEmbedder(), owns_transport=False) for _ in range(2)]
+async def test_concurrent_upserts_of_one_key_converge(
+    transport: QdrantTransport,
+) -> None:
+    replicas = [
+        QdrantMemoryStore(transport, "race", HashEmbedder(), owns_transport=False)
+        for _ in range(2)
+    ]
     contents = [f"editor choice number {i}" for i in range(8)]
-    results = await asyncio.gather(*(
-        replicas[i % 2].upsert_memory(NewMemory(owner="alice", content=text, key="editor"), at())
-        for i, text in enumerate(contents)
-    ))
-    assert len({m.id for m, _ in results}) == 1, "every writer ends up with the same memory id"
+    results = await asyncio.gather(
+        *(
+            replicas[i % 2].upsert_memory(
+                NewMemory(owner="alice", content=text, key="editor"), at()
+            )
+            for i, text in enumerate(contents)
+        )
+    )
+    assert len({m.id for m, _ in results}) == 1, (
+        "every writer ends up with the same memory id"
+    )
     assert sum(created for _, created in results) >= 1
     stored = [m async for m in replicas[0].export_owner("alice")]
-    assert len(stored) == 1 and stored[0].content in contents and stored[0].id == results[0][0].id
+    assert (
+        len(stored) == 1
+        and stored[0].content in contents
+        and stored[0].id == results[0][0].id
+    )
 
 
 # -- outage and retries -------------------------------------------------------------------------
@@ -332,7 +484,9 @@ async def test_outage_fails_fast_with_engine_errors() -> None:
         await store.close()
 
 
-async def test_transient_errors_are_retried_then_succeed(transport: QdrantTransport) -> None:
+async def test_transient_errors_are_retried_then_succeed(
+    transport: QdrantTransport,
+) -> None:
     attempts = 0
 
     async def flaky(client: object) -> str:
@@ -361,8 +515,16 @@ async def test_client_errors_are_not_retried(transport: QdrantTransport) -> None
 async def test_status_reports_tier_points_and_latency(store: QdrantMemoryStore) -> None:
     await store.upsert_memory(NewMemory(owner="alice", content="one"), at())
     status = await store.status()
-    assert status["tier"] == "qdrant" and status["mode"] == "local" and status["healthy"] is True
-    assert status["points"] == 1 and status["latency_ms"] >= 0 and status["embedding"] == "hash:bow:64"
+    assert (
+        status["tier"] == "qdrant"
+        and status["mode"] == "local"
+        and status["healthy"] is True
+    )
+    assert (
+        status["points"] == 1
+        and status["latency_ms"] >= 0
+        and status["embedding"] == "hash:bow:64"
+    )
     assert store.health() == "qdrant" and store.embedding() == "hash:bow:64"
 
 
@@ -377,16 +539,26 @@ async def test_against_a_real_server() -> None:
     name = f"memtap_test_{uuid.uuid4().hex[:8]}"
     cfg = config(url=url, api_key=os.environ.get("QDRANT_API_KEY"), collection=name)
     store = await open_qdrant_store(cfg, HashEmbedder())
-    other = await open_qdrant_store(cfg, HashEmbedder())  # a second "replica", its own client
+    other = await open_qdrant_store(
+        cfg, HashEmbedder()
+    )  # a second "replica", its own client
     try:
         assert store.collection.indexes == "ready"
-        written, _ = await store.upsert_memory(NewMemory(owner="alice", content="I deploy with nomad", key="k"), at())
+        written, _ = await store.upsert_memory(
+            NewMemory(owner="alice", content="I deploy with nomad", key="k"), at()
+        )
         assert await other.get_memory(written.id) == written
-        assert [h.memory.id for h in await other.hybrid("nomad", live(), 5, 0.35)] == [written.id]
-        results = await asyncio.gather(*(
-            (store if i % 2 else other).upsert_memory(NewMemory(owner="alice", content=f"v{i}", key="race"), at())
-            for i in range(6)
-        ))
+        assert [h.memory.id for h in await other.hybrid("nomad", live(), 5, 0.35)] == [
+            written.id
+        ]
+        results = await asyncio.gather(
+            *(
+                (store if i % 2 else other).upsert_memory(
+                    NewMemory(owner="alice", content=f"v{i}", key="race"), at()
+                )
+                for i in range(6)
+            )
+        )
         assert len({m.id for m, _ in results}) == 1
         status = await store.status()
         assert status["mode"] == "server" and "owner" in status["payload_indexes"]
@@ -431,9 +603,9 @@ async def test_tier_mode_reindex_follows_the_sqlite_flags(
             await db.read(lambda conn: conn.execute(flagged, (row.id,)).fetchone()[0])
             == 0
         )
-        assert [mid for mid, _ in await search_ids(store, "alice", "ansible", None, 5)] == [
-            row.id
-        ]
+        assert [
+            mid for mid, _ in await search_ids(store, "alice", "ansible", None, 5)
+        ] == [row.id]
         assert (await store.reindex(limit=None, force=True))["done"] == 1
     finally:
         await db.close()

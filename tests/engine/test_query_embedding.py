@@ -125,9 +125,7 @@ async def test_a_query_that_would_miss_the_deadline_is_not_queued(
         await tier.search(live, "which tea do I drink?", 5)  # measures a query run
         # A burst far beyond what the model can serve in the vector leg's share.
         burst = [
-            asyncio.ensure_future(
-                tier.source.embed([f"{LONG} ({i})"], urgent=True)
-            )
+            asyncio.ensure_future(tier.source.embed([f"{LONG} ({i})"], urgent=True))
             for i in range(300)
         ]
         await asyncio.sleep(0)

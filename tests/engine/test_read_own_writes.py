@@ -33,11 +33,15 @@ def turn(i: int, owner: str, text: str) -> Turn:
 
 
 @pytest.fixture(params=["sqlite", "qdrant"])
-async def engine(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Engine]:
+async def engine(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[Engine]:
     vector_store = (
         VectorStoreConfig(kind="none")
         if request.param == "sqlite"
-        else VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "q")))
+        else VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "q"))
+        )
     )
     config = Config(
         data_dir=str(tmp_path),
@@ -55,12 +59,18 @@ async def engine(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
         await opened.close()
 
 
-async def test_a_retrieval_sees_the_turn_that_completed_just_before(engine: Engine) -> None:
+async def test_a_retrieval_sees_the_turn_that_completed_just_before(
+    engine: Engine,
+) -> None:
     await engine.enqueue_turn(turn(1, ALICE, "I prefer Postgres for side projects."))
     started = time.perf_counter()
-    found = await engine.retrieve(RetrievalRequest(owner=ALICE, query="which database for side projects?"))
+    found = await engine.retrieve(
+        RetrievalRequest(owner=ALICE, query="which database for side projects?")
+    )
     waited = time.perf_counter() - started
-    assert [hit.memory.content for hit in found.hits] == ["Prefers Postgres for side projects"]
+    assert [hit.memory.content for hit in found.hits] == [
+        "Prefers Postgres for side projects"
+    ]
     assert waited < 1.0
     # The row finishes a moment later, once its episode (and any vectors) are written.
     for _ in range(300):
@@ -71,7 +81,11 @@ async def test_a_retrieval_sees_the_turn_that_completed_just_before(engine: Engi
 
 
 async def test_back_to_back_turns_each_see_the_previous_one(engine: Engine) -> None:
-    facts = ["I prefer tabs for Go code.", "I always cycle to work.", "I prefer tea in the morning."]
+    facts = [
+        "I prefer tabs for Go code.",
+        "I always cycle to work.",
+        "I prefer tea in the morning.",
+    ]
     queries = ["tabs Go code", "cycle work", "tea morning"]
     for i, (fact, query) in enumerate(zip(facts, queries, strict=True)):
         await engine.enqueue_turn(turn(i, ALICE, fact))
@@ -89,7 +103,9 @@ async def test_other_owners_do_not_wait_for_alices_turns(engine: Engine) -> None
     assert engine.pending.pending(ALICE) == 1
 
 
-async def test_the_wait_is_bounded_when_the_worker_cannot_keep_up(engine: Engine) -> None:
+async def test_the_wait_is_bounded_when_the_worker_cannot_keep_up(
+    engine: Engine,
+) -> None:
     engine.worker.start()
     gate = asyncio.Event()
     real_write = engine.store.write_facts
@@ -102,9 +118,13 @@ async def test_the_wait_is_bounded_when_the_worker_cannot_keep_up(engine: Engine
     try:
         await engine.enqueue_turn(turn(1, ALICE, "I prefer Kotlin for Android."))
         started = time.perf_counter()
-        found = await engine.retrieve(RetrievalRequest(owner=ALICE, query="Kotlin Android"))
+        found = await engine.retrieve(
+            RetrievalRequest(owner=ALICE, query="Kotlin Android")
+        )
         waited = time.perf_counter() - started
-        assert found.hits == ()  # not applied yet: retrieval went on with what was stored
+        assert (
+            found.hits == ()
+        )  # not applied yet: retrieval went on with what was stored
         assert 0.1 <= waited < 1.0
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
     finally:
@@ -124,8 +144,13 @@ async def test_rows_resumed_at_start_are_waited_for(tmp_path: Path) -> None:
     second = await open_engine(ConfigHolder(config), Metrics())
     second.worker.batch_delay_s = 30.0
     try:
-        assert second.pending.pending(ALICE) in (0, 1)  # the worker may already be on it
-        found = await second.retrieve(RetrievalRequest(owner=ALICE, query="Vim editing"))
+        assert second.pending.pending(ALICE) in (
+            0,
+            1,
+        )  # the worker may already be on it
+        found = await second.retrieve(
+            RetrievalRequest(owner=ALICE, query="Vim editing")
+        )
         assert [hit.memory.content for hit in found.hits] == ["Prefers Vim for editing"]
     finally:
         await second.close()
@@ -158,7 +183,9 @@ async def test_a_turn_committed_while_the_worker_reads_an_empty_page_is_not_slep
         rows = await real_page(after, limit)
         if not rows and not read_empty.is_set():
             read_empty.set()
-            await asyncio.sleep(0.04)  # the turn commits and the retrieval waits meanwhile
+            await asyncio.sleep(
+                0.04
+            )  # the turn commits and the retrieval waits meanwhile
         return rows
 
     engine.worker.outbox.page = slow_empty_page  # type: ignore[method-assign]
@@ -166,8 +193,12 @@ async def test_a_turn_committed_while_the_worker_reads_an_empty_page_is_not_slep
         engine.worker.start()
         await asyncio.wait_for(read_empty.wait(), 5)
         await engine.enqueue_turn(turn(1, ALICE, "I prefer Zig for small tools."))
-        found = await engine.retrieve(RetrievalRequest(owner=ALICE, query="Zig small tools"))
-        assert [hit.memory.content for hit in found.hits] == ["Prefers Zig for small tools"]
+        found = await engine.retrieve(
+            RetrievalRequest(owner=ALICE, query="Zig small tools")
+        )
+        assert [hit.memory.content for hit in found.hits] == [
+            "Prefers Zig for small tools"
+        ]
     finally:
         await engine.close()
 

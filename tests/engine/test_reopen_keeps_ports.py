@@ -24,8 +24,14 @@ from memtap.engine.types import ListQuery, Turn
 
 
 def turn(text: str) -> Turn:
-    return Turn(request_id=uuid.uuid4().hex, owner="alice", session=None, format="openai-chat",
-                user_text=text, assistant_text="Noted.")
+    return Turn(
+        request_id=uuid.uuid4().hex,
+        owner="alice",
+        session=None,
+        format="openai-chat",
+        user_text=text,
+        assistant_text="Noted.",
+    )
 
 
 def replace_file(path: Path) -> None:
@@ -37,20 +43,30 @@ def replace_file(path: Path) -> None:
     fresh.replace(path)
 
 
-async def test_replaced_local_file_keeps_memories_going_to_qdrant(tmp_path: Path) -> None:
+async def test_replaced_local_file_keeps_memories_going_to_qdrant(
+    tmp_path: Path,
+) -> None:
     config = Config(
         data_dir=str(tmp_path / "data"),
         embedding=EmbeddingConfig(source="none"),
-        vector_store=VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"))),
+        vector_store=VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"))
+        ),
     )
-    engine = await open_engine(ConfigHolder(config, str(tmp_path / "absent.yaml")), Metrics())
+    engine = await open_engine(
+        ConfigHolder(config, str(tmp_path / "absent.yaml")), Metrics()
+    )
     try:
         path = database_path(config)
         replace_file(path)
         deadline = time.monotonic() + 10
-        while True:  # the first write sees the swap (StoreGone) and reopens in the background
+        while (
+            True
+        ):  # the first write sees the swap (StoreGone) and reopens in the background
             try:
-                await engine.enqueue_turn(turn("I prefer PostgreSQL for side projects."))
+                await engine.enqueue_turn(
+                    turn("I prefer PostgreSQL for side projects.")
+                )
                 break
             except EngineError:
                 assert time.monotonic() < deadline, "the local file was not reopened"
@@ -58,12 +74,18 @@ async def test_replaced_local_file_keeps_memories_going_to_qdrant(tmp_path: Path
         assert engine.metrics.memory_fallbacks.value("store_gone") == 1
         deadline = time.monotonic() + 10
         while (await engine.list_memories(ListQuery(owner="alice"))).total == 0:
-            assert time.monotonic() < deadline, "the extracted memory never reached Qdrant"
+            assert time.monotonic() < deadline, (
+                "the extracted memory never reached Qdrant"
+            )
             await asyncio.sleep(0.05)
         page = await engine.list_memories(ListQuery(owner="alice"))
-        assert [m.content for m in page.items] == ["Prefers PostgreSQL for side projects"]
+        assert [m.content for m in page.items] == [
+            "Prefers PostgreSQL for side projects"
+        ]
         assert engine.store.name == "qdrant"
-        local_rows = await engine.db.read(lambda c: c.execute("SELECT count(*) FROM memories").fetchone()[0])
+        local_rows = await engine.db.read(
+            lambda c: c.execute("SELECT count(*) FROM memories").fetchone()[0]
+        )
         assert local_rows == 0, "an extracted memory went to the local SQLite file"
     finally:
         await engine.close()

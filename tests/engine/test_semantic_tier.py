@@ -58,8 +58,8 @@ async def test_lazy_backfill_then_paraphrase_search(tmp_path: Path) -> None:
             10.0  # two shared CPUs: not the latency budget under test here
         )
         assert (await tier.status())["needs_reindex"] == 5  # nothing embedded yet
-        preview = await search_ids(tier, 
-            "alice", "which database do I like?", None, 5, backfill=False
+        preview = await search_ids(
+            tier, "alice", "which database do I like?", None, 5, backfill=False
         )
         assert preview == []  # no vectors and no writes without backfill
         found = await search_ids(tier, "alice", "which database do I like?", None, 5)
@@ -144,8 +144,8 @@ async def test_upsert_delete_and_erase(tmp_path: Path) -> None:
     try:
         new = await add_memory(db, "alice", "I am allergic to peanuts")
         await tier.upsert([new])
-        found = await search_ids(tier, 
-            "alice", "what food can't I eat?", None, 1, backfill=False
+        found = await search_ids(
+            tier, "alice", "what food can't I eat?", None, 1, backfill=False
         )
         assert found[0][0] == new.id
         await db.write(lambda conn: memories.delete(conn, new.id))
@@ -203,8 +203,8 @@ async def test_embedding_timeout_falls_back_for_that_request(
             server.delay_s = 0.5
             for _ in range(2):
                 with pytest.raises(SemanticUnavailable) as info:
-                    await search_ids(tier, 
-                        "alice", "never answered in time", None, 5, backfill=False
+                    await search_ids(
+                        tier, "alice", "never answered in time", None, 5, backfill=False
                     )
                 assert info.value.cause == "embedding_timeout"
             assert (
@@ -229,8 +229,8 @@ async def test_embedding_timeout_falls_back_for_that_request(
             assert got.hits[0].memory.id == ids["I use tabs for indentation"]
             assert got.resolution["fallbacks"][0]["tier"] == "vector"
             server.delay_s = 0.0
-            assert await search_ids(tier, 
-                "alice", "Postgres", None, 1, backfill=False
+            assert await search_ids(
+                tier, "alice", "Postgres", None, 1, backfill=False
             )  # recovers
         finally:
             await tier.close()
@@ -258,8 +258,8 @@ async def test_runtime_switch_of_embedding_source(tmp_path: Path) -> None:
             5,
             256,
         )
-        found = await search_ids(tier, 
-            "bob", "my cat is named Biscuit", None, 1
+        found = await search_ids(
+            tier, "bob", "my cat is named Biscuit", None, 1
         )  # lazy backfill
         assert found[0][0] == ids["My cat is named Biscuit"]
 

@@ -63,21 +63,44 @@ def new(content: str, owner: str = "alice", **kw: object) -> NewMemory:
 
 
 async def test_create_and_get(store: RecordStore) -> None:
-    memory, created = await store.upsert_memory(new("I prefer Postgres", type="episodic", session="s1",
-                                                    metadata={"source": "test"}), at())
+    memory, created = await store.upsert_memory(
+        new(
+            "I prefer Postgres",
+            type="episodic",
+            session="s1",
+            metadata={"source": "test"},
+        ),
+        at(),
+    )
     assert created
     got = await store.get_memory(memory.id)
     assert got == memory
     assert (got.owner, got.session, got.type, got.content, got.metadata) == (
-        "alice", "s1", "episodic", "I prefer Postgres", {"source": "test"})
-    assert got.created_at == at() and got.expires_at is None and got.superseded_by is None
+        "alice",
+        "s1",
+        "episodic",
+        "I prefer Postgres",
+        {"source": "test"},
+    )
+    assert (
+        got.created_at == at() and got.expires_at is None and got.superseded_by is None
+    )
     assert await store.get_memory("00000000-0000-4000-8000-000000000000") is None
 
 
 async def test_upsert_on_owner_key_keeps_one_memory(store: RecordStore) -> None:
-    first, created1 = await store.upsert_memory(new("editor is vim", key="editor", metadata={"a": 1, "b": 2}), at())
+    first, created1 = await store.upsert_memory(
+        new("editor is vim", key="editor", metadata={"a": 1, "b": 2}), at()
+    )
     second, created2 = await store.upsert_memory(
-        new("editor is helix", key="editor", metadata={"b": None, "c": 3}, created_at=at(hours=1)), at(hours=1))
+        new(
+            "editor is helix",
+            key="editor",
+            metadata={"b": None, "c": 3},
+            created_at=at(hours=1),
+        ),
+        at(hours=1),
+    )
     assert created1 and not created2
     assert second.id == first.id
     assert second.content == "editor is helix"
@@ -86,15 +109,21 @@ async def test_upsert_on_owner_key_keeps_one_memory(store: RecordStore) -> None:
     assert second.metadata == {"a": 1, "c": 3}, "metadata is merge-patched"
     page = await store.list_page(ListQuery(owner="alice"))
     assert page.total == 1 and page.items[0].content == "editor is helix"
-    other, created3 = await store.upsert_memory(new("editor is emacs", owner="bob", key="editor"), at())
+    other, created3 = await store.upsert_memory(
+        new("editor is emacs", owner="bob", key="editor"), at()
+    )
     assert created3 and other.id != first.id
 
 
 async def test_upsert_by_id_keeps_the_id(store: RecordStore) -> None:
     fixed = "0b5c3c9e-6c2e-4a53-9d2e-8f1d3c1a7b10"
-    memory, created = await store.upsert_memory(new("imported fact", id=fixed, key="k1"), at())
+    memory, created = await store.upsert_memory(
+        new("imported fact", id=fixed, key="k1"), at()
+    )
     assert created and memory.id == fixed
-    again, created_again = await store.upsert_memory(new("imported fact, revised", id=fixed, key="k2"), at(hours=1))
+    again, created_again = await store.upsert_memory(
+        new("imported fact, revised", id=fixed, key="k2"), at(hours=1)
+    )
     assert not created_again and again.id == fixed and again.key == "k2"
     assert (await store.get_memory(fixed)).content == "imported fact, revised"  # type: ignore[union-attr]
     assert (await store.list_page(ListQuery(owner="alice"))).total == 1
@@ -108,26 +137,48 @@ async def test_invalid_input_is_rejected(store: RecordStore) -> None:
 
 
 async def test_update_fields_and_key_conflict(store: RecordStore) -> None:
-    memory, _ = await store.upsert_memory(new("uses tabs", key="indent", expires_at=at(days=3)), at())
+    memory, _ = await store.upsert_memory(
+        new("uses tabs", key="indent", expires_at=at(days=3)), at()
+    )
     await store.upsert_memory(new("uses zsh", key="shell"), at())
-    updated = await store.update_memory(memory.id, MemoryPatch(content="uses spaces", type="procedural",
-                                                               session="s9", metadata={"x": 1}), at(hours=2))
+    updated = await store.update_memory(
+        memory.id,
+        MemoryPatch(
+            content="uses spaces", type="procedural", session="s9", metadata={"x": 1}
+        ),
+        at(hours=2),
+    )
     assert updated is not None
-    assert (updated.content, updated.type, updated.session, updated.metadata) == ("uses spaces", "procedural",
-                                                                                  "s9", {"x": 1})
+    assert (updated.content, updated.type, updated.session, updated.metadata) == (
+        "uses spaces",
+        "procedural",
+        "s9",
+        {"x": 1},
+    )
     assert updated.updated_at == at(hours=2) and updated.expires_at == at(days=3)
-    cleared = await store.update_memory(memory.id, MemoryPatch(clear_expires_at=True), at(hours=3))
+    cleared = await store.update_memory(
+        memory.id, MemoryPatch(clear_expires_at=True), at(hours=3)
+    )
     assert cleared is not None and cleared.expires_at is None
     assert await store.get_memory(memory.id) == cleared
     with pytest.raises(InvalidInput):
         await store.update_memory(memory.id, MemoryPatch(key="shell"), at(hours=4))
-    renamed = await store.update_memory(memory.id, MemoryPatch(key="whitespace"), at(hours=5))
+    renamed = await store.update_memory(
+        memory.id, MemoryPatch(key="whitespace"), at(hours=5)
+    )
     assert renamed is not None and renamed.key == "whitespace"
     # The old key is free again, and the renamed memory is still one memory.
-    _, created = await store.upsert_memory(new("indent is 4", key="indent"), at(hours=6))
+    _, created = await store.upsert_memory(
+        new("indent is 4", key="indent"), at(hours=6)
+    )
     assert created
     assert (await store.list_page(ListQuery(owner="alice"))).total == 3
-    assert await store.update_memory("00000000-0000-4000-8000-000000000000", MemoryPatch(content="x"), at()) is None
+    assert (
+        await store.update_memory(
+            "00000000-0000-4000-8000-000000000000", MemoryPatch(content="x"), at()
+        )
+        is None
+    )
 
 
 async def test_delete(store: RecordStore) -> None:
@@ -140,12 +191,17 @@ async def test_delete(store: RecordStore) -> None:
 async def test_owner_isolation_on_every_read(store: RecordStore) -> None:
     await store.upsert_memory(new("alice likes postgres databases"), at())
     await store.upsert_memory(new("bob likes postgres databases", owner="bob"), at())
-    for found in (await store.recent(live("alice"), 10), [m for m, _ in await store.keyword("postgres", live(), 10)]):
+    for found in (
+        await store.recent(live("alice"), 10),
+        [m for m, _ in await store.keyword("postgres", live(), 10)],
+    ):
         assert [m.owner for m in found] == ["alice"]
     page = await store.list_page(ListQuery(owner="bob"))
     assert [m.owner for m in page.items] == ["bob"]
     everyone = await store.recent(live(None), 10)
-    assert sorted(m.owner for m in everyone) == ["alice", "bob"], "owner=None is scope global"
+    assert sorted(m.owner for m in everyone) == ["alice", "bob"], (
+        "owner=None is scope global"
+    )
 
 
 async def test_session_scope_is_exact(store: RecordStore) -> None:
@@ -156,35 +212,59 @@ async def test_session_scope_is_exact(store: RecordStore) -> None:
     assert [m.content for m, _ in one] == ["kotlin in session one"]
     none = await store.recent(live(session=None, match_session=True), 10)
     assert [m.content for m in none] == ["kotlin without a session"]
-    assert len(await store.recent(live(session="s1"), 10)) == 3, "scope owner ignores the session"
+    assert len(await store.recent(live(session="s1"), 10)) == 3, (
+        "scope owner ignores the session"
+    )
 
 
 async def test_expiry_and_retention(store: RecordStore) -> None:
-    await store.upsert_memory(new("rust expired yesterday", expires_at=at(days=-1)), at())
+    await store.upsert_memory(
+        new("rust expired yesterday", expires_at=at(days=-1)), at()
+    )
     await store.upsert_memory(new("rust expires tomorrow", expires_at=at(days=1)), at())
-    await store.upsert_memory(new("rust written long ago", created_at=at(days=-40)), at())
-    await store.upsert_memory(new("rust written recently", created_at=at(days=-2)), at())
+    await store.upsert_memory(
+        new("rust written long ago", created_at=at(days=-40)), at()
+    )
+    await store.upsert_memory(
+        new("rust written recently", created_at=at(days=-2)), at()
+    )
     visible = {m.content for m in await store.recent(live(cutoff=at(days=-30)), 10)}
     assert visible == {"rust expires tomorrow", "rust written recently"}
-    keyword = {m.content for m, _ in await store.keyword("rust", live(cutoff=at(days=-30)), 10)}
+    keyword = {
+        m.content for m, _ in await store.keyword("rust", live(cutoff=at(days=-30)), 10)
+    }
     assert keyword == visible
     no_retention = {m.content for m in await store.recent(live(), 10)}
-    assert "rust written long ago" in no_retention and "rust expired yesterday" not in no_retention
+    assert (
+        "rust written long ago" in no_retention
+        and "rust expired yesterday" not in no_retention
+    )
 
 
 async def test_supersession_hides_history(store: RecordStore) -> None:
-    old, _ = await store.upsert_memory(new("I prefer tabs", key="pref:tabs"), at(), subject="indentation")
-    newer, _ = await store.upsert_memory(new("I now prefer spaces", key="pref:spaces", created_at=at(hours=1)),
-                                         at(hours=1), subject="indentation")
-    assert await store.supersede("alice", "indentation", newer.id, at(hours=1)) == [old.id]
+    old, _ = await store.upsert_memory(
+        new("I prefer tabs", key="pref:tabs"), at(), subject="indentation"
+    )
+    newer, _ = await store.upsert_memory(
+        new("I now prefer spaces", key="pref:spaces", created_at=at(hours=1)),
+        at(hours=1),
+        subject="indentation",
+    )
+    assert await store.supersede("alice", "indentation", newer.id, at(hours=1)) == [
+        old.id
+    ]
     assert [m.id for m in await store.recent(live(), 10)] == [newer.id]
     assert await store.keyword("tabs", live(), 10) == []
     history = await store.list_page(ListQuery(owner="alice", include_superseded=True))
     by_id = {m.id: m for m in history.items}
-    assert by_id[old.id].superseded_by == newer.id and by_id[old.id].valid_to == at(hours=1)
+    assert by_id[old.id].superseded_by == newer.id and by_id[old.id].valid_to == at(
+        hours=1
+    )
     assert (await store.list_page(ListQuery(owner="alice"))).total == 1
     # Re-stating the old fact makes it live again.
-    again, created = await store.upsert_memory(new("I prefer tabs", key="pref:tabs"), at(hours=2))
+    again, created = await store.upsert_memory(
+        new("I prefer tabs", key="pref:tabs"), at(hours=2)
+    )
     assert not created and again.superseded_by is None
     assert {m.id for m in await store.recent(live(), 10)} == {old.id, newer.id}
 
@@ -196,22 +276,38 @@ async def test_supersede_reaches_every_live_memory_on_the_subject(
 
     monkeypatch.setattr(qdrant_records, "_SUPERSEDE_PAGE", 2)  # more than one page
     old = [
-        (await store.upsert_memory(new(f"editor choice {i}", key=f"e{i}"), at(), subject="editor"))[0]
+        (
+            await store.upsert_memory(
+                new(f"editor choice {i}", key=f"e{i}"), at(), subject="editor"
+            )
+        )[0]
         for i in range(5)
     ]
-    newer, _ = await store.upsert_memory(new("editor is helix", key="e-new"), at(hours=1), subject="editor")
-    assert sorted(await store.supersede("alice", "editor", newer.id, at(hours=1))) == sorted(m.id for m in old)
+    newer, _ = await store.upsert_memory(
+        new("editor is helix", key="e-new"), at(hours=1), subject="editor"
+    )
+    assert sorted(
+        await store.supersede("alice", "editor", newer.id, at(hours=1))
+    ) == sorted(m.id for m in old)
     assert [m.id for m in await store.recent(live(), 10)] == [newer.id]
 
 
-async def test_older_history_arriving_late_does_not_replace_the_current_value(store: RecordStore) -> None:
+async def test_older_history_arriving_late_does_not_replace_the_current_value(
+    store: RecordStore,
+) -> None:
     # An import of old conversations after newer live turns: "Paris" (said first) must not
     # supersede "Berlin" (said later); it becomes history of Berlin instead.
     berlin, _ = await store.upsert_memory(
-        new("Lives in Berlin", key="loc:berlin", created_at=at(hours=2)), at(hours=2), subject="slot:home")
+        new("Lives in Berlin", key="loc:berlin", created_at=at(hours=2)),
+        at(hours=2),
+        subject="slot:home",
+    )
     assert await store.supersede("alice", "slot:home", berlin.id, at(hours=2)) == []
     paris, _ = await store.upsert_memory(
-        new("Lives in Paris", key="loc:paris", created_at=at(hours=1)), at(hours=3), subject="slot:home")
+        new("Lives in Paris", key="loc:paris", created_at=at(hours=1)),
+        at(hours=3),
+        subject="slot:home",
+    )
     assert await store.supersede("alice", "slot:home", paris.id, at(hours=3)) == []
     assert [m.id for m in await store.recent(live(), 10)] == [berlin.id]
     late = await store.get_memory(paris.id)
@@ -219,13 +315,17 @@ async def test_older_history_arriving_late_does_not_replace_the_current_value(st
 
 
 async def test_a_given_valid_to_is_kept(store: RecordStore) -> None:
-    memory, _ = await store.upsert_memory(new("Lived in Oslo", valid_to=at(hours=-1)), at())
+    memory, _ = await store.upsert_memory(
+        new("Lived in Oslo", valid_to=at(hours=-1)), at()
+    )
     assert (await store.get_memory(memory.id)).valid_to == at(hours=-1)
 
 
 async def test_recent_is_newest_first(store: RecordStore) -> None:
     for hours in (1, 3, 2):
-        await store.upsert_memory(new(f"note {hours}", created_at=at(hours=-hours)), at())
+        await store.upsert_memory(
+            new(f"note {hours}", created_at=at(hours=-hours)), at()
+        )
     assert [m.content for m in await store.recent(live(), 2)] == ["note 1", "note 2"]
 
 
@@ -234,19 +334,34 @@ async def test_keyword_relevance(store: RecordStore) -> None:
     await store.upsert_memory(new("kubernetes kubernetes everywhere"), at())
     await store.upsert_memory(new("my cat is called Tom"), at())
     hits = await store.keyword("how do kubernetes deployments work", live(), 10)
-    assert {m.content for m, _ in hits} == {"I deploy with kubernetes clusters", "kubernetes kubernetes everywhere"}
+    assert {m.content for m, _ in hits} == {
+        "I deploy with kubernetes clusters",
+        "kubernetes kubernetes everywhere",
+    }
     assert all(score > 0 for _, score in hits)
-    assert await store.keyword("the and of", live(), 10) == [], "stopwords only: nothing"
+    assert await store.keyword("the and of", live(), 10) == [], (
+        "stopwords only: nothing"
+    )
     assert await store.keyword("", live(), 10) == []
 
 
 async def test_list_filters_order_and_paging(store: RecordStore) -> None:
     for i in range(5):
-        await store.upsert_memory(new(f"fact number {i}", type="factual" if i % 2 else "episodic",
-                                      session="s1" if i < 2 else None, created_at=at(minutes=i)), at())
+        await store.upsert_memory(
+            new(
+                f"fact number {i}",
+                type="factual" if i % 2 else "episodic",
+                session="s1" if i < 2 else None,
+                created_at=at(minutes=i),
+            ),
+            at(),
+        )
     await store.upsert_memory(new("someone else", owner="bob"), at())
     page = await store.list_page(ListQuery(owner="alice", limit=2, offset=1))
-    assert page.total == 5 and [m.content for m in page.items] == ["fact number 3", "fact number 2"]
+    assert page.total == 5 and [m.content for m in page.items] == [
+        "fact number 3",
+        "fact number 2",
+    ]
     assert (await store.list_page(ListQuery(owner="alice", type="factual"))).total == 2
     assert (await store.list_page(ListQuery(owner="alice", session="s1"))).total == 2
     assert (await store.list_page(ListQuery())).total == 6
@@ -269,7 +384,9 @@ async def test_export_and_erase_owner(store: RecordStore) -> None:
 
 
 async def test_sweep_deletes_expired_and_old(store: RecordStore) -> None:
-    gone1, _ = await store.upsert_memory(new("expired", expires_at=at(minutes=-1)), at())
+    gone1, _ = await store.upsert_memory(
+        new("expired", expires_at=at(minutes=-1)), at()
+    )
     gone2, _ = await store.upsert_memory(new("ancient", created_at=at(days=-100)), at())
     kept, _ = await store.upsert_memory(new("fresh", expires_at=at(days=1)), at())
     removed = await store.sweep(at(), at(days=-30))
@@ -278,11 +395,15 @@ async def test_sweep_deletes_expired_and_old(store: RecordStore) -> None:
     assert await store.sweep(at(), None) == []
 
 
-async def test_summary_candidates_include_a_memory_written_at_the_cutoff(store: RecordStore) -> None:
+async def test_summary_candidates_include_a_memory_written_at_the_cutoff(
+    store: RecordStore,
+) -> None:
     # "older than 0 days" must catch a memory written in the same millisecond as the cutoff
     long = "A long note. " + "details " * 40
     await store.upsert_memory(new(long, updated_at=at()), at())
-    await store.upsert_memory(new(long + "later", updated_at=at(seconds=1)), at(seconds=1))
+    await store.upsert_memory(
+        new(long + "later", updated_at=at(seconds=1)), at(seconds=1)
+    )
     found = await store.summary_candidates(at(), "alice")
     assert [m.content for m in found] == [long]
 

@@ -233,7 +233,9 @@ async def test_waiting_for_own_writes_comes_out_of_the_vector_legs_time(
             # vector leg misses too.
             engine.worker.batch_delay_s = 30.0  # it starts on the retrieval's hurry
             await engine.enqueue_turn(
-                Turn("req-1", "erin", None, "openai-chat", "I prefer oolong tea.", "Ok.")
+                Turn(
+                    "req-1", "erin", None, "openai-chat", "I prefer oolong tea.", "Ok."
+                )
             )
             server.delay_s = 2.0
             other = await hold_write_lock(engine.db.path)
@@ -261,4 +263,3 @@ def test_a_timeout_is_logged_with_how_long_it_was_given() -> None:
     # asyncio's TimeoutError has an empty str(): the log line says what timed out instead.
     assert describe_error(TimeoutError(), 5.0) == "TimeoutError: no answer within 5 s"
     assert describe_error(ValueError("bad row")) == "ValueError: bad row"
-

@@ -259,10 +259,14 @@ async def _remote_tier(
 async def _ids(tier: SqliteVecIndex, owner: str, query: str) -> list[str]:
     """The answer, checked to be the same before and after the owner's cache is loaded (the
     first query of an owner uses sqlite-vec's KNN and loads the cache in the background)."""
-    first = [m for m, _ in await search_ids(tier, owner, query, None, 10, backfill=False)]
+    first = [
+        m for m, _ in await search_ids(tier, owner, query, None, 10, backfill=False)
+    ]
     await tier.settle()
     assert tier.cache.holds(owner)
-    again = [m for m, _ in await search_ids(tier, owner, query, None, 10, backfill=False)]
+    again = [
+        m for m, _ in await search_ids(tier, owner, query, None, 10, backfill=False)
+    ]
     assert again == first
     return again
 
@@ -291,7 +295,9 @@ async def test_cache_follows_the_tiers_own_writes(tmp_path: Path) -> None:
             changed = await db.read(lambda conn: memories.get(conn, a1.id))
             assert changed is not None
             await tier.upsert([changed])
-            found = await search_ids(tier, "alice", "kafka queue", None, 1, backfill=False)
+            found = await search_ids(
+                tier, "alice", "kafka queue", None, 1, backfill=False
+            )
             assert best(found) == (a1.id, 1.0)
             # delete
             await tier.delete([a2.id])

@@ -32,11 +32,17 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 
 
 @pytest.fixture(params=["sqlite-vec", "qdrant"])
-async def index(request: pytest.FixtureRequest, db: Database, tmp_path: Path) -> AsyncIterator[VectorIndex]:
+async def index(
+    request: pytest.FixtureRequest, db: Database, tmp_path: Path
+) -> AsyncIterator[VectorIndex]:
     source = HashEmbedder()
     if request.param == "sqlite-vec":
-        config = Config(data_dir=str(tmp_path), embedding=EmbeddingConfig(timeout_ms=5000))
-        vec = SqliteVecIndex(db, EmbeddingResolution("hash", "hash", source), Holder(config), None)
+        config = Config(
+            data_dir=str(tmp_path), embedding=EmbeddingConfig(timeout_ms=5000)
+        )
+        vec = SqliteVecIndex(
+            db, EmbeddingResolution("hash", "hash", source), Holder(config), None
+        )
         await vec.start()
         yield vec
         await vec.close()
@@ -47,7 +53,9 @@ async def index(request: pytest.FixtureRequest, db: Database, tmp_path: Path) ->
     await qdrant.close()
 
 
-async def rows(db: Database, *items: tuple[str, str] | tuple[str, str, str]) -> list[Memory]:
+async def rows(
+    db: Database, *items: tuple[str, str] | tuple[str, str, str]
+) -> list[Memory]:
     out = []
     for item in items:
         owner, content = item[0], item[1]
@@ -56,35 +64,69 @@ async def rows(db: Database, *items: tuple[str, str] | tuple[str, str, str]) -> 
     return out
 
 
-async def test_nearest_rows_of_one_owner_and_session(index: VectorIndex, db: Database) -> None:
-    a, b, c = await rows(db, ("alice", "kubernetes clusters at work"), ("alice", "kubernetes at home", "s1"),
-                         ("bob", "kubernetes elsewhere"))
+async def test_nearest_rows_of_one_owner_and_session(
+    index: VectorIndex, db: Database
+) -> None:
+    a, b, c = await rows(
+        db,
+        ("alice", "kubernetes clusters at work"),
+        ("alice", "kubernetes at home", "s1"),
+        ("bob", "kubernetes elsewhere"),
+    )
     await index.upsert([a, b, c])
     found = await search_ids(index, "alice", "kubernetes", None, 10, backfill=False)
-    assert {mid for mid, _ in found} == {a.id, b.id} and all(-1.0 <= sim <= 1.0 for _, sim in found)
-    assert [mid for mid, _ in await search_ids(index, "alice", "kubernetes", "s1", 10, backfill=False)] == [b.id]
+    assert {mid for mid, _ in found} == {a.id, b.id} and all(
+        -1.0 <= sim <= 1.0 for _, sim in found
+    )
+    assert [
+        mid
+        for mid, _ in await search_ids(
+            index, "alice", "kubernetes", "s1", 10, backfill=False
+        )
+    ] == [b.id]
     everyone = await search_ids(index, None, "kubernetes", None, 10, backfill=False)
     assert {mid for mid, _ in everyone} == {a.id, b.id, c.id}
 
 
 async def test_best_match_first(index: VectorIndex, db: Database) -> None:
-    close, far = await rows(db, ("alice", "terraform modules for aws"), ("alice", "terraform"))
+    close, far = await rows(
+        db, ("alice", "terraform modules for aws"), ("alice", "terraform")
+    )
     await index.upsert([close, far])
-    found = await search_ids(index, "alice", "terraform modules aws", None, 5, backfill=False)
+    found = await search_ids(
+        index, "alice", "terraform modules aws", None, 5, backfill=False
+    )
     assert [mid for mid, _ in found] == [close.id, far.id] and found[0][1] > found[1][1]
 
 
-async def test_delete_and_erase_forget_vectors(index: VectorIndex, db: Database) -> None:
-    a, b, c = await rows(db, ("alice", "gradle builds"), ("alice", "gradle caches"), ("bob", "gradle too"))
+async def test_delete_and_erase_forget_vectors(
+    index: VectorIndex, db: Database
+) -> None:
+    a, b, c = await rows(
+        db,
+        ("alice", "gradle builds"),
+        ("alice", "gradle caches"),
+        ("bob", "gradle too"),
+    )
     await index.upsert([a, b, c])
     await index.delete([a.id])
-    assert [mid for mid, _ in await search_ids(index, "alice", "gradle", None, 5, backfill=False)] == [b.id]
+    assert [
+        mid
+        for mid, _ in await search_ids(
+            index, "alice", "gradle", None, 5, backfill=False
+        )
+    ] == [b.id]
     assert await index.erase_owner("alice") == 1
     assert await search_ids(index, "alice", "gradle", None, 5, backfill=False) == []
-    assert [mid for mid, _ in await search_ids(index, "bob", "gradle", None, 5, backfill=False)] == [c.id]
+    assert [
+        mid
+        for mid, _ in await search_ids(index, "bob", "gradle", None, 5, backfill=False)
+    ] == [c.id]
 
 
-async def test_reindex_follows_the_row_flags_and_resumes(index: VectorIndex, db: Database) -> None:
+async def test_reindex_follows_the_row_flags_and_resumes(
+    index: VectorIndex, db: Database
+) -> None:
     made = await rows(db, *[("alice", f"ansible role number {i}") for i in range(5)])
     first = await index.reindex(2, False)  # interrupted after 2...
     assert first["done"] == 2 and first["pending"] == 3

@@ -19,19 +19,36 @@ OWNER = "e" * 24
 
 def holder(tmp_path: Path) -> ConfigHolder:
     return ConfigHolder(
-        Config(data_dir=str(tmp_path), memory=MemoryConfig(), vector_store=VectorStoreConfig(kind="none"))
+        Config(
+            data_dir=str(tmp_path),
+            memory=MemoryConfig(),
+            vector_store=VectorStoreConfig(kind="none"),
+        )
     )
 
 
 def turn(i: int) -> Turn:
-    return Turn(f"req-{i}", OWNER, None, "openai-chat", f"I live in Town{i}ville and I prefer topic{i}.", "Sure.")
+    return Turn(
+        f"req-{i}",
+        OWNER,
+        None,
+        "openai-chat",
+        f"I live in Town{i}ville and I prefer topic{i}.",
+        "Sure.",
+    )
 
 
 async def live_count(engine: Any) -> int:
-    return (await engine.list_memories(ListQuery(owner=OWNER, include_superseded=True, limit=100))).total
+    return (
+        await engine.list_memories(
+            ListQuery(owner=OWNER, include_superseded=True, limit=100)
+        )
+    ).total
 
 
-async def test_an_erase_during_a_page_leaves_nothing_of_the_owner(tmp_path: Path) -> None:
+async def test_an_erase_during_a_page_leaves_nothing_of_the_owner(
+    tmp_path: Path,
+) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     store = engine.worker.records
     real = store.write_facts
@@ -58,7 +75,9 @@ async def test_an_erase_during_a_page_leaves_nothing_of_the_owner(tmp_path: Path
         await engine.close()
 
 
-async def test_a_store_failing_part_way_releases_the_rows_it_applied(tmp_path: Path) -> None:
+async def test_a_store_failing_part_way_releases_the_rows_it_applied(
+    tmp_path: Path,
+) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     store = engine.worker.records
     real = store.write_facts
@@ -84,18 +103,26 @@ async def test_a_store_failing_part_way_releases_the_rows_it_applied(tmp_path: P
         await engine.close()
 
 
-async def test_a_restatement_in_fewer_words_keeps_the_richer_fact_current(tmp_path: Path) -> None:
+async def test_a_restatement_in_fewer_words_keeps_the_richer_fact_current(
+    tmp_path: Path,
+) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
     try:
         for i, text in enumerate(
             ["I live in Berlin, in Kreuzberg near the canal.", "Yes, I live in Berlin."]
         ):
-            await engine.enqueue_turn(Turn(f"r{i}", OWNER, None, "openai-chat", text, "ok"))
+            await engine.enqueue_turn(
+                Turn(f"r{i}", OWNER, None, "openai-chat", text, "ok")
+            )
             await engine.worker.process(await engine.outbox.page(0, 10))
         live = (await engine.list_memories(ListQuery(owner=OWNER))).items
-        assert [m.content for m in live] == ["Lives in Berlin, in Kreuzberg near the canal"]
+        assert [m.content for m in live] == [
+            "Lives in Berlin, in Kreuzberg near the canal"
+        ]
         # a new value of the slot still replaces it
-        await engine.enqueue_turn(Turn("r4", OWNER, None, "openai-chat", "I live in Hamburg now.", "ok"))
+        await engine.enqueue_turn(
+            Turn("r4", OWNER, None, "openai-chat", "I live in Hamburg now.", "ok")
+        )
         await engine.worker.process(await engine.outbox.page(0, 10))
         live = (await engine.list_memories(ListQuery(owner=OWNER))).items
         assert [m.content for m in live] == ["Lives in Hamburg"]

@@ -70,7 +70,10 @@ async def test_health_and_page_need_no_token(admin: Admin) -> None:
     assert health.status == 200 and health.body["status"] == "ok"
     assert health.body["store"].startswith("sqlite")
     page = await admin.call("GET", "/", token=None)
-    assert page.status == 200 and b"<title>memtap \xc2\xb7 Memory Studio</title>" in page.raw
+    assert (
+        page.status == 200
+        and b"<title>memtap \xc2\xb7 Memory Studio</title>" in page.raw
+    )
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
     script = await admin.call("GET", "/static/main.js", token=None)
     assert script.status == 200 and b"textContent" in script.raw
@@ -192,7 +195,9 @@ async def test_readyz_needs_no_token_and_turns_503_while_draining(admin: Admin) 
     ready = await admin.call("GET", "/readyz", token=None)
     assert ready.status == 200
     assert ready.body["ready"] is True and ready.body["memory"] == "ready"
-    assert ready.body["store"].startswith("sqlite") and ready.body["store_latency_ms"] >= 0
+    assert (
+        ready.body["store"].startswith("sqlite") and ready.body["store_latency_ms"] >= 0
+    )
     admin.server.runtime.draining = True
     try:
         draining = await admin.call("GET", "/readyz", token=None)

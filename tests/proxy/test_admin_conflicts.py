@@ -37,9 +37,13 @@ async def admin(
     vector_store = (
         VectorStoreConfig(kind="none")
         if request.param == "sqlite"
-        else VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "q")))
+        else VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "q"))
+        )
     )
-    return await start_admin(memtap_server, memtap_config, http, vector_store=vector_store)
+    return await start_admin(
+        memtap_server, memtap_config, http, vector_store=vector_store
+    )
 
 
 async def listed(admin: Admin, history: bool = False) -> list[dict[str, Any]]:
@@ -56,16 +60,35 @@ async def live_contents(admin: Admin) -> list[str]:
 
 
 async def history(admin: Admin) -> dict[str, dict[str, Any]]:
-    return {m["content"]: m for m in await listed(admin, history=True) if m["superseded_by"]}
+    return {
+        m["content"]: m for m in await listed(admin, history=True) if m["superseded_by"]
+    }
 
 
 def test_subjects_of_stored_and_spoken_content() -> None:
-    home = {subject_for(c) for c in ("Lives in Oslo", "I live in Bergen", "User lives in Rome",
-                                    "No longer lives in Oslo", "Vit à Lyon", "Wohnt nicht mehr in Berlin")}
+    home = {
+        subject_for(c)
+        for c in (
+            "Lives in Oslo",
+            "I live in Bergen",
+            "User lives in Rome",
+            "No longer lives in Oslo",
+            "Vit à Lyon",
+            "Wohnt nicht mehr in Berlin",
+        )
+    }
     assert home == {"slot:location.home"}
-    assert subject_for("Is vegetarian") == subject_for("I'm not vegetarian any more") == "slot:constraint.diet"
+    assert (
+        subject_for("Is vegetarian")
+        == subject_for("I'm not vegetarian any more")
+        == "slot:constraint.diet"
+    )
     assert subject_for("Is a nurse") == "slot:work.role"
-    assert subject_for("Uses Neovim") == subject_for("I switched from VS Code to Neovim") == "choice:editor"
+    assert (
+        subject_for("Uses Neovim")
+        == subject_for("I switched from VS Code to Neovim")
+        == "choice:editor"
+    )
     assert subject_for("Likes Java") == subject_for("Does not like Java")
     assert subject_for("Meeting notes from Tuesday") is None
     negated = claim_of("No longer lives in Oslo")
@@ -78,12 +101,20 @@ async def test_a_new_value_supersedes_the_old_and_history_stays(admin: Admin) ->
     assert new["superseded_by"] is None
     assert await live_contents(admin) == ["I moved to Bergen"]
     past = (await history(admin))["Lives in Oslo"]
-    assert past["id"] == old["id"] and past["superseded_by"] == new["id"] and past["valid_to"]
+    assert (
+        past["id"] == old["id"]
+        and past["superseded_by"] == new["id"]
+        and past["valid_to"]
+    )
     # unrelated facts are untouched; another employer replaces the employer only
     await admin.create(content="Works at Google")
     await admin.create(content="Is allergic to peanuts")
     await admin.create(content="Works at Stripe")
-    assert await live_contents(admin) == ["I moved to Bergen", "Is allergic to peanuts", "Works at Stripe"]
+    assert await live_contents(admin) == [
+        "I moved to Bergen",
+        "Is allergic to peanuts",
+        "Works at Stripe",
+    ]
 
 
 async def test_a_negated_update_ends_the_old_value(admin: Admin) -> None:
@@ -93,7 +124,9 @@ async def test_a_negated_update_ends_the_old_value(admin: Admin) -> None:
     assert (await history(admin))["Is vegetarian"]["superseded_by"] == ended["id"]
 
 
-async def test_a_less_specific_restatement_never_replaces_the_richer_fact(admin: Admin) -> None:
+async def test_a_less_specific_restatement_never_replaces_the_richer_fact(
+    admin: Admin,
+) -> None:
     rich = await admin.create(content="Lives in Berlin, Kreuzberg")
     short = await admin.create(content="Lives in Berlin")
     assert short["superseded_by"] == rich["id"] and short["valid_to"]
@@ -106,7 +139,9 @@ async def test_a_less_specific_restatement_never_replaces_the_richer_fact(admin:
 async def test_an_edit_takes_part_too(admin: Admin) -> None:
     first = await admin.create(content="Works at Google")
     note = await admin.create(content="Meeting notes from Tuesday")
-    reply = await admin.call("PUT", f"/api/memories/{note['id']}", json={"content": "Works at Stripe"})
+    reply = await admin.call(
+        "PUT", f"/api/memories/{note['id']}", json={"content": "Works at Stripe"}
+    )
     assert reply.status == 200, reply.body
     assert await live_contents(admin) == ["Works at Stripe"]
     assert (await history(admin))["Works at Google"]["id"] == first["id"]
@@ -115,7 +150,9 @@ async def test_an_edit_takes_part_too(admin: Admin) -> None:
 async def test_admin_and_extracted_facts_supersede_each_other(admin: Admin) -> None:
     await admin.create(content="Lives in Oslo")
     engine = admin.engine
-    await engine.enqueue_turn(Turn("req-1", OWNER, None, "openai-chat", "I live in Lisbon now.", "Noted."))
+    await engine.enqueue_turn(
+        Turn("req-1", OWNER, None, "openai-chat", "I live in Lisbon now.", "Noted.")
+    )
     deadline = time.monotonic() + 10
     while await live_contents(admin) != ["Lives in Lisbon"]:
         assert time.monotonic() < deadline, await live_contents(admin)
@@ -126,12 +163,24 @@ async def test_admin_and_extracted_facts_supersede_each_other(admin: Admin) -> N
 
 async def test_import_keeps_the_newest_whatever_the_order(admin: Admin) -> None:
     lines = [
-        {"owner": OWNER, "content": "Works at Stripe", "created_at": "2026-11-01T00:00:00Z",
-         "updated_at": "2026-11-01T00:00:00Z"},
-        {"owner": OWNER, "content": "Works at Google", "created_at": "2026-01-01T00:00:00Z",
-         "updated_at": "2026-01-01T00:00:00Z"},
-        {"owner": OWNER, "content": "Prefers dark mode", "created_at": "2026-01-01T00:00:00Z",
-         "updated_at": "2026-01-01T00:00:00Z"},
+        {
+            "owner": OWNER,
+            "content": "Works at Stripe",
+            "created_at": "2026-11-01T00:00:00Z",
+            "updated_at": "2026-11-01T00:00:00Z",
+        },
+        {
+            "owner": OWNER,
+            "content": "Works at Google",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        },
+        {
+            "owner": OWNER,
+            "content": "Prefers dark mode",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        },
     ]
     body = b"\n".join(orjson.dumps(line) for line in lines)
     reply = await admin.call("POST", "/api/import", data=body)

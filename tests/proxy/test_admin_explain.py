@@ -259,7 +259,9 @@ async def test_summarize_restore_brings_the_original_back(admin: Admin) -> None:
         "POST", "/api/summarize/restore", json={"summary_id": original["id"]}
     )
     assert not_a_summary.status == 404
-    bad = await admin.call("POST", "/api/summarize/restore", json={"summary_id": "../x"})
+    bad = await admin.call(
+        "POST", "/api/summarize/restore", json={"summary_id": "../x"}
+    )
     assert bad.status == 400 and bad.body["error"]["field"] == "summary_id"
 
 

@@ -196,7 +196,9 @@ async def test_owner_stats_count_memories_and_episodes(admin: Admin) -> None:
         "content": "We drove to the coast last weekend.",
         "said_at": "2026-11-28T10:00:00Z",
     }
-    reply = await admin.call("POST", "/api/import", data=json.dumps(episode).encode() + b"\n")
+    reply = await admin.call(
+        "POST", "/api/import", data=json.dumps(episode).encode() + b"\n"
+    )
     assert reply.status == 200, reply.body
     stats = await admin.call("GET", "/api/owners", params={"owner": OWNER})
     (item,) = stats.body["items"]
@@ -205,7 +207,9 @@ async def test_owner_stats_count_memories_and_episodes(admin: Admin) -> None:
     assert {i["owner"]: i["episodes"] for i in everyone.body["items"]}[OWNER] == 1
 
 
-async def test_episode_listing_reads_its_query_like_the_memories_listing(admin: Admin) -> None:
+async def test_episode_listing_reads_its_query_like_the_memories_listing(
+    admin: Admin,
+) -> None:
     for params, field in (
         ({"owner": OWNER, "colour": "red"}, "colour"),
         ({"owner": OWNER, "limit": "lots"}, "limit"),
@@ -214,5 +218,11 @@ async def test_episode_listing_reads_its_query_like_the_memories_listing(admin: 
     ):
         reply = await admin.call("GET", "/api/episodes", params=params)
         assert reply.status == 400 and reply.body["error"]["field"] == field, params
-    listed = await admin.call("GET", "/api/episodes", params={"owner": OWNER, "limit": "0"})
-    assert listed.status == 200 and listed.body["total"] == 0 and listed.body["items"] == []
+    listed = await admin.call(
+        "GET", "/api/episodes", params={"owner": OWNER, "limit": "0"}
+    )
+    assert (
+        listed.status == 200
+        and listed.body["total"] == 0
+        and listed.body["items"] == []
+    )

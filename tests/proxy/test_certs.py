@@ -36,7 +36,10 @@ def test_ca_created_on_first_use_with_private_key_mode_0600(tmp_path: Path) -> N
 
 def test_ca_certificate_says_memtap_is_a_ca_and_lasts_ten_years(tmp_path: Path) -> None:
     cert = CertificateAuthority.load_or_create(tmp_path).cert
-    assert cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == CA_COMMON_NAME
+    assert (
+        cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+        == CA_COMMON_NAME
+    )
     assert "memtap" in CA_COMMON_NAME
     basic = cert.extensions.get_extension_for_class(x509.BasicConstraints)
     assert basic.critical and basic.value.ca
@@ -55,17 +58,31 @@ def test_key_mode_is_tightened_when_loosened(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("host", "expected"),
-    [("api.openai.com", x509.DNSName("api.openai.com")), ("127.0.0.1", x509.IPAddress(ipaddress.ip_address("127.0.0.1")))],
+    [
+        ("api.openai.com", x509.DNSName("api.openai.com")),
+        ("127.0.0.1", x509.IPAddress(ipaddress.ip_address("127.0.0.1"))),
+    ],
 )
-def test_leaf_has_san_serverauth_and_at_most_397_days(tmp_path: Path, host: str, expected: x509.GeneralName) -> None:
+def test_leaf_has_san_serverauth_and_at_most_397_days(
+    tmp_path: Path, host: str, expected: x509.GeneralName
+) -> None:
     ca = CertificateAuthority.load_or_create(tmp_path)
     leaf, _key = ca.issue_leaf(host)
     leaf.verify_directly_issued_by(ca.cert)
-    assert list(leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value) == [expected]
+    assert list(
+        leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    ) == [expected]
     assert not leaf.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
-    assert ExtendedKeyUsageOID.SERVER_AUTH in leaf.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
-    assert leaf.not_valid_after_utc - leaf.not_valid_before_utc <= dt.timedelta(days=397)
-    assert leaf.not_valid_before_utc < dt.datetime.now(dt.UTC) < leaf.not_valid_after_utc
+    assert (
+        ExtendedKeyUsageOID.SERVER_AUTH
+        in leaf.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+    )
+    assert leaf.not_valid_after_utc - leaf.not_valid_before_utc <= dt.timedelta(
+        days=397
+    )
+    assert (
+        leaf.not_valid_before_utc < dt.datetime.now(dt.UTC) < leaf.not_valid_after_utc
+    )
 
 
 def test_leaf_file_name_cannot_escape_the_directory() -> None:
@@ -84,9 +101,13 @@ async def _handshake(ctx: ssl.SSLContext, ca_file: Path, server_hostname: str) -
     server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=ctx)
     port = server.sockets[0].getsockname()[1]
     client_ctx = ssl.create_default_context(cafile=str(ca_file))
-    client_ctx.verify_flags |= ssl.VERIFY_X509_STRICT  # Python 3.13's default: be ready for it
+    client_ctx.verify_flags |= (
+        ssl.VERIFY_X509_STRICT
+    )  # Python 3.13's default: be ready for it
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=client_ctx, server_hostname=server_hostname)
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", port, ssl=client_ctx, server_hostname=server_hostname
+        )
         data = await reader.read()
         ssl_obj = writer.get_extra_info("ssl_object")
         alpn = ssl_obj.selected_alpn_protocol() if ssl_obj else None
@@ -124,7 +145,9 @@ async def test_leaf_is_cached_in_memory_then_on_disk(tmp_path: Path) -> None:
 
 async def test_concurrent_first_connections_issue_one_leaf(tmp_path: Path) -> None:
     store = LeafCertStore(tmp_path)
-    contexts = await asyncio.gather(*(store.context_for("api.anthropic.com") for _ in range(8)))
+    contexts = await asyncio.gather(
+        *(store.context_for("api.anthropic.com") for _ in range(8))
+    )
     assert all(c is contexts[0] for c in contexts)
     assert store.issued == 1
 
@@ -155,7 +178,9 @@ async def test_leaf_signed_by_another_ca_is_reissued(tmp_path: Path) -> None:
     await LeafCertStore(other).context_for("localhost")
     mine = tmp_path / "mine"
     (mine / "ca" / "leaves").mkdir(parents=True)
-    (mine / "ca" / "leaves" / "localhost.pem").write_bytes((other / "ca" / "leaves" / "localhost.pem").read_bytes())
+    (mine / "ca" / "leaves" / "localhost.pem").write_bytes(
+        (other / "ca" / "leaves" / "localhost.pem").read_bytes()
+    )
     store = LeafCertStore(mine)
     ctx = await store.context_for("localhost")
     assert (store.issued, store.loaded) == (1, 0)
@@ -167,7 +192,9 @@ def test_cli_ca_path_creates_then_reuses_and_regenerate_replaces(
 ) -> None:
     from memtap.proxy.cli.main import main
 
-    monkeypatch.chdir(tmp_path)  # no config/memtap.yaml here: built-in defaults (./data)
+    monkeypatch.chdir(
+        tmp_path
+    )  # no config/memtap.yaml here: built-in defaults (./data)
     assert main(["ca", "path"]) == 0
     printed = Path(capsys.readouterr().out.strip())
     assert printed == (tmp_path / "data" / "ca" / "memtap-ca.pem").resolve()
@@ -196,7 +223,12 @@ def test_concurrent_first_use_creates_one_consistent_ca(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=6) as pool:
-        cas = list(pool.map(lambda _: CertificateAuthority.load_or_create(tmp_path), range(6)))
+        cas = list(
+            pool.map(lambda _: CertificateAuthority.load_or_create(tmp_path), range(6))
+        )
     final = CertificateAuthority.load_or_create(tmp_path)
     assert {ca.fingerprint for ca in cas} == {final.fingerprint}
-    assert final.key.public_key().public_numbers() == final.cert.public_key().public_numbers()
+    assert (
+        final.key.public_key().public_numbers()
+        == final.cert.public_key().public_numbers()
+    )

@@ -238,7 +238,9 @@ async def test_target_from_config_file(admin: Admin, tmp_path: Path) -> None:
     # An unset variable without a default is the error memtap serve would give, naming
     # the key, not a silently empty token.
     unset = await memtap("memories", "list", "-c", str(config), "--json")
-    assert unset.code != 0 and "admin.token" in unset.err and "CLI_TEST_TOKEN" in unset.err
+    assert (
+        unset.code != 0 and "admin.token" in unset.err and "CLI_TEST_TOKEN" in unset.err
+    )
 
 
 def test_url_from_listen() -> None:

@@ -274,7 +274,9 @@ async def test_a_client_still_sending_after_the_408_reads_it(
     sock.setblocking(False)
     loop = asyncio.get_running_loop()
     await loop.sock_sendall(sock, b"GET /slow HTTP/1.1\r\nX-Slow: ")
-    for _ in range(30):  # 0.6 s of one byte every 20 ms, past the limit; nothing read yet
+    for _ in range(
+        30
+    ):  # 0.6 s of one byte every 20 ms, past the limit; nothing read yet
         await loop.sock_sendall(sock, b"a")
         await asyncio.sleep(0.02)
     out = b""

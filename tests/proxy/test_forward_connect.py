@@ -48,7 +48,9 @@ class Front:
 
     async def next_done(self) -> ConnectDone:
         # A tunnel ends when its sides' connection_lost run: soon after the client closes.
-        for _ in range(1000):  # generous: a loaded CI machine, a handshake that must fail
+        for _ in range(
+            1000
+        ):  # generous: a loaded CI machine, a handshake that must fail
             if self.done:
                 return self.done.pop(0)
             await asyncio.sleep(0.01)
@@ -91,10 +93,27 @@ async def _front(
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     server = web.Server(handler)
-    proxy = ForwardProxy(server, lambda: holder[0].intercept, certs, handshake_timeout_s=2.0, connect_timeout_s=2.0, first_bytes_timeout_s=first_bytes_timeout_s, head_timeout=lambda: head_timeout_s, write_timeout=lambda: write_timeout_s, on_done=lambda d: holder[0].done.append(d))
+    proxy = ForwardProxy(
+        server,
+        lambda: holder[0].intercept,
+        certs,
+        handshake_timeout_s=2.0,
+        connect_timeout_s=2.0,
+        first_bytes_timeout_s=first_bytes_timeout_s,
+        head_timeout=lambda: head_timeout_s,
+        write_timeout=lambda: write_timeout_s,
+        on_done=lambda d: holder[0].done.append(d),
+    )
     listener = await asyncio.get_running_loop().create_server(proxy, "127.0.0.1", 0)
     await certs.ensure_ca()
-    holder.append(Front(listener.sockets[0].getsockname()[1], proxy, certs, ca_cert_path(tmp_path / "data")))
+    holder.append(
+        Front(
+            listener.sockets[0].getsockname()[1],
+            proxy,
+            certs,
+            ca_cert_path(tmp_path / "data"),
+        )
+    )
     try:
         yield holder[0]
     finally:
@@ -127,7 +146,11 @@ async def tls_echo(tmp_path: Path) -> AsyncIterator[tuple[int, Path]]:
 
 
 def _client(front: Front) -> httpx.AsyncClient:
-    return httpx.AsyncClient(proxy=front.url, verify=ssl.create_default_context(cafile=str(front.ca_file)), trust_env=False)
+    return httpx.AsyncClient(
+        proxy=front.url,
+        verify=ssl.create_default_context(cafile=str(front.ca_file)),
+        trust_env=False,
+    )
 
 
 async def _raw(front: Front, data: bytes, *, read: bool = True) -> bytes:
@@ -195,10 +218,16 @@ def test_parse_connect_rejects_malformed_lines(line: bytes) -> None:
         (InterceptTarget("evil-openai.azure.com", 443), ("*.openai.azure.com",), False),
         (InterceptTarget("::1", 443), ("[::1]:443",), True),
         (InterceptTarget("::1", 444), ("[::1]:443",), False),
-        (InterceptTarget("example.com", 443), ("api.openai.com", "127.0.0.1:443"), False),
+        (
+            InterceptTarget("example.com", 443),
+            ("api.openai.com", "127.0.0.1:443"),
+            False,
+        ),
     ],
 )
-def test_host_matches(target: InterceptTarget, patterns: tuple[str, ...], expected: bool) -> None:
+def test_host_matches(
+    target: InterceptTarget, patterns: tuple[str, ...], expected: bool
+) -> None:
     assert host_matches(target, patterns) is expected
 
 
@@ -209,14 +238,27 @@ async def test_plain_requests_reach_aiohttp_with_keep_alive(front: Front) -> Non
     async with httpx.AsyncClient(trust_env=False) as client:
         first = (await client.get(f"{front.url}/v1/models")).json()
         second = (await client.post(f"{front.url}/v1/chat", content=b"hello")).json()
-    assert first["path"] == "/v1/models" and first["target"] is None and not first["secure"]
+    assert (
+        first["path"] == "/v1/models"
+        and first["target"] is None
+        and not first["secure"]
+    )
     assert second["body"] == "hello"
-    assert first["connection"] == second["connection"]  # one connection, aiohttp's keep-alive
+    assert (
+        first["connection"] == second["connection"]
+    )  # one connection, aiohttp's keep-alive
 
 
-@pytest.mark.parametrize("pieces", [[b"G", b"ET /split HTTP/1.1\r\n", b"Host: x\r\nConnection: close\r\n\r\n"],
-                                    [b"CON", b"TENT /x HTTP/1.1\r\n\r\n"]])
-async def test_first_bytes_split_across_packets(front: Front, pieces: list[bytes]) -> None:
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        [b"G", b"ET /split HTTP/1.1\r\n", b"Host: x\r\nConnection: close\r\n\r\n"],
+        [b"CON", b"TENT /x HTTP/1.1\r\n\r\n"],
+    ],
+)
+async def test_first_bytes_split_across_packets(
+    front: Front, pieces: list[bytes]
+) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
     for piece in pieces:
         writer.write(piece)
@@ -236,10 +278,14 @@ async def test_first_bytes_split_across_packets(front: Front, pieces: list[bytes
 # -- interception --------------------------------------------------------------------------
 
 
-async def test_intercepted_tunnel_is_served_by_aiohttp_with_its_target(front: Front) -> None:
+async def test_intercepted_tunnel_is_served_by_aiohttp_with_its_target(
+    front: Front,
+) -> None:
     front.intercept = InterceptConfig(hosts=("api.example.test",))
     async with _client(front) as client:
-        first = await client.post("https://api.example.test/v1/chat/completions?x=1", content=b"{}")
+        first = await client.post(
+            "https://api.example.test/v1/chat/completions?x=1", content=b"{}"
+        )
         second = await client.get("https://api.example.test/v1/models")
     assert first.status_code == 200, first.text
     assert first.json() == {
@@ -263,28 +309,42 @@ async def test_leaf_is_generated_once_per_host(front: Front) -> None:
         async with _client(front) as client:  # a new client = a new CONNECT + handshake
             assert (await client.get("https://a.example.test/")).status_code == 200
     async with _client(front) as client:
-        assert (await client.get("https://b.example.test:8443/")).json()["target"] == "b.example.test:8443"
+        assert (await client.get("https://b.example.test:8443/")).json()[
+            "target"
+        ] == "b.example.test:8443"
     assert front.certs.issued == 2
 
 
-async def test_client_that_does_not_trust_memtap_fails_and_memtap_keeps_serving(front: Front) -> None:
+async def test_client_that_does_not_trust_memtap_fails_and_memtap_keeps_serving(
+    front: Front,
+) -> None:
     front.intercept = InterceptConfig(hosts=("api.example.test",))
-    async with httpx.AsyncClient(proxy=front.url, verify=ssl.create_default_context(), trust_env=False) as client:
+    async with httpx.AsyncClient(
+        proxy=front.url, verify=ssl.create_default_context(), trust_env=False
+    ) as client:
         with pytest.raises(httpx.ConnectError):
             await client.get("https://api.example.test/")
     await _still_serving(front)
-    done = await front.next_done()  # no request inside to log: the CONNECT itself is reported
+    done = (
+        await front.next_done()
+    )  # no request inside to log: the CONNECT itself is reported
     assert (done.outcome, done.status, done.error_kind) == ("tls_failed", 200, "client")
 
 
-async def test_client_dropping_during_tls_handshake_leaves_memtap_serving(front: Front) -> None:
+async def test_client_dropping_during_tls_handshake_leaves_memtap_serving(
+    front: Front,
+) -> None:
     front.intercept = InterceptConfig(hosts=("api.example.test",))
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
-    writer.write(b"CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+    writer.write(
+        b"CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n"
+    )
     await writer.drain()
     assert (await asyncio.wait_for(reader.readline(), 5)).startswith(b"HTTP/1.1 200")
     await reader.readline()
-    writer.write(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")  # the start of a ClientHello, then gone
+    writer.write(
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"
+    )  # the start of a ClientHello, then gone
     await writer.drain()
     writer.transport.abort()
     # And one that connects, gets 200, and sends nothing until the handshake times out.
@@ -296,29 +356,45 @@ async def test_client_dropping_during_tls_handshake_leaves_memtap_serving(front:
     await _still_serving(front)
     # neither connection got to requests: each is reported (after the 200) as a TLS failure
     first, second = await front.next_done(), await front.next_done()
-    assert {(d.outcome, d.status, d.error_kind) for d in (first, second)} == {("tls_failed", 200, "client")}
+    assert {(d.outcome, d.status, d.error_kind) for d in (first, second)} == {
+        ("tls_failed", 200, "client")
+    }
 
 
-async def test_bytes_before_200_on_intercepted_connect_are_refused(front: Front) -> None:
+async def test_bytes_before_200_on_intercepted_connect_are_refused(
+    front: Front,
+) -> None:
     front.intercept = InterceptConfig(hosts=("api.example.test",))
-    out = await _raw(front, b"CONNECT api.example.test:443 HTTP/1.1\r\n\r\n\x16\x03\x01")
+    out = await _raw(
+        front, b"CONNECT api.example.test:443 HTTP/1.1\r\n\r\n\x16\x03\x01"
+    )
     assert out.startswith(b"HTTP/1.1 400")
     done = await front.next_done()
-    assert (done.target, done.outcome, done.status) == ("api.example.test:443", "bad_request", 400)
+    assert (done.target, done.outcome, done.status) == (
+        "api.example.test:443",
+        "bad_request",
+        400,
+    )
 
 
 # -- tunnel, deny, errors ---------------------------------------------------------------------
 
 
-async def test_blind_tunnel_relays_tls_end_to_end(front: Front, tls_echo: tuple[int, Path]) -> None:
+async def test_blind_tunnel_relays_tls_end_to_end(
+    front: Front, tls_echo: tuple[int, Path]
+) -> None:
     port, echo_ca = tls_echo
     front.intercept = InterceptConfig(hosts=("api.example.test",), others="tunnel")
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
-    writer.write(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    writer.write(
+        f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    )
     await writer.drain()
     assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
     # TLS with the real upstream: its certificate verifies against ITS CA, not memtap's.
-    await writer.start_tls(ssl.create_default_context(cafile=str(echo_ca)), server_hostname="127.0.0.1")
+    await writer.start_tls(
+        ssl.create_default_context(cafile=str(echo_ca)), server_hostname="127.0.0.1"
+    )
     peer_cert = writer.get_extra_info("peercert")
     assert peer_cert is not None
     writer.write(b"ping through the tunnel\n")
@@ -328,7 +404,12 @@ async def test_blind_tunnel_relays_tls_end_to_end(front: Front, tls_echo: tuple[
     assert front.seen == []  # memtap's HTTP side saw no plaintext
     assert front.certs.issued == 0
     done = await front.next_done()
-    assert (done.target, done.outcome, done.status, done.error) == (f"127.0.0.1:{port}", "tunnel", 200, None)
+    assert (done.target, done.outcome, done.status, done.error) == (
+        f"127.0.0.1:{port}",
+        "tunnel",
+        200,
+        None,
+    )
     # TLS records both ways: more than the plaintext, and the server's certificate is big
     assert done.bytes_in > len(b"ping through the tunnel\n") and done.bytes_out > 500
     assert done.established_ms is not None and done.duration_ms >= done.established_ms
@@ -340,7 +421,9 @@ async def test_a_client_that_stops_reading_a_tunnel_is_dropped(tmp_path: Path) -
 
     async def flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(ConnectionError):
-            for _ in range(4096):  # up to 256 MiB, far more than every buffer in between
+            for _ in range(
+                4096
+            ):  # up to 256 MiB, far more than every buffer in between
                 writer.write(b"x" * 65536)
                 await writer.drain()
         writer.close()
@@ -354,7 +437,9 @@ async def test_a_client_that_stops_reading_a_tunnel_is_dropped(tmp_path: Path) -
         sock.setblocking(False)
         loop = asyncio.get_running_loop()
         await loop.sock_connect(sock, ("127.0.0.1", front.port))
-        await loop.sock_sendall(sock, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
+        await loop.sock_sendall(
+            sock, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode()
+        )
         head = await asyncio.wait_for(loop.sock_recv(sock, 39), 5)
         assert head.startswith(b"HTTP/1.1 200"), head
         # ... and now the client reads nothing more.
@@ -369,7 +454,9 @@ async def test_a_client_that_stops_reading_a_tunnel_is_dropped(tmp_path: Path) -
 async def test_blind_tunnel_half_close_and_flow(front: Front) -> None:
     """A server that speaks first and one that answers after the client's EOF both work."""
 
-    async def greet_then_echo_all(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def greet_then_echo_all(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         writer.write(b"hello\n")
         data = await reader.read()  # until the client's EOF
         writer.write(b"got %d" % len(data))
@@ -399,7 +486,9 @@ async def test_blind_tunnel_half_close_and_flow(front: Front) -> None:
         await server.wait_closed()
 
 
-async def test_others_deny_answers_403(front: Front, tls_echo: tuple[int, Path]) -> None:
+async def test_others_deny_answers_403(
+    front: Front, tls_echo: tuple[int, Path]
+) -> None:
     port, _ = tls_echo
     front.intercept = InterceptConfig(hosts=("api.example.test",), others="deny")
     out = await _raw(front, f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
@@ -408,23 +497,35 @@ async def test_others_deny_answers_403(front: Front, tls_echo: tuple[int, Path])
     assert orjson.loads(body)["error"]["code"] == "connect_denied"
     await _still_serving(front)
     done = await front.next_done()
-    assert (done.target, done.outcome, done.status) == (f"127.0.0.1:{port}", "denied", 403)
+    assert (done.target, done.outcome, done.status) == (
+        f"127.0.0.1:{port}",
+        "denied",
+        403,
+    )
     assert done.established_ms is None and done.bytes_in == done.bytes_out == 0
 
 
-async def test_connect_to_closed_port_is_502_and_memtap_keeps_serving(front: Front) -> None:
+async def test_connect_to_closed_port_is_502_and_memtap_keeps_serving(
+    front: Front,
+) -> None:
     probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     closed_port = probe.sockets[0].getsockname()[1]
     probe.close()
     await probe.wait_closed()
     front.intercept = InterceptConfig(hosts=(), others="tunnel")
-    out = await _raw(front, f"CONNECT 127.0.0.1:{closed_port} HTTP/1.1\r\n\r\n".encode())
+    out = await _raw(
+        front, f"CONNECT 127.0.0.1:{closed_port} HTTP/1.1\r\n\r\n".encode()
+    )
     head, _, body = out.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 502")
     assert orjson.loads(body)["error"]["code"] == "upstream_unreachable"
     await _still_serving(front)
     done = await front.next_done()
-    assert (done.outcome, done.status, done.error_kind) == ("unreachable", 502, "upstream")
+    assert (done.outcome, done.status, done.error_kind) == (
+        "unreachable",
+        502,
+        "upstream",
+    )
 
 
 @pytest.mark.parametrize(
@@ -436,18 +537,26 @@ async def test_connect_to_closed_port_is_502_and_memtap_keeps_serving(front: Fro
         b"CONNECT host:443 SPDY/3\r\n\r\n",
     ],
 )
-async def test_malformed_connect_is_400_and_memtap_keeps_serving(front: Front, data: bytes) -> None:
+async def test_malformed_connect_is_400_and_memtap_keeps_serving(
+    front: Front, data: bytes
+) -> None:
     out = await _raw(front, data)
     head, _, body = out.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400"), out
     assert orjson.loads(body)["error"]["code"] == "bad_connect"
     await _still_serving(front)
     done = await front.next_done()
-    assert (done.outcome, done.status, done.error_kind) == ("bad_request", 400, "client")
+    assert (done.outcome, done.status, done.error_kind) == (
+        "bad_request",
+        400,
+        "client",
+    )
 
 
 async def test_endless_connect_head_is_refused(front: Front) -> None:
-    out = await _raw(front, b"CONNECT host:443 HTTP/1.1\r\n" + b"X-Pad: " + b"a" * 20000)
+    out = await _raw(
+        front, b"CONNECT host:443 HTTP/1.1\r\n" + b"X-Pad: " + b"a" * 20000
+    )
     assert out.startswith(b"HTTP/1.1 431")
     await _still_serving(front)
     done = await front.next_done()
@@ -471,13 +580,17 @@ async def test_client_gone_while_connecting_upstream(front: Front) -> None:
     assert (done.status, done.error_kind) in ((None, "client"), (502, "upstream"))
 
 
-async def test_close_ends_open_tunnels(front: Front, tls_echo: tuple[int, Path]) -> None:
+async def test_close_ends_open_tunnels(
+    front: Front, tls_echo: tuple[int, Path]
+) -> None:
     port, _ = tls_echo
     front.intercept = InterceptConfig(hosts=(), others="tunnel")
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
     writer.write(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
     await reader.readuntil(b"\r\n\r\n")
-    silent_reader, silent_writer = await asyncio.open_connection("127.0.0.1", front.port)
+    silent_reader, silent_writer = await asyncio.open_connection(
+        "127.0.0.1", front.port
+    )
     await asyncio.sleep(0.05)  # accepted, no byte sent: only the front knows about it
     await front.proxy.close()
     assert await asyncio.wait_for(reader.read(), 5) == b""
@@ -486,13 +599,14 @@ async def test_close_ends_open_tunnels(front: Front, tls_echo: tuple[int, Path])
     silent_writer.close()
 
 
-
 def test_front_works_on_uvloop(tmp_path: Path) -> None:
     """`memtap serve` runs on uvloop: plain, intercepted, tunnelled and denied on that loop."""
     uvloop = pytest.importorskip("uvloop")
 
     async def scenario() -> None:
-        async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        async def echo(
+            reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+        ) -> None:
             writer.write(b"echo:" + await reader.readline())
             await writer.drain()
             writer.close()
@@ -501,10 +615,14 @@ def test_front_works_on_uvloop(tmp_path: Path) -> None:
         echo_port = echo_server.sockets[0].getsockname()[1]
         async with _front(tmp_path) as front:
             await _still_serving(front)
-            front.intercept = InterceptConfig(hosts=("api.example.test",), others="tunnel")
+            front.intercept = InterceptConfig(
+                hosts=("api.example.test",), others="tunnel"
+            )
             async with _client(front) as client:
                 first = (await client.get("https://api.example.test/a")).json()
-                second = (await client.post("https://api.example.test/b", content=b"x")).json()
+                second = (
+                    await client.post("https://api.example.test/b", content=b"x")
+                ).json()
             assert first["target"] == "api.example.test" and first["secure"]
             assert second["connection"] == first["connection"] and second["body"] == "x"
             reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
@@ -513,7 +631,9 @@ def test_front_works_on_uvloop(tmp_path: Path) -> None:
             assert await asyncio.wait_for(reader.read(), 5) == b"echo:hi\n"
             writer.close()
             front.intercept = InterceptConfig(hosts=(), others="deny")
-            assert (await _raw(front, b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n")).startswith(b"HTTP/1.1 403")
+            assert (
+                await _raw(front, b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n")
+            ).startswith(b"HTTP/1.1 403")
             await _still_serving(front)
         echo_server.close()
         await echo_server.wait_closed()
@@ -524,7 +644,14 @@ def test_front_works_on_uvloop(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    ["api.openai.com", "api.openai.com:443", "*.openai.azure.com", "127.0.0.1:8443", "[::1]:443", "[::1]"],
+    [
+        "api.openai.com",
+        "api.openai.com:443",
+        "*.openai.azure.com",
+        "127.0.0.1:8443",
+        "[::1]:443",
+        "[::1]",
+    ],
 )
 def test_valid_intercept_patterns(pattern: str) -> None:
     assert intercept_pattern_error(pattern) is None
@@ -532,17 +659,29 @@ def test_valid_intercept_patterns(pattern: str) -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    ["https://api.openai.com", "api.openai.com/v1", "api.openai.com:0", "host:x", "::1", "[zz]:1", ""],
+    [
+        "https://api.openai.com",
+        "api.openai.com/v1",
+        "api.openai.com:0",
+        "host:x",
+        "::1",
+        "[zz]:1",
+        "",
+    ],
 )
 def test_invalid_intercept_patterns(pattern: str) -> None:
     assert intercept_pattern_error(pattern)
 
 
-async def test_silent_connections_are_closed_until_aiohttp_owns_them(tmp_path: Path) -> None:
+async def test_silent_connections_are_closed_until_aiohttp_owns_them(
+    tmp_path: Path,
+) -> None:
     async with _front(tmp_path, first_bytes_timeout_s=0.2, head_timeout_s=0.3) as front:
         silent = await asyncio.open_connection("127.0.0.1", front.port)
         partial = await asyncio.open_connection("127.0.0.1", front.port)
-        partial[1].write(b"CONNECT api.example.test:443 HTTP/1.1\r\n")  # head never finished
+        partial[1].write(
+            b"CONNECT api.example.test:443 HTTP/1.1\r\n"
+        )  # head never finished
         assert await asyncio.wait_for(silent[0].read(), 5) == b""
         # A CONNECT head that began but never ended gets the head timeout: 408, reported.
         answer = await asyncio.wait_for(partial[0].read(), 5)
@@ -569,9 +708,15 @@ async def test_sni_selects_a_cached_leaf_for_another_name(front: Front) -> None:
     writer.write(b"CONNECT 127.0.0.1:443 HTTP/1.1\r\n\r\n")
     assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
     verify = ssl.create_default_context(cafile=str(front.ca_file))
-    await writer.start_tls(verify, server_hostname="named.example.test")  # verifies the name
-    writer.write(b"GET /sni HTTP/1.1\r\nHost: named.example.test\r\nConnection: close\r\n\r\n")
+    await writer.start_tls(
+        verify, server_hostname="named.example.test"
+    )  # verifies the name
+    writer.write(
+        b"GET /sni HTTP/1.1\r\nHost: named.example.test\r\nConnection: close\r\n\r\n"
+    )
     out = await asyncio.wait_for(reader.read(), 5)
     assert out.startswith(b"HTTP/1.1 200")
-    assert orjson.loads(out.partition(b"\r\n\r\n")[2])["target"] == "127.0.0.1"  # routing: CONNECT target
+    assert (
+        orjson.loads(out.partition(b"\r\n\r\n")[2])["target"] == "127.0.0.1"
+    )  # routing: CONNECT target
     writer.close()

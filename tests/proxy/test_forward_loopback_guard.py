@@ -28,13 +28,18 @@ def outside_address() -> str | None:
     """A non-loopback address of this host, or None when it has none."""
     candidates: list[str] = []
     try:
-        candidates += [i[4][0] for i in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+        candidates += [
+            i[4][0]
+            for i in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+        ]
     except OSError:
         pass
     for probe in ("192.0.2.1", "10.255.255.255"):
         try:
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))  # UDP: no packet is sent, the route picks the source
+                s.connect(
+                    (probe, 9)
+                )  # UDP: no packet is sent, the route picks the source
                 candidates.append(s.getsockname()[0])
         except OSError:
             pass
@@ -50,7 +55,9 @@ def outside_address() -> str | None:
 
 
 OUTSIDE = outside_address()
-needs_outside = pytest.mark.skipif(OUTSIDE is None, reason="this host has no non-loopback address")
+needs_outside = pytest.mark.skipif(
+    OUTSIDE is None, reason="this host has no non-loopback address"
+)
 
 
 @dataclass
@@ -86,9 +93,12 @@ async def memtap_everywhere(
 ) -> AsyncIterator[RunningServer]:
     """memtap on 0.0.0.0 with no admin token and blind tunnels for every other host."""
     config = memtap_config(
-        memory=MemoryConfig(enabled=False), intercept=InterceptConfig(hosts=(), others="tunnel")
+        memory=MemoryConfig(enabled=False),
+        intercept=InterceptConfig(hosts=(), others="tunnel"),
     )
-    running = await start_server(ConfigHolder(config), listen=("0.0.0.0", 0), watch_config=False)
+    running = await start_server(
+        ConfigHolder(config), listen=("0.0.0.0", 0), watch_config=False
+    )
     try:
         yield running
     finally:
@@ -116,7 +126,9 @@ async def test_remote_connect_to_loopback_is_refused(
     assert OUTSIDE is not None
     port = port_of(memtap_everywhere)
     for target_port in (local_service.port, port):  # a local service, and memtap itself
-        out = await exchange(OUTSIDE, port, f"CONNECT {host}:{target_port} HTTP/1.1\r\n\r\n".encode())
+        out = await exchange(
+            OUTSIDE, port, f"CONNECT {host}:{target_port} HTTP/1.1\r\n\r\n".encode()
+        )
         head, _, body = out.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 403"), out
         assert orjson.loads(body)["error"]["code"] == "connect_denied"
@@ -150,14 +162,20 @@ async def test_a_client_on_this_host_may_reach_loopback(
         port,
         f"CONNECT 127.0.0.1:{local_service.port} HTTP/1.1\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode(),
     )
-    assert out.startswith(b"HTTP/1.1 200 Connection Established") and out.endswith(b"local secret")
+    assert out.startswith(b"HTTP/1.1 200 Connection Established") and out.endswith(
+        b"local secret"
+    )
     assert local_service.seen == ["/ok", "/tunnelled"]
 
 
 def test_the_rules() -> None:
     assert refused("localhost", []) and refused("db.localhost", [])
     assert refused("example.test", ["93.184.216.34", "127.0.0.1"])  # any address counts
-    assert refused("[::1]", ["::1"]) and refused("x", ["::ffff:127.0.0.1"]) and refused("x", ["0.0.0.0"])
+    assert (
+        refused("[::1]", ["::1"])
+        and refused("x", ["::ffff:127.0.0.1"])
+        and refused("x", ["0.0.0.0"])
+    )
     assert not refused("api.openai.com", ["104.18.6.192"])
     assert peer_is_loopback(("127.0.0.5", 1)) and peer_is_loopback(("::1", 1, 0, 0))
     assert not peer_is_loopback(("192.0.2.2", 1)) and not peer_is_loopback(None)

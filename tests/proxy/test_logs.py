@@ -17,6 +17,7 @@ from memtap.proxy.logs import (
     JsonFormatter,
     TextFormatter,
     configure_logging,
+    log_fields,
     redact,
 )
 
@@ -79,6 +80,59 @@ def test_json_formatter_shape_and_exception_redaction():
     assert "ValueError" in payload["exc"]
     assert OPAQUE_SECRET not in line
     assert "\n" not in line
+
+
+def test_a_field_never_overrides_the_base_keys():
+    line = JsonFormatter().format(
+        _record("request.done", {"status": 200, "event": "forged", "ts": "then"})
+    )
+    payload = json.loads(line)
+    assert payload["event"] == "request.done" and payload["ts"] != "then"
+    assert list(payload)[:4] == ["ts", "level", "event", "logger"]
+    assert payload["status"] == 200
+
+
+class _Keep(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def test_log_fields_makes_the_record_logger_log_makes():
+    """The request.done fast path: same handlers, level, filters and record contents as
+    `logger.log(level, event, extra={"fields": ...})`, a fresh time and fields per call."""
+    logger = logging.getLogger("memtap.test.fast")
+    keep = _Keep()
+    logger.addHandler(keep)
+    logger.setLevel(logging.INFO)
+    try:
+        logger.log(logging.INFO, "request.done", extra={"fields": {"n": 0}})
+        log_fields(logger, logging.INFO, "request.done", {"n": 1})
+        time.sleep(0.002)
+        log_fields(logger, logging.WARNING, "request.done", {"n": 2})
+        log_fields(logger, logging.DEBUG, "request.done", {"n": 3})  # below the level
+        keep.addFilter(lambda record: record.fields["n"] != 4)
+        log_fields(logger, logging.INFO, "request.done", {"n": 4})  # filtered out
+        logger.disabled = True
+        log_fields(logger, logging.INFO, "request.done", {"n": 5})
+    finally:
+        logger.disabled = False
+        logger.removeHandler(keep)
+        logger.setLevel(logging.NOTSET)
+    slow, *fast = keep.records
+    assert [r.fields["n"] for r in fast] == [1, 2]
+    assert [r.levelname for r in fast] == ["INFO", "WARNING"]
+    for record in fast:
+        assert record.name == slow.name and record.getMessage() == "request.done"
+        assert record.exc_info is None and record.exc_text is None
+        assert set(vars(record)) == set(vars(slow))
+        assert 0 <= record.created - slow.created < 5
+        assert record.msecs == int((record.created % 1) * 1000)
+        assert record.relativeCreated >= slow.relativeCreated
+    assert fast[1].created > fast[0].created
 
 
 def test_timestamps_are_exact_across_seconds():

@@ -161,7 +161,9 @@ async def test_another_owners_memories_are_out_of_reach(admin: Admin) -> None:
         ):
             result = await session.call_tool(tool, args)
             # exactly the answer for an id that does not exist: nothing leaks
-            assert result.is_error and text_of(result) == f"memory not found: {their_id}"
+            assert (
+                result.is_error and text_of(result) == f"memory not found: {their_id}"
+            )
         owner_arg = await session.call_tool(
             "memory_search", {"query": "postgres", "owner": SOMEONE_ELSE}
         )
@@ -268,9 +270,10 @@ async def test_protocol_edges(admin: Admin) -> None:
     assert by_id[3]["error"]["code"] == -32601
     assert by_id[4]["error"]["code"] == -32602
     bad_args = by_id[5]["result"]
-    assert bad_args["isError"] and "query must be of type string" in bad_args[
-        "content"
-    ][0]["text"]
+    assert (
+        bad_args["isError"]
+        and "query must be of type string" in bad_args["content"][0]["text"]
+    )
     saved = by_id[6]["result"]
     assert not saved["isError"]
     assert "structuredContent" not in saved  # 2024-11-05 has no structured results
@@ -346,7 +349,9 @@ async def test_an_owner_that_is_not_one_is_refused(owner: str) -> None:
 
 
 async def test_any_owner_mode_refuses_an_empty_owner_argument(admin: Admin) -> None:
-    await admin.call("POST", "/api/memories", json={"owner": SOMEONE_ELSE, "content": "x"})
+    await admin.call(
+        "POST", "/api/memories", json={"owner": SOMEONE_ELSE, "content": "x"}
+    )
     answers = await raw_exchange(
         ["--url", admin.server.url, "--token", TOKEN, "--any-owner"],
         [
@@ -366,7 +371,9 @@ async def test_any_owner_mode_refuses_an_empty_owner_argument(admin: Admin) -> N
 
 
 @asynccontextmanager
-async def http_session(url: str, token: str | None = TOKEN) -> AsyncIterator[ClientSession]:
+async def http_session(
+    url: str, token: str | None = TOKEN
+) -> AsyncIterator[ClientSession]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers) as http_client,
@@ -379,7 +386,9 @@ async def http_session(url: str, token: str | None = TOKEN) -> AsyncIterator[Cli
 
 async def test_http_endpoint_serves_the_tools_for_one_owner(admin: Admin) -> None:
     theirs = await admin.call(
-        "POST", "/api/memories", json={"owner": SOMEONE_ELSE, "content": "Uses Postgres"}
+        "POST",
+        "/api/memories",
+        json={"owner": SOMEONE_ELSE, "content": "Uses Postgres"},
     )
     url = f"{admin.server.url}/_memtap/mcp?owner={ME}&session=web-1"
     async with http_session(url) as session:
@@ -488,17 +497,34 @@ async def test_http_results_follow_the_agreed_revision(admin: Admin) -> None:
 
 async def test_memory_add_supersedes_the_old_value_of_a_slot(admin: Admin) -> None:
     async with sdk_session(admin) as session:
-        old = structured(await session.call_tool("memory_add", {"content": "Works at Google"}))["memory"]
-        new = structured(await session.call_tool("memory_add", {"content": "I work at Stripe now"}))["memory"]
+        old = structured(
+            await session.call_tool("memory_add", {"content": "Works at Google"})
+        )["memory"]
+        new = structured(
+            await session.call_tool("memory_add", {"content": "I work at Stripe now"})
+        )["memory"]
         page = structured(await session.call_tool("memory_list", {}))
         assert [m["id"] for m in page["items"]] == [new["id"]]
-        both = structured(await session.call_tool("memory_list", {"include_superseded": True}))
+        both = structured(
+            await session.call_tool("memory_list", {"include_superseded": True})
+        )
         assert {m["id"] for m in both["items"]} == {old["id"], new["id"]}
         past = (await admin.call("GET", f"/api/memories/{old['id']}")).body
         assert past["superseded_by"] == new["id"] and past["valid_to"]
         # a shorter restatement keeps the richer fact live
-        rich = structured(await session.call_tool("memory_add", {"content": "Lives in Berlin, Kreuzberg"}))["memory"]
-        short = structured(await session.call_tool("memory_add", {"content": "Lives in Berlin"}))["memory"]
-        assert (await admin.call("GET", f"/api/memories/{short['id']}")).body["superseded_by"] == rich["id"]
+        rich = structured(
+            await session.call_tool(
+                "memory_add", {"content": "Lives in Berlin, Kreuzberg"}
+            )
+        )["memory"]
+        short = structured(
+            await session.call_tool("memory_add", {"content": "Lives in Berlin"})
+        )["memory"]
+        assert (await admin.call("GET", f"/api/memories/{short['id']}")).body[
+            "superseded_by"
+        ] == rich["id"]
         live = structured(await session.call_tool("memory_list", {}))
-        assert sorted(m["content"] for m in live["items"]) == ["I work at Stripe now", "Lives in Berlin, Kreuzberg"]
+        assert sorted(m["content"] for m in live["items"]) == [
+            "I work at Stripe now",
+            "Lives in Berlin, Kreuzberg",
+        ]

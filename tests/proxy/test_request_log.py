@@ -13,12 +13,12 @@ import aiohttp
 import pytest
 
 from memtap.config.errors import ConfigIssue
-from memtap.config.schema import AdminConfig, Config
+from memtap.config.schema import AdminConfig, Config, MemoryConfig
 from memtap.config.validate import validate
 from memtap.engine.events import TurnExtracted
 from memtap.proxy.request_log import RequestLog, RequestRecord
 from tests.conftest import MemtapServer
-from tests.support.admin import TOKEN, Admin, start_admin
+from tests.support.admin import TOKEN, Admin, admin_config, start_admin
 from tests.support.standin import Reply, Standin
 
 KEY = "sk-request-log-key"
@@ -118,6 +118,31 @@ async def test_never_prompt_text_and_reasons_when_nothing_happened(
     assert keyless.status == 200
     read_entry = await entry(admin, read.headers["X-Memtap-Request-Id"])
     assert read_entry["extraction"] == "none" and read_entry["extracted"] == []
+
+
+async def test_memory_switched_off_still_logs_memory_endpoints_with_the_reason(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+) -> None:
+    """With memory off the memory addons leave the pipeline; the request log stays and
+    says why a memory endpoint's request got no memory (`memory_disabled`). Other
+    requests (not a generation endpoint) are not entries."""
+    config = admin_config(memtap_config, memory=MemoryConfig(enabled=False))
+    admin = Admin(await memtap_server(config), http, TOKEN)
+    off = await chat(admin, SECRET_PROMPT)
+    assert off.status == 200 and "X-Memtap-Request-Id" not in off.headers
+    async with http.get(admin.server.url + "/v1/models") as listing:
+        await listing.read()
+    reply = await admin.call("GET", "/api/requests")
+    assert reply.status == 200, reply.body
+    items = reply.body["items"]
+    assert len(items) == 1, items
+    assert items[0]["skipped_reason"] == "memory_disabled"
+    assert (items[0]["owner"], items[0]["format"]) == (OWNER, "openai-chat")
+    assert items[0]["injected"] == [] and items[0]["extraction"] == "none"
+    assert SECRET_PROMPT.encode() not in reply.raw
 
 
 async def test_an_upstream_error_says_why_nothing_was_learnt(

@@ -68,7 +68,9 @@ async def wait_done(admin: Admin, request_id: str) -> dict[str, Any]:
 
 
 async def settle(admin: Admin) -> None:
-    await asyncio.sleep(0.2)  # the write-through task hands the last entries to the engine
+    await asyncio.sleep(
+        0.2
+    )  # the write-through task hands the last entries to the engine
 
 
 async def test_entries_survive_a_restart_with_the_database_store(start: Start) -> None:
@@ -137,7 +139,9 @@ def test_a_record_round_trips_through_storage() -> None:
     assert done.extracted == ("m3",) and done.extraction_state == "done"
 
 
-def test_the_store_loads_from_yaml_and_an_unknown_one_names_the_key(tmp_path: Path) -> None:
+def test_the_store_loads_from_yaml_and_an_unknown_one_names_the_key(
+    tmp_path: Path,
+) -> None:
     good = tmp_path / "good.yaml"
     good.write_text("admin:\n  request_log_store: database\n")
     assert load_config(str(good)).admin.request_log_store == "database"

@@ -28,7 +28,9 @@ from tests.support.standin import Standin
 
 
 async def preview(admin: Admin, query: str) -> list[str]:
-    reply = await admin.call("POST", "/api/retrieve-preview", json={"owner": OWNER, "query": query})
+    reply = await admin.call(
+        "POST", "/api/retrieve-preview", json={"owner": OWNER, "query": query}
+    )
     assert reply.status == 200, reply.body
     return [r["content"] for r in reply.body["results"]]
 
@@ -56,11 +58,18 @@ async def test_a_short_fact_about_the_subject_passes_the_floor_and_unrelated_get
         "Is allergic to shellfish",
     ):
         await admin.create(content=content)
-    assert (await preview(admin, "How should I indent the Helm chart?"))[0] == "Prefers 2-space YAML"
+    assert (await preview(admin, "How should I indent the Helm chart?"))[
+        0
+    ] == "Prefers 2-space YAML"
     # cosine 0.28, under memory.min_similarity (0.30), but far ahead of every other memory
-    assert await preview(admin, "How should I provision the new cloud servers?") == ["Uses Terraform"]
-    for unrelated in ("Write a haiku about autumn leaves", "What is the capital of Australia?",
-                      "Summarize the plot of Hamlet"):
+    assert await preview(admin, "How should I provision the new cloud servers?") == [
+        "Uses Terraform"
+    ]
+    for unrelated in (
+        "Write a haiku about autumn leaves",
+        "What is the capital of Australia?",
+        "Summarize the plot of Hamlet",
+    ):
         assert await preview(admin, unrelated) == [], unrelated
 
 
@@ -85,7 +94,9 @@ async def test_a_keyword_hit_sharing_only_a_common_verb_is_a_coincidence(
     assert await preview(admin, "Explain how photosynthesis works") == []
     # the same words in a question about the user still find the fact
     assert await preview(admin, "Where do I work?") == ["Works at Stripe"]
-    assert "I write tests first" in await preview(admin, "Do I write tests before the code?")
+    assert "I write tests first" in await preview(
+        admin, "Do I write tests before the code?"
+    )
 
 
 @pytest.fixture(params=["sqlite", "qdrant"])
@@ -100,18 +111,26 @@ async def keyword_admin(
     vector_store = (
         VectorStoreConfig(kind="none")
         if request.param == "sqlite"
-        else VectorStoreConfig(kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "q")))
+        else VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "q"))
+        )
     )
-    return await start_admin(memtap_server, memtap_config, http, vector_store=vector_store)
+    return await start_admin(
+        memtap_server, memtap_config, http, vector_store=vector_store
+    )
 
 
 async def unlinked(admin: Admin, content: str, written: str) -> None:
     """A memory stored without a subject (as before slots existed): nothing links it."""
-    new = NewMemory(owner=OWNER, content=content, created_at=written, updated_at=written)
+    new = NewMemory(
+        owner=OWNER, content=content, created_at=written, updated_at=written
+    )
     await admin.engine.store.upsert_memory(new, now_iso())
 
 
-async def test_the_newest_of_unlinked_conflicting_facts_wins(keyword_admin: Admin) -> None:
+async def test_the_newest_of_unlinked_conflicting_facts_wins(
+    keyword_admin: Admin,
+) -> None:
     admin = keyword_admin
     await unlinked(admin, "Lives in Porto", "2026-11-20T10:00:00Z")
     await unlinked(admin, "Lives in Lisbon", "2026-03-01T10:00:00Z")
@@ -127,14 +146,22 @@ async def test_the_newest_of_unlinked_conflicting_facts_wins(keyword_admin: Admi
     assert await preview(admin, "Where do I live these days?") == ["Lives in Porto"]
     assert await preview(admin, "where do I live?") == ["Lives in Porto"]
     assert await preview(admin, "Where do I work now?") == ["Works at Stripe"]
-    assert await preview(admin, "What laptop do I have?") == ["My laptop is a MacBook Air"]
+    assert await preview(admin, "What laptop do I have?") == [
+        "My laptop is a MacBook Air"
+    ]
     # no rule reads these: for a question about the present the older version is not current
-    assert await preview(admin, "Which bike do I ride at the moment?") == ["My bike is a Canyon gravel"]
+    assert await preview(admin, "Which bike do I ride at the moment?") == [
+        "My bike is a Canyon gravel"
+    ]
     assert sorted(await preview(admin, "Which bike do I ride?")) == [
-        "My bike is a Canyon gravel", "My bike is a Trek road"]
+        "My bike is a Canyon gravel",
+        "My bike is a Trek road",
+    ]
     # two allergies are both true: neither replaces the other
     assert sorted(await preview(admin, "What am I still allergic to?")) == [
-        "Is allergic to peanuts", "Is allergic to shellfish"]
+        "Is allergic to peanuts",
+        "Is allergic to shellfish",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -159,7 +186,8 @@ def test_questions_about_the_present_in_five_languages(question: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["Where did I live in 2019?", "What editor do I like?", "Wo habe ich gewohnt?"]
+    "question",
+    ["Where did I live in 2019?", "What editor do I like?", "Wo habe ich gewohnt?"],
 )
 def test_other_questions_are_not_about_the_present(question: str) -> None:
     assert not asks_about_present(question)

@@ -92,3 +92,35 @@ def test_targets_that_name_no_http_origin_have_no_route() -> None:
     for target in ("*", "ftp://files.test/x", "http:///nohost"):
         assert resolve_route(_request(target), CONFIG) is None, target
     assert not addressed_elsewhere(_request("*"))
+
+
+def test_remembered_routes_follow_a_reloaded_upstream_list() -> None:
+    """Reverse routes are remembered per upstream list: a reload (a new config) must route
+    the same path by the new list, and an equal-looking list is never mistaken for it."""
+    before = resolve_route(_request("/openai/chat?x=1"), CONFIG)
+    assert before is not None and before.base_url == "https://api.openai.test/v1"
+    assert resolve_route(_request("/openai/chat?x=1"), CONFIG) is before
+    reloaded = dataclasses.replace(
+        CONFIG,
+        upstreams=(
+            UpstreamConfig(name="all", url="http://fallback.test", prefix="/"),
+            UpstreamConfig(name="openai", url="https://moved.test", prefix="/openai"),
+        ),
+    )
+    after = resolve_route(_request("/openai/chat?x=1"), reloaded)
+    assert after is not None and after.url == "https://moved.test/chat?x=1"
+    other_query = resolve_route(_request("/openai/chat?x=2"), reloaded)
+    assert other_query is not None and other_query.query == "x=2"
+    none_left = dataclasses.replace(CONFIG, upstreams=())
+    assert resolve_route(_request("/openai/chat?x=1"), none_left) is None
+
+
+def test_remembered_routes_are_bounded() -> None:
+    from memtap.proxy import routing
+
+    config = dataclasses.replace(CONFIG, upstreams=CONFIG.upstreams[:1])
+    for i in range(routing.MAX_CACHED_ROUTES * 2 + 3):
+        route = routing._reverse_route(config, f"/p{i}", "")
+        assert route is not None and route.path == f"/p{i}"
+    table = routing._reverse_table(config.upstreams)
+    assert 0 < len(table.routes) <= routing.MAX_CACHED_ROUTES

@@ -157,6 +157,22 @@ def test_serve_runs_on_uvloop_when_installed():
     assert run_loop(loop_module).startswith(expected)
 
 
+def test_settled_gc_freezes_start_up_and_collects_the_young_less_often():
+    import gc
+
+    from memtap.proxy.server import GC_YOUNG_THRESHOLD, settle_gc
+
+    thresholds = gc.get_threshold()
+    try:
+        settle_gc()
+        assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *thresholds[1:])
+        assert gc.isenabled()  # collected less often, never off: cycles still go
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+
+
 async def test_engine_failure_fails_open(
     standin, memtap_server, memtap_config, tmp_path
 ):

@@ -17,7 +17,29 @@ DATASET = Path(__file__).resolve().parents[1] / "datasets" / "conversations"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WORD = re.compile(r"[\w'’\-,.]+", re.UNICODE)
 # Words that carry no answer: "the 14th of June" is found as "14th June".
-_FILLER = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "and", "or", "my", "our", "your", "de", "la", "el", "le", "du", "des"])
+_FILLER = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "and",
+        "or",
+        "my",
+        "our",
+        "your",
+        "de",
+        "la",
+        "el",
+        "le",
+        "du",
+        "des",
+    ]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +82,24 @@ def load(path: Path) -> Conversation:
         elif kind == "turn":
             turns.append(Turn(**record))
         elif kind == "question":
-            questions.append(Question(**{**record, "evidence": tuple(record["evidence"]),
-                                         "superseded": tuple(record["superseded"])}))
+            questions.append(
+                Question(
+                    **{
+                        **record,
+                        "evidence": tuple(record["evidence"]),
+                        "superseded": tuple(record["superseded"]),
+                    }
+                )
+            )
         else:
             raise ValueError(f"{path.name}: unknown record type {kind!r}")
-    return Conversation(str(header["id"]), str(header["persona"]), tuple(header["speakers"]),  # type: ignore[arg-type]
-                        tuple(turns), tuple(questions))
+    return Conversation(
+        str(header["id"]),
+        str(header["persona"]),
+        tuple(header["speakers"]),  # type: ignore[arg-type]
+        tuple(turns),
+        tuple(questions),
+    )
 
 
 def load_all(folder: Path = DATASET) -> list[Conversation]:

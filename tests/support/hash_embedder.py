@@ -31,7 +31,9 @@ class HashEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for token in tokenize(text):
-                out[row, int(hashlib.sha1(token.encode()).hexdigest(), 16) % self.dim] += 1.0
+                out[
+                    row, int(hashlib.sha1(token.encode()).hexdigest(), 16) % self.dim
+                ] += 1.0
         return l2_normalize(out)
 
     def batch_stats(self) -> None:

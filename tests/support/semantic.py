@@ -64,9 +64,7 @@ async def open_db(path: Path, with_vec: bool = True) -> Database:
 
 async def add_memory(db: Database, owner: str, content: str, **kw: object) -> Memory:
     new = NewMemory(owner=owner, content=content, **kw)  # type: ignore[arg-type]
-    memory, _ = await db.write(
-        lambda conn: memories.upsert(conn, new, now_iso())
-    )
+    memory, _ = await db.write(lambda conn: memories.upsert(conn, new, now_iso()))
     return memory
 
 
