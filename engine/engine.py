@@ -596,7 +596,10 @@ class Engine:
                 "pending": counts["needs_reindex"] if counts else 0,
                 "reason": self.vector_error or "no vector tier",
             }
-        return await self.vector_index.reindex(limit, force)
+        if self.backfill is None:
+            return await self.vector_index.reindex(limit, force)
+        async with self.backfill.busy:  # the backfill's pass finishes first, then waits
+            return await self.vector_index.reindex(limit, force)
 
     @_guarded
     async def sweep(self) -> int:

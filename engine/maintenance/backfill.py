@@ -75,6 +75,10 @@ class VectorBackfill:
         self.status = BackfillStatus()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self.busy = asyncio.Lock()
+        """Held by each pass, and by an operator's reindex (`Engine.reindex`): the two would
+        otherwise share the rows marked pending, and the reindex's progress ("25 of 25")
+        would not count the ones the backfill took."""
 
     def start(self) -> None:
         if self._task is None:
@@ -95,6 +99,10 @@ class VectorBackfill:
     async def run_pass(self) -> int:
         """Embed batches until nothing waits or a batch makes no progress (no embedding
         source, the embedding failing): how many were embedded. Raises what a batch raised."""
+        async with self.busy:
+            return await self._pass()
+
+    async def _pass(self) -> int:
         done = 0
         while True:
             pending = await self.index.pending_count()

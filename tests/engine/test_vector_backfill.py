@@ -263,3 +263,24 @@ def test_a_timeout_is_logged_with_how_long_it_was_given() -> None:
     # asyncio's TimeoutError has an empty str(): the log line says what timed out instead.
     assert describe_error(TimeoutError(), 5.0) == "TimeoutError: no answer within 5 s"
     assert describe_error(ValueError("bad row")) == "ValueError: bad row"
+
+
+async def test_a_forced_reindex_counts_every_vector_with_the_backfill_running(
+    tmp_path: Path,
+) -> None:
+    # The backfill (every 0.2 s here) and an operator's reindex used to share the rows the
+    # reindex marked pending: its progress then said "25 of 25" for 30 memories.
+    async with EmbeddingsServer() as server:
+        engine = await open_at(tmp_path, config(tmp_path / "data", server))
+        try:
+            for fact in FACTS:
+                await engine.create_memory(NewMemory(owner="alice", content=fact))
+            assert engine.backfill is not None
+            for _ in range(5):
+                report = await engine.reindex(force=True)
+                assert report["done"] == len(FACTS), report
+                await asyncio.sleep(0.25)  # a backfill pass may start in between
+            async with engine.backfill.busy:  # and a pass waits for the lock
+                assert (await vector_status(engine))["needs_reindex"] == 0
+        finally:
+            await engine.close()
