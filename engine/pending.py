@@ -41,7 +41,7 @@ class PendingTurns:
         self._owner_of: dict[int, str] = {}
         self._by_owner: dict[str, set[int]] = {}
         self._committed: set[int] = set()
-        """Rows whose facts and episodes are stored but whose vectors are not yet written."""
+        """Rows whose facts are stored but whose episode and vectors are not yet written."""
         self._waiters: list[_Waiter] = []
 
     def added(self, owner: str, seq: int) -> None:
@@ -97,6 +97,10 @@ class PendingTurns:
 
     def pending(self, owner: str) -> int:
         return len(self._by_owner.get(owner, ()))
+
+    def unfinished(self) -> int:
+        """Rows of every owner not yet finished (their episode or vectors may be missing)."""
+        return len(self._owner_of)
 
     @property
     def waiting(self) -> bool:

@@ -112,7 +112,12 @@ class SqliteEpisodeStore:
                 raise NoVectors("no episode window has a vector yet")
             # Session scope and retention are applied on the rows: over-fetch for them.
             ranked = entry.top(vector, limit * 2)
-            return sql.chunks_by_rowid(conn, ranked, live)[:limit]
+            # The best `limit` rows first; the rest only when the filter dropped some
+            # (reading a row costs more than ranking it: at 100k windows half the arm).
+            hits = sql.chunks_by_rowid(conn, ranked[:limit], live)
+            if len(hits) < limit and len(ranked) > limit:
+                hits += sql.chunks_by_rowid(conn, ranked[limit:], live)
+            return hits[:limit]
 
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
 

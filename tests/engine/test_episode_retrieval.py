@@ -189,7 +189,11 @@ async def said(
         Turn(rid, owner, session, "openai-chat", text, "ok", created_at=at)
     )
     for _ in range(300):
-        if await engine.outbox.depth() == 0 and not engine.pending.waiting:
+        if (
+            await engine.outbox.depth() == 0
+            and not engine.pending.waiting
+            and not engine.pending.unfinished()  # episodes are written after the facts
+        ):
             return
         await asyncio.sleep(0.01)
 
