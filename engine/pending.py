@@ -9,8 +9,8 @@ arrived are finished (`wait_for`). Owners with nothing pending pay one dict look
 
 A row is applied in two stages: its facts are committed (`committed`: a keyword search finds
 them), then its episode and the facts' vectors are written (`finished`: a search by meaning
-finds them too, and the episode is a snippet). A retrieval that reads no vectors (`keyword`, `recent`) waits for the first
-stage only (`wait_for(..., vectors=False)`): the write embedding, milliseconds of model time,
+finds them too, and the episode is a snippet). A retrieval that reads no vectors (`keyword`,
+`recent`) waits for the first stage only (`wait_for(..., vectors=False)`): the write embedding, milliseconds of model time,
 is no longer in its path.
 
 In memory only, per process: after a restart the engine re-registers the rows resumed from
@@ -52,7 +52,7 @@ class PendingTurns:
         self._by_owner.setdefault(owner, set()).add(seq)
 
     def committed(self, seqs: Iterable[int]) -> None:
-        """These rows' facts and episodes are stored (their vectors may still be coming)."""
+        """These rows' facts are stored (their episodes and vectors may still be coming)."""
         touched: set[str] = set()
         for seq in seqs:
             owner = self._owner_of.get(seq)

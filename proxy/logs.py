@@ -78,9 +78,6 @@ def redact(text: str) -> str:
     return text
 
 
-_iso_ts = epoch_iso  # one cached rendering of the second for log lines and records
-
-
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
     fields = getattr(record, "fields", None)
     return fields if isinstance(fields, dict) else {}
@@ -97,7 +94,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
-            "ts": _iso_ts(record.created),
+            "ts": epoch_iso(record.created),
             "level": _LEVELS.get(record.levelname) or record.levelname.lower(),
             "event": record.getMessage(),
             "logger": record.name,
@@ -122,7 +119,11 @@ class TextFormatter(logging.Formatter):
     """`ts LEVEL event key=value ...` for people reading a terminal."""
 
     def format(self, record: logging.LogRecord) -> str:
-        parts = [_iso_ts(record.created), f"{record.levelname:<7}", record.getMessage()]
+        parts = [
+            epoch_iso(record.created),
+            f"{record.levelname:<7}",
+            record.getMessage(),
+        ]
         for key, value in _fields(record).items():
             rendered = (
                 value

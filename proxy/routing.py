@@ -197,12 +197,9 @@ def _reverse_table(upstreams: tuple[UpstreamConfig, ...]) -> _ReverseTable:
 def _reverse_route(config: Config, path: str, query: str) -> Route | None:
     table = _reverse_table(config.upstreams)
     key = (path, query)
-    try:
-        return table.routes[
-            key
-        ]  # a Route is immutable: the same one serves every request
-    except KeyError:
-        pass
+    # A Route is immutable: the same one serves every request (None, "no route", is cached too).
+    if key in table.routes:
+        return table.routes[key]
     route = _match_prefix(table.entries, path, query)
     if len(table.routes) >= MAX_CACHED_ROUTES:
         table.routes.clear()

@@ -125,6 +125,10 @@ def evict(conn: Conn, owner: str, max_per_owner: int) -> int:
     return extra
 
 
+_RANK = "bm25(episode_chunks_fts, 1.0, 0.0, 0.0)"
+"""The window's text alone (owner and session are filters)."""
+
+
 def keyword(
     conn: Conn, query: str, live: Live, limit: int, sizes: OwnerSizes | None = None
 ) -> list[ChunkHit]:
@@ -138,25 +142,21 @@ def keyword(
     plan = text_first(conn, "episode_chunks_fts", words, live, sizes)
     if plan is not None:
 
-        def best(depth: int, filter_owner: bool) -> list[Any]:
-            owner_sql = "AND episode_chunks_fts.owner = ?" if filter_owner else ""
-            owner_param = (live.owner,) if filter_owner else ()
+        def best(top: str, top_params: tuple[Any, ...]) -> list[Any]:
             return list(
                 conn.execute(
-                    f"""SELECT {E_COLUMNS}, c.seq, c.text, top.rank FROM (
-                            SELECT rowid, bm25(episode_chunks_fts, 1.0, 0.0, 0.0) AS rank
-                            FROM episode_chunks_fts
-                            WHERE episode_chunks_fts MATCH ? {owner_sql}
-                            ORDER BY rank LIMIT ?) AS top
+                    f"""SELECT {E_COLUMNS}, c.seq, c.text, top.rank FROM {top} AS top
                         CROSS JOIN episode_chunks c ON c.rowid_pk = top.rowid
                         CROSS JOIN episodes e ON e.rowid_pk = c.episode_rowid
                         WHERE {where}
                         ORDER BY top.rank, e.said_at DESC LIMIT ?""",
-                    (words, *owner_param, depth, *params, limit),
+                    (*top_params, *params, limit),
                 )
             )
 
-        found = ranked_text_first(plan, limit, best)
+        found = ranked_text_first(
+            plan, "episode_chunks_fts", _RANK, words, live.owner, limit, best
+        )
         if found is not None:
             return [ChunkHit(to_episode(r), r[9], r[10], -float(r[11])) for r in found]
     parts = []
@@ -166,7 +166,7 @@ def keyword(
         parts.append(f"session : {quote(live.session)}")
     parts.append(words)
     rows = conn.execute(
-        f"""SELECT {E_COLUMNS}, c.seq, c.text, bm25(episode_chunks_fts, 1.0, 0.0, 0.0) AS rank
+        f"""SELECT {E_COLUMNS}, c.seq, c.text, {_RANK} AS rank
             FROM episode_chunks_fts
             CROSS JOIN episode_chunks c ON c.rowid_pk = episode_chunks_fts.rowid
             CROSS JOIN episodes e ON e.rowid_pk = c.episode_rowid

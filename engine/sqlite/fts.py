@@ -121,13 +121,24 @@ def text_first(
 
 
 def ranked_text_first(
-    plan: TextFirst, limit: int, query: Callable[[int, bool], list[Any]]
+    plan: TextFirst,
+    table: str,
+    rank: str,
+    text: str,
+    owner: str | None,
+    limit: int,
+    run: Callable[[str, tuple[Any, ...]], list[Any]],
 ) -> list[Any] | None:
-    """`query(depth, filter_owner)` over the best `depth` word matches; None when the live
-    filter left fewer than `limit` while more matches were not looked at (the caller then
-    runs the owner-phrase plan)."""
+    """`run(top, params)`: the caller's query over `top`, the best word matches of `table`
+    by `rank` (a bm25() call) as (rowid, rank). None when the live filter left fewer than
+    `limit` while more matches were not looked at (the caller then runs the owner-phrase
+    plan)."""
     depth = plan.depth(limit)
-    rows = query(depth, plan.filter_owner)
+    owner_sql = f"AND {table}.owner = ?" if plan.filter_owner else ""
+    top = f"""(SELECT rowid, {rank} AS rank FROM {table}
+               WHERE {table} MATCH ? {owner_sql} ORDER BY rank LIMIT ?)"""
+    params = (text, owner, depth) if plan.filter_owner else (text, depth)
+    rows = run(top, params)
     if len(rows) < limit and plan.matches > depth:
         return None
     return rows
@@ -189,6 +200,10 @@ def list_match(text: str) -> str | None:
     return "{content key} : (" + " AND ".join(quote(t) for t in tokens) + ")"
 
 
+_FACT_RANK = "bm25(memories_fts, 2.0, 1.0, 0.0, 0.0)"
+"""Content counts twice as much as the key; owner and session not at all."""
+
+
 def search(
     conn: Conn,
     match: str,
@@ -203,30 +218,25 @@ def search(
     where, params = live_where(live, "m")
     plan = text_first(conn, "memories_fts", text, live, sizes) if text else None
     if plan is not None and text is not None:
-        words = text
 
-        def best(depth: int, filter_owner: bool) -> list[Any]:
-            owner_sql = "AND memories_fts.owner = ?" if filter_owner else ""
-            owner_param = (live.owner,) if filter_owner else ()
+        def best(top: str, top_params: tuple[Any, ...]) -> list[Any]:
             return list(
                 conn.execute(
-                    f"""SELECT {M_COLUMNS}, top.rank FROM (
-                            SELECT rowid, bm25(memories_fts, 2.0, 1.0, 0.0, 0.0) AS rank
-                            FROM memories_fts
-                            WHERE memories_fts MATCH ? {owner_sql}
-                            ORDER BY rank LIMIT ?) AS top
+                    f"""SELECT {M_COLUMNS}, top.rank FROM {top} AS top
                         CROSS JOIN memories m ON m.rowid_pk = top.rowid
                         WHERE {where}
                         ORDER BY top.rank, m.updated_at DESC, m.rowid_pk DESC LIMIT ?""",
-                    (words, *owner_param, depth, *params, limit),
+                    (*top_params, *params, limit),
                 )
             )
 
-        found = ranked_text_first(plan, limit, best)
+        found = ranked_text_first(
+            plan, "memories_fts", _FACT_RANK, text, live.owner, limit, best
+        )
         if found is not None:
             return [(to_memory(r[:12]), -float(r[12])) for r in found]
     rows = conn.execute(
-        f"""SELECT {M_COLUMNS}, bm25(memories_fts, 2.0, 1.0, 0.0, 0.0) AS rank
+        f"""SELECT {M_COLUMNS}, {_FACT_RANK} AS rank
             FROM memories_fts CROSS JOIN memories m ON m.rowid_pk = memories_fts.rowid
             WHERE memories_fts MATCH ? AND {where}
             ORDER BY rank, m.updated_at DESC, m.rowid_pk DESC LIMIT ?""",

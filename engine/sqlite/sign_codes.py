@@ -15,6 +15,7 @@ Below `EXACT_ROWS` rows the mat-vec is cheap and exact search is used.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -35,20 +36,11 @@ _ENCODE_CHUNK = 4096
 """Rows projected at a time: the projection's temporary stays a few MB."""
 
 
-def _projection(dim: int) -> F32:
+@functools.cache
+def projection(dim: int) -> F32:
     # Seeded by the width: the same bits in every process (so codes could be kept on disk).
     rng = np.random.default_rng(0x5EED + dim)
     return rng.standard_normal((dim, dim * (BITS_PER_DIM - 1))).astype(np.float32)
-
-
-_PROJECTIONS: dict[int, F32] = {}
-
-
-def projection(dim: int) -> F32:
-    found = _PROJECTIONS.get(dim)
-    if found is None:
-        found = _PROJECTIONS[dim] = _projection(dim)
-    return found
 
 
 def words_for(dim: int) -> int:
