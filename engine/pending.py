@@ -10,8 +10,8 @@ arrived are finished (`wait_for`). Owners with nothing pending pay one dict look
 A row is applied in two stages: its facts are committed (`committed`: a keyword search finds
 them), then its episode and the facts' vectors are written (`finished`: a search by meaning
 finds them too, and the episode is a snippet). A retrieval that reads no vectors (`keyword`,
-`recent`) waits for the first stage only (`wait_for(..., vectors=False)`): the write embedding, milliseconds of model time,
-is no longer in its path.
+`recent`) waits for the first stage only (`wait_for(..., vectors=False)`): the write
+embedding, milliseconds of model time, is no longer in its path.
 
 In memory only, per process: after a restart the engine re-registers the rows resumed from
 disk (`added` for each), so the rule holds across restarts too. Replicas sharing Qdrant do not
