@@ -114,6 +114,23 @@ class ChunkHit:
     text: str
     score: float
     """Keyword: bm25 relevance (higher is better); vector: cosine."""
+    ref: int | str
+    """The window's id in its store (SQLite: the chunk rowid; Qdrant: the point id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorWindows:
+    """What the vector arm found: the windows it read and the ranking they came from.
+
+    Reading a window (its episode, its text) costs more than ranking it, so a store ranks
+    deeper than it reads: a keyword window finds its cosine and its rank by meaning in
+    `ranked` without the vector arm reading it again."""
+
+    hits: list[ChunkHit]
+    """Live windows read, best first (score: cosine): at least the best `limit` asked for."""
+    ranked: list[tuple[int | str, float]]
+    """(ref, cosine), best first, `depth` deep: the hits and the windows ranked past them
+    but not read (these may not be live: a keyword window, which is, looks itself up)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from memtap.engine.episode_types import (
     EpisodePage,
     EpisodeWrite,
     NewEpisode,
+    VectorWindows,
 )
 from memtap.engine.memory_rules import Live
 from memtap.engine.types import (
@@ -390,9 +391,12 @@ class EpisodeStore(Protocol):
         """Live windows sharing a topical word with `query`, best first (score: relevance > 0)."""
         ...
 
-    async def vector(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
-        """Live windows nearest to `query` by meaning, best first (score: cosine). Raises
-        `NoVectors` when there is no embedding source or no window has a vector yet."""
+    async def vector(
+        self, query: str, live: Live, limit: int, depth: int = 0
+    ) -> VectorWindows:
+        """The `limit` live windows nearest to `query` by meaning, read, and the ranking
+        `depth` deep (at least `limit`) they came from. Raises `NoVectors` when there is no
+        embedding source or no window has a vector yet."""
         ...
 
     async def embed_pending(self, max_items: int) -> int:

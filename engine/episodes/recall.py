@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
-from memtap.engine.episode_types import ChunkHit, normalise_text
+from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
 from memtap.engine.episodes.chunks import sentences, topical_stems, trim
 from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_rules import Live
@@ -45,11 +46,14 @@ KEYWORD_SHARE = 0.35
 POOL_FACTOR = 2
 """Windows fetched by keyword, per snippet wanted (several windows can be of one episode)."""
 VECTOR_DEPTH = 4
-"""The vector arm ranks this many times deeper, so keyword windows get their cosine too."""
+"""The vector arm ranks this many times deeper than it reads, so keyword windows get their
+cosine and rank by meaning too (`VectorWindows.ranked`)."""
 CANDIDATES_PER_SNIPPET = 4
 """Snippets made per `max_snippets` slot, best fused first: the budget walk skips some (too
 long, restating a fact) but never needed more, and making one (trimming, the checks) is the
 arms' main cost on the event loop (~70 us each: 180 windows took 12 ms)."""
+
+Found = TypeVar("Found")
 
 
 @dataclass(slots=True)
@@ -87,7 +91,7 @@ async def recall_episodes(
     if not episodes.enabled or episodes.max_snippets == 0 or strategy == "recent":
         return out
     live = episode_live(req, cfg)
-    pool = max(cfg.top_k, episodes.max_snippets * POOL_FACTOR)
+    pool = pool_size(cfg)
     started = time.perf_counter()
     keyword_task = (
         asyncio.ensure_future(store.keyword(req.query, live, pool))
@@ -95,35 +99,38 @@ async def recall_episodes(
         else None
     )
     vector_task = (
-        asyncio.ensure_future(
-            _vector_arm(store, cfg, req, live, pool * VECTOR_DEPTH, clock, gate)
-        )
+        asyncio.ensure_future(_vector_arm(store, cfg, req, live, pool, clock, gate))
         if strategy in ("semantic", "hybrid")
         else None
     )
-    kw = await _arm(keyword_task, "keyword", out.resolution)
-    vec = await _arm(vector_task, "vector", out.resolution)
-    if vector_task is not None and vec is None and gate is not None and gate.skipped:
+    read = await _arm(keyword_task, "keyword", out.resolution) or []
+    found = await _arm(vector_task, "vector", out.resolution)
+    if vector_task is not None and found is None and gate is not None and gate.skipped:
         out.resolution["vector_skipped"] = gate.skipped
-    if strategy == "semantic" and vec is not None and vec:
-        kw = []  # semantic ranks by meaning; keywords only stand in when vectors fail
     out.resolution["timings_ms"]["episodes"] = round(
         (time.perf_counter() - started) * 1000, 3
     )
-    kw = _keyword_floor(kw or [])
-    cosine = {_key(h): h.score for h in vec or []}
-    if vec is not None:
+    kw = _keyword_floor(read)
+    if strategy == "semantic" and found is not None and found.hits:
+        kw = []  # semantic ranks by meaning; keywords only stand in when vectors fail
+    ranking, cosine = _by_meaning(found, read)
+    if found is not None:
         kw = [h for h in kw if cosine.get(_key(h), -1.0) >= episodes.min_similarity / 2]
-    vec = [h for h in (vec or []) if h.score >= episodes.min_similarity]
+    vec = [h for h, score in ranking if score >= episodes.min_similarity]
     own = normalise_text(req.query)
     kw = [h for h in kw if normalise_text(h.episode.content) != own]
-    vec = [h for h in vec if normalise_text(h.episode.content) != own]
+    vec = [h for h in vec if h is None or normalise_text(h.episode.content) != own]
     out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
     out.resolution["floor"] = {
         "min_similarity": episodes.min_similarity,
         "keyword_share": KEYWORD_SHARE,
     }
     return out
+
+
+def pool_size(cfg: MemoryConfig) -> int:
+    """Windows each arm reads (the vector arm ranks `VECTOR_DEPTH` times deeper)."""
+    return max(cfg.top_k, cfg.episodes.max_snippets * POOL_FACTOR)
 
 
 async def _vector_arm(
@@ -134,21 +141,21 @@ async def _vector_arm(
     limit: int,
     clock: RetrievalClock | None,
     gate: VectorGate | None,
-) -> list[ChunkHit] | None:
+) -> VectorWindows | None:
     """None: skipped, the facts' keywords answer the question (`gate`)."""
     if gate is not None and not await gate.run_vectors():
         return None
     return await asyncio.wait_for(
-        store.vector(req.query, live, limit),
+        store.vector(req.query, live, limit, limit * VECTOR_DEPTH),
         vector_deadline_s(cfg, clock),  # what the own-writes wait left
     )
 
 
 async def _arm(
-    task: asyncio.Future[list[ChunkHit] | None] | asyncio.Future[list[ChunkHit]] | None,
+    task: Awaitable[Found | None] | None,
     name: str,
     resolution: dict[str, Any],
-) -> list[ChunkHit] | None:
+) -> Found | None:
     if task is None:
         return None
     try:
@@ -164,6 +171,19 @@ async def _arm(
         return None
     resolution["tiers"].append(f"episodes.{name}")
     return found
+
+
+def _by_meaning(
+    found: VectorWindows | None, keyword_read: list[ChunkHit]
+) -> tuple[list[tuple[ChunkHit | None, float]], dict[tuple[str, int], float]]:
+    """The vector ranking as (window, cosine), best first, the window None where neither
+    arm read it; and the cosine of every window read."""
+    if found is None:
+        return [], {}
+    read = {h.ref: h for h in keyword_read}
+    read.update((h.ref, h) for h in found.hits)
+    ranking = [(read.get(ref), score) for ref, score in found.ranked]
+    return ranking, {_key(h): score for h, score in ranking if h is not None}
 
 
 def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
@@ -187,7 +207,7 @@ def _key(hit: ChunkHit) -> tuple[str, int]:
 
 def _snippets(
     kw: list[ChunkHit],
-    vec: list[ChunkHit],
+    vec: list[ChunkHit | None],
     cosine: dict[tuple[str, int], float],
     cfg: MemoryConfig,
     query: str,
@@ -199,13 +219,18 @@ def _snippets(
     for rank, h in enumerate(kw, start=1):
         by_key.setdefault(_key(h), h)
         kw_rank.setdefault(_key(h), rank)
-    for rank, h in enumerate(vec, start=1):
-        by_key.setdefault(_key(h), h)
-        vec_rank.setdefault(_key(h), (rank, h.score))
+    for rank, read in enumerate(vec, start=1):
+        if read is not None:
+            by_key.setdefault(_key(read), read)
+            vec_rank.setdefault(_key(read), (rank, cosine[_key(read)]))
     names = {k: f"{k[0]}#{k[1]}" for k in by_key}
-    fused = fuse(
-        [[names[_key(h)] for h in kw], [names[_key(h)] for h in vec]], cfg.rrf_k
-    )
+    # A window ranked by meaning but read by neither arm keeps its place in the ranking
+    # (the ranks after it stay what they are) and is passed over.
+    by_meaning = [
+        names[_key(read)] if read is not None else f"unread#{rank}"
+        for rank, read in enumerate(vec)
+    ]
+    fused = fuse([[names[_key(h)] for h in kw], by_meaning], cfg.rrf_k)
     back = {v: k for k, v in names.items()}
     stems = topical_stems(query)
     max_chars = cfg.episodes.snippet_tokens * 4
@@ -216,7 +241,9 @@ def _snippets(
     for name, score in fused:
         if len(hits) >= wanted:
             break
-        key = back[name]
+        key = back.get(name)
+        if key is None:
+            continue
         chunk = by_key[key]
         episode = chunk.episode
         if episode.id in seen:

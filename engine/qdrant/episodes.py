@@ -29,6 +29,7 @@ from memtap.engine.episode_types import (
     EpisodePage,
     EpisodeWrite,
     NewEpisode,
+    VectorWindows,
 )
 from memtap.engine.episodes.chunks import windows
 from memtap.engine.fallbacks import NoVectors
@@ -292,6 +293,7 @@ class QdrantEpisodeStore:
                     int(payload["seq"]),
                     str(payload["text"]),
                     float(p.score),
+                    str(p.id),
                 )
             )
         return out
@@ -314,7 +316,9 @@ class QdrantEpisodeStore:
         )
         return await self._hits([p for p in response.points if p.score > 0])
 
-    async def vector(self, query: str, live: Live, limit: int) -> list[ChunkHit]:
+    async def vector(
+        self, query: str, live: Live, limit: int, depth: int = 0
+    ) -> VectorWindows:
         if self.embedder is None:
             raise NoVectors("no embedding source")
         dense = (
@@ -330,11 +334,14 @@ class QdrantEpisodeStore:
                 query=dense,
                 using=DENSE,
                 query_filter=flt,
-                limit=limit,
+                # Filtered by the server and read in the same call: every ranked window
+                # is a live hit.
+                limit=max(limit, depth),
                 with_payload=True,
             ),
         )
-        return await self._hits(list(response.points))
+        hits = await self._hits(list(response.points))
+        return VectorWindows(hits, [(h.ref, h.score) for h in hits])
 
     async def _count(self, flt: models.Filter) -> int:
         result = await self._call(

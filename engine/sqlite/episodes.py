@@ -145,7 +145,7 @@ def keyword(
         def best(top: str, top_params: tuple[Any, ...]) -> list[Any]:
             return list(
                 conn.execute(
-                    f"""SELECT {E_COLUMNS}, c.seq, c.text, top.rank FROM {top} AS top
+                    f"""SELECT {E_COLUMNS}, c.seq, c.text, top.rank, c.rowid_pk FROM {top} AS top
                         CROSS JOIN episode_chunks c ON c.rowid_pk = top.rowid
                         CROSS JOIN episodes e ON e.rowid_pk = c.episode_rowid
                         WHERE {where}
@@ -158,7 +158,7 @@ def keyword(
             plan, "episode_chunks_fts", _RANK, words, live.owner, limit, best
         )
         if found is not None:
-            return [ChunkHit(to_episode(r), r[9], r[10], -float(r[11])) for r in found]
+            return [_keyword_hit(r) for r in found]
     parts = []
     if live.owner is not None and _has_token(live.owner):
         parts.append(f"owner : {quote(live.owner)}")
@@ -166,7 +166,7 @@ def keyword(
         parts.append(f"session : {quote(live.session)}")
     parts.append(words)
     rows = conn.execute(
-        f"""SELECT {E_COLUMNS}, c.seq, c.text, {_RANK} AS rank
+        f"""SELECT {E_COLUMNS}, c.seq, c.text, {_RANK} AS rank, c.rowid_pk
             FROM episode_chunks_fts
             CROSS JOIN episode_chunks c ON c.rowid_pk = episode_chunks_fts.rowid
             CROSS JOIN episodes e ON e.rowid_pk = c.episode_rowid
@@ -174,7 +174,11 @@ def keyword(
             ORDER BY rank, e.said_at DESC LIMIT ?""",
         (" AND ".join(parts), *params, limit),
     )
-    return [ChunkHit(to_episode(r), r[9], r[10], -float(r[11])) for r in rows]
+    return [_keyword_hit(r) for r in rows]
+
+
+def _keyword_hit(row: Sequence[Any]) -> ChunkHit:
+    return ChunkHit(to_episode(row), row[9], row[10], -float(row[11]), row[12])
 
 
 def chunks_by_rowid(
@@ -193,7 +197,7 @@ def chunks_by_rowid(
     )
     found = {r[11]: r for r in rows}
     return [
-        ChunkHit(to_episode(found[rid]), found[rid][9], found[rid][10], sim)
+        ChunkHit(to_episode(found[rid]), found[rid][9], found[rid][10], sim, rid)
         for rid, sim in ranked
         if rid in found
     ]

@@ -309,8 +309,13 @@ async def test_snippets_made_are_bounded_by_the_slots(
     store = engine.episodes.store
     await store.add(
         [
-            NewEpisode(OWNER, f"s{i}", "user", f"The boiler broke again, repair number {i}.",
-                       f"2026-03-{1 + i % 28:02d}T10:00:00.000Z")
+            NewEpisode(
+                OWNER,
+                f"s{i}",
+                "user",
+                f"The boiler broke again, repair number {i}.",
+                f"2026-03-{1 + i % 28:02d}T10:00:00.000Z",
+            )
             for i in range(30)
         ],
         "2026-03-30T10:00:00.000Z",
@@ -325,3 +330,68 @@ async def test_snippets_made_are_bounded_by_the_slots(
     assert scores == sorted(scores, reverse=True)  # the best fused ones
     block = await snippets(engine, "when did the boiler break?")
     assert len(block) == 2
+
+
+async def test_a_keyword_window_ranked_deep_by_meaning_keeps_its_cosine(
+    tmp_path: Path,
+) -> None:
+    """The vector arm reads only its best `pool` windows but ranks four times deeper: a
+    keyword window found down that ranking takes its rank and cosine from it (without them
+    it would fail the keyword windows' cosine floor and be dropped)."""
+    from memtap.engine.episode_types import NewEpisode
+    from memtap.engine.episodes.recall import recall_episodes
+    from memtap.engine.sqlite import migrations
+    from memtap.engine.sqlite.database import Database
+    from memtap.engine.sqlite.driver import choose_driver
+    from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+    from tests.support.hash_embedder import HashEmbedder
+
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    embedder = HashEmbedder(dim=384)
+    store = SqliteEpisodeStore(db, source=lambda: embedder)
+    parrot = (
+        "The parrot ate one of the tomatoes in the long afternoon sun while we sat."
+    )
+    try:
+        await store.add(
+            [
+                NewEpisode(
+                    OWNER,
+                    "s",
+                    "user",
+                    f"tomatoes tomatoes note {i}",
+                    f"2026-03-0{1 + i % 9}T10:00:00.000Z",
+                )
+                for i in range(10)
+            ]
+            + [NewEpisode(OWNER, "s", "user", parrot, "2026-03-09T10:00:00.000Z")],
+            "2026-03-10T10:00:00.000Z",
+            10**6,
+        )
+        while await store.embed_pending(64):
+            pass
+        cfg = MemoryConfig(top_k=4, episodes=EpisodesConfig(max_snippets=2))
+        query = "tomatoes parrot"
+        found = await store.vector(query, episode_live_for(cfg), 4, 16)
+        assert len(found.hits) == 4  # read: the pool
+        deep = [ref for ref, _ in found.ranked]
+        by_keyword = await store.keyword(query, episode_live_for(cfg), 4)
+        parrot_ref = next(h.ref for h in by_keyword if h.episode.content == parrot)
+        assert parrot_ref in deep and parrot_ref not in {h.ref for h in found.hits}
+        recalled = await recall_episodes(
+            store, cfg, RetrievalRequest(owner=OWNER, query=query, strategy="hybrid")
+        )
+        hit = next(h for h in recalled.hits if h.memory.content == parrot)
+        assert hit.fts_rank == 1 and hit.vec_rank is not None and hit.vec_rank > 4
+        assert hit.vec_rank == deep.index(parrot_ref) + 1
+        assert hit.similarity is not None and 0.25 < hit.similarity < 0.5
+        assert set(hit.why) >= {"keyword", "meaning"} and hit.tier == "hybrid"
+    finally:
+        await db.close()
+
+
+def episode_live_for(cfg: MemoryConfig) -> Any:
+    from memtap.engine.episodes.recall import episode_live
+
+    return episode_live(RetrievalRequest(owner=OWNER, query="q"), cfg)

@@ -118,9 +118,35 @@ async def test_windows_are_found_by_keyword_and_by_meaning(store: EpisodeStore) 
     assert kw[0].episode.content == long
     while await store.pending_vectors():
         assert await store.embed_pending(64) > 0
-    vec = await store.vector("VPN demo", live(), 10)
+    vec = (await store.vector("VPN demo", live(), 10)).hits
     assert vec[0].text.startswith("The demo went badly") and vec[0].score > 0.3
     assert await store.keyword("zebra", live(), 10) == []
+
+
+async def test_the_vector_ranking_goes_deeper_than_the_windows_read(
+    store: EpisodeStore,
+) -> None:
+    """Recall looks a keyword window's cosine up in `ranked` by its `ref`: both arms must
+    name a window alike, and the ranking must reach past what was read."""
+    texts = [f"Note {i} about the garden shed and the tomatoes." for i in range(12)]
+    await store.add([said(t) for t in texts], at(), CAP)
+    while await store.pending_vectors():
+        assert await store.embed_pending(64) > 0
+    found = await store.vector("garden shed tomatoes", live(), 2, depth=10)
+    assert len(found.hits) >= 2 and len(found.ranked) == 10
+    scores = [score for _, score in found.ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert [h.ref for h in found.hits[:2]] == [ref for ref, _ in found.ranked[:2]]
+    assert [h.score for h in found.hits[:2]] == pytest.approx(scores[:2])
+    by_ref = dict(found.ranked)
+    by_keyword = await store.keyword("garden shed tomatoes", live(), 12)
+    assert len(by_keyword) == 12
+    ranked_and_read = [h for h in by_keyword if h.ref in by_ref]
+    assert len(ranked_and_read) == 10  # the same windows, named the same by both arms
+    read_all = await store.vector("garden shed tomatoes", live(), 12, depth=12)
+    cosine_when_read = {h.ref: h.score for h in read_all.hits}
+    for hit in ranked_and_read:  # ranked but not read: the cosine it has when read
+        assert by_ref[hit.ref] == pytest.approx(cosine_when_read[hit.ref], abs=1e-5)
 
 
 async def test_vector_search_without_vectors_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -159,7 +185,9 @@ async def test_owner_isolation_and_session_scope(store: EpisodeStore) -> None:
         "biscuit", live(session=None, match_session=True), 10
     )
     assert [h.episode.content for h in no_session] == ["Biscuit without a session."]
-    by_meaning = {h.episode.owner for h in await store.vector("biscuit", live(), 10)}
+    by_meaning = {
+        h.episode.owner for h in (await store.vector("biscuit", live(), 10)).hits
+    }
     assert by_meaning == {"alice"}
     assert (await store.list_page(EpisodeListQuery(owner="bob"))).total == 1
 
@@ -255,9 +283,9 @@ async def test_a_replaced_local_file_leaves_no_stale_vectors(tmp_path) -> None: 
         store = SqliteEpisodeStore(db, source=lambda: embedder)
         await store.add([said("The VPN dropped during the demo.")], at(), CAP)
         await store.embed_pending(64)
-        assert await store.vector(
-            "VPN demo", live(), 5
-        )  # the owner's matrix is cached now
+        assert (
+            await store.vector("VPN demo", live(), 5)
+        ).hits  # the owner's matrix is cached now
         await store.local_file_replaced()
         assert store.cache.stats()["owners"] == 0
     finally:
@@ -287,14 +315,14 @@ async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
     try:
         await store.add([said("The VPN dropped during the demo.")], at(), 100)
         await store.embed_pending(64)
-        assert await store.vector("VPN demo", live(), 5)
+        assert (await store.vector("VPN demo", live(), 5)).hits
         await store.add(
             [said("We drove to the coast with the biscuit tin.", said_at=at(hours=1))],
             at(hours=1),
             100,
         )
         await store.embed_pending(64)
-        found = await store.vector("coast biscuit tin", live(), 5)
+        found = (await store.vector("coast biscuit tin", live(), 5)).hits
         assert "coast" in found[0].text
         assert loads == ["alice"]  # loaded once, then kept up to date
     finally:
@@ -318,7 +346,8 @@ async def test_qdrant_episodes_collection_of_another_vector_size_is_a_clear_mism
 
 
 async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
-    tmp_path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    tmp_path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     # A big owner's windows take seconds to load: a request meanwhile gets no vector answer
     # at once (its keyword arm answers) instead of starting another load of the same rows.
@@ -352,8 +381,8 @@ async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
         with pytest.raises(NoVectors, match="loading"):
             await store.vector("VPN demo", live(), 5)
         release.set()
-        assert await first
-        assert await store.vector("VPN demo", live(), 5)  # cached now
+        assert (await first).hits
+        assert (await store.vector("VPN demo", live(), 5)).hits  # cached now
         assert len(loads) == 1
     finally:
         await db.close()
