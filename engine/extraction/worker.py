@@ -166,14 +166,21 @@ class OutboxWorker:
         after = 0
         while True:
             try:
-                # Cleared before the read, not after: a turn committed (and its wake set)
-                # while the page was being read must not be slept through.
-                self._wake.clear()
+                # Cleared when a pass over the outbox starts, before its first read: a turn
+                # committed (and its wake set) during the pass must not be slept through.
+                if after == 0:
+                    self._wake.clear()
                 async with self.page_lock:
                     rows = await self.outbox.page(after, PAGE_SIZE)
                     if rows:
                         await self.process(rows)
                 if not rows:
+                    if after and self._wake.is_set():
+                        # A turn was committed during the pass, maybe below `after`: seqs
+                        # start again from 1 once the outbox is empty. Look from the start
+                        # (at close too, so it is extracted, not left on disk).
+                        after = 0
+                        continue
                     if self._stopping:
                         return
                     after = 0

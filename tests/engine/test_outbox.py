@@ -322,3 +322,44 @@ async def test_a_full_outbox_refuses_turns_fail_open(tmp_path: Path) -> None:
         await engine.enqueue_turn(turn(4))  # room again once the worker caught up
     finally:
         await engine.close()
+
+
+async def test_a_turn_committed_as_the_outbox_empties_is_not_passed_over(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Seqs restart once the outbox is empty (a process keeps its own seqs from repeating,
+    not those of rows a previous run left on disk), so a turn committed while the worker
+    finishes a page of such rows can get a seq below the page's last: the worker looks again
+    from the start (it used to end its pass there and, closing, leave the turn on disk)."""
+    engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
+    for i in range(3):
+        await engine.enqueue_turn(turn(i))
+    await engine.close()  # drains nothing: the worker never started
+    engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
+    original = engine.worker.process
+    stopping: list[asyncio.Future[None]] = []
+    seqs: list[int] = []
+
+    async def then_enqueue_and_stop(rows: list[Any]) -> int:
+        written = await original(rows)
+        if not stopping:
+            seqs.extend(r.seq for r in rows)
+            assert await depth(engine) == 0  # the page's rows left with its commit
+            await engine.enqueue_turn(turn(99))
+            seqs.append((await engine.outbox.pending_rows())[0][0])
+            stopping.append(asyncio.ensure_future(engine.worker.stop(5.0)))
+            await asyncio.sleep(0)  # stop() has set its flag
+        return written
+
+    monkeypatch.setattr(engine.worker, "process", then_enqueue_and_stop)
+    engine.worker.start()
+    try:
+        for _ in range(500):
+            if stopping:
+                break
+            await asyncio.sleep(0.01)
+        await stopping[0]
+        assert seqs[-1] < max(seqs[:-1])  # the case: below the worker's cursor
+        assert await depth(engine) == 0 and await count(engine) == 4
+    finally:
+        await engine.close()
