@@ -315,22 +315,36 @@ class Engine:
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
         )
         started = time.perf_counter()
-        applied = await self.pending.wait_for(
-            owner, max(0.0, budget_s - clock.elapsed_s()), vectors=vectors
-        )
-        waited_ms = round((time.perf_counter() - started) * 1000, 3)
-        if not applied:
-            self.metrics.memory_fallbacks.inc("own_writes_pending")
-            log.warning(
-                "memory.own_writes_pending",
-                extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
+        try:
+            applied = await self.pending.wait_for(
+                owner, max(0.0, budget_s - clock.elapsed_s()), vectors=vectors
             )
+        except asyncio.CancelledError:
+            # Cut short: by the vector leg's deadline (a busy loop can fire both timers
+            # at once; retrieval goes on without these writes) or with the request.
+            self._own_writes_pending(owner, started)
+            raise
+        if not applied:
+            self._own_writes_pending(owner, started)
         else:
+            waited_ms = round((time.perf_counter() - started) * 1000, 3)
             log.debug(
                 "memory.own_writes_applied",
                 extra={"fields": {"owner": owner, "waited_ms": waited_ms}},
             )
         return applied
+
+    def _own_writes_pending(self, owner: str, started: float) -> None:
+        self.metrics.memory_fallbacks.inc("own_writes_pending")
+        log.warning(
+            "memory.own_writes_pending",
+            extra={
+                "fields": {
+                    "owner": owner,
+                    "waited_ms": round((time.perf_counter() - started) * 1000, 3),
+                }
+            },
+        )
 
     @_guarded
     async def enqueue_turn(self, turn: Turn) -> None:

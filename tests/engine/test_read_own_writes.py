@@ -224,7 +224,9 @@ async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
         found = await engine.retrieve(
             RetrievalRequest(owner=ALICE, query="Elixir chat servers")
         )
-        assert [h.memory.content for h in found.hits] == ["Prefers Elixir for chat servers"]
+        assert [h.memory.content for h in found.hits] == [
+            "Prefers Elixir for chat servers"
+        ]
         assert time.perf_counter() - started < 0.1
         assert engine.pending.pending(ALICE) == 1  # its vectors are still coming
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 0
@@ -233,11 +235,49 @@ async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
         await engine.retrieve(
             # (a word the fact lacks: the keywords alone do not answer, vectors are read)
             RetrievalRequest(
-                owner=ALICE, query="Elixir chat servers in production", strategy="hybrid"
+                owner=ALICE,
+                query="Elixir chat servers in production",
+                strategy="hybrid",
             )
         )
         assert time.perf_counter() - started >= 0.1
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
         engine.vector_index = index
     finally:
+        gate.set()
+
+
+async def test_a_wait_for_own_writes_cut_short_is_still_counted(engine: Engine) -> None:
+    # A busy loop can fire the vector leg's deadline before the own-writes wait's own
+    # timeout (seen on a loaded CI box): the retrieval went on without the writes, and
+    # `own_writes_pending` says so whichever timer cut the wait.
+    gate = asyncio.Event()
+    real = engine.worker.on_written
+
+    async def stuck_vectors(memories):  # type: ignore[no-untyped-def]
+        await gate.wait()
+        if real is not None:
+            await real(memories)
+
+    engine.worker.on_written = stuck_vectors
+    index, engine.vector_index = engine.vector_index, ScriptedTier([])
+    try:
+        await engine.enqueue_turn(turn(1, ALICE, "I prefer Elixir for chat servers."))
+        retrieval = asyncio.ensure_future(
+            engine.retrieve(
+                RetrievalRequest(
+                    owner=ALICE,
+                    query="Elixir chat servers in production",
+                    strategy="hybrid",
+                )
+            )
+        )
+        await asyncio.sleep(0.03)  # inside the wait for the fact's vectors
+        assert not retrieval.done()
+        retrieval.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await retrieval
+        assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
+    finally:
+        engine.vector_index = index
         gate.set()
