@@ -203,12 +203,8 @@ async def test_a_turn_committed_while_the_worker_reads_an_empty_page_is_not_slep
         await engine.close()
 
 
-async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
-    engine: Engine,
-) -> None:
-    # The rows are committed but their vector write hangs: a keyword retrieval finds the
-    # fact at once, one that reads vectors (hybrid, with a vector index) still waits for
-    # them (bounded).
+def hold_vectors(engine: Engine) -> asyncio.Event:
+    """The worker commits rows as usual, but their vector writes wait for the event."""
     gate = asyncio.Event()
     real = engine.worker.on_written
 
@@ -218,6 +214,16 @@ async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
             await real(memories)
 
     engine.worker.on_written = stuck_vectors
+    return gate
+
+
+async def test_keyword_retrieval_does_not_wait_for_the_vectors_of_own_writes(
+    engine: Engine,
+) -> None:
+    # The rows are committed but their vector write hangs: a keyword retrieval finds the
+    # fact at once, one that reads vectors (hybrid, with a vector index) still waits for
+    # them (bounded).
+    gate = hold_vectors(engine)
     try:
         await engine.enqueue_turn(turn(1, ALICE, "I prefer Elixir for chat servers."))
         started = time.perf_counter()
@@ -251,15 +257,7 @@ async def test_a_wait_for_own_writes_cut_short_is_still_counted(engine: Engine) 
     # A busy loop can fire the vector leg's deadline before the own-writes wait's own
     # timeout (seen on a loaded CI box): the retrieval went on without the writes, and
     # `own_writes_pending` says so whichever timer cut the wait.
-    gate = asyncio.Event()
-    real = engine.worker.on_written
-
-    async def stuck_vectors(memories):  # type: ignore[no-untyped-def]
-        await gate.wait()
-        if real is not None:
-            await real(memories)
-
-    engine.worker.on_written = stuck_vectors
+    gate = hold_vectors(engine)
     index, engine.vector_index = engine.vector_index, ScriptedTier([])
     try:
         await engine.enqueue_turn(turn(1, ALICE, "I prefer Elixir for chat servers."))
