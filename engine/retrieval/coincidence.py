@@ -13,6 +13,7 @@ there is no vector answer to consult.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memtap.engine.stopwords import STOPWORDS
 
@@ -75,8 +76,10 @@ _ABOUT_USER = re.compile(
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    # Enough to make "works"/"working"/"worked" and "writes"/"writing" meet.
+    # Enough to make "works"/"working"/"worked" and "writes"/"writing" meet. Cached: every
+    # retrieval stems its candidates' words, mostly the same ones.
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)]
