@@ -113,7 +113,9 @@ async def memtap_process(
         f"listen: 127.0.0.1:0\ndata_dir: {tmp}/data\n"
         f"upstreams:\n  - name: standin\n    url: {upstream}\n"
         f"log:\n  format: json\n  level: info\n"
-        + (f"memory:\n  strategy: {args.strategy}\n" if args.strategy else "")
+        + "memory:\n"
+        + (f"  strategy: {args.strategy}\n" if args.strategy else "")
+        + f"  episodes:\n    enabled: {'true' if args.episodes == 'on' else 'false'}\n"
     )
     memtap = str(Path(sys.executable).with_name("memtap"))
     command = [memtap, "serve", "-c", str(config)]
@@ -371,6 +373,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--py-spy", default="", help="sample memtap with py-spy into this file (raw)"
+    )
+    parser.add_argument(
+        "--episodes",
+        choices=("on", "off"),
+        default="on",
+        help="memory.episodes.enabled (on: the default install)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     return parser.parse_args(argv)

@@ -17,7 +17,8 @@ one-line fact, and windows that hold an answer had a median cosine of 0.42 to th
 - never the request's own turn: a window of an episode whose text is the query (a retried
   request, the current message already stored) is skipped, and neither is an earlier
   asking of the same question (a snippet made only of questions that adds at most one
-  topical word to the query): what the user asked is not what they told.
+  topical word to the query): what the user asked is not what they told; nor a snippet
+  whose every sentence is in the request already (text sent with every message).
 """
 
 from __future__ import annotations
@@ -110,16 +111,24 @@ async def recall_episodes(
     out.resolution["timings_ms"]["episodes"] = round(
         (time.perf_counter() - started) * 1000, 3
     )
-    kw = _keyword_floor(read)
+    asked, query_stems = normalise_text(req.query), topical_stems(req.query)
+
+    def says_something(hit: ChunkHit) -> bool:
+        return normalise_text(hit.episode.content) != asked and not _adds_nothing(
+            hit.text, asked, query_stems
+        )
+
+    # Before the floor, which is relative to the best window: a window that adds nothing
+    # to the request (its own turn, boilerplate sent every time, the same question asked
+    # before) matches by every word and would floor out the windows that say something new.
+    kw = _keyword_floor([h for h in read if says_something(h)])
     if strategy == "semantic" and found is not None and found.hits:
         kw = []  # semantic ranks by meaning; keywords only stand in when vectors fail
     ranking, cosine = _by_meaning(found, read)
     if found is not None:
         kw = [h for h in kw if cosine.get(_key(h), -1.0) >= episodes.min_similarity / 2]
     vec = [h for h, score in ranking if score >= episodes.min_similarity]
-    own = normalise_text(req.query)
-    kw = [h for h in kw if normalise_text(h.episode.content) != own]
-    vec = [h for h in vec if h is None or normalise_text(h.episode.content) != own]
+    vec = [h for h in vec if h is None or says_something(h)]
     out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
     out.resolution["floor"] = {
         "min_similarity": episodes.min_similarity,
@@ -194,11 +203,19 @@ def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
     return [h for h in good if h.score >= best * KEYWORD_SHARE]
 
 
-def _asks_the_same(text: str, query_stems: set[str]) -> bool:
-    parts = sentences(text)
-    if not parts or not all(p.rstrip(" \"')").endswith("?") for p in parts):
+def _adds_nothing(text: str, asked: str, query_stems: set[str]) -> bool:
+    """What `text` says beyond the request (`asked`, normalised) is nothing, or only
+    questions that add at most one topical word: its sentences are all in the request
+    (its own turn, boilerplate sent with every message, which matches its earlier sendings
+    by every word), or it is an earlier asking of the same question ("Anyway (turn 3): which
+    tea do I like best?"). What the user asked is not what they told."""
+    parts = sentences(text) or [text]
+    new = [p for p in parts if f" {normalise_text(p)} " not in f" {asked} "]
+    if not new:
+        return True
+    if not all(p.rstrip(" \"')").endswith("?") for p in new):
         return False
-    return len(topical_stems(text) - query_stems) <= 1
+    return len(topical_stems(" ".join(new)) - query_stems) <= 1
 
 
 def _key(hit: ChunkHit) -> tuple[str, int]:
@@ -233,6 +250,7 @@ def _snippets(
     fused = fuse([[names[_key(h)] for h in kw], by_meaning], cfg.rrf_k)
     back = {v: k for k, v in names.items()}
     stems = topical_stems(query)
+    asked = normalise_text(query)
     max_chars = cfg.episodes.snippet_tokens * 4
     wanted = cfg.episodes.max_snippets * CANDIDATES_PER_SNIPPET
     seen: set[str] = set()
@@ -250,7 +268,7 @@ def _snippets(
             continue  # one snippet per episode: its best window
         seen.add(episode.id)
         snippet = trim(chunk.text, stems, max_chars)
-        if _asks_the_same(snippet.text, stems):
+        if _adds_nothing(snippet.text, asked, stems):
             continue
         said = normalise_text(snippet.text)
         if said in texts:

@@ -395,3 +395,38 @@ def episode_live_for(cfg: MemoryConfig) -> Any:
     from memtap.engine.episodes.recall import episode_live
 
     return episode_live(RetrievalRequest(owner=OWNER, query="q"), cfg)
+
+
+async def test_a_snippet_the_request_already_says_is_not_recalled(
+    make_engine: Callable[..., Any],
+) -> None:
+    boilerplate = (
+        "I have been going through the notes from the planning meeting. "
+        "There is also the budget review on Thursday."
+    )
+    engine = await make_engine()
+    await said(engine, f"{boilerplate} Which tea do I like best?", rid="r1")
+    await said(
+        engine, "The budget review moved to Friday because Ana is away.", rid="r2"
+    )
+    block = await snippets(engine, f"{boilerplate} Anyway: which tea do I like best?")
+    assert not any(
+        "planning meeting" in s for s in block
+    )  # all of it is in the request
+    assert any(
+        "moved to Friday" in s for s in block
+    )  # says something the request does not
+    # A word inside another word is no sentence of the request.
+    from memtap.engine.episodes.recall import _adds_nothing
+
+    assert not _adds_nothing(
+        "Ok.", "then i took. the bus", set()
+    )  # "ok." inside "took."
+    assert _adds_nothing("Ok.", "fine. ok. then", set())
+    # The same question asked before, with the request's boilerplate: nothing new.
+    asked = "i read the notes. anyway (turn 4): which tea do i like best?"
+    stems = topical_stems(asked)
+    assert _adds_nothing(
+        "I read the notes. Anyway (turn 3): which tea do I like best?", asked, stems
+    )
+    assert not _adds_nothing("I read the notes. I like oolong best.", asked, stems)
