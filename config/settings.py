@@ -76,6 +76,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Retrieval time limit; past it the request goes on without memory.",
     ),
     SettingSpec(
+        "memory.max_concurrent_retrievals",
+        "Retrievals that run at once; more wait their turn inside the time limit "
+        "(>= 0; 0 = no limit).",
+    ),
+    SettingSpec(
         "memory.vector_skip_coverage",
         "Hybrid skips the query embedding when a top keyword hit holds this share of the "
         "question's topic words (0..1; 0 = never).",

@@ -174,6 +174,9 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
     yield from _at_least("memory.rrf_k", memory.rrf_k, 1)
     yield from _at_least("memory.max_items", memory.max_items, 1)
     yield from _at_least("memory.retrieval_timeout_ms", memory.retrieval_timeout_ms, 1)
+    yield from _at_least(
+        "memory.max_concurrent_retrievals", memory.max_concurrent_retrievals, 0
+    )
     for path, days in (
         ("memory.retention_days", memory.retention_days),
         ("memory.summarize_after_days", memory.summarize_after_days),

@@ -54,6 +54,7 @@ from memtap.engine.ports import (
 from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
+from memtap.engine.retrieval_slots import RetrievalSlots
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
 from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
@@ -149,6 +150,7 @@ class Engine:
         self.vector_error = vector_error
         """Why there is no vector index (engine-status, health, reindex)."""
         self.pending = PendingTurns()
+        self.retrieval_slots = RetrievalSlots()
         self.worker = OutboxWorker(
             outbox,
             store,
@@ -291,15 +293,17 @@ class Engine:
             if rows_applied:
                 await self._read_own_writes(request.owner, clock, vectors=True)
 
-        gate = VectorGate.for_request(strategy, cfg)
-        context = self._context(clock, gate, own_vectors)
-        try:
-            facts = retrieve(context, request, side_effects=side_effects)
-            if self.episodes is None:
-                return await facts
-            return await self.episodes.retrieve(facts, request, clock, gate)
-        finally:
-            gate.close()
+        # After the own-writes wait: a request waiting for its owner's turns holds no slot.
+        async with self.retrieval_slots.slot(cfg.max_concurrent_retrievals):
+            gate = VectorGate.for_request(strategy, cfg)
+            context = self._context(clock, gate, own_vectors)
+            try:
+                facts = retrieve(context, request, side_effects=side_effects)
+                if self.episodes is None:
+                    return await facts
+                return await self.episodes.retrieve(facts, request, clock, gate)
+            finally:
+                gate.close()
 
     async def _read_own_writes(
         self, owner: str, clock: RetrievalClock, *, vectors: bool
@@ -315,10 +319,15 @@ class Engine:
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
         )
         started = time.perf_counter()
+        left_s = max(0.0, budget_s - clock.elapsed_s())
+        behind_s = self.pending.expected_wait_s(owner, vectors=vectors)
+        if behind_s > left_s:
+            # The worker is that far behind: waiting would only cost this request its
+            # time before it retrieves what is stored anyway.
+            self._own_writes_pending(owner, started, behind_s)
+            return False
         try:
-            applied = await self.pending.wait_for(
-                owner, max(0.0, budget_s - clock.elapsed_s()), vectors=vectors
-            )
+            applied = await self.pending.wait_for(owner, left_s, vectors=vectors)
         except asyncio.CancelledError:
             # Cut short: by the vector leg's deadline (a busy loop can fire both timers
             # at once; retrieval goes on without these writes) or with the request.
@@ -334,17 +343,17 @@ class Engine:
             )
         return applied
 
-    def _own_writes_pending(self, owner: str, started: float) -> None:
+    def _own_writes_pending(
+        self, owner: str, started: float, behind_s: float | None = None
+    ) -> None:
         self.metrics.memory_fallbacks.inc("own_writes_pending")
-        log.warning(
-            "memory.own_writes_pending",
-            extra={
-                "fields": {
-                    "owner": owner,
-                    "waited_ms": round((time.perf_counter() - started) * 1000, 3),
-                }
-            },
-        )
+        fields: dict[str, Any] = {
+            "owner": owner,
+            "waited_ms": round((time.perf_counter() - started) * 1000, 3),
+        }
+        if behind_s is not None:
+            fields["behind_ms"] = round(behind_s * 1000, 1)  # why it did not wait
+        log.warning("memory.own_writes_pending", extra={"fields": fields})
 
     @_guarded
     async def enqueue_turn(self, turn: Turn) -> None:

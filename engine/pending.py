@@ -13,6 +13,11 @@ finds them too, and the episode is a snippet). A retrieval that reads no vectors
 `recent`) waits for the first stage only (`wait_for(..., vectors=False)`): the write
 embedding, milliseconds of model time, is no longer in its path.
 
+A wait that cannot end in time is not started: when the worker is behind (a burst of turns,
+extraction slower than they arrive), the rows queued up to the owner's last one, at the pace
+the worker kept over the last seconds (`expected_wait_s`), would take longer than the wait may
+last, and the request would only lose that time before retrieving what is stored anyway.
+
 In memory only, per process: after a restart the engine re-registers the rows resumed from
 disk (`added` for each), so the rule holds across restarts too. Replicas sharing Qdrant do not
 see each other's outboxes: read-your-own-writes holds per replica.
@@ -21,8 +26,15 @@ see each other's outboxes: read-your-own-writes holds per replica.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+THROUGHPUT_WINDOW_S = 2.0
+"""The worker's pace is what it finished in the last this many seconds."""
+MIN_ROWS_AHEAD = 8
+"""With fewer rows to go than this, a wait is always tried (the pace is not worth judging)."""
 
 
 @dataclass(slots=True)
@@ -37,12 +49,14 @@ class _Waiter:
 
 
 class PendingTurns:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._owner_of: dict[int, str] = {}
         self._by_owner: dict[str, set[int]] = {}
         self._committed: set[int] = set()
         """Rows whose facts are stored but whose episode and vectors are not yet written."""
         self._waiters: list[_Waiter] = []
+        self._paces = (_Pace(clock), _Pace(clock))
+        """Rows committed, rows finished: (when, how many), the last THROUGHPUT_WINDOW_S."""
 
     def added(self, owner: str, seq: int) -> None:
         """A row of `owner` was committed to the outbox."""
@@ -54,11 +68,14 @@ class PendingTurns:
     def committed(self, seqs: Iterable[int]) -> None:
         """These rows' facts are stored (their episodes and vectors may still be coming)."""
         touched: set[str] = set()
+        newly = 0
         for seq in seqs:
             owner = self._owner_of.get(seq)
             if owner is not None:
+                newly += seq not in self._committed
                 self._committed.add(seq)
                 touched.add(owner)
+        self._paces[0].add(newly)
         if touched and self._waiters:
             self._release(touched)
 
@@ -66,17 +83,25 @@ class PendingTurns:
         """The worker is done with these rows (memories and vectors written, or the row
         dropped)."""
         touched: set[str] = set()
+        uncommitted = done = 0
         for seq in seqs:
+            was_committed = seq in self._committed
             self._committed.discard(seq)
             owner = self._owner_of.pop(seq, None)
             if owner is None:
                 continue
+            uncommitted += not was_committed
+            done += 1
             rows = self._by_owner.get(owner)
             if rows is not None:
                 rows.discard(seq)
                 if not rows:
                     del self._by_owner[owner]
             touched.add(owner)
+        self._paces[0].add(
+            uncommitted
+        )  # finished without a commit first (dropped rows)
+        self._paces[1].add(done)
         if touched and self._waiters:
             self._release(touched)
 
@@ -106,6 +131,27 @@ class PendingTurns:
     def waiting(self) -> bool:
         """A retrieval is waiting: the worker should not hold rows back to batch them."""
         return bool(self._waiters)
+
+    def expected_wait_s(self, owner: str, *, vectors: bool) -> float:
+        """How long the rows `owner` has pending now should take at the worker's recent
+        pace: the rows queued up to the owner's last one (committed ones too when `vectors`)
+        over what it finished in the last THROUGHPUT_WINDOW_S. 0.0 with fewer than
+        MIN_ROWS_AHEAD to go, or no pace measured yet (then a wait is worth trying)."""
+        rows = self._by_owner.get(owner)
+        if not rows:
+            return 0.0
+        last = max(rows)
+        if vectors:
+            ahead = sum(1 for seq in self._owner_of if seq <= last)
+        else:
+            committed = self._committed
+            ahead = sum(
+                1 for seq in self._owner_of if seq <= last and seq not in committed
+            )
+        if ahead < MIN_ROWS_AHEAD:
+            return 0.0
+        rate = self._paces[1 if vectors else 0].per_second()
+        return ahead / rate if rate > 0 else 0.0
 
     async def wait_for(
         self, owner: str, timeout_s: float, *, vectors: bool = True
@@ -144,3 +190,30 @@ class PendingTurns:
         if not waiter.vectors:
             waiter.seqs -= self._committed
         return waiter.seqs
+
+
+class _Pace:
+    """Rows done over the last THROUGHPUT_WINDOW_S (a few hundred entries at most)."""
+
+    __slots__ = ("_clock", "_events", "_total")
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._events: deque[tuple[float, int]] = deque()
+        self._total = 0
+
+    def add(self, rows: int) -> None:
+        if rows <= 0:
+            return
+        now = self._clock()
+        self._events.append((now, rows))
+        self._total += rows
+        self._trim(now)
+
+    def per_second(self) -> float:
+        self._trim(self._clock())
+        return self._total / THROUGHPUT_WINDOW_S
+
+    def _trim(self, now: float) -> None:
+        while self._events and self._events[0][0] < now - THROUGHPUT_WINDOW_S:
+            self._total -= self._events.popleft()[1]

@@ -6,6 +6,8 @@ concurrent streams, through a real `memtap serve` with the default install (embe
     .venv/bin/python scripts/bench_load.py                         # 400 concurrent, 20 s
     .venv/bin/python scripts/bench_load.py --concurrency 400 --duration 30 --json
     .venv/bin/python scripts/bench_load.py --memtap-cpus 0         # memtap pinned (taskset)
+    .venv/bin/python scripts/bench_load.py --ramp-s 3              # clients out of step
+    .venv/bin/python scripts/bench_load.py --max-concurrent-retrievals 0   # A/B the slots
 
 The provider is the tests' stand-in (`tests/support/standin.py`) in this process, streaming
 each answer as SSE (`--events` events, `--event-delay-ms` apart). Owners: `--owners` API
@@ -115,6 +117,11 @@ async def memtap_process(
         f"log:\n  format: json\n  level: info\n"
         + "memory:\n"
         + (f"  strategy: {args.strategy}\n" if args.strategy else "")
+        + (
+            f"  max_concurrent_retrievals: {args.max_concurrent_retrievals}\n"
+            if args.max_concurrent_retrievals is not None
+            else ""
+        )
         + f"  episodes:\n    enabled: {'true' if args.episodes == 'on' else 'false'}\n"
     )
     memtap = str(Path(sys.executable).with_name("memtap"))
@@ -280,6 +287,9 @@ async def load(
     async def client(number: int) -> None:
         index = number % args.owners
         turn = 0
+        # Staggered starts (`--ramp-s`): closed-loop clients with equal answer times that all
+        # start at once stay in step, so every request arrives in a burst of `concurrency`.
+        await asyncio.sleep(args.ramp_s * number / max(1, args.concurrency))
         while time.monotonic() < deadline:
             turn += 1
             body = {
@@ -344,6 +354,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--concurrency", type=int, default=400, help="concurrent streams"
     )
     parser.add_argument(
+        "--ramp-s",
+        type=float,
+        default=0.0,
+        help="spread the clients' first requests over this many seconds (0: all at once)",
+    )
+    parser.add_argument(
         "--owners",
         type=int,
         default=100,
@@ -379,6 +395,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         choices=("on", "off"),
         default="on",
         help="memory.episodes.enabled (on: the default install)",
+    )
+    parser.add_argument(
+        "--max-concurrent-retrievals",
+        type=int,
+        default=None,
+        help="memory.max_concurrent_retrievals (unset: the default, 8; 0: no limit)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     return parser.parse_args(argv)

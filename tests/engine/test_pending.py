@@ -71,7 +71,9 @@ async def test_unknown_or_repeated_finishes_are_harmless() -> None:
 async def test_a_commit_releases_waiters_that_read_no_vectors_only() -> None:
     pending = PendingTurns()
     pending.added("alice", 1)
-    keywords = asyncio.ensure_future(pending.wait_for("alice", timeout_s=5, vectors=False))
+    keywords = asyncio.ensure_future(
+        pending.wait_for("alice", timeout_s=5, vectors=False)
+    )
     meaning = asyncio.ensure_future(pending.wait_for("alice", timeout_s=5))
     await asyncio.sleep(0)
     pending.committed([1])
@@ -94,5 +96,81 @@ async def test_a_committed_row_that_is_finished_or_erased_leaves_no_trace() -> N
     pending.finished([1])
     pending.forget_owner("alice")
     pending.added("alice", 2)  # the same seq again (a fresh outbox file): not committed
-    waiting = asyncio.ensure_future(pending.wait_for("alice", timeout_s=0.05, vectors=False))
+    waiting = asyncio.ensure_future(
+        pending.wait_for("alice", timeout_s=0.05, vectors=False)
+    )
     assert not await waiting
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def backlog(pending: PendingTurns, rows: int, *, owner_last: str = "alice") -> None:
+    for seq in range(1, rows):
+        pending.added(f"owner-{seq % 7}", seq)
+    pending.added(owner_last, rows)
+
+
+def test_no_pace_measured_yet_means_a_wait_is_worth_trying() -> None:
+    pending = PendingTurns(Clock())
+    backlog(pending, 50)
+    assert pending.expected_wait_s("alice", vectors=True) == 0.0
+
+
+def test_the_expected_wait_is_the_rows_ahead_at_the_workers_recent_pace() -> None:
+    clock = Clock()
+    pending = PendingTurns(clock)
+    pending.added("done", 900)
+    pending.finished([900])  # one row finished...
+    clock.now += 0.5
+    for seq in range(901, 910):
+        pending.added("done", seq)
+    pending.finished(range(901, 910))  # ...and nine more: 10 in the window, 5 a second
+    backlog(pending, 40)
+    assert pending.expected_wait_s("alice", vectors=True) == 40 / 5
+    assert pending.expected_wait_s("nobody", vectors=True) == 0.0
+    # Rows queued after the owner's last one are not ahead of it.
+    for seq in range(41, 80):
+        pending.added("later", seq)
+    assert pending.expected_wait_s("alice", vectors=True) == 40 / 5
+
+
+def test_a_short_queue_is_always_waited_for() -> None:
+    clock = Clock()
+    pending = PendingTurns(clock)
+    pending.added("done", 900)
+    pending.finished([900])  # a slow pace: 0.5 rows a second
+    backlog(pending, 7)
+    assert pending.expected_wait_s("alice", vectors=True) == 0.0
+
+
+def test_the_pace_is_forgotten_after_the_window() -> None:
+    clock = Clock()
+    pending = PendingTurns(clock)
+    for seq in range(900, 920):
+        pending.added("done", seq)
+    pending.finished(range(900, 920))
+    backlog(pending, 30)
+    assert pending.expected_wait_s("alice", vectors=True) == 30 / 10
+    clock.now += 5.0  # the worker has finished nothing since: no pace to judge by
+    assert pending.expected_wait_s("alice", vectors=True) == 0.0
+
+
+def test_without_vectors_only_uncommitted_rows_count_at_the_commit_pace() -> None:
+    clock = Clock()
+    pending = PendingTurns(clock)
+    for seq in range(900, 940):
+        pending.added("done", seq)
+    pending.committed(range(900, 940))
+    backlog(pending, 30)
+    pending.committed(range(1, 11))  # ten of the queued rows have their facts stored
+    # 50 commits in the window (25 a second), 20 rows still to commit.
+    assert pending.expected_wait_s("alice", vectors=False) == 20 / 25
+    # Their vectors are still to come: a wait for them counts every queued row, at the
+    # pace rows were finished (none yet: no judgement).
+    assert pending.expected_wait_s("alice", vectors=True) == 0.0

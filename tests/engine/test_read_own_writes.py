@@ -132,6 +132,44 @@ async def test_the_wait_is_bounded_when_the_worker_cannot_keep_up(
         engine.store.write_facts = real_write  # type: ignore[method-assign]
 
 
+async def test_a_worker_too_far_behind_is_not_waited_for(engine: Engine) -> None:
+    # The worker keeps a pace (turns it finished in the last seconds); when the rows queued
+    # before the owner's turn would take longer than the wait may last, the request goes
+    # on at once with what is stored instead of losing the wait's time too.
+    engine.worker.batch_delay_s = 0.0
+    engine.worker.start()
+    for i in range(10):
+        await engine.enqueue_turn(turn(100 + i, BOB, f"I keep {i} cacti on the sill."))
+    for _ in range(500):
+        if engine.pending.pending(BOB) == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert engine.pending.pending(BOB) == 0
+    gate = asyncio.Event()
+    real_write = engine.store.write_facts
+
+    async def stuck(*args, **kwargs):  # type: ignore[no-untyped-def]
+        await gate.wait()
+        return await real_write(*args, **kwargs)
+
+    engine.store.write_facts = stuck  # type: ignore[method-assign]
+    try:
+        for i in range(12):
+            await engine.enqueue_turn(turn(200 + i, BOB, f"I water {i} ferns weekly."))
+        await engine.enqueue_turn(turn(1, ALICE, "I prefer Kotlin for Android."))
+        assert engine.pending.expected_wait_s(ALICE, vectors=False) > 0.125
+        started = time.perf_counter()
+        found = await engine.retrieve(
+            RetrievalRequest(owner=ALICE, query="Kotlin Android")
+        )
+        assert time.perf_counter() - started < 0.1  # no 125 ms wait first
+        assert found.hits == ()
+        assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
+    finally:
+        gate.set()
+        engine.store.write_facts = real_write  # type: ignore[method-assign]
+
+
 async def test_rows_resumed_at_start_are_waited_for(tmp_path: Path) -> None:
     config = Config(
         data_dir=str(tmp_path),

@@ -1,0 +1,52 @@
+"""How many retrievals run at once (`memory.max_concurrent_retrievals`).
+
+A retrieval is a handful of hops (reader threads, the event loop, the query embedding). When a
+burst of requests arrives together — clients in step, a queue draining, a deploy — and every
+one of them runs at once, they share the one core between them and all finish late: past
+`retrieval_timeout_ms` every request goes upstream without memory, after the whole wait.
+Admitting a few at a time, first come first served, lets the first ones finish inside the
+limit and the later ones start on a quieter core; a request still queued when its limit runs
+out goes on without memory, as it would have anyway (measured with `scripts/bench_load.py`:
+a burst of 400 keyword retrievals on one core, 23 % -> 35 % of them in time; see
+docs/performance.md).
+
+The time spent queued comes out of the request's limit (`RetrievalClock`), so the vector leg
+of a request admitted late gets what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+
+class RetrievalSlots:
+    def __init__(self) -> None:
+        self._limit = 0
+        self._slots: asyncio.Semaphore | None = None
+        self.queued = 0
+        """Retrievals waiting for a slot now."""
+
+    @contextlib.asynccontextmanager
+    async def slot(self, limit: int) -> AsyncIterator[None]:
+        """Run the body once one of `limit` slots is free (0: at once). A changed limit
+        (hot reload) takes effect for the retrievals that arrive after it."""
+        if limit <= 0:
+            yield
+            return
+        if limit != self._limit or self._slots is None:
+            self._limit, self._slots = limit, asyncio.Semaphore(limit)
+        slots = self._slots
+        if slots.locked():
+            self.queued += 1
+            try:
+                await slots.acquire()
+            finally:
+                self.queued -= 1
+        else:
+            await slots.acquire()
+        try:
+            yield
+        finally:
+            slots.release()
