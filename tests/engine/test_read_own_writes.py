@@ -23,6 +23,7 @@ from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.types import RetrievalRequest, Turn
 from tests.engine.test_retrieval import ScriptedTier
+from tests.support.held_writes import fact_writes_held
 
 ALICE = "a" * 24
 BOB = "b" * 24
@@ -107,15 +108,7 @@ async def test_the_wait_is_bounded_when_the_worker_cannot_keep_up(
     engine: Engine,
 ) -> None:
     engine.worker.start()
-    gate = asyncio.Event()
-    real_write = engine.store.write_facts
-
-    async def stuck(*args, **kwargs):  # type: ignore[no-untyped-def]
-        await gate.wait()
-        return await real_write(*args, **kwargs)
-
-    engine.store.write_facts = stuck  # type: ignore[method-assign]
-    try:
+    async with fact_writes_held(engine):
         await engine.enqueue_turn(turn(1, ALICE, "I prefer Kotlin for Android."))
         started = time.perf_counter()
         found = await engine.retrieve(
@@ -127,9 +120,6 @@ async def test_the_wait_is_bounded_when_the_worker_cannot_keep_up(
         )  # not applied yet: retrieval went on with what was stored
         assert 0.1 <= waited < 1.0
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
-    finally:
-        gate.set()
-        engine.store.write_facts = real_write  # type: ignore[method-assign]
 
 
 async def test_a_worker_too_far_behind_is_not_waited_for(engine: Engine) -> None:
@@ -145,15 +135,7 @@ async def test_a_worker_too_far_behind_is_not_waited_for(engine: Engine) -> None
             break
         await asyncio.sleep(0.01)
     assert engine.pending.pending(BOB) == 0
-    gate = asyncio.Event()
-    real_write = engine.store.write_facts
-
-    async def stuck(*args, **kwargs):  # type: ignore[no-untyped-def]
-        await gate.wait()
-        return await real_write(*args, **kwargs)
-
-    engine.store.write_facts = stuck  # type: ignore[method-assign]
-    try:
+    async with fact_writes_held(engine):
         for i in range(12):
             await engine.enqueue_turn(turn(200 + i, BOB, f"I water {i} ferns weekly."))
         await engine.enqueue_turn(turn(1, ALICE, "I prefer Kotlin for Android."))
@@ -165,9 +147,6 @@ async def test_a_worker_too_far_behind_is_not_waited_for(engine: Engine) -> None
         assert time.perf_counter() - started < 0.1  # no 125 ms wait first
         assert found.hits == ()
         assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 1
-    finally:
-        gate.set()
-        engine.store.write_facts = real_write  # type: ignore[method-assign]
 
 
 async def test_rows_resumed_at_start_are_waited_for(tmp_path: Path) -> None:

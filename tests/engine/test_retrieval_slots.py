@@ -20,6 +20,7 @@ from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval_slots import RetrievalSlots
 from memtap.engine.types import NewMemory, RetrievalRequest, Turn
+from tests.support.held_writes import fact_writes_held
 
 ALICE = "a" * 24
 
@@ -136,15 +137,7 @@ async def test_a_request_waiting_for_its_owners_turns_holds_no_slot(
     )
     engine = await open_engine(ConfigHolder(config), Metrics())
     engine.worker.start()
-    gate = asyncio.Event()
-    real_write = engine.store.write_facts
-
-    async def stuck(*args, **kwargs):  # type: ignore[no-untyped-def]
-        await gate.wait()
-        return await real_write(*args, **kwargs)
-
-    engine.store.write_facts = stuck  # type: ignore[method-assign]
-    try:
+    async with fact_writes_held(engine):
         await engine.enqueue_turn(
             Turn("req-1", ALICE, None, "openai-chat", "I prefer Kotlin.", "Noted.")
         )
@@ -158,7 +151,4 @@ async def test_a_request_waiting_for_its_owners_turns_holds_no_slot(
         assert loop.time() - started < 0.08  # Bob did not queue behind Alice's wait
         assert not alice.done()
         await alice
-    finally:
-        gate.set()
-        engine.store.write_facts = real_write  # type: ignore[method-assign]
         await engine.close()
