@@ -55,8 +55,10 @@ class PendingTurns:
         self._committed: set[int] = set()
         """Rows whose facts are stored but whose episode and vectors are not yet written."""
         self._waiters: list[_Waiter] = []
-        self._paces = (_Pace(clock), _Pace(clock))
-        """Rows committed, rows finished: (when, how many), the last THROUGHPUT_WINDOW_S."""
+        self._committed_pace = _Pace(clock)
+        """Rows past the first stage (facts stored, or dropped), the last seconds."""
+        self._finished_pace = _Pace(clock)
+        """Rows the worker is done with, the last seconds."""
 
     def added(self, owner: str, seq: int) -> None:
         """A row of `owner` was committed to the outbox."""
@@ -75,7 +77,7 @@ class PendingTurns:
                 newly += seq not in self._committed
                 self._committed.add(seq)
                 touched.add(owner)
-        self._paces[0].add(newly)
+        self._committed_pace.add(newly)
         if touched and self._waiters:
             self._release(touched)
 
@@ -98,10 +100,9 @@ class PendingTurns:
                 if not rows:
                     del self._by_owner[owner]
             touched.add(owner)
-        self._paces[0].add(
-            uncommitted
-        )  # finished without a commit first (dropped rows)
-        self._paces[1].add(done)
+        # Rows finished without a commit first (dropped) are past the first stage too.
+        self._committed_pace.add(uncommitted)
+        self._finished_pace.add(done)
         if touched and self._waiters:
             self._release(touched)
 
@@ -150,7 +151,8 @@ class PendingTurns:
             )
         if ahead < MIN_ROWS_AHEAD:
             return 0.0
-        rate = self._paces[1 if vectors else 0].per_second()
+        pace = self._finished_pace if vectors else self._committed_pace
+        rate = pace.per_second()
         return ahead / rate if rate > 0 else 0.0
 
     async def wait_for(

@@ -7,7 +7,7 @@ one of them runs at once, they share the one core between them and all finish la
 Admitting a few at a time, first come first served, lets the first ones finish inside the
 limit and the later ones start on a quieter core; a request still queued when its limit runs
 out goes on without memory, as it would have anyway (measured with `scripts/bench_load.py`:
-a burst of 400 keyword retrievals on one core, 23 % -> 35 % of them in time; see
+a burst of 400 keyword retrievals on one core, median 23 % -> 31 % of them in time; see
 docs/performance.md).
 
 The time spent queued comes out of the request's limit (`RetrievalClock`), so the vector leg
@@ -38,14 +38,12 @@ class RetrievalSlots:
         if limit != self._limit or self._slots is None:
             self._limit, self._slots = limit, asyncio.Semaphore(limit)
         slots = self._slots
-        if slots.locked():
-            self.queued += 1
-            try:
-                await slots.acquire()
-            finally:
-                self.queued -= 1
-        else:
+        waiting = int(slots.locked())
+        self.queued += waiting
+        try:
             await slots.acquire()
+        finally:
+            self.queued -= waiting
         try:
             yield
         finally:

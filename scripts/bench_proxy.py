@@ -354,18 +354,8 @@ async def bench(args: argparse.Namespace) -> None:
                     if args.py_spy:
                         spy = await asyncio.create_subprocess_exec(
                             str(Path(python).with_name("py-spy")),
-                            "record",
-                            "-p",
-                            str(memtap_target[1]),
-                            "-d",
-                            "8",
-                            "-r",
-                            "250",
-                            "--format",
-                            "raw",
-                            "--nonblocking",
-                            "-o",
-                            args.py_spy,
+                            "record", "-p", str(memtap_target[1]), "-d", "8", "-r", "250",
+                            "--format", "raw", "--nonblocking", "-o", args.py_spy,
                             stdout=asyncio.subprocess.DEVNULL,
                             stderr=asyncio.subprocess.DEVNULL,
                         )

@@ -458,10 +458,7 @@ async def embed_concurrency_bench(
 
                 for r in range(rounds):
                     waits += await asyncio.gather(
-                        *(
-                            one(f"question {r}.{i} about my setup?")
-                            for i in range(concurrency)
-                        )
+                        *(one(f"question {r}.{i} about my setup?") for i in range(concurrency))
                     )
                 row[name] = {
                     "p50": pct(waits, 0.5),

@@ -215,19 +215,11 @@ class BrokenTier:
 
 
 @pytest.mark.parametrize("stall", [False, True])
-async def test_failing_vector_tier_falls_back_to_keyword(
-    tmp_path: Path, stall: bool
-) -> None:
+async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: bool) -> None:
     # vector_skip_coverage 0: "green tea" is answered by keywords alone otherwise, and the
     # failing vector leg is what this tests.
     engine = await open_engine(
-        holder(
-            tmp_path,
-            strategy="hybrid",
-            retrieval_timeout_ms=100,
-            vector_skip_coverage=0.0,
-        ),
-        Metrics(),
+        holder(tmp_path, strategy="hybrid", retrieval_timeout_ms=100, vector_skip_coverage=0.0), Metrics()
     )
     try:
         engine.vector_index = BrokenTier(stall)

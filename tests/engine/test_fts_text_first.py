@@ -134,11 +134,7 @@ def test_episode_windows_get_the_same_plan(conn: Any) -> None:
     sizes = fts.OwnerSizes()
     old = episodes.keyword(conn, "bicycle brakes", view, 8)
     new = episodes.keyword(conn, "bicycle brakes", view, 8, sizes)
-    words = (
-        "text : ("
-        + " OR ".join(fts.quote(t) for t in fts.query_terms("bicycle brakes"))
-        + ")"
-    )
+    words = "text : (" + " OR ".join(fts.quote(t) for t in fts.query_terms("bicycle brakes")) + ")"
     assert fts.text_first(conn, "episode_chunks_fts", words, view, sizes) is not None
     assert len(old) == 8
     assert [(h.episode.id, h.chunk, round(h.score, 9)) for h in new] == [

@@ -84,19 +84,10 @@ async def hybrid(
 ) -> list[Hit]:
     """The hybrid ranking (engine.retrieval, the one ranking) over this store's keyword arm
     and the dense arm of its points, without a token budget in the way."""
-    scope = (
-        "session"
-        if live.match_session
-        else ("global" if live.owner is None else "owner")
-    )
+    scope = "session" if live.match_session else ("global" if live.owner is None else "owner")
     # Both arms, always (vector_skip_coverage 0: the keyword arm never answers alone).
-    cfg = MemoryConfig(
-        min_similarity=min_similarity,
-        top_k=limit,
-        max_items=limit,
-        max_tokens=16000,
-        vector_skip_coverage=0.0,
-    )
+    cfg = MemoryConfig(min_similarity=min_similarity, top_k=limit, max_items=limit, max_tokens=16000,
+                       vector_skip_coverage=0.0)
     found = await retrieve(
         RetrievalContext(store, cfg, QdrantDenseIndex(store, None)),
         RetrievalRequest(

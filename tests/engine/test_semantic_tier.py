@@ -216,9 +216,7 @@ async def test_embedding_timeout_falls_back_for_that_request(
             # leg is tried: vector_skip_coverage 0)
             ctx = RetrievalContext(
                 SqliteRecordStore(db),
-                replace(
-                    config.memory, retrieval_timeout_ms=2000, vector_skip_coverage=0.0
-                ),
+                replace(config.memory, retrieval_timeout_ms=2000, vector_skip_coverage=0.0),
                 tier,
                 metrics,
             )

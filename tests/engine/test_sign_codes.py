@@ -125,9 +125,7 @@ def test_a_load_that_raced_an_append_is_not_kept() -> None:
     cache = WindowCache()
     _, generation = cache.get("a", "sig")
     cache.append("a", "sig", np.array([1], dtype=np.int64), rows[:1])
-    cache.put(
-        "a", OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows), generation
-    )
+    cache.put("a", OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows), generation)
     assert cache.get("a", "sig")[0] is None
 
 
