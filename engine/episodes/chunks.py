@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memtap.engine.stemming import strip_suffix
 from memtap.engine.stopwords import STOPWORDS
 
 WINDOW_CHARS = 320
@@ -70,13 +71,7 @@ def stem(word: str) -> str:
     """A light suffix strip, enough to match "moved" with "moving" and "cats" with "cat".
     Cached: trimming a request's snippets stems a few hundred words, mostly the same ones,
     and stemming them was most of the snippets' time on the event loop."""
-    for suffix in _SUFFIXES:
-        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
+    return strip_suffix(word, _SUFFIXES)
 
 
 def topical_stems(text: str) -> set[str]:

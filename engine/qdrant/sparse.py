@@ -57,6 +57,7 @@ def _undouble(stem: str) -> str:
     )
 
 
+# Not `engine.stemming`: its stems differ, and these are hashed into stored token ids.
 def _stem(word: str) -> str:
     """A deliberately small suffix strip: plural and -ing/-ed forms meet their stem.
 

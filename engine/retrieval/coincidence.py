@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memtap.engine.stemming import strip_suffix
 from memtap.engine.stopwords import STOPWORDS
 
 # Verbs (and a few nouns) too common in questions and in stored facts to mean a topic.
@@ -68,6 +69,7 @@ _GENERIC = frozenset(
     ]
 )
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+_SUFFIXES = ("ing", "ed", "es", "s")
 # The user as the one the question is about ("me" is left out: "write me a haiku" is a task).
 _ABOUT_USER = re.compile(
     r"\b(?:I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours|yo|mi|mis|eu|meu|minha|je|j'|"
@@ -80,11 +82,7 @@ _ABOUT_USER = re.compile(
 def _stem(word: str) -> str:
     # Enough to make "works"/"working"/"worked" and "writes"/"writing" meet. Cached: every
     # retrieval stems its candidates' words, mostly the same ones.
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+    return strip_suffix(word, _SUFFIXES)
 
 
 def _stems(text: str) -> set[str]:
