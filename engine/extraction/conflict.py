@@ -67,7 +67,6 @@ class Claim:
 @dataclass(frozen=True, slots=True)
 class _Reverse:
     rule: Rule
-    template: str
     regex: re.Pattern[str]
     literal: int
     """Letters of the template outside its fields: how specific it is."""
@@ -303,7 +302,7 @@ def _reverse(rule: Rule, template: str) -> _Reverse | None:
     if literal == 0:
         return None  # a bare "{obj}" template (events) would claim every text
     return _Reverse(
-        rule, template, re.compile("".join(pattern), re.IGNORECASE | re.DOTALL), literal
+        rule, re.compile("".join(pattern), re.IGNORECASE | re.DOTALL), literal
     )
 
 
