@@ -108,6 +108,8 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
 
 async def _lines(request: web.Request) -> AsyncIterator[bytes]:
     """The body split on newlines, never holding more than one line (plus a read chunk)."""
+    # Not history.jsonl.LineSplitter: that one drops an overlong line and reads on; an
+    # import refuses the whole body (413) as soon as a line outgrows the limit.
     if request.content_length is not None and request.content_length > MAX_IMPORT_BYTES:
         raise validation.PayloadTooLarge(
             f"import body is larger than {MAX_IMPORT_BYTES} bytes"
