@@ -17,7 +17,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from qdrant_client import models
+from qdrant_client import AsyncQdrantClient, models
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
 from memtap.engine.embeddings.query_text import query_tail
@@ -37,8 +37,8 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
 from memtap.engine.qdrant.filters import match, session_condition
 from memtap.engine.qdrant.payload import iso_to_ts
-from memtap.engine.qdrant.points import to_qdrant_sparse
-from memtap.engine.qdrant.sparse import document_vector, query_vector
+from memtap.engine.qdrant.points import QdrantPoints, point_vectors, to_qdrant_sparse
+from memtap.engine.qdrant.sparse import query_vector
 from memtap.engine.qdrant.transport import QdrantTransport
 
 PAGE = 256
@@ -86,22 +86,20 @@ class QdrantEpisodeStore:
         self.collection = collection
         self.embedder = embedder
         self._owns_transport = owns_transport
-        self._setup = Collection(
+        # Every call first creates, validates (a changed embedding size is a clear
+        # mismatch, not failing writes) and indexes the collection, as for memory points.
+        self._points = QdrantPoints(
             transport,
-            collection,
-            embedder.dim if embedder is not None else None,
-            embedder.signature if embedder is not None else None,
-            indexed=(*_INDEXED, ("content", "text")),
+            Collection(
+                transport,
+                collection,
+                embedder.dim if embedder is not None else None,
+                embedder.signature if embedder is not None else None,
+                indexed=(*_INDEXED, ("content", "text")),
+            ),
+            embedder,
+            None,
         )
-
-    async def _ensure(self) -> None:
-        # The collection is created, validated (a changed embedding size is a clear
-        # mismatch, not failing writes) and indexed the way the memory points' is.
-        await self._setup.ensure()
-
-    async def _call(self, op: str, fn: Any) -> Any:
-        await self._ensure()
-        return await self.transport.call(op, fn)
 
     # -- writes -------------------------------------------------------------------------------
     async def add(
@@ -117,7 +115,7 @@ class QdrantEpisodeStore:
         if not order:
             return []
         heads = [window_point(eid, 0) for eid in fresh]
-        known = await self._call(
+        known = await self._points.call(
             "retrieve",
             lambda c: c.retrieve(
                 self.collection, ids=heads, with_payload=["episode_id"]
@@ -145,12 +143,7 @@ class QdrantEpisodeStore:
         dense = await self._embed([text for *_, text in rows])
         points = []
         for i, (eid, new, seq, text) in enumerate(rows):
-            vector: dict[str, Any] = {}
-            sparse = document_vector(text)
-            if len(sparse):
-                vector[SPARSE] = to_qdrant_sparse(sparse)
-            if dense is not None:
-                vector[DENSE] = dense[i]
+            vector = point_vectors(text, dense[i] if dense is not None else None)
             payload = {
                 "episode_id": eid,
                 "owner": new.owner,
@@ -173,11 +166,14 @@ class QdrantEpisodeStore:
                 )
             )
         for start in range(0, len(points), PAGE):
-            batch = points[start : start + PAGE]
-            await self._call(
-                "upsert",
-                lambda c, b=batch: c.upsert(self.collection, points=b, wait=True),
-            )
+
+            async def upsert(
+                c: AsyncQdrantClient,
+                batch: list[models.PointStruct] = points[start : start + PAGE],
+            ) -> models.UpdateResult:
+                return await c.upsert(self.collection, points=batch, wait=True)
+
+            await self._points.call("upsert", upsert)
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
         if self.embedder is None or not texts:
@@ -194,7 +190,7 @@ class QdrantEpisodeStore:
                 models.FieldCondition(key="seq", match=models.MatchValue(value=0)),
             ]
         )
-        extra = await self._count(heads) - max_per_owner
+        extra = await self._points.count(heads) - max_per_owner
         if extra <= 0:
             return
         oldest = await self._scroll(heads, extra, order="asc")
@@ -210,7 +206,7 @@ class QdrantEpisodeStore:
                 models.FieldCondition(key="episode_id", match=models.MatchAny(any=ids))
             ]
         )
-        await self._call(
+        await self._points.call(
             "delete",
             lambda c: c.delete(
                 self.collection,
@@ -235,12 +231,12 @@ class QdrantEpisodeStore:
             )
             for i, r in enumerate(waiting)
         ]
-        await self._call(
+        await self._points.call(
             "update_vectors",
             lambda c: c.update_vectors(self.collection, points=vectors, wait=True),
         )
         ids = [r.id for r in waiting]
-        await self._call(
+        await self._points.call(
             "set_payload",
             lambda c: c.set_payload(
                 self.collection, payload={"vec_pending": False}, points=ids, wait=True
@@ -251,7 +247,9 @@ class QdrantEpisodeStore:
     async def pending_vectors(self) -> int:
         if self.embedder is None:
             return 0
-        return await self._count(models.Filter(must=[match("vec_pending", True)]))
+        return await self._points.count(
+            models.Filter(must=[match("vec_pending", True)])
+        )
 
     # -- reads ---------------------------------------------------------------------------------
     def _live(self, live: Live) -> models.Filter:
@@ -272,7 +270,7 @@ class QdrantEpisodeStore:
         if not points:
             return []
         ids = sorted({str((p.payload or {})["episode_id"]) for p in points})
-        heads = await self._call(
+        heads = await self._points.call(
             "retrieve",
             lambda c: c.retrieve(
                 self.collection,
@@ -303,7 +301,7 @@ class QdrantEpisodeStore:
         if not len(sparse):
             return []
         flt = self._live(live)
-        response = await self._call(
+        response = await self._points.call(
             "query_sparse",
             lambda c: c.query_points(
                 self.collection,
@@ -327,7 +325,7 @@ class QdrantEpisodeStore:
             .tolist()
         )
         flt = self._live(live)
-        response = await self._call(
+        response = await self._points.call(
             "query_dense",
             lambda c: c.query_points(
                 self.collection,
@@ -343,12 +341,6 @@ class QdrantEpisodeStore:
         hits = await self._hits(list(response.points))
         return VectorWindows(hits, [(h.ref, h.score) for h in hits])
 
-    async def _count(self, flt: models.Filter) -> int:
-        result = await self._call(
-            "count", lambda c: c.count(self.collection, count_filter=flt, exact=True)
-        )
-        return int(result.count)
-
     async def _scroll(
         self, flt: models.Filter, limit: int, order: str | None = None
     ) -> list[models.Record]:
@@ -362,7 +354,7 @@ class QdrantEpisodeStore:
             if order
             else None
         )
-        records, _ = await self._call(
+        records, _ = await self._points.call(
             "scroll",
             lambda c: c.scroll(
                 self.collection,
@@ -387,7 +379,7 @@ class QdrantEpisodeStore:
         return must
 
     async def get(self, episode_id: str) -> Episode | None:
-        found = await self._call(
+        found = await self._points.call(
             "retrieve",
             lambda c: c.retrieve(
                 self.collection, ids=[window_point(episode_id, 0)], with_payload=True
@@ -404,7 +396,7 @@ class QdrantEpisodeStore:
                 )
             )
         flt = models.Filter(must=must)
-        total = await self._count(flt)
+        total = await self._points.count(flt)
         records = await self._scroll(flt, query.offset + query.limit, order="desc")
         items = [_episode(r.payload or {}) for r in records[query.offset :]]
         # Qdrant orders by said_at only: newer id first among equal times, like SQLite's rowid.
@@ -417,9 +409,9 @@ class QdrantEpisodeStore:
         return True
 
     async def erase_owner(self, owner: str) -> int:
-        removed = await self._count(models.Filter(must=self._heads(owner)))
+        removed = await self._points.count(models.Filter(must=self._heads(owner)))
         flt = models.Filter(must=[match("owner", owner)])
-        await self._call(
+        await self._points.call(
             "delete",
             lambda c: c.delete(
                 self.collection,
@@ -433,10 +425,10 @@ class QdrantEpisodeStore:
         old = models.FieldCondition(
             key="said_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
         )
-        removed = await self._count(models.Filter(must=[*self._heads(), old]))
+        removed = await self._points.count(models.Filter(must=[*self._heads(), old]))
         if removed:
             flt = models.Filter(must=[old])
-            await self._call(
+            await self._points.call(
                 "delete",
                 lambda c: c.delete(
                     self.collection,
@@ -448,26 +440,29 @@ class QdrantEpisodeStore:
 
     async def export_owner(self, owner: str) -> AsyncIterator[Episode]:
         flt = models.Filter(must=self._heads(owner))
-        offset: Any = None
+        offset: models.ExtendedPointId | None = None
         while True:
-            records, offset = await self._call(
-                "scroll",
-                lambda c, o=offset: c.scroll(
+
+            async def page(
+                c: AsyncQdrantClient, start: models.ExtendedPointId | None = offset
+            ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
+                return await c.scroll(
                     self.collection,
                     scroll_filter=flt,
                     limit=PAGE,
-                    offset=o,
+                    offset=start,
                     with_payload=True,
-                ),
-            )
+                )
+
+            records, offset = await self._points.call("scroll", page)
             for record in records:
                 yield _episode(record.payload or {})
             if offset is None:
                 return
 
     async def counts(self) -> dict[str, int]:
-        episodes = await self._count(models.Filter(must=self._heads()))
-        windows_ = await self._count(models.Filter(must=[]))
+        episodes = await self._points.count(models.Filter(must=self._heads()))
+        windows_ = await self._points.count(models.Filter(must=[]))
         return {
             "episodes": episodes,
             "windows": windows_,

@@ -37,6 +37,18 @@ def to_qdrant_sparse(vector: SparseVector) -> models.SparseVector:
     return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
 
 
+def point_vectors(text: str, dense: list[float] | None) -> dict[str, Any]:
+    """A point's named vectors: the sparse one of `text` (none when it has no token) and
+    `dense` when there is one."""
+    vector: dict[str, Any] = {}
+    sparse = document_vector(text)
+    if len(sparse):
+        vector[SPARSE] = to_qdrant_sparse(sparse)
+    if dense is not None:
+        vector[DENSE] = dense
+    return vector
+
+
 def document_text(memory: Memory) -> str:
     # The keyword tier indexes content and key; so does the sparse vector.
     return memory.content if memory.key is None else f"{memory.content} {memory.key}"
@@ -80,12 +92,9 @@ class QdrantPoints:
         dense = await self.embed_many([document_text(m) for _, m, _ in items])
         points: list[models.PointStruct] = []
         for i, (pid, memory, subject) in enumerate(items):
-            vector: dict[str, Any] = {}
-            sparse = document_vector(document_text(memory))
-            if len(sparse):
-                vector[SPARSE] = to_qdrant_sparse(sparse)
-            if dense is not None:
-                vector[DENSE] = dense[i]
+            vector = point_vectors(
+                document_text(memory), dense[i] if dense is not None else None
+            )
             payload = memory_to_payload(
                 memory, self.signature if dense is not None else None
             )
