@@ -320,6 +320,7 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
                 f"listen: 127.0.0.1:0\ndata_dir: {tmp}/data\n"
                 f"upstreams:\n  - name: bench\n    url: {upstream.url}\n"
                 f"memory:\n  strategy: {strategy}\n"
+                f"embedding:\n  source: {args.cost_embedding}\n"
                 f"log:\n  format: json\n  level: info\n  file: {tmp}/memtap.log\n"
             )
             memtap = str(Path(sys.executable).with_name("memtap"))
@@ -484,6 +485,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--proxy-requests", type=int, default=1000, help="requests (half with memory off)")
     parser.add_argument("--proxy-episodes", choices=("on", "off"), default="on",
                         help="memory.episodes.enabled for the proxy part (on: the default)")
+    parser.add_argument(
+        "--cost-embedding",
+        default="auto",
+        help="embedding.source for the cost part (auto: the default install; none: "
+        "keyword with no vectors at all)",
+    )
     parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
     parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")

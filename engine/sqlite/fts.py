@@ -30,8 +30,11 @@ Conn = Any
 
 MAX_TERMS = 32
 _WORD = re.compile(r"\w+", re.UNICODE)
-TEXT_FIRST_OWNER_ROWS = 5_000
-"""Below this many rows an owner's phrase costs well under a millisecond: no choice made."""
+TEXT_FIRST_OWNER_ROWS = 1_000
+"""Below this many rows reading the owner's phrase is as cheap as choosing a plan: no choice
+made. From 1,000 rows up the text-first plan is already cheaper: an owner of 3,500 facts
+searched for two rare words, fts.search p50 0.55 -> 0.38 ms; 1,200 facts 0.42 -> 0.28 ms;
+at 600 it was 0.29 -> 0.33 ms (2026-12-04, A/B over 300 queries each)."""
 TEXT_FIRST_RATIO = 20
 """Text first when the owner has this many times more rows than the query's words match
 (an owner-doclist entry is read much faster than a match is ranked and filtered)."""
