@@ -685,6 +685,9 @@ class Engine:
             },
             "counts": counts,
             "memory": memory_status(self.config.memory),
+            "retrievals": self.retrieval_slots.to_json(
+                self.config.memory.max_concurrent_retrievals
+            ),
             "episodes": await self.episodes.status()
             if self.episodes is not None
             else {"enabled": False, "store": None},

@@ -27,6 +27,8 @@ class RetrievalSlots:
         self._slots: asyncio.Semaphore | None = None
         self.queued = 0
         """Retrievals waiting for a slot now."""
+        self.running = 0
+        """Retrievals holding a slot now (0 when there is no limit: they are not counted)."""
 
     @contextlib.asynccontextmanager
     async def slot(self, limit: int) -> AsyncIterator[None]:
@@ -44,7 +46,13 @@ class RetrievalSlots:
             await slots.acquire()
         finally:
             self.queued -= waiting
+        self.running += 1
         try:
             yield
         finally:
+            self.running -= 1
             slots.release()
+
+    def to_json(self, limit: int) -> dict[str, int]:
+        """engine-status `retrievals`: a queue here means requests are waiting for memory."""
+        return {"max_concurrent": limit, "running": self.running, "queued": self.queued}

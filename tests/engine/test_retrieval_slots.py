@@ -116,12 +116,14 @@ async def test_the_engine_queues_retrievals_past_the_limit(tmp_path: Path) -> No
         )
         await asyncio.sleep(0.05)
         assert not retrieval.done()
-        assert engine.retrieval_slots.queued == 1
+        status = await engine.status()
+        assert status["retrievals"] == {"max_concurrent": 1, "running": 1, "queued": 1}
         release.set()
         await held
         found = await asyncio.wait_for(retrieval, 5)
         assert [h.memory.content for h in found.hits] == ["Drinks oolong tea"]
-        assert engine.retrieval_slots.queued == 0
+        status = await engine.status()
+        assert status["retrievals"] == {"max_concurrent": 1, "running": 0, "queued": 0}
     finally:
         await engine.close()
 
