@@ -28,30 +28,30 @@ class RetrievalSlots:
         self.queued = 0
         """Retrievals waiting for a slot now."""
         self.running = 0
-        """Retrievals holding a slot now (0 when there is no limit: they are not counted)."""
+        """Retrievals running now (with no limit too: engine-status shows the load either way)."""
 
     @contextlib.asynccontextmanager
     async def slot(self, limit: int) -> AsyncIterator[None]:
         """Run the body once one of `limit` slots is free (0: at once). A changed limit
         (hot reload) takes effect for the retrievals that arrive after it."""
-        if limit <= 0:
-            yield
-            return
-        if limit != self._limit or self._slots is None:
-            self._limit, self._slots = limit, asyncio.Semaphore(limit)
-        slots = self._slots
-        waiting = int(slots.locked())
-        self.queued += waiting
-        try:
-            await slots.acquire()
-        finally:
-            self.queued -= waiting
+        slots: asyncio.Semaphore | None = None
+        if limit > 0:
+            if limit != self._limit or self._slots is None:
+                self._limit, self._slots = limit, asyncio.Semaphore(limit)
+            slots = self._slots
+            waiting = int(slots.locked())
+            self.queued += waiting
+            try:
+                await slots.acquire()
+            finally:
+                self.queued -= waiting
         self.running += 1
         try:
             yield
         finally:
             self.running -= 1
-            slots.release()
+            if slots is not None:
+                slots.release()
 
     def to_json(self, limit: int) -> dict[str, int]:
         """engine-status `retrievals`: a queue here means requests are waiting for memory."""

@@ -485,14 +485,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--proxy-requests", type=int, default=1000, help="requests (half with memory off)")
     parser.add_argument("--proxy-episodes", choices=("on", "off"), default="on",
                         help="memory.episodes.enabled for the proxy part (on: the default)")
+    parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
+    parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
     parser.add_argument(
         "--cost-embedding",
         default="auto",
         help="embedding.source for the cost part (auto: the default install; none: "
         "keyword with no vectors at all)",
     )
-    parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
-    parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
     parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")

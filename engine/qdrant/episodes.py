@@ -98,7 +98,7 @@ class QdrantEpisodeStore:
                 indexed=(*_INDEXED, ("content", "text")),
             ),
             embedder,
-            None,
+            metrics=None,  # only `call` and `count` are used: no fallback to count
         )
 
     # -- writes -------------------------------------------------------------------------------

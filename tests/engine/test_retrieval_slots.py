@@ -57,6 +57,22 @@ async def test_no_limit_runs_everything_at_once() -> None:
     assert peak == 20
 
 
+async def test_running_retrievals_are_counted_with_no_limit_too() -> None:
+    slots = RetrievalSlots()
+    release = asyncio.Event()
+
+    async def hold() -> None:
+        async with slots.slot(0):
+            await release.wait()
+
+    held = asyncio.ensure_future(hold())
+    await asyncio.sleep(0)
+    assert slots.to_json(0) == {"max_concurrent": 0, "running": 1, "queued": 0}
+    release.set()
+    await held
+    assert slots.running == 0
+
+
 async def test_a_request_given_up_while_queued_leaves_no_slot_taken() -> None:
     slots = RetrievalSlots()
     release = asyncio.Event()
