@@ -136,6 +136,10 @@ class EmbeddingConfig:
     onnx_model_path: str | None = None
     """Path of an ONNX sentence-embedding model; None = the packaged all-MiniLM-L6-v2."""
     onnx_tokenizer_path: str | None = None
+    onnx_integer_matmul: bool = True
+    """Run the ONNX model's matmuls in 8-bit integers (built from the model at first load,
+    kept under `<data_dir>/embeddings/`); false runs the model's graph as it is. The two give
+    different vectors (the signature says which): a change re-embeds every memory."""
     static_path: str | None = None
     """Where the distilled static table lives; None = `<data_dir>/embeddings/static.npz`."""
     remote: RemoteEmbeddingConfig = field(default_factory=RemoteEmbeddingConfig)

@@ -123,6 +123,7 @@ async def memtap_process(
             else ""
         )
         + f"  episodes:\n    enabled: {'true' if args.episodes == 'on' else 'false'}\n"
+        + f"embedding:\n  onnx_integer_matmul: {str(args.onnx_graph == 'integer').lower()}\n"
     )
     memtap = str(Path(sys.executable).with_name("memtap"))
     command = [memtap, "serve", "-c", str(config)]
@@ -395,6 +396,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         choices=("on", "off"),
         default="on",
         help="memory.episodes.enabled (on: the default install)",
+    )
+    parser.add_argument(
+        "--onnx-graph",
+        choices=("integer", "float"),
+        default="integer",
+        help="embedding.onnx_integer_matmul (integer: the default install; float: the "
+        "model's graph as it is)",
     )
     parser.add_argument(
         "--max-concurrent-retrievals",

@@ -321,6 +321,7 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
                 f"upstreams:\n  - name: bench\n    url: {upstream.url}\n"
                 f"memory:\n  strategy: {strategy}\n"
                 f"embedding:\n  source: {args.cost_embedding}\n"
+                f"  onnx_integer_matmul: {str(args.cost_onnx_graph == 'integer').lower()}\n"
                 f"log:\n  format: json\n  level: info\n  file: {tmp}/memtap.log\n"
             )
             memtap = str(Path(sys.executable).with_name("memtap"))
@@ -492,6 +493,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default="auto",
         help="embedding.source for the cost part (auto: the default install; none: "
         "keyword with no vectors at all)",
+    )
+    parser.add_argument(
+        "--cost-onnx-graph",
+        choices=("integer", "float"),
+        default="integer",
+        help="embedding.onnx_integer_matmul for the cost part (integer: the default; "
+        "float: the model's graph as it is)",
     )
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")

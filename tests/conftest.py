@@ -26,7 +26,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +45,25 @@ from memtap.proxy.server import AddonFactory, RunningServer, start_server
 from tests.support.standin import Standin
 
 LISTENING_PREFIX = "memtap listening on "
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_onnx_graph_cache(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Path]:
+    """One integer-matmul graph for the whole run (building it takes seconds): every test's
+    fresh data dir, in-process or a `memtap serve` child, reads it from this folder.
+    Tests of the default location clear the variable (`monkeypatch.delenv`)."""
+    from memtap.engine.embeddings.integer_graph import CACHE_ENV
+
+    folder = tmp_path_factory.mktemp("onnx-graph")
+    before = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop(CACHE_ENV, None)
+    else:
+        os.environ[CACHE_ENV] = before
 
 
 # -- the provider stand-in ---------------------------------------------------------------

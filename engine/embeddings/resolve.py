@@ -59,6 +59,11 @@ class EmbeddingResolution:
         }
 
 
+def graph_cache_folder(data_dir: str | Path) -> Path:
+    """Where the integer-matmul graph is kept (beside the static table)."""
+    return Path(data_dir) / "embeddings"
+
+
 def static_path(config: EmbeddingConfig, data_dir: str | Path) -> Path:
     return (
         Path(config.static_path)
@@ -85,7 +90,12 @@ async def _open(
             batch_size=remote.batch_size,
         )
     if kind == "onnx":
-        return await open_onnx(config.onnx_model_path, config.onnx_tokenizer_path)
+        return await open_onnx(
+            config.onnx_model_path,
+            config.onnx_tokenizer_path,
+            integer_matmul=config.onnx_integer_matmul,
+            graph_cache=graph_cache_folder(data_dir),
+        )
     path = static_path(config, data_dir)
     if build_missing and not path.is_file():
         log.info("embeddings.static_building", extra={"fields": {"path": str(path)}})

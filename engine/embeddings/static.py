@@ -251,10 +251,12 @@ async def build_static(
     dims: int = DEFAULT_DIMS,
     token_ids: Sequence[int] | None = None,
 ) -> StaticBuildReport:
-    """Load the ONNX teacher and build the table in a worker thread."""
+    """Load the ONNX teacher and build the table in a worker thread. The teacher runs the
+    model's own graph: the table is a space of its own, and the float graph is the more
+    exact one to learn from."""
     from memtap.engine.embeddings.onnx import open_onnx
 
-    teacher = await open_onnx(model_path, tokenizer_path)
+    teacher = await open_onnx(model_path, tokenizer_path, integer_matmul=False)
     try:
         return await asyncio.to_thread(
             build_static_sync, teacher, out_path, dims=dims, token_ids=token_ids

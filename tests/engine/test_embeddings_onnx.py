@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +16,7 @@ import pytest
 import pytest_asyncio
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.integer_graph import CACHE_ENV
 from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
 from memtap.engine.embeddings.tokenizer import (
     PACKAGED_TOKENIZER,
@@ -31,6 +37,11 @@ module_loop = pytest.mark.asyncio(loop_scope="module")
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def onnx() -> OnnxEmbedder:
     return await open_onnx()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def float_graph() -> OnnxEmbedder:
+    return await open_onnx(integer_matmul=False)
 
 
 def test_shipped_tokenizer_is_the_recorded_file() -> None:
@@ -68,7 +79,7 @@ def test_vocab_txt_builds_the_same_tokenizer(tmp_path: Path) -> None:
 async def test_model_outputs_unit_vectors(onnx: OnnxEmbedder) -> None:
     assert isinstance(onnx, EmbeddingSource)
     assert onnx.dim == 384
-    assert onnx.signature == "onnx:all-MiniLM-L6-v2-int8:384"
+    assert onnx.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
     vectors = await onnx.embed(
         ["one", "two words", "a much longer sentence about nothing"]
     )
@@ -139,3 +150,165 @@ async def test_long_texts_are_batched_under_the_token_cap(onnx: OnnxEmbedder) ->
     for i, text in enumerate(texts):
         alone = await onnx.embed([text])
         assert np.allclose(together[i], alone[0], atol=1e-4), text[:20]
+
+
+SENTENCES = [t for pair in PARAPHRASES for t in pair] + [
+    "short text",
+    "Ich wohne seit drei Jahren in Berlin und fahre mit dem Rad zur Arbeit.",
+    "Remind me to renew the passport before the trip to Lisbon in March",
+    "word " * 120,
+]
+
+
+@module_loop
+async def test_integer_graph_vectors_are_close_to_the_float_graphs(
+    onnx: OnnxEmbedder, float_graph: OnnxEmbedder
+) -> None:
+    assert float_graph.signature == "onnx:all-MiniLM-L6-v2-int8:384"
+    assert onnx.signature != float_graph.signature  # not one vector space: a reindex
+    fast = await onnx.embed(SENTENCES)
+    exact = await float_graph.embed(SENTENCES)
+    cosines = (fast * exact).sum(axis=1)
+    assert cosines.min() > 0.97, list(zip(SENTENCES, cosines.round(3), strict=True))
+    # What retrieval reads: each question's nearest statement is the same in both graphs.
+    questions, statements = fast[1:8:2], fast[0:8:2]
+    exact_q, exact_s = exact[1:8:2], exact[0:8:2]
+    assert ((questions @ statements.T).argmax(axis=1) == np.arange(4)).all()
+    assert ((exact_q @ exact_s.T).argmax(axis=1) == np.arange(4)).all()
+
+
+@module_loop
+async def test_integer_graph_gives_a_text_the_same_vector_in_any_batch(
+    onnx: OnnxEmbedder,
+) -> None:
+    # Its activations are quantised with one scale per run: run together, a long text
+    # would shift a short one's vector. memtap runs it one text at a time.
+    together = await onnx.embed(SENTENCES)
+    for i, text in enumerate(SENTENCES):
+        assert np.array_equal(together[i], (await onnx.embed([text]))[0]), text[:20]
+
+
+@module_loop
+async def test_integer_graph_is_built_once_into_the_cache_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv(CACHE_ENV)
+    folder = tmp_path / "embeddings"
+    folder.mkdir()
+    stale = folder / "model.int8-matmul.0123456789abcdef.onnx"
+    stale.write_bytes(b"built by an older onnxruntime")
+    # A build killed midway two hours ago, and one that may still be running.
+    abandoned, running = folder / "building-abc", folder / "building-def"
+    for work in (abandoned, running):
+        work.mkdir()
+        (work / "folded.onnx").write_bytes(b"half a graph")
+    os.utime(abandoned, (time.time() - 7200, time.time() - 7200))
+    caplog.set_level(logging.INFO, logger="memtap.embeddings")
+    first = await open_onnx(graph_cache=folder)
+    await first.close()
+    assert not abandoned.exists() and running.exists()
+    built = sorted(folder.glob("*.onnx"))
+    assert len(built) == 1 and built[0] != stale  # the stale graph was removed
+    assert built[0].name.startswith("model.int8-matmul.")
+    made_at = built[0].stat().st_mtime_ns
+    # Nothing of the quantiser's own chatter on the root logger.
+    assert not [r for r in caplog.records if r.name == "root"]
+    second = await open_onnx(graph_cache=folder)
+    try:
+        assert second.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+        assert built[0].stat().st_mtime_ns == made_at
+        events = [getattr(r, "fields", {}) for r in caplog.records]
+        assert [r.msg for r in caplog.records].count(
+            "embeddings.integer_graph_built"
+        ) == 1
+        assert {"integer_matmul": True}.items() <= events[-1].items()
+    finally:
+        await second.close()
+
+
+@module_loop
+async def test_the_cache_folder_variable_wins_over_the_data_dir(
+    tmp_path: Path, shared_onnx_graph_cache: Path
+) -> None:
+    embedder = await open_onnx(graph_cache=tmp_path / "data" / "embeddings")
+    await embedder.close()
+    assert not (tmp_path / "data").exists()
+    assert [p.name[:18] for p in shared_onnx_graph_cache.iterdir()] == [
+        "model.int8-matmul."
+    ]
+
+
+@module_loop
+async def test_an_unwritable_cache_folder_still_gets_the_integer_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv(CACHE_ENV)
+    not_a_folder = tmp_path / "embeddings"
+    not_a_folder.write_text("a file where the folder should be")
+    caplog.set_level(logging.INFO, logger="memtap.embeddings")
+    embedder = await open_onnx(graph_cache=not_a_folder)
+    try:
+        assert embedder.signature.endswith("+int8-matmul:384")  # built in memory
+        warned = [
+            r for r in caplog.records if r.msg == "embeddings.integer_graph_not_cached"
+        ]
+        assert warned and warned[0].fields["error"]  # type: ignore[attr-defined]
+    finally:
+        await embedder.close()
+
+
+@module_loop
+async def test_without_the_quantiser_the_models_own_graph_runs(
+    float_graph: OnnxEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A custom install without the `onnx` package: slower, never broken.
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)
+    caplog.set_level(logging.WARNING, logger="memtap.embeddings")
+    embedder = await open_onnx()
+    try:
+        assert embedder.signature == float_graph.signature
+        warned = [
+            r for r in caplog.records if r.msg == "embeddings.integer_graph_unavailable"
+        ]
+        assert "import of onnx halted" in warned[0].fields["error"]  # type: ignore[attr-defined]
+        text = ["the same graph, the same vector"]
+        assert np.array_equal(await embedder.embed(text), await float_graph.embed(text))
+    finally:
+        await embedder.close()
+
+
+def test_the_build_runs_in_a_child_and_leaves_the_process_small(
+    tmp_path: Path,
+) -> None:
+    # Built in-process the folded float graph and the quantiser's copies took the peak RSS
+    # to ~435 MB; the proxy must stay near what the loaded session needs.
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from memtap.engine.embeddings.onnx import open_onnx\n"
+        "async def main():\n"
+        "    e = await open_onnx(graph_cache=Path(sys.argv[1]))\n"
+        "    await e.embed(['one text'])\n"
+        # VmHWM, not ru_maxrss: the latter keeps the forking parent's peak across exec.
+        "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')]\n"
+        "    print(e.signature, 'onnxruntime.quantization' in sys.modules,\n"
+        "          int(hwm[0].split()[1]) // 1024)\n"
+        "asyncio.run(main())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != CACHE_ENV}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "graphs")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    signature, quantiser_loaded, peak_mb = done.stdout.split()
+    assert signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+    assert quantiser_loaded == "False"
+    assert int(peak_mb) < 300, done.stdout
+    assert len(list((tmp_path / "graphs").glob("model.int8-matmul.*.onnx"))) == 1

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
 from memtap.engine.embeddings.cache import CachedSource
+from memtap.engine.embeddings.integer_graph import CACHE_ENV
 from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.metrics import Metrics
 from tests.support.semantic import EmbeddingsServer, static_table
@@ -36,7 +39,7 @@ async def test_auto_falls_back_to_onnx_and_reports_why(tmp_path: Path) -> None:
     )
     resolution = await resolve_embedding_source(config, tmp_path, metrics)
     assert resolution.chosen == "onnx"
-    assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8:384"
+    assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
     assert [(f.source, f.cause) for f in resolution.fallbacks] == [
         ("remote", "remote_unreachable")
     ]
@@ -88,3 +91,30 @@ async def test_explicit_static_is_built_on_first_use(tmp_path: Path) -> None:
         ("static", "onnx_not_found")
     ]
     assert not (tmp_path / "embeddings" / "static.npz").exists()
+
+
+async def test_the_integer_graph_is_kept_in_the_data_dirs_embeddings_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(CACHE_ENV)
+    resolution = await resolve_embedding_source(
+        EmbeddingConfig(source="onnx"), tmp_path
+    )
+    try:
+        assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+        kept = list((tmp_path / "embeddings").glob("model.int8-matmul.*.onnx"))
+        assert len(kept) == 1 and kept[0].stat().st_size > 10_000_000
+    finally:
+        assert resolution.source is not None
+        await resolution.source.close()
+
+
+async def test_onnx_integer_matmul_false_runs_the_models_graph(tmp_path: Path) -> None:
+    config = EmbeddingConfig(source="onnx", onnx_integer_matmul=False)
+    resolution = await resolve_embedding_source(config, tmp_path)
+    try:
+        assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8:384"
+        assert not (tmp_path / "embeddings").exists()  # nothing built
+    finally:
+        assert resolution.source is not None
+        await resolution.source.close()

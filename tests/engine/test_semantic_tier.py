@@ -299,3 +299,34 @@ async def test_cache_and_model_figures_reach_the_metrics(tmp_path: Path) -> None
     before = metrics.vector_cache_events.value("hit")
     metrics.render()  # a closed tier no longer reports
     assert metrics.vector_cache_events.value("hit") == before
+
+
+async def test_turning_the_integer_graph_off_in_the_file_re_embeds(
+    tmp_path: Path,
+) -> None:
+    # The two graphs' vectors are not one space: a change of embedding.onnx_integer_matmul
+    # in the watched file switches the signature and every memory is embedded again.
+    db, ids = await seeded(tmp_path)
+    config_file = tmp_path / "memtap.yaml"
+    text = (
+        f"data_dir: {tmp_path}\nmemory:\n  strategy: hybrid\n"
+        "vector_store:\n  kind: sqlite-vec\nembedding:\n  source: onnx\n"
+    )
+    config_file.write_text(text)
+    holder = ConfigHolder.load(str(config_file))
+    tier = await build_vector_index(holder, db, Metrics())
+    try:
+        await tier.reindex(None, False)
+        assert tier.embedding() == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+        config_file.write_text(text + "  onnx_integer_matmul: false\n")
+        assert await holder.check_file()
+        assert tier.switching is not None
+        await tier.switching
+        assert tier.embedding() == "onnx:all-MiniLM-L6-v2-int8:384"
+        status = await tier.status()
+        assert (status["vectors"], status["needs_reindex"]) == (0, 5)
+        found = await search_ids(tier, "bob", "what's my pet called?", None, 1)
+        assert found[0][0] == ids["My cat is named Biscuit"]
+    finally:
+        await tier.close()
+        await db.close()

@@ -73,7 +73,7 @@ async def static_table(texts: Iterable[str]) -> Path:
     rebuilt (over the union) only when a later caller needs tokens the table lacks, so the
     result never depends on which test file asked first."""
     async with _static_lock:
-        teacher = await open_onnx()
+        teacher = await open_onnx(integer_matmul=False)  # as build_static teaches
         try:
             wanted = set(COMMON_TOKEN_IDS)
             for encoding in teacher.tokenizer.encode_batch(
