@@ -188,11 +188,21 @@ async def test_integer_graph_gives_a_text_the_same_vector_in_any_batch(
         assert np.array_equal(together[i], (await onnx.embed([text]))[0]), text[:20]
 
 
+@pytest.fixture
+def own_graph_log(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> pytest.LogCaptureFixture:
+    """This test's own cache folder (not the run's shared one), and the embeddings log."""
+    monkeypatch.delenv(CACHE_ENV)
+    caplog.set_level(logging.INFO, logger="memtap.embeddings")
+    return caplog
+
+
 @module_loop
 async def test_integer_graph_is_built_once_into_the_cache_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.delenv(CACHE_ENV)
+    caplog = own_graph_log
     folder = tmp_path / "embeddings"
     folder.mkdir()
     stale = folder / "model.int8-matmul.0123456789abcdef.onnx"
@@ -203,7 +213,6 @@ async def test_integer_graph_is_built_once_into_the_cache_folder(
         work.mkdir()
         (work / "folded.onnx").write_bytes(b"half a graph")
     os.utime(abandoned, (time.time() - 7200, time.time() - 7200))
-    caplog.set_level(logging.INFO, logger="memtap.embeddings")
     first = await open_onnx(graph_cache=folder)
     await first.close()
     assert not abandoned.exists() and running.exists()
@@ -240,12 +249,11 @@ async def test_the_cache_folder_variable_wins_over_the_data_dir(
 
 @module_loop
 async def test_an_unwritable_cache_folder_still_gets_the_integer_graph(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.delenv(CACHE_ENV)
+    caplog = own_graph_log
     not_a_folder = tmp_path / "embeddings"
     not_a_folder.write_text("a file where the folder should be")
-    caplog.set_level(logging.INFO, logger="memtap.embeddings")
     embedder = await open_onnx(graph_cache=not_a_folder)
     try:
         assert embedder.signature.endswith("+int8-matmul:384")  # built in memory
