@@ -206,14 +206,7 @@ class QdrantEpisodeStore:
                 models.FieldCondition(key="episode_id", match=models.MatchAny(any=ids))
             ]
         )
-        await self._points.call(
-            "delete",
-            lambda c: c.delete(
-                self.collection,
-                points_selector=models.FilterSelector(filter=flt),
-                wait=True,
-            ),
-        )
+        await self._points.delete_where("delete", flt, strong=False)
 
     async def embed_pending(self, max_items: int) -> int:
         if self.embedder is None:
@@ -411,14 +404,7 @@ class QdrantEpisodeStore:
     async def erase_owner(self, owner: str) -> int:
         removed = await self._points.count(models.Filter(must=self._heads(owner)))
         flt = models.Filter(must=[match("owner", owner)])
-        await self._points.call(
-            "delete",
-            lambda c: c.delete(
-                self.collection,
-                points_selector=models.FilterSelector(filter=flt),
-                wait=True,
-            ),
-        )
+        await self._points.delete_where("delete", flt, strong=False)
         return removed
 
     async def sweep(self, cutoff: str, limit: int = 5000) -> int:
@@ -428,14 +414,7 @@ class QdrantEpisodeStore:
         removed = await self._points.count(models.Filter(must=[*self._heads(), old]))
         if removed:
             flt = models.Filter(must=[old])
-            await self._points.call(
-                "delete",
-                lambda c: c.delete(
-                    self.collection,
-                    points_selector=models.FilterSelector(filter=flt),
-                    wait=True,
-                ),
-            )
+            await self._points.delete_where("delete", flt, strong=False)
         return removed
 
     async def export_owner(self, owner: str) -> AsyncIterator[Episode]:

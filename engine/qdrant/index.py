@@ -196,30 +196,13 @@ class QdrantVectorIndex:
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        name, flt = self.points.collection.name, memory_ids_filter(list(ids))
-        await self.points.call(
-            "delete",
-            lambda c: c.delete(
-                name,
-                points_selector=models.FilterSelector(filter=flt),
-                wait=True,
-                ordering=models.WriteOrdering.STRONG,
-            ),
-        )
+        await self.points.delete_where("delete", memory_ids_filter(list(ids)))
 
     async def erase_owner(self, owner: str) -> int:
-        name, flt = self.points.collection.name, owner_filter(owner)
+        flt = owner_filter(owner)
         counted = await self.points.count(flt)
         if counted:
-            await self.points.call(
-                "erase_owner",
-                lambda c: c.delete(
-                    name,
-                    points_selector=models.FilterSelector(filter=flt),
-                    wait=True,
-                    ordering=models.WriteOrdering.STRONG,
-                ),
-            )
+            await self.points.delete_where("erase_owner", flt)
         return counted
 
     # -- reindex (maintenance.reindex.Backfillable) -----------------------------------------

@@ -76,6 +76,24 @@ class QdrantPoints:
         await self.collection.ensure()
         return await self.transport.call(op, fn)
 
+    async def delete_where(
+        self, op: str, flt: models.Filter, *, strong: bool = True
+    ) -> None:
+        """Delete the points `flt` matches and wait until it is applied. `strong`: ordered
+        through the leader after every earlier write (the record stores read their own
+        deletes back at once; the episode store has always sent its deletes unordered)."""
+        name = self.collection.name
+        ordering = models.WriteOrdering.STRONG if strong else None
+        await self.call(
+            op,
+            lambda c: c.delete(
+                name,
+                points_selector=models.FilterSelector(filter=flt),
+                wait=True,
+                ordering=ordering,
+            ),
+        )
+
     async def write(
         self,
         items: Sequence[tuple[str, Memory, str | None]],
@@ -117,15 +135,7 @@ class QdrantPoints:
                 must=memory_ids_filter([m.id for _, m, _ in items]).must,
                 must_not=[models.HasIdCondition(has_id=[p.id for p in points])],
             )
-            await self.transport.call(
-                "delete_moved",
-                lambda c: c.delete(
-                    name,
-                    points_selector=models.FilterSelector(filter=stale),
-                    wait=True,
-                    ordering=models.WriteOrdering.STRONG,
-                ),
-            )
+            await self.delete_where("delete_moved", stale)
         return dense is not None
 
     async def embed_many(self, texts: list[str]) -> list[list[float]] | None:

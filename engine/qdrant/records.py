@@ -518,32 +518,14 @@ class QdrantMemoryStore:
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        name, flt = self.collection.name, memory_ids_filter(list(ids))
-        await self.points.call(
-            "delete",
-            lambda c: c.delete(
-                name,
-                points_selector=models.FilterSelector(filter=flt),
-                wait=True,
-                ordering=models.WriteOrdering.STRONG,
-            ),
-        )
+        await self.points.delete_where("delete", memory_ids_filter(list(ids)))
 
     async def erase_owner(self, owner: str) -> int:
         """Delete every point of `owner`; returns how many there were (counted first)."""
         flt = owner_filter(owner)
         removed = await self.count(flt)
         if removed:
-            name = self.collection.name
-            await self.points.call(
-                "erase_owner",
-                lambda c: c.delete(
-                    name,
-                    points_selector=models.FilterSelector(filter=flt),
-                    wait=True,
-                    ordering=models.WriteOrdering.STRONG,
-                ),
-            )
+            await self.points.delete_where("erase_owner", flt)
         log.info(
             "qdrant.owner_erased", extra={"fields": {"owner": owner, "points": removed}}
         )
