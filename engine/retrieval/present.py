@@ -54,16 +54,20 @@ def settle(ranked: Sequence[Hit], query: str) -> Settled:
     """`ranked` (best first) with conflicts settled as the module says."""
     if len(ranked) < 2:
         return Settled(list(ranked), [])
-    hits, dropped = _newest_of_conflicts(list(ranked))
+    # Each hit's claim read once, for both steps (the rules are the costly part).
+    claims = {h.memory.id: claim_of(h.memory.content) for h in ranked}
+    hits, dropped = _newest_of_conflicts(list(ranked), claims)
     if asks_about_present(query):
         hits = _newer_versions_first(hits)
-        hits, stale = _without_stale_versions(hits)
+        hits, stale = _without_stale_versions(hits, claims)
         dropped += stale
     return Settled(hits, dropped)
 
 
-def _newest_of_conflicts(hits: list[Hit]) -> tuple[list[Hit], list[str]]:
-    claims: list[Claim | None] = [claim_of(h.memory.content) for h in hits]
+def _newest_of_conflicts(
+    hits: list[Hit], claim_by_id: dict[str, Claim | None]
+) -> tuple[list[Hit], list[str]]:
+    claims = [claim_by_id[h.memory.id] for h in hits]
     group = list(range(len(hits)))
 
     def root(i: int) -> int:
@@ -123,7 +127,9 @@ def _newer_versions_first(hits: list[Hit]) -> list[Hit]:
     return [hits[k] for k in order]
 
 
-def _without_stale_versions(hits: list[Hit]) -> tuple[list[Hit], list[str]]:
+def _without_stale_versions(
+    hits: list[Hit], claims: dict[str, Claim | None]
+) -> tuple[list[Hit], list[str]]:
     """For a question about the present: of two statements that say the same thing up to
     their last words ("My laptop is a ThinkPad" / "My laptop is a MacBook Air"), the older
     is not current."""
@@ -132,7 +138,7 @@ def _without_stale_versions(hits: list[Hit]) -> tuple[list[Hit], list[str]]:
     stale: list[str] = []
     for hit in hits:  # newer versions already rank first
         words = _WORD.findall(hit.memory.content.lower())
-        known = claim_of(hit.memory.content) is not None
+        known = claims[hit.memory.id] is not None
         if any(
             # two facts the rules read are settled by their claims ("Is allergic to
             # peanuts" and "… to shellfish" are both true)
