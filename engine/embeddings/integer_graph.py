@@ -10,18 +10,21 @@ so the graph is part of the embedding signature (`MODEL_SUFFIX`): switching re-e
 
 How: onnxruntime folds the model's constant dequantisation into float weights (basic graph
 optimisation, saved to a file), then `onnxruntime.quantization.quantize_dynamic` (it needs
-the `onnx` package) rewrites the float MatMuls, in a child process. Building takes a few
-seconds and ~60 MB of disk, so the result is kept in a cache folder and reused while the
-source model and the versions that built it are the same (`cache_key`).
+the `onnx` package) rewrites the float MatMuls. That runs in a child process: its peak
+(~430 MB RSS) never becomes the proxy's, and a stopping proxy kills it instead of waiting.
+Building takes a few seconds and ~60 MB of disk, so the result is kept in a cache folder
+and reused while the source model and the versions that built it are the same
+(`cache_key`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
 import shutil
-import subprocess
+import signal
 import sys
 import tempfile
 import time
@@ -35,7 +38,11 @@ BUILD_VERSION = 1
 """Bump when the build below produces another graph: the cache key and files change."""
 CACHE_ENV = "MEMTAP_ONNX_GRAPH_CACHE"
 """Folder that overrides where built graphs are kept (several data dirs may share one)."""
-BUILD_TIMEOUT_S = 600
+BUILD_TIMEOUT_S = 180.0
+"""A build takes ~4-7 s on a loaded 2-core box; past this something is wrong."""
+UNUSED_AFTER_S = 7 * 86400
+"""A graph of another key (an older model or older tools) not loaded for this long is
+removed: a folder shared by installs of different versions keeps each one's graph."""
 _FILE_TAG = ".int8-matmul."
 _WORK_PREFIX = "building-"
 _MODULE = "memtap.engine.embeddings.integer_graph"
@@ -61,32 +68,39 @@ def cache_folder(default: Path | None) -> Path | None:
     return Path(override) if override else default
 
 
-def integer_graph(model_path: Path, cache_dir: Path | None) -> Path | bytes:
+def graph_file(folder: Path, model_path: Path, key: str) -> Path:
+    return folder / f"{model_path.stem}{_FILE_TAG}{key}.onnx"
+
+
+async def integer_graph(model_path: Path, cache_dir: Path | None) -> Path | bytes:
     """The integer-matmul graph of `model_path`: a cached file, or bytes when there is no
-    cache folder (or it cannot be written). Raises when the build is impossible (no `onnx`
-    package, a graph the quantiser cannot read)."""
-    key = cache_key(model_path)
+    cache folder (or it cannot be created). Raises when the build is impossible (no `onnx`
+    package, a graph the quantiser cannot read, a full disk, a build past the timeout)."""
+    key = await asyncio.to_thread(cache_key, model_path)
     folder = cache_folder(cache_dir)
     if folder is None:
-        return _build_bytes(model_path)
-    target = folder / f"{model_path.stem}{_FILE_TAG}{key}.onnx"
+        return await _build_bytes(model_path)
+    target = graph_file(folder, model_path, key)
     if target.is_file():
+        await asyncio.to_thread(_tidy, folder, model_path.stem, target)
         return target
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _remove_abandoned(folder)
-        with tempfile.TemporaryDirectory(prefix=_WORK_PREFIX, dir=folder) as work:
-            built = Path(work) / "graph.onnx"
-            _build(model_path, built)
-            os.replace(built, target)
+        work = Path(tempfile.mkdtemp(prefix=_WORK_PREFIX, dir=folder))
     except OSError as exc:
-        # A read-only or full disk costs the build at every start, not the faster graph.
+        # A folder memtap may not create costs the build at every start, not the graph.
         log.warning(
             "embeddings.integer_graph_not_cached",
             extra={"fields": {"folder": str(folder), "error": str(exc)}},
         )
-        return _build_bytes(model_path)
-    _remove_stale(folder, model_path.stem, keep=target)
+        return await _build_bytes(model_path)
+    try:
+        built = work / "graph.onnx"
+        await _build(model_path, built)
+        await asyncio.to_thread(_settle, built, target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    await asyncio.to_thread(_tidy, folder, model_path.stem, target)
     log.info(
         "embeddings.integer_graph_built",
         extra={"fields": {"path": str(target), "bytes": target.stat().st_size}},
@@ -94,26 +108,84 @@ def integer_graph(model_path: Path, cache_dir: Path | None) -> Path | bytes:
     return target
 
 
-def _build_bytes(model_path: Path) -> bytes:
-    with tempfile.TemporaryDirectory() as work:
+def discard(graph: Path) -> None:
+    """A cached graph that would not load (cut short by a power loss): the next call of
+    `integer_graph` builds it again."""
+    graph.unlink(missing_ok=True)
+
+
+async def _build_bytes(model_path: Path) -> bytes:
+    with tempfile.TemporaryDirectory(prefix=_WORK_PREFIX) as work:
         built = Path(work) / "graph.onnx"
-        _build(model_path, built)
-        return built.read_bytes()
+        await _build(model_path, built)
+        return await asyncio.to_thread(built.read_bytes)
 
 
-def _build(model_path: Path, out: Path) -> None:
-    """In a child process: the build's peak (~430 MB RSS: the folded float graph and the
-    quantiser's copies of it) never becomes the proxy's, which stays at ~150-190 MB."""
-    done = subprocess.run(
-        [sys.executable, "-m", _MODULE, str(model_path), str(out)],
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        check=False,
+async def _build(model_path: Path, out: Path) -> None:
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        _MODULE,
+        str(model_path),
+        str(out),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
-    if done.returncode != 0 or not out.is_file():
-        tail = " | ".join(done.stderr.strip().splitlines()[-3:])
-        raise RuntimeError(f"integer graph build exited {done.returncode}: {tail}")
+    try:
+        _, stderr = await asyncio.wait_for(child.communicate(), BUILD_TIMEOUT_S)
+    except TimeoutError:
+        raise TimeoutError(
+            f"integer graph build took longer than {BUILD_TIMEOUT_S:g} s"
+        ) from None
+    finally:
+        # Timed out, or memtap stopping while it builds: the child goes with the wait.
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    if child.returncode != 0 or not out.is_file():
+        raise RuntimeError(_failure(child.returncode, stderr))
+
+
+def _failure(code: int | None, stderr: bytes) -> str:
+    if code is not None and code < 0:
+        how = f"killed by {signal.Signals(-code).name}"
+    else:
+        how = f"exited {code}"
+    lines = stderr.decode(errors="replace").strip().splitlines()
+    return f"integer graph build {how}: " + (" | ".join(lines[-3:]) or "no output")
+
+
+def _settle(built: Path, target: Path) -> None:
+    # On disk before it gets its name: a power cut leaves no short file under it.
+    with built.open("rb") as f:
+        os.fsync(f.fileno())
+    os.replace(built, target)
+
+
+def _tidy(folder: Path, stem: str, keep: Path) -> None:
+    """Mark `keep` as used; remove what no build or load will read again: work folders of
+    builds killed midway (~150 MB each, older than any build may run) and graphs of other
+    keys unused for `UNUSED_AFTER_S`."""
+    now = time.time()
+    try:
+        os.utime(keep, (now, now))
+    except OSError:
+        pass  # a read-only folder: nothing is removed from it either
+    for path in folder.iterdir():
+        try:
+            age = now - path.stat().st_mtime
+            if path.name.startswith(_WORK_PREFIX) and path.is_dir():
+                if age > BUILD_TIMEOUT_S:
+                    shutil.rmtree(path, ignore_errors=True)
+            elif (
+                path.name.startswith(f"{stem}{_FILE_TAG}")
+                and path != keep
+                and age > UNUSED_AFTER_S
+            ):
+                path.unlink()
+        except OSError:
+            continue
 
 
 def build_here(model_path: Path, out: Path) -> None:
@@ -142,25 +214,6 @@ def build_here(model_path: Path, out: Path) -> None:
         )
     finally:
         folded.unlink(missing_ok=True)
-
-
-def _remove_stale(folder: Path, stem: str, keep: Path) -> None:
-    """Graphs built from an older model or older tools: nothing will read them again."""
-    for path in folder.glob(f"{stem}{_FILE_TAG}*.onnx"):
-        if path != keep:
-            path.unlink(missing_ok=True)
-
-
-def _remove_abandoned(folder: Path) -> None:
-    """Work folders of builds killed midway (~150 MB each): older than any build may run,
-    so no running build owns them."""
-    cutoff = time.time() - BUILD_TIMEOUT_S
-    for work in folder.glob(f"{_WORK_PREFIX}*"):
-        try:
-            if work.is_dir() and work.stat().st_mtime < cutoff:
-                shutil.rmtree(work, ignore_errors=True)
-        except OSError:
-            continue
 
 
 if __name__ == "__main__":

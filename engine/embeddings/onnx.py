@@ -27,7 +27,11 @@ from memtap.engine.embeddings.base import (
     make_signature,
 )
 from memtap.engine.embeddings.coalesce import Coalescer
-from memtap.engine.embeddings.integer_graph import MODEL_SUFFIX, integer_graph
+from memtap.engine.embeddings.integer_graph import (
+    MODEL_SUFFIX,
+    discard,
+    integer_graph,
+)
 from memtap.engine.embeddings.tokenizer import DEFAULT_MAX_LENGTH, load_tokenizer
 from memtap.engine.heap import release_freed_heap
 
@@ -145,14 +149,8 @@ class OnnxEmbedder:
 
 
 def _load_sync(
-    model_path: Path,
-    tokenizer_path: str | None,
-    threads: int,
-    max_length: int,
-    integer_matmul: bool,
-    graph_cache: Path | None,
-) -> tuple[Any, Any, int, bool]:
-    """(session, tokenizer, dim, whether the integer-matmul graph is the one loaded)."""
+    graph: Path | bytes, tokenizer_path: str | None, threads: int, max_length: int
+) -> tuple[Any, Any, int]:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -162,31 +160,11 @@ def _load_sync(
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     # No arena: it keeps the peak of the largest batch ever seen for the process lifetime.
     options.enable_cpu_mem_arena = False
-
-    def session_of(graph: Path | bytes) -> Any:
-        return ort.InferenceSession(
-            graph if isinstance(graph, bytes) else str(graph),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
-        )
-
-    session = None
-    if integer_matmul:
-        try:
-            session = session_of(integer_graph(model_path, graph_cache))
-        except Exception as exc:  # noqa: BLE001 - the model's own graph still works, slower
-            log.warning(
-                "embeddings.integer_graph_unavailable",
-                extra={
-                    "fields": {
-                        "path": str(model_path),
-                        "error": f"{type(exc).__name__}: {exc}",
-                    }
-                },
-            )
-    integer = session is not None
-    if session is None:
-        session = session_of(model_path)
+    session = ort.InferenceSession(
+        graph if isinstance(graph, bytes) else str(graph),
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+    )
     tokenizer = load_tokenizer(tokenizer_path, max_length=max_length)
     dim = session.get_outputs()[0].shape[-1]
     if not isinstance(dim, int):
@@ -197,7 +175,35 @@ def _load_sync(
         )[0]
         dim = int(probe.shape[-1])
     release_freed_heap()  # the graph optimiser's float32 copies of the weights
-    return session, tokenizer, dim, integer
+    return session, tokenizer, dim
+
+
+async def _load_integer(
+    path: Path, graph_cache: Path | None, *load: Any
+) -> tuple[Any, Any, int] | None:
+    """The integer-matmul graph's session, or None (logged) when it cannot be had. The
+    model's own graph then runs, under another signature: memories are embedded again."""
+    try:
+        graph = await integer_graph(path, graph_cache)
+        try:
+            return await asyncio.to_thread(_load_sync, graph, *load)
+        except Exception:
+            if not isinstance(graph, Path):
+                raise
+            discard(graph)  # a damaged cached file: built again, once
+            graph = await integer_graph(path, graph_cache)
+            return await asyncio.to_thread(_load_sync, graph, *load)
+    except Exception as exc:  # noqa: BLE001 - the model's own graph still works, slower
+        log.warning(
+            "embeddings.integer_graph_unavailable",
+            extra={
+                "fields": {
+                    "path": str(path),
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
+            },
+        )
+        return None
 
 
 async def open_onnx(
@@ -226,20 +232,21 @@ async def open_onnx(
         )
     if not path.is_file():
         raise EmbeddingError(f"onnx model not found: {path}", cause="onnx_not_found")
-    try:
-        session, tokenizer, dim, integer = await asyncio.to_thread(
-            _load_sync,
-            path,
-            tokenizer_path,
-            min(max(threads if threads is not None else usable_cpus(), 1), 2),
-            max_length,
-            integer_matmul,
-            graph_cache,
-        )
-    except Exception as exc:
-        raise EmbeddingError(
-            f"onnx model failed to load: {exc}", cause="onnx_load_failed"
-        ) from exc
+    load = (
+        tokenizer_path,
+        min(max(threads if threads is not None else usable_cpus(), 1), 2),
+        max_length,
+    )
+    loaded = await _load_integer(path, graph_cache, *load) if integer_matmul else None
+    integer = loaded is not None
+    if loaded is None:
+        try:
+            loaded = await asyncio.to_thread(_load_sync, path, *load)
+        except Exception as exc:
+            raise EmbeddingError(
+                f"onnx model failed to load: {exc}", cause="onnx_load_failed"
+            ) from exc
+    session, tokenizer, dim = loaded
     model = PACKAGED_MODEL_NAME if model_path is None else _model_name(path)
     if integer:
         model += MODEL_SUFFIX

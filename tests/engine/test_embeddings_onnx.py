@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -15,9 +16,10 @@ import numpy as np
 import pytest
 import pytest_asyncio
 
+from memtap.engine.embeddings import integer_graph
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
-from memtap.engine.embeddings.integer_graph import CACHE_ENV
-from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
+from memtap.engine.embeddings.integer_graph import CACHE_ENV, cache_key, graph_file
+from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx, packaged_model_path
 from memtap.engine.embeddings.tokenizer import (
     PACKAGED_TOKENIZER,
     PACKAGED_TOKENIZER_SHA256,
@@ -205,27 +207,30 @@ async def test_integer_graph_is_built_once_into_the_cache_folder(
     caplog = own_graph_log
     folder = tmp_path / "embeddings"
     folder.mkdir()
+    # Graphs of other keys (older tools): one unused for 8 days, one another install of
+    # other versions loaded yesterday from this shared folder.
     stale = folder / "model.int8-matmul.0123456789abcdef.onnx"
-    stale.write_bytes(b"built by an older onnxruntime")
+    recent = folder / "model.int8-matmul.fedcba9876543210.onnx"
     # A build killed midway two hours ago, and one that may still be running.
     abandoned, running = folder / "building-abc", folder / "building-def"
     for work in (abandoned, running):
         work.mkdir()
         (work / "folded.onnx").write_bytes(b"half a graph")
-    os.utime(abandoned, (time.time() - 7200, time.time() - 7200))
+    for path, age_s in ((stale, 8 * 86400), (recent, 86400), (abandoned, 7200)):
+        if not path.exists():
+            path.write_bytes(b"built by other tools")
+        os.utime(path, (time.time() - age_s, time.time() - age_s))
     first = await open_onnx(graph_cache=folder)
     await first.close()
     assert not abandoned.exists() and running.exists()
-    built = sorted(folder.glob("*.onnx"))
-    assert len(built) == 1 and built[0] != stale  # the stale graph was removed
-    assert built[0].name.startswith("model.int8-matmul.")
-    made_at = built[0].stat().st_mtime_ns
-    # Nothing of the quantiser's own chatter on the root logger.
-    assert not [r for r in caplog.records if r.name == "root"]
+    assert not stale.exists() and recent.exists()
+    built = [p for p in folder.glob("*.onnx") if p != recent]
+    assert len(built) == 1 and built[0].name.startswith("model.int8-matmul.")
+    inode = built[0].stat().st_ino
     second = await open_onnx(graph_cache=folder)
     try:
         assert second.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
-        assert built[0].stat().st_mtime_ns == made_at
+        assert built[0].stat().st_ino == inode  # read again, not rebuilt
         events = [getattr(r, "fields", {}) for r in caplog.records]
         assert [r.msg for r in caplog.records].count(
             "embeddings.integer_graph_built"
@@ -236,15 +241,109 @@ async def test_integer_graph_is_built_once_into_the_cache_folder(
 
 
 @module_loop
+async def test_a_damaged_cached_graph_is_built_again(
+    tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
+) -> None:
+    # What a power cut during a write without fsync could leave under the graph's name.
+    model = packaged_model_path()
+    assert model is not None
+    cached = graph_file(tmp_path, model, cache_key(model))
+    cached.write_bytes(b"\x08\x07 cut short")
+    embedder = await open_onnx(graph_cache=tmp_path)
+    try:
+        assert embedder.signature.endswith("+int8-matmul:384")
+        assert cached.stat().st_size > 10_000_000
+        assert not [r for r in own_graph_log.records if r.levelno >= logging.WARNING]
+    finally:
+        await embedder.close()
+
+
+@module_loop
+async def test_a_build_past_its_time_is_killed_and_the_models_graph_runs(
+    tmp_path: Path,
+    own_graph_log: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    float_graph: OnnxEmbedder,
+) -> None:
+    monkeypatch.setattr(integer_graph, "BUILD_TIMEOUT_S", 0.3)
+    embedder = await open_onnx(graph_cache=tmp_path)
+    try:
+        assert embedder.signature == float_graph.signature
+        warned = [
+            r
+            for r in own_graph_log.records
+            if r.msg == "embeddings.integer_graph_unavailable"
+        ]
+        assert "longer than 0.3 s" in warned[0].fields["error"]  # type: ignore[attr-defined]
+        assert list(tmp_path.iterdir()) == []  # its work folder went with it
+        assert not _builders_of(tmp_path)  # and so did the child
+    finally:
+        await embedder.close()
+
+
+@module_loop
+async def test_a_failed_build_says_why_and_the_models_graph_runs(
+    tmp_path: Path,
+    own_graph_log: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    float_graph: OnnxEmbedder,
+) -> None:
+    # A child that cannot start the build (here: its module is not there).
+    monkeypatch.setattr(integer_graph, "_MODULE", "memtap.engine.embeddings.missing")
+    embedder = await open_onnx(graph_cache=tmp_path)
+    try:
+        assert embedder.signature == float_graph.signature
+        warned = [
+            r
+            for r in own_graph_log.records
+            if r.msg == "embeddings.integer_graph_unavailable"
+        ]
+        error = warned[0].fields["error"]  # type: ignore[attr-defined]
+        assert "exited 1" in error and "No module named" in error, error
+    finally:
+        await embedder.close()
+
+
+@module_loop
+async def test_stopping_during_a_build_kills_the_child(
+    tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
+) -> None:
+    # memtap stopping at its first start must not wait for (or leave behind) the build.
+    loading = asyncio.create_task(open_onnx(graph_cache=tmp_path))
+    for _ in range(200):
+        if _builders_of(tmp_path):
+            break
+        await asyncio.sleep(0.05)
+    assert _builders_of(tmp_path), "the build child never started"
+    loading.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await loading
+    assert not _builders_of(tmp_path)
+    assert not list(tmp_path.glob("*.onnx"))  # no graph under a name, whole or not
+    assert not list(tmp_path.glob("building-*"))
+
+
+def _builders_of(folder: Path) -> list[str]:
+    """Build children still running whose command line names `folder`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "integer_graph" in cmdline and str(folder) in cmdline:
+            found.append(cmdline)
+    return found
+
+
+@module_loop
 async def test_the_cache_folder_variable_wins_over_the_data_dir(
     tmp_path: Path, shared_onnx_graph_cache: Path
 ) -> None:
     embedder = await open_onnx(graph_cache=tmp_path / "data" / "embeddings")
     await embedder.close()
     assert not (tmp_path / "data").exists()
-    assert [p.name[:18] for p in shared_onnx_graph_cache.iterdir()] == [
-        "model.int8-matmul."
-    ]
+    assert list(shared_onnx_graph_cache.glob("model.int8-matmul.*.onnx"))
 
 
 @module_loop

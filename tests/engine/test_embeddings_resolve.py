@@ -109,7 +109,10 @@ async def test_the_integer_graph_is_kept_in_the_data_dirs_embeddings_folder(
         await resolution.source.close()
 
 
-async def test_onnx_integer_matmul_false_runs_the_models_graph(tmp_path: Path) -> None:
+async def test_onnx_integer_matmul_false_runs_the_models_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(CACHE_ENV)  # so that a graph built would land in tmp_path
     config = EmbeddingConfig(source="onnx", onnx_integer_matmul=False)
     resolution = await resolve_embedding_source(config, tmp_path)
     try:
