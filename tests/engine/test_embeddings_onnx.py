@@ -269,12 +269,7 @@ async def test_a_build_past_its_time_is_killed_and_the_models_graph_runs(
     embedder = await open_onnx(graph_cache=tmp_path)
     try:
         assert embedder.signature == float_graph.signature
-        warned = [
-            r
-            for r in own_graph_log.records
-            if r.msg == "embeddings.integer_graph_unavailable"
-        ]
-        assert "longer than 0.3 s" in warned[0].fields["error"]  # type: ignore[attr-defined]
+        assert "longer than 0.3 s" in _unavailable_because(own_graph_log)
         assert list(tmp_path.iterdir()) == []  # its work folder went with it
         assert not _builders_of(tmp_path)  # and so did the child
     finally:
@@ -293,12 +288,7 @@ async def test_a_failed_build_says_why_and_the_models_graph_runs(
     embedder = await open_onnx(graph_cache=tmp_path)
     try:
         assert embedder.signature == float_graph.signature
-        warned = [
-            r
-            for r in own_graph_log.records
-            if r.msg == "embeddings.integer_graph_unavailable"
-        ]
-        error = warned[0].fields["error"]  # type: ignore[attr-defined]
+        error = _unavailable_because(own_graph_log)
         assert "exited 1" in error and "No module named" in error, error
     finally:
         await embedder.close()
@@ -321,6 +311,15 @@ async def test_stopping_during_a_build_kills_the_child(
     assert not _builders_of(tmp_path)
     assert not list(tmp_path.glob("*.onnx"))  # no graph under a name, whole or not
     assert not list(tmp_path.glob("building-*"))
+
+
+def _unavailable_because(log: pytest.LogCaptureFixture) -> str:
+    """The error of the first `embeddings.integer_graph_unavailable` line logged."""
+    return next(
+        r.fields["error"]  # type: ignore[attr-defined]
+        for r in log.records
+        if r.msg == "embeddings.integer_graph_unavailable"
+    )
 
 
 def _builders_of(folder: Path) -> list[str]:
@@ -377,10 +376,7 @@ async def test_without_the_quantiser_the_models_own_graph_runs(
     embedder = await open_onnx()
     try:
         assert embedder.signature == float_graph.signature
-        warned = [
-            r for r in caplog.records if r.msg == "embeddings.integer_graph_unavailable"
-        ]
-        assert "import of onnx halted" in warned[0].fields["error"]  # type: ignore[attr-defined]
+        assert "import of onnx halted" in _unavailable_because(caplog)
         text = ["the same graph, the same vector"]
         assert np.array_equal(await embedder.embed(text), await float_graph.embed(text))
     finally:
