@@ -415,3 +415,42 @@ def test_the_build_runs_in_a_child_and_leaves_the_process_small(
     assert quantiser_loaded == "False"
     assert int(peak_mb) < 300, done.stdout
     assert len(list((tmp_path / "graphs").glob("model.int8-matmul.*.onnx"))) == 1
+
+
+def test_cli_build_graph_builds_once_where_serve_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memtap.proxy.cli.main import main as memtap_main
+
+    monkeypatch.delenv(CACHE_ENV)
+    config = tmp_path / "memtap.yaml"
+    config.write_text("memory:\n  strategy: hybrid\n")
+    command = ["embeddings", "build-graph", "--data-dir", str(tmp_path / "data")]
+    command += ["-c", str(config), "--json"]
+    assert memtap_main(command) == 0
+    first = json.loads(capsys.readouterr().out)
+    # Where `memtap serve` with this data dir looks for it (resolve.graph_cache_folder).
+    assert Path(first["path"]).parent == tmp_path / "data" / "embeddings"
+    assert first["built"] is True and first["bytes"] > 10_000_000
+    assert memtap_main(command) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again == {**first, "built": False}
+    shared = tmp_path / "shared"
+    monkeypatch.setenv(CACHE_ENV, str(shared))
+    assert memtap_main(command[:-1]) == 0
+    assert f"built {shared}" in capsys.readouterr().out
+
+
+def test_cli_build_graph_says_what_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtap.proxy.cli.main import main as memtap_main
+
+    config = tmp_path / "memtap.yaml"
+    config.write_text(f"embedding:\n  onnx_model_path: {tmp_path / 'nope.onnx'}\n")
+    assert memtap_main(["embeddings", "build-graph", "-c", str(config)]) == 1
+    assert "no onnx model at" in capsys.readouterr().err
+    monkeypatch.delenv(CACHE_ENV)  # not the run's shared folder, where the graph may be
+    monkeypatch.setattr(integer_graph, "_MODULE", "memtap.engine.embeddings.missing")
+    assert memtap_main(["embeddings", "build-graph", "--data-dir", str(tmp_path)]) == 1
+    assert "exited 1" in capsys.readouterr().err
