@@ -14,7 +14,7 @@ from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
 from memtap.engine.clock import now_iso
 from memtap.engine.factory import build_vector_index
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import memories, vectors
+from memtap.engine.sqlite import memories, vector_cache, vectors
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
@@ -395,3 +395,35 @@ def test_own_write_in_flight_is_not_an_invalidation() -> None:
     cache.begin_write()
     cache.end_write(ok=False)  # failed or cancelled: committed or not, nobody knows
     assert not cache.holds("a") and cache.stats().invalidations == 2
+
+
+def test_rows_read_before_recent_writes_are_caught_up(
+    monkeypatch: Any,
+) -> None:
+    # A load reads an owner's rows; writes of any owner commit meanwhile and their patches
+    # are applied; the load arrives late. Refused, the owner was never cached under a steady
+    # write stream (every query paid sqlite-vec's scan and another load): now the recent
+    # patches are replayed onto it.
+    cache = VectorCache()
+    cache.observe(10)
+    base = rows(8, 1)
+    read_at_10 = (["m0", "m1", "m2"], base[:3].copy())
+    cache.apply(11, [("m3", "a", base[3]), ("x0", "other", base[4])])
+    cache.apply(12, deletes=["m1"])
+    cache.apply(13, [("m2", "elsewhere", base[5])])  # an id moved to another owner
+    assert cache.put("a", *read_at_10, 10)
+    found = dict(cache.top("a", base[3], 10) or [])
+    assert set(found) == {"m0", "m3"} and round(found["m3"], 4) == 1.0
+    assert cache.stats().bytes == sum(e.nbytes for e in cache._owners.values())
+    # rows of an owner erased after they were read are not kept
+    cache.drop_owner(14, "b")
+    assert not cache.put("b", ["b0"], base[6:7].copy(), 13)
+    # nor rows older than the patches kept
+    monkeypatch.setattr(vector_cache, "RECENT_PATCH_ROWS", 3)
+    for version in range(15, 20):
+        cache.apply(version, [(f"n{version}", "a", base[7])])
+    assert not cache.put("c", ["c0"], base[:1].copy(), 14)
+    assert cache.put("c", ["c0"], base[:1].copy(), 18)  # one patch behind: caught up
+    # a write this process did not make (seen by a query) forgets the patches with the rows
+    cache.observe(21)
+    assert not cache.put("d", ["d0"], base[:1].copy(), 20)
