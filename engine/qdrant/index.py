@@ -21,6 +21,7 @@ from qdrant_client import models
 
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.fallbacks import NoVectors
+from memtap.engine.maintenance.backfill import VectorsInFlight
 from memtap.engine.maintenance.reindex import run_reindex
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
@@ -178,6 +179,7 @@ class QdrantVectorIndex:
         )
         self.flags = flags
         self._owns_transport = owns_transport
+        self._in_flight = VectorsInFlight()
 
     async def search(
         self, live: Live, query: str, limit: int, *, backfill: bool = True
@@ -190,8 +192,9 @@ class QdrantVectorIndex:
     async def upsert(self, memories: Sequence[Memory]) -> None:
         """SQLite keeps one row per (owner, key) and stable ids, so each memory's point is
         its id. Rows whose vector is now stored get `needs_reindex = 0`."""
-        if await self.points.write([(id_point(m.id), m, None) for m in memories]):
-            await self.flags.clear([m.id for m in memories])
+        with self._in_flight.writing(memories):
+            if await self.points.write([(id_point(m.id), m, None) for m in memories]):
+                await self.flags.clear([m.id for m in memories])
 
     async def delete(self, ids: Sequence[str]) -> None:
         if not ids:
@@ -210,7 +213,9 @@ class QdrantVectorIndex:
         return await self.flags.mark_all()
 
     async def backfill(self, owner: str | None, max_items: int) -> int:
-        rows = await self.flags.pending(owner, max_items)
+        rows = self._in_flight.not_being_written(
+            await self.flags.pending(owner, max_items)
+        )
         if not rows or not await self.points.write(
             [(id_point(m.id), m, None) for m in rows]
         ):

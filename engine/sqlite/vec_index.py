@@ -41,6 +41,7 @@ from memtap.engine.fallbacks import (
     SemanticUnavailable,
     describe_error,
 )
+from memtap.engine.maintenance.backfill import VectorsInFlight
 from memtap.engine.maintenance.reindex import run_reindex
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
@@ -83,6 +84,7 @@ class SqliteVecIndex:
         self._fallbacks = FallbackLog(metrics)
         self._metrics = metrics
         self._backfill_lock = asyncio.Lock()
+        self._in_flight = VectorsInFlight()
         self._inline_backfill_at: dict[str, float] = {}
         """Owner -> when a search last looked for its unindexed memories (monotonic)."""
         self.backfill_timeout_s = BACKFILL_BUDGET_S
@@ -321,16 +323,17 @@ class SqliteVecIndex:
         if self._disabled is not None:
             return 0  # rows keep needs_reindex = 1 until a source is back
         source = self._source
-        matrix = await source.embed([i.content for i in items])
-        signature = source.signature
-        async with self._cache_write():
-            done = await self._db.write(
-                lambda conn: vectors.store_vectors_tracked(
-                    conn, items, matrix, signature
+        with self._in_flight.writing(items):
+            matrix = await source.embed([i.content for i in items])
+            signature = source.signature
+            async with self._cache_write():
+                done = await self._db.write(
+                    lambda conn: vectors.store_vectors_tracked(
+                        conn, items, matrix, signature
+                    )
                 )
-            )
-            if done.stored:
-                self.cache.apply(done.version, done.upserts, done.deletes)
+                if done.stored:
+                    self.cache.apply(done.version, done.upserts, done.deletes)
         return done.stored
 
     @contextlib.asynccontextmanager
@@ -351,8 +354,10 @@ class SqliteVecIndex:
         if self._disabled is not None:
             return 0
         async with self._backfill_lock:
-            items = await self._db.read(
-                lambda conn: vectors.pending_memories(conn, owner, max_items)
+            items = self._in_flight.not_being_written(
+                await self._db.read(
+                    lambda conn: vectors.pending_memories(conn, owner, max_items)
+                )
             )
             if items:
                 await self._embed_and_store(items)

@@ -6,6 +6,7 @@ receives its hits through the same `Live` filter, so the contract asserts ids an
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -143,3 +144,28 @@ async def test_reports_itself(index: VectorIndex) -> None:
     assert index.embedding() == "hash:bow:64"
     assert index.health() in ("sqlite-vec", "qdrant")
     assert isinstance(await index.status(), dict)
+
+
+async def test_a_backfill_leaves_a_vector_being_written_to_its_write(
+    index: VectorIndex, db: Database
+) -> None:
+    # The row says "no vector yet" until the write commits; a backfill reading it then
+    # (the background loop, a request's inline backfill) must not embed it a second time.
+    source = index.embedding_source()
+    assert isinstance(source, HashEmbedder)
+    in_flight, _ = await rows(
+        db, ("alice", "grafana dashboards"), ("alice", "prometheus alerts")
+    )
+    gate = source.hold = asyncio.Event()
+    writing = asyncio.create_task(index.upsert([in_flight]))
+    while not source.texts:
+        await asyncio.sleep(0.01)
+    source.hold = None  # the backfill's own embedding runs at once
+    assert await index.backfill("alice", 16) == 1  # only the row nobody is writing
+    assert source.texts == ["grafana dashboards", "prometheus alerts"]
+    gate.set()
+    await writing
+    assert await index.pending_count() == 0
+    assert source.texts.count("grafana dashboards") == 1
+    found = await search_ids(index, "alice", "grafana", None, 5, backfill=False)
+    assert found[0][0] == in_flight.id

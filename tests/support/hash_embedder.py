@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 
@@ -23,9 +24,16 @@ class HashEmbedder:
         self.signature = f"hash:bow:{dim}"
         self.fail = False
         self.calls = 0
+        self.texts: list[str] = []
+        """Every text asked for, in order (a text embedded twice is here twice)."""
+        self.hold: asyncio.Event | None = None
+        """While set to an unset event, every call waits for it (a write in flight)."""
 
     async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         self.calls += 1
+        self.texts += texts
+        if self.hold is not None:
+            await self.hold.wait()
         if self.fail:
             raise EmbeddingError("model offline", cause="remote_error")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
