@@ -84,6 +84,12 @@ class WindowCache:
         self._generation: dict[str, int] = {}
         self._bytes = 0
         self._loading: set[str] = set()
+        self._since_load: dict[str, list[tuple[int, str, I64, F32]] | None] = {}
+        """Per owner being loaded, the appends made meanwhile (generation, signature, ids,
+        rows), or None once another write made them not enough: `put` adds them to the
+        rows read. Refused instead, an owner whose turns kept coming (one every ~20 ms at
+        c=1) was never cached once its load took longer than that, and every query of it
+        read all its windows again."""
 
     def get(self, owner: str, signature: str) -> tuple[OwnerWindows | None, int]:
         with self._lock:
@@ -102,16 +108,21 @@ class WindowCache:
             if owner in self._loading:
                 return False
             self._loading.add(owner)
+            self._since_load[owner] = []
             return True
 
     def end_load(self, owner: str) -> None:
         with self._lock:
             self._loading.discard(owner)
+            self._since_load.pop(owner, None)
 
     def put(self, owner: str, entry: OwnerWindows, generation: int) -> None:
         with self._lock:
             if self._generation.get(owner, 0) != generation:
-                return  # a write came in while this was read
+                caught_up = self._caught_up(owner, entry, generation)
+                if caught_up is None:
+                    return  # a write other than appends came in while this was read
+                entry = caught_up
             if entry.nbytes > self.max_bytes:
                 return
             self._set(owner, entry)
@@ -121,6 +132,9 @@ class WindowCache:
         dropped (generation), since it may not hold them."""
         with self._lock:
             self._generation[owner] = self._generation.get(owner, 0) + 1
+            appended = self._since_load.get(owner)
+            if appended is not None:
+                appended.append((self._generation[owner], signature, ids, rows))
             entry = self._entries.get(owner)
             if entry is None or entry.signature != signature or not entry.n:
                 self._drop(owner)
@@ -137,6 +151,28 @@ class WindowCache:
             for owner in set(targets):
                 self._drop(owner)
                 self._generation[owner] = self._generation.get(owner, 0) + 1
+                if owner in self._since_load:
+                    self._since_load[owner] = None
+
+    def _caught_up(
+        self, owner: str, entry: OwnerWindows, generation: int
+    ) -> OwnerWindows | None:
+        """`entry` (read at `generation`) with the windows appended since, or None when
+        something else changed the owner meanwhile."""
+        appended = self._since_load.get(owner)
+        if appended is None:
+            return None
+        later = [a for a in appended if a[0] > generation]
+        if len(later) != self._generation.get(owner, 0) - generation:
+            return None
+        for _, signature, ids, rows in later:
+            if signature != entry.signature:
+                return None
+            # A window committed just before the read began is in the rows already.
+            new = ~np.isin(ids, entry.ids[: entry.n])
+            if new.any():
+                entry = entry.extended(ids[new], rows[new])
+        return entry
 
     def stats(self) -> dict[str, int]:
         with self._lock:

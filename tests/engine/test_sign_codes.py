@@ -120,13 +120,42 @@ def test_window_cache_counts_bytes_and_evicts_oldest() -> None:
     assert cache.stats()["bytes"] == entry.nbytes
 
 
-def test_a_load_that_raced_an_append_is_not_kept() -> None:
+def test_a_load_not_begun_that_raced_an_append_is_not_kept() -> None:
     rows = clustered(10)
     cache = WindowCache()
     _, generation = cache.get("a", "sig")
     cache.append("a", "sig", np.array([1], dtype=np.int64), rows[:1])
-    cache.put("a", OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows), generation)
+    cache.put(
+        "a", OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows), generation
+    )
     assert cache.get("a", "sig")[0] is None
+
+
+def test_a_load_that_raced_appends_is_kept_with_them() -> None:
+    # One turn every ~20 ms of an owner whose load takes longer: refused, it was never
+    # cached and every query read all its windows again.
+    rows = clustered(12)
+    cache = WindowCache()
+    assert cache.begin_load("a")
+    _, generation = cache.get("a", "sig")
+    read = OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows[:10])
+    # window 9 was committed just before the read began: it is in `read` already
+    cache.append("a", "sig", np.array([9], dtype=np.int64), rows[9:10])
+    cache.append("a", "sig", np.array([10, 11], dtype=np.int64), rows[10:12])
+    cache.put("a", read, generation)
+    cache.end_load("a")
+    kept = cache.get("a", "sig")[0]
+    assert kept is not None and kept.n == 12
+    assert sorted(kept.ids[: kept.n].tolist()) == list(range(12))
+    assert kept.top(rows[11], 1)[0][0] == 11
+    # a write other than an append during the load (a delete) still refuses it
+    assert cache.begin_load("b")
+    _, generation = cache.get("b", "sig")
+    cache.append("b", "sig", np.array([20], dtype=np.int64), rows[:1])
+    cache.invalidate({"b"})
+    cache.put("b", read, generation)
+    cache.end_load("b")
+    assert cache.get("b", "sig")[0] is None
 
 
 def test_fact_cache_keeps_codes_through_upserts_and_deletes() -> None:
