@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memtap.config.errors import ConfigError
 from memtap.config.loader import load_config
+from memtap.config.schema import Config
 from memtap.proxy.adminclient import AdminClient
 from memtap.proxy.cli.client import (
     EXIT_OK,
@@ -34,12 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Builds <data_dir>/embeddings/static.npz (or embedding.static_path) from the "
         "configured ONNX model. Needs the model: pip install 'memtap[local]'.",
     )
-    build.add_argument(
-        "-c", "--config", help="config file (default config/memtap.yaml when present)"
-    )
-    build.add_argument(
-        "--data-dir", help="data directory (overrides the config's data_dir)"
-    )
+    _add_local_arguments(build)
     build.add_argument(
         "--output", help="write the table here instead of the configured path"
     )
@@ -68,12 +64,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "its first start; nothing is done when it is already there. For images and "
         "read-only deployments: build once, start fast.",
     )
-    graph.add_argument(
-        "-c", "--config", help="config file (default config/memtap.yaml when present)"
-    )
-    graph.add_argument(
-        "--data-dir", help="data directory (overrides the config's data_dir)"
-    )
+    _add_local_arguments(graph)
     graph.add_argument(
         "--json", action="store_true", help="machine-readable JSON output"
     )
@@ -96,15 +87,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     reindex.set_defaults(handler=_reindex)
 
 
+def _add_local_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of an action that works on this machine's config and data dir."""
+    parser.add_argument(
+        "-c", "--config", help="config file (default config/memtap.yaml when present)"
+    )
+    parser.add_argument(
+        "--data-dir", help="data directory (overrides the config's data_dir)"
+    )
+
+
+def _local_config(args: argparse.Namespace) -> Config | None:
+    """The config `-c` and `--data-dir` name; None (the error printed) when it is invalid."""
+    try:
+        overrides = {"data_dir": args.data_dir} if args.data_dir else None
+        return load_config(args.config, overrides)
+    except ConfigError as exc:
+        print(f"memtap: {exc}", file=sys.stderr)
+        return None
+
+
 def _build_static(args: argparse.Namespace) -> int:
     from memtap.engine.embeddings.resolve import static_path
     from memtap.engine.embeddings.static import build_static
 
-    try:
-        overrides = {"data_dir": args.data_dir} if args.data_dir else None
-        config = load_config(args.config, overrides)
-    except ConfigError as exc:
-        print(f"memtap: {exc}", file=sys.stderr)
+    config = _local_config(args)
+    if config is None:
         return EXIT_USAGE
     if args.dims < 8 or (args.tokens is not None and args.tokens < args.dims):
         print(
@@ -164,11 +172,8 @@ def _build_graph(args: argparse.Namespace) -> int:
     from memtap.engine.embeddings.onnx import packaged_model_path
     from memtap.engine.embeddings.resolve import graph_cache_folder
 
-    try:
-        overrides = {"data_dir": args.data_dir} if args.data_dir else None
-        config = load_config(args.config, overrides)
-    except ConfigError as exc:
-        print(f"memtap: {exc}", file=sys.stderr)
+    config = _local_config(args)
+    if config is None:
         return EXIT_USAGE
     configured = config.embedding.onnx_model_path
     model = Path(configured) if configured else packaged_model_path()
