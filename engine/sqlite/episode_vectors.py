@@ -144,7 +144,8 @@ class WindowCache:
     def invalidate(self, owners: set[str] | None) -> None:
         with self._lock:
             targets = (
-                list(self._entries) + list(self._generation)
+                # Owners loading for the first time have no generation yet: theirs too.
+                list(self._entries) + list(self._generation) + list(self._loading)
                 if owners is None
                 else owners
             )

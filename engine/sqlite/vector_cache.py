@@ -326,6 +326,9 @@ class VectorCache:
             return False
         if version < self._version and not self._catch_up(owner, entry, version):
             return False
+        if entry.nbytes > self.max_bytes:  # grown by the writes caught up
+            self._too_big += 1
+            return False
         self._owners[owner] = entry
         self._bytes += entry.nbytes
         self._evict()

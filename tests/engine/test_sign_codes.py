@@ -192,3 +192,16 @@ def test_one_load_per_owner_at_a_time() -> None:
     assert cache.begin_load("b")
     cache.end_load("a")
     assert cache.begin_load("a")
+
+
+def test_invalidating_everything_reaches_an_owner_loading_for_the_first_time() -> None:
+    rows = clustered(4)
+    cache = WindowCache()
+    assert cache.begin_load("new")
+    _, generation = cache.get("new", "sig")
+    cache.invalidate(None)  # the file was replaced while the old one was read
+    cache.put(
+        "new", OwnerWindows.of("sig", np.arange(4, dtype=np.int64), rows), generation
+    )
+    cache.end_load("new")
+    assert cache.get("new", "sig")[0] is None

@@ -427,3 +427,14 @@ def test_rows_read_before_recent_writes_are_caught_up(
     # a write this process did not make (seen by a query) forgets the patches with the rows
     cache.observe(21)
     assert not cache.put("d", ["d0"], base[:1].copy(), 20)
+
+
+def test_a_load_grown_past_the_budget_by_its_catch_up_is_not_kept() -> None:
+    base = rows(40, 4)
+    small = base[:2].copy()
+    cache = VectorCache(max_bytes=2 * (small.nbytes + 120 * 2) + 600)
+    cache.observe(1)
+    assert cache.put("x", ["x0", "x1"], small.copy(), 1)
+    cache.apply(2, [(f"n{i}", "a", base[i]) for i in range(40)])
+    assert not cache.put("a", ["a0"], base[:1].copy(), 1)
+    assert cache.cached_owners() == ["x"] and cache.stats().too_big == 1
