@@ -241,24 +241,13 @@ class VectorCache:
                 )
                 for memory_id, owner, v in upserts
             )
-            gone = tuple(deletes)
-            self._remember(_Patch(version, unit, gone))
-            for memory_id, owner, vector in unit:
-                for name, entry in self._owners.items():
-                    if name != owner:  # an id lives in one partition only
-                        self._bytes -= entry.nbytes
-                        entry.delete(memory_id)
-                        self._bytes += entry.nbytes
-                target = self._owners.get(owner)
-                if target is not None:
-                    self._bytes -= target.nbytes
-                    target.upsert(memory_id, vector)
-                    self._bytes += target.nbytes
-            for memory_id in gone:
-                for entry in self._owners.values():
-                    self._bytes -= entry.nbytes
-                    entry.delete(memory_id)
-                    self._bytes += entry.nbytes
+            patch = _Patch(version, unit, tuple(deletes))
+            self._remember(patch)
+            # The same write that catches a late load up patches every owner held.
+            for name, entry in self._owners.items():
+                self._bytes -= entry.nbytes
+                patch.replay(name, entry)
+                self._bytes += entry.nbytes
             self._evict()
 
     def begin_write(self) -> None:
