@@ -101,9 +101,10 @@ class SqliteEpisodeStore:
         vector = np.asarray(matrix[0], dtype=np.float32)
 
         def run(conn: Conn) -> VectorWindows:
-            entry, generation = self.cache.get(owner, signature)
+            entry, _ = self.cache.get(owner, signature)
             if entry is None:
-                if not self.cache.begin_load(owner):
+                generation = self.cache.begin_load(owner)
+                if generation is None:
                     raise NoVectors("the owner's window vectors are loading")
                 try:
                     ids, mat = sql.owner_vectors(conn, owner, signature)

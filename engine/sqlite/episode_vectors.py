@@ -38,6 +38,10 @@ class OwnerWindows:
     rows: F32
     codes: SignCodes | None
     n: int
+    top_id: int
+    """The largest live rowid (-1 when none): a window appended at or below it reuses the
+    rowid of one deleted without an invalidation (the per-owner cap), whose old vector the
+    entry may still hold."""
 
     @property
     def nbytes(self) -> int:
@@ -47,7 +51,7 @@ class OwnerWindows:
     @classmethod
     def of(cls, signature: str, ids: I64, rows: F32) -> OwnerWindows:
         codes = SignCodes.of(rows) if len(rows) >= EXACT_ROWS else None
-        return cls(signature, ids, rows, codes, len(ids))
+        return cls(signature, ids, rows, codes, len(ids), _top_id(ids, -1))
 
     def top(self, query: F32, k: int) -> list[tuple[int, float]]:
         """The `k` best (chunk rowid, cosine), best first."""
@@ -71,7 +75,27 @@ class OwnerWindows:
             codes.set(n, rows)
         elif n + m >= EXACT_ROWS:
             codes = SignCodes.of(rows_buf[: n + m], capacity=len(ids_buf))
-        return OwnerWindows(self.signature, ids_buf, rows_buf, codes, n + m)
+        return OwnerWindows(
+            self.signature, ids_buf, rows_buf, codes, n + m, _top_id(ids, self.top_id)
+        )
+
+    def overwritten(self, ids: I64, rows: F32) -> OwnerWindows:
+        """This entry with the rows of `ids` it holds replaced and the others appended.
+        Writes in place: only for an entry no search can see yet (a load being caught up)."""
+        live = self.ids[: self.n]
+        present = np.isin(ids, live)
+        if present.any():
+            replacing = dict(zip(ids[present].tolist(), rows[present], strict=True))
+            for at in np.flatnonzero(np.isin(live, ids[present])).tolist():
+                self.rows[at] = replacing[int(live[at])]
+                if self.codes is not None:
+                    self.codes.set(at, self.rows[at : at + 1])
+        new = ~present
+        return self.extended(ids[new], rows[new]) if new.any() else self
+
+
+def _top_id(ids: I64, top: int) -> int:
+    return max(top, int(ids.max())) if len(ids) else top
 
 
 class WindowCache:
@@ -100,16 +124,19 @@ class WindowCache:
                 return entry, generation
             return None, generation
 
-    def begin_load(self, owner: str) -> bool:
-        """Whether the caller should load `owner` (then `end_load`): False while another
-        load of theirs runs. A big owner's load takes seconds; every request meanwhile
-        starting its own kept the readers busy with copies of the same rows."""
+    def begin_load(self, owner: str) -> int | None:
+        """The generation to `put` `owner`'s rows at when the caller should load them (then
+        `end_load`); None while another load of theirs runs. A big owner's load takes
+        seconds; every request meanwhile starting its own kept the readers busy with copies
+        of the same rows. The generation is read here, where appends start being kept for
+        the load: one read before (`get`) missed an append made between the two, and the
+        load was refused."""
         with self._lock:
             if owner in self._loading:
-                return False
+                return None
             self._loading.add(owner)
             self._since_load[owner] = []
-            return True
+            return self._generation.get(owner, 0)
 
     def end_load(self, owner: str) -> None:
         with self._lock:
@@ -129,14 +156,20 @@ class WindowCache:
 
     def append(self, owner: str, signature: str, ids: I64, rows: F32) -> None:
         """Windows just embedded (unit rows) join the owner's entry. A load under way is
-        dropped (generation), since it may not hold them."""
+        dropped (generation), since it may not hold them. A rowid not above the entry's
+        drops the entry: it is reused, and the entry holds the deleted window's vector."""
         with self._lock:
             self._generation[owner] = self._generation.get(owner, 0) + 1
             appended = self._since_load.get(owner)
             if appended is not None:
                 appended.append((self._generation[owner], signature, ids, rows))
             entry = self._entries.get(owner)
-            if entry is None or entry.signature != signature or not entry.n:
+            if (
+                entry is None
+                or entry.signature != signature
+                or not entry.n
+                or (len(ids) and int(ids.min()) <= entry.top_id)
+            ):
                 self._drop(owner)
                 return
             self._set(owner, entry.extended(ids, rows))
@@ -169,10 +202,9 @@ class WindowCache:
         for _, signature, ids, rows in later:
             if signature != entry.signature:
                 return None
-            # A window committed just before the read began is in the rows already.
-            new = ~np.isin(ids, entry.ids[: entry.n])
-            if new.any():
-                entry = entry.extended(ids[new], rows[new])
+            # A window committed just before the read began is in the rows already (the
+            # same vector); a rowid reused since the read holds another window's.
+            entry = entry.overwritten(ids, rows)
         return entry
 
     def stats(self) -> dict[str, int]:

@@ -42,10 +42,12 @@ from memtap.engine.sqlite.sign_codes import EXACT_ROWS, SignCodes, top_k
 F32 = npt.NDArray[np.float32]
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
-RECENT_PATCH_ROWS = 4096
-"""Rows of recent patches kept for catching loads up (~6 MB at 384 dims)."""
 ID_OVERHEAD_BYTES = 120
 """Rough cost of one id in the list and the index dict (str object + dict slot)."""
+RECENT_PATCH_BYTES = 8 * 1024 * 1024
+"""Recent patches kept for catching loads up (~4,700 rows at 384 dims, ~1,300 at 1,536),
+outside `max_bytes`. A patch bigger than this alone is not kept: loads read before it are
+refused, as before the catch-up."""
 _MIN_CAPACITY = 64
 
 
@@ -118,8 +120,9 @@ class _Patch:
     dropped_owner: str | None = None
 
     @property
-    def rows(self) -> int:
-        return len(self.upserts) + len(self.deletes) + 1
+    def nbytes(self) -> int:
+        vectors = sum(int(v.nbytes) for _, _, v in self.upserts)
+        return vectors + ID_OVERHEAD_BYTES * (len(self.upserts) + len(self.deletes) + 1)
 
     def replay(self, owner: str, entry: _Owner) -> bool:
         """Apply this write to `owner`'s freshly read rows; False when it erased them."""
@@ -174,12 +177,12 @@ class VectorCache:
         self._in_flight = 0
         """Own vector writes submitted whose patch has not been applied yet."""
         self._recent: deque[_Patch] = deque()
-        """The last patches (about `RECENT_PATCH_ROWS` rows), oldest first: an owner's rows
+        """The last patches (at most `RECENT_PATCH_BYTES`), oldest first: an owner's rows
         read before them are brought up to date instead of thrown away. Without this, a
         load that takes longer than the gap between two writes of any owner (~10 ms for
         2,000 rows, ~1.3 s for 100k) was refused every time under a steady write stream,
         and every query of that owner paid sqlite-vec's scan and another load."""
-        self._recent_rows = 0
+        self._recent_bytes = 0
         self._hits = self._loads = self._evictions = 0
         self._invalidations = self._too_big = 0
 
@@ -340,13 +343,13 @@ class VectorCache:
         self._owners.clear()
         self._bytes = 0
         self._recent.clear()
-        self._recent_rows = 0
+        self._recent_bytes = 0
 
     def _remember(self, patch: _Patch) -> None:
         self._recent.append(patch)
-        self._recent_rows += patch.rows
-        while self._recent_rows > RECENT_PATCH_ROWS and len(self._recent) > 1:
-            self._recent_rows -= self._recent.popleft().rows
+        self._recent_bytes += patch.nbytes
+        while self._recent_bytes > RECENT_PATCH_BYTES and self._recent:
+            self._recent_bytes -= self._recent.popleft().nbytes
 
     def _catch_up(self, owner: str, entry: _Owner, version: int) -> bool:
         """Bring rows read at `version` (older than the cache) up to the cache's version

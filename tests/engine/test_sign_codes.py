@@ -136,8 +136,8 @@ def test_a_load_that_raced_appends_is_kept_with_them() -> None:
     # cached and every query read all its windows again.
     rows = clustered(12)
     cache = WindowCache()
-    assert cache.begin_load("a")
-    _, generation = cache.get("a", "sig")
+    generation = cache.begin_load("a")
+    assert generation is not None
     read = OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows[:10])
     # window 9 was committed just before the read began: it is in `read` already
     cache.append("a", "sig", np.array([9], dtype=np.int64), rows[9:10])
@@ -149,13 +149,76 @@ def test_a_load_that_raced_appends_is_kept_with_them() -> None:
     assert sorted(kept.ids[: kept.n].tolist()) == list(range(12))
     assert kept.top(rows[11], 1)[0][0] == 11
     # a write other than an append during the load (a delete) still refuses it
-    assert cache.begin_load("b")
-    _, generation = cache.get("b", "sig")
+    generation = cache.begin_load("b")
+    assert generation is not None
     cache.append("b", "sig", np.array([20], dtype=np.int64), rows[:1])
     cache.invalidate({"b"})
     cache.put("b", read, generation)
     cache.end_load("b")
     assert cache.get("b", "sig")[0] is None
+
+
+def test_an_append_between_get_and_begin_load_does_not_refuse_the_load() -> None:
+    rows = clustered(11)
+    cache = WindowCache()
+    assert cache.get("a", "sig")[0] is None  # the request sees no entry
+    cache.append("a", "sig", np.array([10], dtype=np.int64), rows[10:11])  # committed
+    generation = cache.begin_load("a")
+    assert generation is not None
+    read = OwnerWindows.of("sig", np.arange(11, dtype=np.int64), rows.copy())
+    cache.put("a", read, generation)
+    cache.end_load("a")
+    kept = cache.get("a", "sig")[0]
+    assert kept is not None and kept.n == 11
+
+
+def test_a_rowid_reused_during_a_load_takes_the_new_windows_vector() -> None:
+    # The per-owner cap deletes windows without a reset; without AUTOINCREMENT the next
+    # window may get a deleted one's rowid. The load read the old window's vector.
+    rows = clustered(6)
+    cache = WindowCache()
+    generation = cache.begin_load("a")
+    assert generation is not None
+    read = OwnerWindows.of("sig", np.arange(5, dtype=np.int64), rows[:5].copy())
+    cache.append("a", "sig", np.array([4], dtype=np.int64), rows[5:6])
+    cache.put("a", read, generation)
+    cache.end_load("a")
+    kept = cache.get("a", "sig")[0]
+    assert kept is not None and kept.n == 5
+    assert kept.top(rows[5], 1)[0] == (4, pytest.approx(1.0, abs=1e-5))
+    at = kept.ids[: kept.n].tolist().index(4)
+    assert np.allclose(kept.rows[at], rows[5])  # the old window's vector is gone
+
+
+def test_a_reused_rowid_appended_to_a_cached_entry_drops_it() -> None:
+    rows = clustered(6)
+    cache = WindowCache()
+    generation = cache.begin_load("a")
+    assert generation is not None
+    entry = OwnerWindows.of("sig", np.arange(5, dtype=np.int64), rows[:5])
+    cache.put("a", entry, generation)
+    cache.end_load("a")
+    cache.append("a", "sig", np.array([5], dtype=np.int64), rows[5:6])
+    grown = cache.get("a", "sig")[0]
+    assert grown is not None and grown.n == 6 and grown.top_id == 5
+    cache.append("a", "sig", np.array([3], dtype=np.int64), rows[:1])  # 3 reused
+    assert cache.get("a", "sig")[0] is None  # the next query reloads the file
+
+
+def test_a_caught_up_entry_with_codes_rescores_the_overwritten_row() -> None:
+    rows = clustered(EXACT_ROWS + 5, seed=3)
+    odd = unit(-rows[0])
+    cache = WindowCache()
+    generation = cache.begin_load("a")
+    assert generation is not None
+    ids = np.arange(len(rows), dtype=np.int64)
+    read = OwnerWindows.of("sig", ids, rows.copy())
+    assert read.codes is not None
+    cache.append("a", "sig", np.array([7], dtype=np.int64), odd.reshape(1, -1))
+    cache.put("a", read, generation)
+    cache.end_load("a")
+    kept = cache.get("a", "sig")[0]
+    assert kept is not None and kept.top(odd, 1)[0] == (7, pytest.approx(1.0, abs=1e-5))
 
 
 def test_fact_cache_keeps_codes_through_upserts_and_deletes() -> None:
@@ -187,18 +250,20 @@ def test_fact_cache_keeps_codes_through_upserts_and_deletes() -> None:
 
 def test_one_load_per_owner_at_a_time() -> None:
     cache = WindowCache()
-    assert cache.begin_load("a")
-    assert not cache.begin_load("a")  # a second request meanwhile does not load again
-    assert cache.begin_load("b")
+    assert cache.begin_load("a") == 0  # generation 0: is not None, not truthiness
+    assert (
+        cache.begin_load("a") is None
+    )  # a second request meanwhile does not load again
+    assert cache.begin_load("b") is not None
     cache.end_load("a")
-    assert cache.begin_load("a")
+    assert cache.begin_load("a") is not None
 
 
 def test_invalidating_everything_reaches_an_owner_loading_for_the_first_time() -> None:
     rows = clustered(4)
     cache = WindowCache()
-    assert cache.begin_load("new")
-    _, generation = cache.get("new", "sig")
+    generation = cache.begin_load("new")
+    assert generation is not None
     cache.invalidate(None)  # the file was replaced while the old one was read
     cache.put(
         "new", OwnerWindows.of("sig", np.arange(4, dtype=np.int64), rows), generation

@@ -419,7 +419,8 @@ def test_rows_read_before_recent_writes_are_caught_up(
     cache.drop_owner(14, "b")
     assert not cache.put("b", ["b0"], base[6:7].copy(), 13)
     # nor rows older than the patches kept
-    monkeypatch.setattr(vector_cache, "RECENT_PATCH_ROWS", 3)
+    one_row = vector_cache._Patch(0, (("n", "a", base[7]),)).nbytes
+    monkeypatch.setattr(vector_cache, "RECENT_PATCH_BYTES", one_row * 3 // 2)
     for version in range(15, 20):
         cache.apply(version, [(f"n{version}", "a", base[7])])
     assert not cache.put("c", ["c0"], base[:1].copy(), 14)
@@ -438,3 +439,24 @@ def test_a_load_grown_past_the_budget_by_its_catch_up_is_not_kept() -> None:
     cache.apply(2, [(f"n{i}", "a", base[i]) for i in range(40)])
     assert not cache.put("a", ["a0"], base[:1].copy(), 1)
     assert cache.cached_owners() == ["x"] and cache.stats().too_big == 1
+
+
+def test_recent_patches_are_bounded_by_bytes_even_a_single_big_one(
+    monkeypatch: Any,
+) -> None:
+    # Bounded by patch count with the newest always kept, one 20,000-row write stayed
+    # whole outside `max_bytes` (25-50 MB at 1,536 dims).
+    base = rows(6, 1)
+    one_row = vector_cache._Patch(0, (("m", "a", base[0]),)).nbytes
+    monkeypatch.setattr(vector_cache, "RECENT_PATCH_BYTES", one_row * 5 // 2)
+    cache = VectorCache()
+    cache.observe(0)
+    cache.apply(
+        1, [(f"big{i}", "a", base[i]) for i in range(4)]
+    )  # alone past the bound
+    assert cache._recent_bytes == 0 and not cache._recent
+    assert not cache.put("a", ["a0"], base[:1].copy(), 0)  # its patch is not kept
+    cache.apply(2, [("s0", "b", base[4])])
+    cache.apply(3, [("s1", "b", base[5])])
+    assert cache._recent_bytes == 2 * one_row
+    assert cache.put("c", ["c0"], base[:1].copy(), 1)  # caught up from what is kept
