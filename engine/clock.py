@@ -19,6 +19,8 @@ def iso(moment: datetime) -> str:
 
 _last_second: tuple[int, str] = (-1, "")
 """The last whole second `epoch_iso` rendered and its text: calls come in bursts."""
+_MILLIS = tuple(f".{millis:03d}Z" for millis in range(1000))
+"""The tail of every timestamp: a lookup costs half of formatting it (one a log line)."""
 
 
 def epoch_iso(seconds: float) -> str:
@@ -30,7 +32,9 @@ def epoch_iso(seconds: float) -> str:
     if cached[0] != whole:
         cached = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
         _last_second = cached
-    return f"{cached[1]}.{millis:03d}Z"
+    if 0 <= millis < 1000:
+        return cached[1] + _MILLIS[millis]
+    return f"{cached[1]}.{millis:03d}Z"  # before 1970: as it always rendered
 
 
 def now_iso() -> str:

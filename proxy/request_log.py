@@ -23,8 +23,12 @@ from memtap.engine.events import TurnExtracted
 _EARLY_LIMIT = 256
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestRecord:
+    """One entry; not changed once made (a change is a new record, `dataclasses.replace`).
+    Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__,
+    and one record is made per request (~3 us instead of ~1)."""
+
     request_id: str
     ts: str
     owner: str | None

@@ -22,7 +22,11 @@ _UPSTREAM_ID_HEADERS = ("x-request-id", "request-id")
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+    if value is None:
+        return None
+    # Two per request line: half the time of round(value, 2). The same figures, except
+    # that an exact half rounds up (0.125 -> 0.13, not 0.12) for a non-negative value.
+    return int(value * 100 + 0.5) / 100 if value >= 0 else round(value, 2)
 
 
 class AccessLog(Addon):

@@ -6,6 +6,8 @@ uploads, `count_tokens`, batches...) is a pure pass-through, signalled by `None`
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from memtap.config.schema import ApiFormat as UpstreamFormat
 from memtap.proxy.codecs.anthropic import AnthropicCodec
 from memtap.proxy.codecs.base import Codec
@@ -31,6 +33,13 @@ def detect(format: UpstreamFormat | str, method: str, path: str) -> Codec | None
     `format`; None = pass the request through without memory."""
     if method.upper() != "POST":
         return None
+    return _codec_for_path(format, path)
+
+
+@lru_cache(maxsize=1024)
+def _codec_for_path(format: str, path: str) -> Codec | None:
+    # Every request to a memory endpoint asks, memory on or off (the request log), and
+    # an upstream's paths are few: the codecs' patterns run once per path.
     for codec in _BY_FORMAT.get(format, ()):
         if codec.matches("POST", path):
             return codec

@@ -135,6 +135,86 @@ def test_log_fields_makes_the_record_logger_log_makes():
     assert fast[1].created > fast[0].created
 
 
+def _isolated(name: str, handler: logging.Handler) -> logging.Logger:
+    logger = logging.getLogger(name)
+    # pytest's capture handlers (on the root, and on loggers that do not propagate) stay
+    # out of it: with them the record path is taken, as it should be.
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    return logger
+
+
+@pytest.mark.parametrize("formatter", [JsonFormatter(), TextFormatter()])
+def test_a_line_queued_without_a_record_is_the_line_the_record_gives(formatter):
+    """With memtap's handler the only one, `log_fields` queues the line's parts (no
+    LogRecord): the written line is the one `logger.log` gives, byte for byte."""
+    stream = io.StringIO()
+    handler = BatchingHandler(stream, formatter, interval_s=60)
+    logger = _isolated("memtap.test.direct", handler)
+    fields = {"request_id": "ab" * 16, "status": 200, "ms": 1.25, "x": None, "n": [1]}
+    try:
+        log_fields(logger, logging.INFO, "request.done", fields)
+        assert isinstance(handler._pending[0], tuple)  # no record was made
+        log_fields(logger, logging.WARNING, "request.done", {})
+        created = handler._pending[0][0]
+        handler.flush()
+        direct = stream.getvalue().splitlines()
+        record = _record("request.done", fields)
+        record.name, record.created = logger.name, created
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        assert direct[0] == formatter.format(record)
+        if isinstance(formatter, JsonFormatter):
+            line = json.loads(direct[0])
+            assert list(line)[:4] == ["ts", "level", "event", "logger"]
+            assert {k: line[k] for k in fields} == fields
+            assert json.loads(direct[1])["level"] == "warning"
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+
+
+def test_a_queued_line_with_a_secret_is_redacted_and_a_record_only_once():
+    stream = io.StringIO()
+    handler = BatchingHandler(stream, JsonFormatter(), interval_s=60)
+    logger = _isolated("memtap.test.direct_secret", handler)
+    try:
+        log_fields(logger, logging.INFO, "request.done", {"path": "/v1?a=1"})
+        log_fields(logger, logging.INFO, "request.done", {"path": f"/m?key={SECRET}"})
+        logger.info("other", extra={"fields": {"api_key": OPAQUE_SECRET}})
+        handler.flush()
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    clean, queued, record = stream.getvalue().splitlines()
+    assert json.loads(clean)["path"] == "/v1?a=1"
+    assert SECRET not in queued and json.loads(queued)["path"] == "/m?key=[REDACTED]"
+    assert OPAQUE_SECRET not in record
+    assert json.loads(record)["api_key"] == "[REDACTED]"  # redacted once, not twice
+
+
+def test_log_fields_makes_a_record_when_another_handler_or_a_filter_listens():
+    stream = io.StringIO()
+    handler = BatchingHandler(stream, JsonFormatter(), interval_s=60)
+    logger = _isolated("memtap.test.direct_others", handler)
+    keep = _Keep()
+    try:
+        logger.addHandler(keep)  # pytest's caplog, a library's handler
+        log_fields(logger, logging.INFO, "request.done", {"n": 1})
+        logger.removeHandler(keep)
+        logger.addFilter(lambda record: record.fields["n"] != 2)
+        log_fields(logger, logging.INFO, "request.done", {"n": 2})  # filtered out
+        log_fields(logger, logging.INFO, "request.done", {"n": 3})
+        assert not any(isinstance(item, tuple) for item in handler._pending)
+        handler.flush()
+    finally:
+        logger.removeHandler(handler)
+        logger.filters.clear()
+        handler.close()
+    assert [r.fields["n"] for r in keep.records] == [1]
+    assert [json.loads(x)["n"] for x in stream.getvalue().splitlines()] == [1, 3]
+
+
 def test_timestamps_are_exact_across_seconds():
     """The formatter caches the rendered second: records from different seconds (and back
     again, out of order) must each get their own."""
