@@ -238,6 +238,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for line in log_path.read_text().splitlines()
             if '"level": "error"' in line or '"level":"error"' in line
         ]
+        for line in errors[:3]:  # what went wrong, before the data dir is removed
+            print(f"error line: {line[:600]}", file=sys.stderr)
     finally:
         await standin.stop()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -104,8 +104,16 @@ async def recall_episodes(
         if strategy in ("semantic", "hybrid")
         else None
     )
-    read = await _arm(keyword_task, "keyword", out.resolution) or []
-    found = await _arm(vector_task, "vector", out.resolution)
+    try:
+        read = await _arm(keyword_task, "keyword", out.resolution) or []
+        found = await _arm(vector_task, "vector", out.resolution)
+    except BaseException:
+        # Cancelled (the proxy's retrieval limit) while the keyword arm ran: the vector arm
+        # was not awaited yet, so it went on embedding the query of a request that had
+        # gone upstream already (under overload, model time taken from live requests), and
+        # its timeout was logged as "Task exception was never retrieved".
+        _abandon(keyword_task, vector_task)
+        raise
     if vector_task is not None and found is None and gate is not None and gate.skipped:
         out.resolution["vector_skipped"] = gate.skipped
     out.resolution["timings_ms"]["episodes"] = round(
@@ -135,6 +143,18 @@ async def recall_episodes(
         "keyword_share": KEYWORD_SHARE,
     }
     return out
+
+
+def _abandon(*tasks: asyncio.Future[Any] | None) -> None:
+    """Cancel arms nobody will await; one that already ended has its outcome retrieved."""
+    for task in tasks:
+        if task is None:
+            continue
+        if task.done():
+            if not task.cancelled():
+                task.exception()
+        else:
+            task.cancel()
 
 
 def pool_size(cfg: MemoryConfig) -> int:

@@ -430,3 +430,59 @@ async def test_a_snippet_the_request_already_says_is_not_recalled(
         "I read the notes. Anyway (turn 3): which tea do I like best?", asked, stems
     )
     assert not _adds_nothing("I read the notes. I like oolong best.", asked, stems)
+
+
+async def test_a_cancelled_recall_cancels_its_vector_arm_too(tmp_path: Path) -> None:
+    """The proxy's retrieval limit cancels a recall while its keyword arm still reads: the
+    vector arm, not awaited yet, kept embedding the query for a request gone upstream, and
+    its timeout was logged as "Task exception was never retrieved"."""
+    from memtap.engine.episodes.recall import recall_episodes
+    from memtap.engine.sqlite import migrations
+    from memtap.engine.sqlite.database import Database
+    from memtap.engine.sqlite.driver import choose_driver
+    from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+    from tests.support.hash_embedder import HashEmbedder
+
+    embedding = asyncio.Event()
+    cancelled: list[str] = []
+
+    class SlowModel(HashEmbedder):
+        async def embed(self, texts: Any, *, urgent: bool = False) -> Any:
+            embedding.set()
+            try:
+                await asyncio.sleep(30)  # a model queue far behind
+            except asyncio.CancelledError:
+                cancelled.append("embedding")
+                raise
+            return await super().embed(texts, urgent=urgent)
+
+    class SlowKeywords(SqliteEpisodeStore):
+        async def keyword(self, query: str, live: Any, limit: int) -> Any:
+            await asyncio.sleep(30)  # a reader queue far behind
+            return await super().keyword(query, live, limit)
+
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    model = SlowModel(dim=384)
+    store = SlowKeywords(db, source=lambda: model)
+    cfg = MemoryConfig(retrieval_timeout_ms=60_000)
+    loop = asyncio.get_running_loop()
+    unretrieved: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: unretrieved.append(context))
+    try:
+        recall = asyncio.ensure_future(
+            recall_episodes(
+                store, cfg, RetrievalRequest(owner=OWNER, query="q", strategy="hybrid")
+            )
+        )
+        await asyncio.wait_for(embedding.wait(), 5)
+        recall.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await recall
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert cancelled == ["embedding"]
+    finally:
+        loop.set_exception_handler(None)
+        await db.close()
+    assert not unretrieved
