@@ -40,13 +40,18 @@ class CoalescerStats:
     """Urgent texts waiting for a run."""
     running_texts: int = 0
     """Texts of the query run in progress (0: idle)."""
+    admitted_queries: int = 0
+    """Urgent texts a caller is committed to that are not queued yet: a shared query
+    embedding (`cache.CachedSource`) runs as its own task, which queues its text one step
+    of the loop later; without these, every query of a burst saw the queue empty."""
     seconds_per_query: float = 0.0
     """Moving average of a query run's time per text (0: none measured yet)."""
 
     def expected_wait_s(self) -> float:
         """Roughly how long a query queued now would take to come back: the run in
         progress, the queries ahead of it and itself (0 until a query run was measured)."""
-        return (self.running_texts + self.queued_queries + 1) * self.seconds_per_query
+        ahead = self.running_texts + self.queued_queries + self.admitted_queries
+        return (ahead + 1) * self.seconds_per_query
 
 
 @runtime_checkable

@@ -13,6 +13,7 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -87,15 +88,35 @@ class EmbeddingCache:
         return len(self._entries)
 
 
+@dataclass(slots=True)
+class _SharedEmbedding:
+    """One text's embedding on its way, and how many callers wait for it."""
+
+    admitted: CoalescerStats | None
+    """The model's stats while its text is counted as admitted but not yet queued."""
+    task: asyncio.Task[Vectors] | None = None
+    waiters: int = 0
+
+    def queued(self) -> None:
+        """Its text reached the model's queue (or never will): no longer only admitted."""
+        if self.admitted is not None:
+            self.admitted.admitted_queries -= 1
+            self.admitted = None
+
+
 class CachedSource:
     """Wraps a source; only texts missing from the cache reach it. Same signature as the inner.
     One text asked for again while its embedding is on its way (a request's fact and episode
-    arms embed the same query side by side) waits for that embedding instead of a second."""
+    arms embed the same query side by side; requests of one chat that ask the same thing)
+    waits for that embedding instead of a second. The embedding goes on while anyone waits
+    for it: a caller that gives up (its request's time limit) no longer cancels it for the
+    others, who were put back at the end of the model's queue; the last one to give up
+    cancels it."""
 
     def __init__(self, inner: EmbeddingSource, cache: EmbeddingCache) -> None:
         self.inner = inner
         self.cache = cache
-        self._in_flight: dict[str, asyncio.Future[Vectors]] = {}
+        self._in_flight: dict[str, _SharedEmbedding] = {}
 
     @property
     def name(self) -> str:
@@ -126,25 +147,46 @@ class CachedSource:
 
     async def _embed_one(self, text: str, urgent: bool) -> Vectors:
         key = EmbeddingCache.key(self.inner.signature, text)
-        running = self._in_flight.get(key)
-        if running is not None:
-            await asyncio.wait(
-                [running]
-            )  # never raises: a failed leader is retried below
-            if not running.cancelled():
-                return running.result().copy()
-            return await self._embed_many([text], urgent)
-        future: asyncio.Future[Vectors] = asyncio.get_running_loop().create_future()
-        self._in_flight[key] = future
+        shared = self._in_flight.get(key)
+        if shared is None:
+            shared = self._lead(key, text, urgent)
+        assert shared.task is not None
+        task = shared.task
+        shared.waiters += 1
         try:
-            result = await self._embed_many([text], urgent)
-        except BaseException:
-            future.cancel()  # the waiters embed for themselves
-            raise
+            result = await asyncio.shield(task)
         finally:
-            self._in_flight.pop(key, None)
-        future.set_result(result)
-        return result
+            shared.waiters -= 1
+            if not shared.waiters and not task.done():
+                # Nobody waits any more (every caller was cancelled): the model's time
+                # goes to live requests. A caller arriving now starts afresh.
+                self._forget(key, shared)
+                task.cancel()
+        return result.copy()
+
+    def _lead(self, key: str, text: str, urgent: bool) -> _SharedEmbedding:
+        stats = self.inner.batch_stats() if urgent else None
+        if stats is not None:
+            stats.admitted_queries += 1  # the query-embedding budget sees it at once
+        shared = _SharedEmbedding(stats)
+
+        async def embed() -> Vectors:
+            shared.queued()  # queued by the model in this same step, before any await
+            return await self._embed_many([text], urgent)
+
+        shared.task = asyncio.ensure_future(embed())
+
+        def done(_: asyncio.Task[Vectors]) -> None:
+            shared.queued()  # cancelled before it ran
+            self._forget(key, shared)
+
+        shared.task.add_done_callback(done)
+        self._in_flight[key] = shared
+        return shared
+
+    def _forget(self, key: str, shared: _SharedEmbedding) -> None:
+        if self._in_flight.get(key) is shared:
+            del self._in_flight[key]
 
     async def _embed_many(self, texts: Sequence[str], urgent: bool) -> Vectors:
         signature = self.inner.signature

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memtap.engine.embeddings.base import Vectors, make_signature
+from memtap.engine.embeddings.base import CoalescerStats, Vectors, make_signature
 from memtap.engine.embeddings.cache import CachedSource, EmbeddingCache, cache_limits
 
 
@@ -28,6 +28,9 @@ class CountingSource:
         for i, t in enumerate(texts):
             out[i, len(t) % self.dim] = 1.0
         return out
+
+    def batch_stats(self) -> None:
+        return None
 
     async def close(self) -> None:
         return None
@@ -93,6 +96,70 @@ async def test_the_same_text_asked_twice_at_once_is_embedded_once() -> None:
         source.embed(["a new text"]),
         return_exceptions=True,
     )
+    # Both get the failure of the one embedding (a failing source is not asked twice).
+    assert all(isinstance(r, Exception) for r in results) and inner.calls == 2
+
+
+async def test_a_caller_that_gives_up_leaves_the_embedding_to_those_still_waiting() -> (
+    None
+):
+    """Requests of one chat asking the same thing share one query embedding. The first
+    one's time limit used to cancel it, and the others went to the back of the model's
+    queue; now it goes on while anyone waits, and the last to give up cancels it."""
+    import asyncio
+
+    gate = asyncio.Event()
+    started: list[str] = []
+    cancelled: list[str] = []
+
+    class SlowSource(CountingSource):
+        stats = CoalescerStats()
+
+        def batch_stats(self) -> CoalescerStats:  # type: ignore[override]
+            return self.stats
+
+        async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+            started.extend(texts)
+            try:
+                await gate.wait()
+            except asyncio.CancelledError:
+                cancelled.extend(texts)
+                raise
+            return await super().embed(texts, urgent=urgent)
+
+    inner = SlowSource()
+    source = CachedSource(inner, EmbeddingCache(100, 60_000))
+    first = asyncio.ensure_future(source.embed(["which tea"], urgent=True))
+    second = asyncio.ensure_future(source.embed(["which tea"], urgent=True))
+    await asyncio.sleep(0)
+    # Admitted at once, before its task queued it: the budget of the next query sees it.
+    assert inner.stats.admitted_queries == 1
+    await asyncio.sleep(0.01)
+    assert inner.stats.admitted_queries == 0
+    first.cancel()  # its request went upstream without memory
+    await asyncio.sleep(0.01)
+    gate.set()
+    vector = await second
+    assert first.cancelled() and vector.shape == (1, 8)
     assert (
-        all(isinstance(r, Exception) for r in results) and inner.calls == 3
-    )  # the waiter tried itself
+        started == ["which tea"] and inner.embedded == ["which tea"] and not cancelled
+    )
+    gate.clear()
+    alone = [
+        asyncio.ensure_future(source.embed(["a new one"], urgent=True))
+        for _ in range(2)
+    ]
+    await asyncio.sleep(0.01)
+    for task in alone:
+        task.cancel()
+    await asyncio.sleep(0.01)
+    assert cancelled == ["a new one"]  # nobody waits: the model's time goes elsewhere
+    again = asyncio.ensure_future(source.embed(["a new one"]))
+    await asyncio.sleep(0.01)
+    gate.set()
+    assert (await again).shape == (1, 8) and started.count("a new one") == 2
+    gone = asyncio.ensure_future(source.embed(["never run"], urgent=True))
+    await asyncio.sleep(0)
+    gone.cancel()  # before its task took a step
+    await asyncio.sleep(0.01)
+    assert inner.stats.admitted_queries == 0
