@@ -174,10 +174,11 @@ async def _vector_arm(
     """None: skipped, the facts' keywords answer the question (`gate`)."""
     if gate is not None and not await gate.run_vectors():
         return None
-    return await asyncio.wait_for(
-        store.vector(req.query, live, limit, limit * VECTOR_DEPTH),
-        vector_deadline_s(cfg, clock),  # what the own-writes wait left
-    )
+    # A timeout scope, not wait_for: wait_for (3.11) runs its awaitable as a task, and
+    # one that ended with an error as the caller was cancelled was never retrieved
+    # ("Task exception was never retrieved", logged at error under load).
+    async with asyncio.timeout(vector_deadline_s(cfg, clock)):  # what own writes left
+        return await store.vector(req.query, live, limit, limit * VECTOR_DEPTH)
 
 
 async def _arm(

@@ -122,10 +122,10 @@ async def _vector(
     try:
         if deadline_s <= 0:
             raise TimeoutError  # the wait for own writes took the vector leg's share
-        found = await asyncio.wait_for(
-            _vector_rows(ctx, tier, live, req.query, limit, side_effects),
-            timeout=deadline_s,
-        )
+        # A timeout scope, not wait_for: no task of its own whose error could go
+        # unretrieved when the retrieval is cancelled as it fails (episodes/recall.py).
+        async with asyncio.timeout(deadline_s):
+            found = await _vector_rows(ctx, tier, live, req.query, limit, side_effects)
     except NoVectors as exc:
         resolution["fallbacks"].append({"tier": "vector", "reason": str(exc)})
         return _VectorAnswer(None, recent_fallback=False)

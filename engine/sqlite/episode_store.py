@@ -95,9 +95,8 @@ class SqliteEpisodeStore:
         owner, signature = live.owner, source.signature
         # The fact leg's query text and lane: one embedding for both legs (cache), ahead of
         # the worker's write embeddings.
-        matrix = await asyncio.wait_for(
-            source.embed([query_tail(query)], urgent=True), QUERY_TIMEOUT_S
-        )
+        async with asyncio.timeout(QUERY_TIMEOUT_S):  # no task of its own (recall.py)
+            matrix = await source.embed([query_tail(query)], urgent=True)
         vector = np.asarray(matrix[0], dtype=np.float32)
 
         def run(conn: Conn) -> VectorWindows:

@@ -231,9 +231,8 @@ class SqliteVecIndex:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
         self._refuse_when_busy()
         try:
-            matrix = await asyncio.wait_for(
-                self._source.embed([query_tail(query)], urgent=True), timeout_s
-            )
+            async with asyncio.timeout(timeout_s):  # no task of its own (recall.py)
+                matrix = await self._source.embed([query_tail(query)], urgent=True)
         except TimeoutError as exc:
             self._fallbacks.record(
                 "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"
