@@ -89,8 +89,9 @@ _LEVELS = {
 }
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: ts, level, event, logger, then the record's fields."""
+class _LineFormatter(logging.Formatter):
+    """A formatter that renders a line from its parts (`format_line`), so a line queued
+    without a LogRecord (`log_fields`) is formatted as its record would be."""
 
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info and not record.exc_text:
@@ -103,6 +104,23 @@ class JsonFormatter(logging.Formatter):
             _fields(record),
             record.exc_text,
         )
+
+    def format_line(
+        self,
+        created: float,
+        levelname: str,
+        event: str,
+        logger: str,
+        fields: dict[str, Any],
+        exc_text: str | None = None,
+        *,
+        redacted: bool = True,
+    ) -> str:
+        raise NotImplementedError
+
+
+class JsonFormatter(_LineFormatter):
+    """One JSON object per line: ts, level, event, logger, then the record's fields."""
 
     def format_line(
         self,
@@ -159,20 +177,8 @@ def _line_head(level: str, event: str, logger: str) -> bytes:
     return head
 
 
-class TextFormatter(logging.Formatter):
+class TextFormatter(_LineFormatter):
     """`ts LEVEL event key=value ...` for people reading a terminal."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        if record.exc_info and not record.exc_text:
-            record.exc_text = self.formatException(record.exc_info)
-        return self.format_line(
-            record.created,
-            record.levelname,
-            record.getMessage(),
-            record.name,
-            _fields(record),
-            record.exc_text,
-        )
 
     def format_line(
         self,
@@ -197,10 +203,6 @@ class TextFormatter(logging.Formatter):
         if exc_text:
             text += "\n" + exc_text
         return redact(text) if redacted else text
-
-
-_LineFormatter = JsonFormatter | TextFormatter
-"""The formatters that format a queued line without a LogRecord (`format_line`)."""
 
 
 _Line = tuple[float, str, str, str, dict[str, Any]]
