@@ -311,6 +311,8 @@ class BatchingHandler(logging.Handler):
         unredacted: list[int] = []
         while self._pending:
             item = self._pending.popleft()
+            if isinstance(item, tuple) and not isinstance(formatter, _LineFormatter):
+                item = _record_of(item)  # the formatter was swapped since it was queued
             try:
                 if isinstance(item, tuple):
                     assert isinstance(formatter, _LineFormatter)
@@ -319,8 +321,8 @@ class BatchingHandler(logging.Handler):
                 else:
                     lines.append(self.format(item))
             except Exception:  # noqa: BLE001 - a bad record must not stop the writer
-                if isinstance(item, logging.LogRecord):
-                    self.handleError(item)
+                # Reported as logging reports any line it cannot format.
+                self.handleError(_record_of(item) if isinstance(item, tuple) else item)
         # One look for a secret's traces over the batch's queued lines instead of one a
         # line; the lines are redacted one by one (as `format` does) only when it finds one.
         if unredacted and _may_hold_secret(
@@ -352,6 +354,22 @@ _RecordKey = tuple[str, int, str]
 _templates: dict[_RecordKey, dict[str, Any]] = {}
 """Per (logger, level, event): the attributes a LogRecord for it gets (all but the time and
 the fields), made once by the logging module itself."""
+
+
+def _record_of(line: _Line) -> logging.LogRecord:
+    """The LogRecord a queued line stands for (for a formatter or an error report)."""
+    created, levelname, event, logger, fields = line
+    record = logging.makeLogRecord(
+        {
+            "name": logger,
+            "levelno": logging.getLevelName(levelname),
+            "levelname": levelname,
+            "msg": event,
+            "fields": fields,
+        }
+    )
+    record.created = created
+    return record
 
 
 def _sole_batching_handler(

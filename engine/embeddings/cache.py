@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from memtap.engine.embeddings.base import (
     CoalescerStats,
+    EmbeddingError,
     EmbeddingSource,
     Vectors,
     empty_vectors,
@@ -155,6 +156,15 @@ class CachedSource:
         shared.waiters += 1
         try:
             result = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and (current is None or not current.cancelling()):
+                # The embedding was cancelled, not this caller (a source closing): a
+                # failure to fall back from, not a cancellation to pass on.
+                raise EmbeddingError(
+                    "query embedding was cancelled", cause="embedding_cancelled"
+                ) from None
+            raise
         finally:
             shared.waiters -= 1
             if not shared.waiters and not task.done():
@@ -165,7 +175,7 @@ class CachedSource:
         return result.copy()
 
     def _lead(self, key: str, text: str, urgent: bool) -> _SharedEmbedding:
-        stats = self.inner.batch_stats() if urgent else None
+        stats = self._stats() if urgent else None
         if stats is not None:
             stats.admitted_queries += 1  # the query-embedding budget sees it at once
         shared = _SharedEmbedding(stats)
@@ -183,6 +193,14 @@ class CachedSource:
         shared.task.add_done_callback(done)
         self._in_flight[key] = shared
         return shared
+
+    def _stats(self) -> CoalescerStats | None:
+        # Only the budget reads these: a source without them (or failing to give them)
+        # embeds all the same.
+        try:
+            return self.inner.batch_stats()
+        except Exception:  # noqa: BLE001
+            return None
 
     def _forget(self, key: str, shared: _SharedEmbedding) -> None:
         if self._in_flight.get(key) is shared:

@@ -150,11 +150,15 @@ def _abandon(*tasks: asyncio.Future[Any] | None) -> None:
     for task in tasks:
         if task is None:
             continue
-        if task.done():
-            if not task.cancelled():
-                task.exception()
-        else:
+        if not task.done():
             task.cancel()
+        # Whatever it ends with, its outcome is retrieved (an error raced the cancel).
+        task.add_done_callback(_retrieved)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def pool_size(cfg: MemoryConfig) -> int:
@@ -174,10 +178,13 @@ async def _vector_arm(
     """None: skipped, the facts' keywords answer the question (`gate`)."""
     if gate is not None and not await gate.run_vectors():
         return None
+    deadline_s = vector_deadline_s(cfg, clock)  # what the own-writes wait left
+    if deadline_s <= 0:
+        raise TimeoutError  # no time left: start nothing (a timeout scope of 0 would)
     # A timeout scope, not wait_for: wait_for (3.11) runs its awaitable as a task, and
     # one that ended with an error as the caller was cancelled was never retrieved
     # ("Task exception was never retrieved", logged at error under load).
-    async with asyncio.timeout(vector_deadline_s(cfg, clock)):  # what own writes left
+    async with asyncio.timeout(deadline_s):
         return await store.vector(req.query, live, limit, limit * VECTOR_DEPTH)
 
 

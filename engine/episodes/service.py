@@ -156,6 +156,10 @@ class EpisodeService:
             fact_retrieval = await facts
         except BaseException:
             recall_task.cancel()
+            # Its outcome is retrieved whatever it ends with (an error racing the cancel).
+            recall_task.add_done_callback(
+                lambda t: t.cancelled() or t.exception() or None
+            )
             raise
         try:
             recall = await recall_task

@@ -163,3 +163,41 @@ async def test_a_caller_that_gives_up_leaves_the_embedding_to_those_still_waitin
     gone.cancel()  # before its task took a step
     await asyncio.sleep(0.01)
     assert inner.stats.admitted_queries == 0
+
+
+async def test_a_shared_embedding_cancelled_from_elsewhere_is_a_failure_to_fall_back_from() -> (
+    None
+):
+    """Its waiters were not cancelled: a CancelledError would escape their fail-open
+    handlers (they catch Exception) and fail the request."""
+    import asyncio
+
+    import pytest
+
+    from memtap.engine.embeddings.base import EmbeddingError
+
+    gate = asyncio.Event()
+
+    class Stuck(CountingSource):
+        async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+            await gate.wait()
+            return await super().embed(texts, urgent=urgent)
+
+    source = CachedSource(Stuck(), EmbeddingCache(100, 60_000))
+    waiter = asyncio.ensure_future(source.embed(["closing"], urgent=True))
+    await asyncio.sleep(0.01)
+    (shared,) = source._in_flight.values()
+    assert shared.task is not None
+    shared.task.cancel()  # the source closing under it
+    with pytest.raises(EmbeddingError) as failed:
+        await waiter
+    assert failed.value.cause == "embedding_cancelled"
+
+
+async def test_a_source_whose_stats_fail_still_embeds() -> None:
+    class NoStats(CountingSource):
+        def batch_stats(self) -> None:
+            raise RuntimeError("not a local model")
+
+    source = CachedSource(NoStats(), EmbeddingCache(100, 60_000))
+    assert (await source.embed(["q"], urgent=True)).shape == (1, 8)

@@ -486,3 +486,27 @@ async def test_a_cancelled_recall_cancels_its_vector_arm_too(tmp_path: Path) -> 
         loop.set_exception_handler(None)
         await db.close()
     assert not unretrieved
+
+
+async def test_a_vector_arm_with_no_time_left_starts_nothing() -> None:
+    """Past its share of the limit (queued for a slot, waiting for own writes), the arm
+    must not queue a KNN or an embedding: a timeout scope of 0 ran the body until its
+    first pause."""
+    import time
+
+    from memtap.engine.episodes.recall import _vector_arm
+    from memtap.engine.retrieval.deadline import RetrievalClock
+
+    started: list[str] = []
+
+    class Store:
+        async def vector(self, *args: Any) -> Any:
+            started.append("vector")
+            await asyncio.sleep(0)
+
+    cfg = MemoryConfig()
+    late = RetrievalClock(started=time.monotonic() - 10)
+    req = RetrievalRequest(owner=OWNER, query="q", strategy="hybrid")
+    with pytest.raises(TimeoutError):
+        await _vector_arm(Store(), cfg, req, episode_live_for(cfg), 4, late, None)  # type: ignore[arg-type]
+    assert started == []

@@ -193,6 +193,34 @@ def test_a_queued_line_with_a_secret_is_redacted_and_a_record_only_once():
     assert json.loads(record)["api_key"] == "[REDACTED]"  # redacted once, not twice
 
 
+def test_a_queued_line_that_cannot_be_formatted_is_reported_and_a_swapped_formatter_used():
+    failed: list[logging.LogRecord] = []
+
+    class Reporting(BatchingHandler):
+        def handleError(self, record: logging.LogRecord) -> None:
+            failed.append(record)
+
+    stream = io.StringIO()
+    handler = Reporting(stream, JsonFormatter(), interval_s=60)
+    logger = _isolated("memtap.test.direct_bad", handler)
+    try:
+        log_fields(
+            logger, logging.INFO, "request.done", {"n": 2**70}
+        )  # orjson: >64 bits
+        log_fields(logger, logging.INFO, "request.done", {"n": 1})
+        handler.flush()
+        assert [r.getMessage() for r in failed] == ["request.done"]
+        assert failed[0].fields == {"n": 2**70}
+        assert [json.loads(x)["n"] for x in stream.getvalue().splitlines()] == [1]
+        log_fields(logger, logging.INFO, "swapped", {"n": 3})
+        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        handler.flush()
+        assert stream.getvalue().splitlines()[-1] == "INFO swapped"
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+
+
 def test_log_fields_makes_a_record_when_another_handler_or_a_filter_listens():
     stream = io.StringIO()
     handler = BatchingHandler(stream, JsonFormatter(), interval_s=60)
