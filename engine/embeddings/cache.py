@@ -117,7 +117,9 @@ class CachedSource:
     def __init__(self, inner: EmbeddingSource, cache: EmbeddingCache) -> None:
         self.inner = inner
         self.cache = cache
-        self._in_flight: dict[str, _SharedEmbedding] = {}
+        self._in_flight: dict[tuple[str, bool], _SharedEmbedding] = {}
+        """Per (cache key, urgent): a query never joins a write's embedding of the same
+        text, which waits in the write lane behind the worker's runs."""
 
     @property
     def name(self) -> str:
@@ -147,7 +149,7 @@ class CachedSource:
         return await self._embed_many(texts, urgent)
 
     async def _embed_one(self, text: str, urgent: bool) -> Vectors:
-        key = EmbeddingCache.key(self.inner.signature, text)
+        key = (EmbeddingCache.key(self.inner.signature, text), urgent)
         shared = self._in_flight.get(key)
         if shared is None:
             shared = self._lead(key, text, urgent)
@@ -174,7 +176,7 @@ class CachedSource:
                 task.cancel()
         return result.copy()
 
-    def _lead(self, key: str, text: str, urgent: bool) -> _SharedEmbedding:
+    def _lead(self, key: tuple[str, bool], text: str, urgent: bool) -> _SharedEmbedding:
         stats = self._stats() if urgent else None
         if stats is not None:
             stats.admitted_queries += 1  # the query-embedding budget sees it at once
@@ -202,7 +204,7 @@ class CachedSource:
         except Exception:  # noqa: BLE001
             return None
 
-    def _forget(self, key: str, shared: _SharedEmbedding) -> None:
+    def _forget(self, key: tuple[str, bool], shared: _SharedEmbedding) -> None:
         if self._in_flight.get(key) is shared:
             del self._in_flight[key]
 

@@ -201,3 +201,25 @@ async def test_a_source_whose_stats_fail_still_embeds() -> None:
 
     source = CachedSource(NoStats(), EmbeddingCache(100, 60_000))
     assert (await source.embed(["q"], urgent=True)).shape == (1, 8)
+
+
+async def test_a_query_does_not_join_a_write_embedding_of_the_same_text() -> None:
+    import asyncio
+
+    lanes: list[bool] = []
+    writes = asyncio.Event()
+
+    class Lanes(CountingSource):
+        async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+            lanes.append(urgent)
+            if not urgent:
+                await writes.wait()  # the write lane is behind the worker's runs
+            return await super().embed(texts, urgent=urgent)
+
+    source = CachedSource(Lanes(), EmbeddingCache(100, 60_000))
+    write = asyncio.ensure_future(source.embed(["I drink oolong"]))
+    await asyncio.sleep(0.01)
+    query = await asyncio.wait_for(source.embed(["I drink oolong"], urgent=True), 1)
+    assert query.shape == (1, 8) and lanes == [False, True]
+    writes.set()
+    await write
