@@ -96,25 +96,17 @@ class _LineFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
-        return self.format_line(
+        parts = (
             record.created,
             record.levelname,
             record.getMessage(),
             record.name,
             _fields(record),
-            record.exc_text,
         )
+        return self.format_line(parts, record.exc_text)
 
     def format_line(
-        self,
-        created: float,
-        levelname: str,
-        event: str,
-        logger: str,
-        fields: dict[str, Any],
-        exc_text: str | None = None,
-        *,
-        redacted: bool = True,
+        self, line: _Line, exc_text: str | None = None, *, redacted: bool = True
     ) -> str:
         raise NotImplementedError
 
@@ -123,31 +115,24 @@ class JsonFormatter(_LineFormatter):
     """One JSON object per line: ts, level, event, logger, then the record's fields."""
 
     def format_line(
-        self,
-        created: float,
-        levelname: str,
-        event: str,
-        logger: str,
-        fields: dict[str, Any],
-        exc_text: str | None = None,
-        *,
-        redacted: bool = True,
+        self, line: _Line, exc_text: str | None = None, *, redacted: bool = True
     ) -> str:
         """The line; `redacted=False` leaves redaction to the caller (the batch writer
         looks for secrets in a whole batch at once)."""
+        created, levelname, event, logger, fields = line
         level = _LEVELS.get(levelname) or levelname.lower()
         if exc_text or not _BASE_KEYS.isdisjoint(fields):
-            line: dict[str, Any] = {
+            merged: dict[str, Any] = {
                 "ts": epoch_iso(created),
                 "level": level,
                 "event": event,
                 "logger": logger,
             }
             for key, value in fields.items():
-                line.setdefault(key, value)  # a field never overrides the base keys
+                merged.setdefault(key, value)  # a field never overrides the base keys
             if exc_text:
-                line["exc"] = exc_text
-            raw = orjson.dumps(line, default=repr, option=orjson.OPT_NON_STR_KEYS)
+                merged["exc"] = exc_text
+            raw = orjson.dumps(merged, default=repr, option=orjson.OPT_NON_STR_KEYS)
         else:
             # The usual line: the constant keys rendered once per event, the fields
             # dumped alone and spliced in (same bytes as dumping the merged dict).
@@ -181,16 +166,9 @@ class TextFormatter(_LineFormatter):
     """`ts LEVEL event key=value ...` for people reading a terminal."""
 
     def format_line(
-        self,
-        created: float,
-        levelname: str,
-        event: str,
-        logger: str,
-        fields: dict[str, Any],
-        exc_text: str | None = None,
-        *,
-        redacted: bool = True,
+        self, line: _Line, exc_text: str | None = None, *, redacted: bool = True
     ) -> str:
+        created, levelname, event, _logger, fields = line
         parts = [epoch_iso(created), f"{levelname:<7}", event]
         for key, value in fields.items():
             rendered = (
@@ -316,7 +294,7 @@ class BatchingHandler(logging.Handler):
             try:
                 if isinstance(item, tuple):
                     assert isinstance(formatter, _LineFormatter)
-                    lines.append(formatter.format_line(*item, redacted=False))
+                    lines.append(formatter.format_line(item, redacted=False))
                     unredacted.append(len(lines) - 1)
                 else:
                     lines.append(self.format(item))
