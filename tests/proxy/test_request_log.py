@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -112,7 +113,14 @@ async def test_never_prompt_text_and_reasons_when_nothing_happened(
     read = await chat(admin, SECRET_PROMPT, {"X-Memtap-Memory": "read"})
     keyless = await chat(admin, SECRET_PROMPT, key="")
     reply = await admin.call("GET", "/api/requests")
-    assert SECRET_PROMPT.encode() not in reply.raw and b"4812" not in reply.raw
+    assert SECRET_PROMPT.encode() not in reply.raw
+    # The locker code alone, outside the random hex ids (where "4812" turns up by chance
+    # about once in 500 runs).
+    beside_ids = [
+        {k: v for k, v in item.items() if k not in ("request_id", "owner")}
+        for item in reply.body["items"]
+    ]
+    assert "4812" not in json.dumps(beside_ids)
     reasons = [item["skipped_reason"] for item in reply.body["items"]]
     assert reasons[:3] == ["no_api_key", "memory_header_read", "memory_header_off"]
     assert keyless.status == 200
