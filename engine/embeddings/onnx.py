@@ -53,6 +53,11 @@ def packaged_model_path() -> Path | None:
     return path if path.is_file() else None
 
 
+def model_file(model_path: str | None) -> Path | None:
+    """The model `embedding.onnx_model_path` names, else the packaged one (None: none)."""
+    return Path(model_path) if model_path else packaged_model_path()
+
+
 class OnnxEmbedder:
     """An `EmbeddingSource` over an onnxruntime session; create it with `open_onnx`."""
 
@@ -224,7 +229,7 @@ async def open_onnx(
     name gets `MODEL_SUFFIX`), the built graph kept in `graph_cache` (None: rebuilt at each
     load, unless `MEMTAP_ONNX_GRAPH_CACHE` names a folder). When it cannot be built the
     model's own graph is run and a warning logged."""
-    path = Path(model_path) if model_path else packaged_model_path()
+    path = model_file(model_path)
     if path is None:
         raise EmbeddingError(
             "onnx model not installed (pip install 'memtap[local]')",

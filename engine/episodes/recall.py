@@ -112,7 +112,7 @@ async def recall_episodes(
         # was not awaited yet, so it went on embedding the query of a request that had
         # gone upstream already (under overload, model time taken from live requests), and
         # its timeout was logged as "Task exception was never retrieved".
-        _abandon(keyword_task, vector_task)
+        abandon(keyword_task, vector_task)
         raise
     if vector_task is not None and found is None and gate is not None and gate.skipped:
         out.resolution["vector_skipped"] = gate.skipped
@@ -145,8 +145,9 @@ async def recall_episodes(
     return out
 
 
-def _abandon(*tasks: asyncio.Future[Any] | None) -> None:
-    """Cancel arms nobody will await; one that already ended has its outcome retrieved."""
+def abandon(*tasks: asyncio.Future[Any] | None) -> None:
+    """Cancel tasks nobody will await (a recall's arms, a recall); whatever each ends with
+    is retrieved, so an error racing the cancel is not logged as never retrieved."""
     for task in tasks:
         if task is None:
             continue

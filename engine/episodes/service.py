@@ -20,7 +20,7 @@ from memtap.engine.episode_types import (
     NewEpisode,
 )
 from memtap.engine.episodes.fused import fuse_with_episodes
-from memtap.engine.episodes.recall import EpisodeRecall, recall_episodes
+from memtap.engine.episodes.recall import EpisodeRecall, abandon, recall_episodes
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.metrics import Metrics
@@ -155,11 +155,7 @@ class EpisodeService:
         try:
             fact_retrieval = await facts
         except BaseException:
-            recall_task.cancel()
-            # Its outcome is retrieved whatever it ends with (an error racing the cancel).
-            recall_task.add_done_callback(
-                lambda t: t.cancelled() or t.exception() or None
-            )
+            abandon(recall_task)
             raise
         try:
             recall = await recall_task

@@ -169,14 +169,13 @@ def _build_static(args: argparse.Namespace) -> int:
 
 def _build_graph(args: argparse.Namespace) -> int:
     from memtap.engine.embeddings import integer_graph as graphs
-    from memtap.engine.embeddings.onnx import packaged_model_path
+    from memtap.engine.embeddings.onnx import model_file
     from memtap.engine.embeddings.resolve import graph_cache_folder
 
     config = _local_config(args)
     if config is None:
         return EXIT_USAGE
-    configured = config.embedding.onnx_model_path
-    model = Path(configured) if configured else packaged_model_path()
+    model = model_file(config.embedding.onnx_model_path)
     if model is None or not model.is_file():
         print(
             f"memtap: no onnx model at {model or 'the packaged path'}", file=sys.stderr

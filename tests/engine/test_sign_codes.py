@@ -3,6 +3,8 @@ episode window cache that uses it (`engine/sqlite/episode_vectors.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -131,31 +133,53 @@ def test_a_load_not_begun_that_raced_an_append_is_not_kept() -> None:
     assert cache.get("a", "sig")[0] is None
 
 
+def load_racing(
+    cache: WindowCache,
+    owner: str,
+    read: OwnerWindows,
+    *during: Callable[[], None],
+) -> OwnerWindows | None:
+    """`read` loaded for `owner` as a request loads it (begin_load, put, end_load), with
+    the writes `during` made while it was read; what the cache keeps after."""
+    generation = cache.begin_load(owner)
+    assert generation is not None
+    for write in during:
+        write()
+    cache.put(owner, read, generation)
+    cache.end_load(owner)
+    return cache.get(owner, read.signature)[0]
+
+
+def ids_of(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
 def test_a_load_that_raced_appends_is_kept_with_them() -> None:
     # One turn every ~20 ms of an owner whose load takes longer: refused, it was never
     # cached and every query read all its windows again.
     rows = clustered(12)
     cache = WindowCache()
-    generation = cache.begin_load("a")
-    assert generation is not None
     read = OwnerWindows.of("sig", np.arange(10, dtype=np.int64), rows[:10])
-    # window 9 was committed just before the read began: it is in `read` already
-    cache.append("a", "sig", np.array([9], dtype=np.int64), rows[9:10])
-    cache.append("a", "sig", np.array([10, 11], dtype=np.int64), rows[10:12])
-    cache.put("a", read, generation)
-    cache.end_load("a")
-    kept = cache.get("a", "sig")[0]
+    kept = load_racing(
+        cache,
+        "a",
+        read,
+        # window 9 was committed just before the read began: it is in `read` already
+        lambda: cache.append("a", "sig", ids_of(9), rows[9:10]),
+        lambda: cache.append("a", "sig", ids_of(10, 11), rows[10:12]),
+    )
     assert kept is not None and kept.n == 12
     assert sorted(kept.ids[: kept.n].tolist()) == list(range(12))
     assert kept.top(rows[11], 1)[0][0] == 11
     # a write other than an append during the load (a delete) still refuses it
-    generation = cache.begin_load("b")
-    assert generation is not None
-    cache.append("b", "sig", np.array([20], dtype=np.int64), rows[:1])
-    cache.invalidate({"b"})
-    cache.put("b", read, generation)
-    cache.end_load("b")
-    assert cache.get("b", "sig")[0] is None
+    refused = load_racing(
+        cache,
+        "b",
+        read,
+        lambda: cache.append("b", "sig", ids_of(20), rows[:1]),
+        lambda: cache.invalidate({"b"}),
+    )
+    assert refused is None
 
 
 def test_an_append_between_get_and_begin_load_does_not_refuse_the_load() -> None:
@@ -163,12 +187,8 @@ def test_an_append_between_get_and_begin_load_does_not_refuse_the_load() -> None
     cache = WindowCache()
     assert cache.get("a", "sig")[0] is None  # the request sees no entry
     cache.append("a", "sig", np.array([10], dtype=np.int64), rows[10:11])  # committed
-    generation = cache.begin_load("a")
-    assert generation is not None
     read = OwnerWindows.of("sig", np.arange(11, dtype=np.int64), rows.copy())
-    cache.put("a", read, generation)
-    cache.end_load("a")
-    kept = cache.get("a", "sig")[0]
+    kept = load_racing(cache, "a", read)
     assert kept is not None and kept.n == 11
 
 
@@ -177,13 +197,10 @@ def test_a_rowid_reused_during_a_load_takes_the_new_windows_vector() -> None:
     # window may get a deleted one's rowid. The load read the old window's vector.
     rows = clustered(6)
     cache = WindowCache()
-    generation = cache.begin_load("a")
-    assert generation is not None
     read = OwnerWindows.of("sig", np.arange(5, dtype=np.int64), rows[:5].copy())
-    cache.append("a", "sig", np.array([4], dtype=np.int64), rows[5:6])
-    cache.put("a", read, generation)
-    cache.end_load("a")
-    kept = cache.get("a", "sig")[0]
+    kept = load_racing(
+        cache, "a", read, lambda: cache.append("a", "sig", ids_of(4), rows[5:6])
+    )
     assert kept is not None and kept.n == 5
     assert kept.top(rows[5], 1)[0] == (4, pytest.approx(1.0, abs=1e-5))
     at = kept.ids[: kept.n].tolist().index(4)
@@ -193,11 +210,9 @@ def test_a_rowid_reused_during_a_load_takes_the_new_windows_vector() -> None:
 def test_a_reused_rowid_appended_to_a_cached_entry_drops_it() -> None:
     rows = clustered(6)
     cache = WindowCache()
-    generation = cache.begin_load("a")
-    assert generation is not None
-    entry = OwnerWindows.of("sig", np.arange(5, dtype=np.int64), rows[:5])
-    cache.put("a", entry, generation)
-    cache.end_load("a")
+    load_racing(
+        cache, "a", OwnerWindows.of("sig", np.arange(5, dtype=np.int64), rows[:5])
+    )
     cache.append("a", "sig", np.array([5], dtype=np.int64), rows[5:6])
     grown = cache.get("a", "sig")[0]
     assert grown is not None and grown.n == 6 and grown.top_id == 5
@@ -209,15 +224,15 @@ def test_a_caught_up_entry_with_codes_rescores_the_overwritten_row() -> None:
     rows = clustered(EXACT_ROWS + 5, seed=3)
     odd = unit(-rows[0])
     cache = WindowCache()
-    generation = cache.begin_load("a")
-    assert generation is not None
     ids = np.arange(len(rows), dtype=np.int64)
     read = OwnerWindows.of("sig", ids, rows.copy())
     assert read.codes is not None
-    cache.append("a", "sig", np.array([7], dtype=np.int64), odd.reshape(1, -1))
-    cache.put("a", read, generation)
-    cache.end_load("a")
-    kept = cache.get("a", "sig")[0]
+    kept = load_racing(
+        cache,
+        "a",
+        read,
+        lambda: cache.append("a", "sig", ids_of(7), odd.reshape(1, -1)),
+    )
     assert kept is not None and kept.top(odd, 1)[0] == (7, pytest.approx(1.0, abs=1e-5))
 
 
@@ -262,11 +277,6 @@ def test_one_load_per_owner_at_a_time() -> None:
 def test_invalidating_everything_reaches_an_owner_loading_for_the_first_time() -> None:
     rows = clustered(4)
     cache = WindowCache()
-    generation = cache.begin_load("new")
-    assert generation is not None
-    cache.invalidate(None)  # the file was replaced while the old one was read
-    cache.put(
-        "new", OwnerWindows.of("sig", np.arange(4, dtype=np.int64), rows), generation
-    )
-    cache.end_load("new")
-    assert cache.get("new", "sig")[0] is None
+    read = OwnerWindows.of("sig", np.arange(4, dtype=np.int64), rows)
+    # the file was replaced while the old one was read
+    assert load_racing(cache, "new", read, lambda: cache.invalidate(None)) is None

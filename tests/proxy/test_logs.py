@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import logging
 import threading
 import time
+from collections.abc import Iterator
 
 import aiohttp
 import pytest
@@ -135,14 +137,22 @@ def test_log_fields_makes_the_record_logger_log_makes():
     assert fast[1].created > fast[0].created
 
 
-def _isolated(name: str, handler: logging.Handler) -> logging.Logger:
+@contextlib.contextmanager
+def _isolated(name: str, handler: logging.Handler) -> Iterator[logging.Logger]:
+    """A logger whose only handler is `handler` (closed, with the logger's filters
+    cleared, on the way out)."""
     logger = logging.getLogger(name)
     # pytest's capture handlers (on the root, and on loggers that do not propagate) stay
     # out of it: with them the record path is taken, as it should be.
     logger.handlers[:] = [handler]
     logger.setLevel(logging.DEBUG)
     logger.propagate = False
-    return logger
+    try:
+        yield logger
+    finally:
+        logger.handlers.clear()
+        logger.filters.clear()
+        handler.close()
 
 
 @pytest.mark.parametrize("formatter", [JsonFormatter(), TextFormatter()])
@@ -151,9 +161,8 @@ def test_a_line_queued_without_a_record_is_the_line_the_record_gives(formatter):
     LogRecord): the written line is the one `logger.log` gives, byte for byte."""
     stream = io.StringIO()
     handler = BatchingHandler(stream, formatter, interval_s=60)
-    logger = _isolated("memtap.test.direct", handler)
     fields = {"request_id": "ab" * 16, "status": 200, "ms": 1.25, "x": None, "n": [1]}
-    try:
+    with _isolated("memtap.test.direct", handler) as logger:
         log_fields(logger, logging.INFO, "request.done", fields)
         assert isinstance(handler._pending[0], tuple)  # no record was made
         log_fields(logger, logging.WARNING, "request.done", {})
@@ -169,23 +178,16 @@ def test_a_line_queued_without_a_record_is_the_line_the_record_gives(formatter):
             assert list(line)[:4] == ["ts", "level", "event", "logger"]
             assert {k: line[k] for k in fields} == fields
             assert json.loads(direct[1])["level"] == "warning"
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
 
 
 def test_a_queued_line_with_a_secret_is_redacted_and_a_record_only_once():
     stream = io.StringIO()
     handler = BatchingHandler(stream, JsonFormatter(), interval_s=60)
-    logger = _isolated("memtap.test.direct_secret", handler)
-    try:
+    with _isolated("memtap.test.direct_secret", handler) as logger:
         log_fields(logger, logging.INFO, "request.done", {"path": "/v1?a=1"})
         log_fields(logger, logging.INFO, "request.done", {"path": f"/m?key={SECRET}"})
         logger.info("other", extra={"fields": {"api_key": OPAQUE_SECRET}})
         handler.flush()
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
     clean, queued, record = stream.getvalue().splitlines()
     assert json.loads(clean)["path"] == "/v1?a=1"
     assert SECRET not in queued and json.loads(queued)["path"] == "/m?key=[REDACTED]"
@@ -202,8 +204,7 @@ def test_a_queued_line_that_cannot_be_formatted_is_reported_and_a_swapped_format
 
     stream = io.StringIO()
     handler = Reporting(stream, JsonFormatter(), interval_s=60)
-    logger = _isolated("memtap.test.direct_bad", handler)
-    try:
+    with _isolated("memtap.test.direct_bad", handler) as logger:
         log_fields(
             logger, logging.INFO, "request.done", {"n": 2**70}
         )  # orjson: >64 bits
@@ -216,17 +217,13 @@ def test_a_queued_line_that_cannot_be_formatted_is_reported_and_a_swapped_format
         handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
         handler.flush()
         assert stream.getvalue().splitlines()[-1] == "INFO swapped"
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
 
 
 def test_log_fields_makes_a_record_when_another_handler_or_a_filter_listens():
     stream = io.StringIO()
     handler = BatchingHandler(stream, JsonFormatter(), interval_s=60)
-    logger = _isolated("memtap.test.direct_others", handler)
     keep = _Keep()
-    try:
+    with _isolated("memtap.test.direct_others", handler) as logger:
         logger.addHandler(keep)  # pytest's caplog, a library's handler
         log_fields(logger, logging.INFO, "request.done", {"n": 1})
         logger.removeHandler(keep)
@@ -235,10 +232,6 @@ def test_log_fields_makes_a_record_when_another_handler_or_a_filter_listens():
         log_fields(logger, logging.INFO, "request.done", {"n": 3})
         assert not any(isinstance(item, tuple) for item in handler._pending)
         handler.flush()
-    finally:
-        logger.removeHandler(handler)
-        logger.filters.clear()
-        handler.close()
     assert [r.fields["n"] for r in keep.records] == [1]
     assert [json.loads(x)["n"] for x in stream.getvalue().splitlines()] == [1, 3]
 
