@@ -16,6 +16,7 @@ Scope = Literal["session", "owner", "global"]
 Placement = Literal["prepend", "after_prefix", "last_user"]
 Role = Literal["user", "assistant"]
 EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
+QueryProjectionMode = Literal["auto", "always", "off"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
 LogFormat = Literal["json", "text"]
 InterceptOthers = Literal["tunnel", "deny"]
@@ -140,6 +141,10 @@ class EmbeddingConfig:
     """Run the ONNX model's matmuls in 8-bit integers (built from the model at first load,
     kept under `<data_dir>/embeddings/`); false runs the model's graph as it is. The two give
     different vectors (the signature says which): a change re-embeds every memory."""
+    query_projection: QueryProjectionMode = "auto"
+    """How the local ONNX model's query embeddings are made (`engine/embeddings/projected.py`):
+    auto = projected into the model's space when the model is busy with other queries,
+    always = always projected, off = always by the model."""
     static_path: str | None = None
     """Where the distilled static table lives; None = `<data_dir>/embeddings/static.npz`."""
     remote: RemoteEmbeddingConfig = field(default_factory=RemoteEmbeddingConfig)

@@ -134,6 +134,11 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "embedding.source", "Embedding model: auto | remote | static | onnx | none."
     ),
+    SettingSpec(
+        "embedding.query_projection",
+        "Local model's query embeddings: auto (projected into the model's space while the "
+        "model is busy with other queries) | always (always projected) | off (the model).",
+    ),
     SettingSpec("log.level", "Log level: debug | info | warning | error | critical."),
 )
 

@@ -30,6 +30,7 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.clock import iso
+from memtap.engine.embeddings.projected import ProjectedQueries
 from memtap.engine.embeddings.static import build_static
 from memtap.engine.factory import build_vector_index
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
@@ -145,6 +146,8 @@ async def evaluate(
                 f"no vector tier for embedding source {embedding.source!r}"
             )
         await tier.reindex(None, False)
+        if isinstance(tier.source, ProjectedQueries):
+            await tier.source.settle()  # `always`: the projection is built at start
         scores = {s: Score() for s in STRATEGIES}
         ctx = RetrievalContext(SqliteRecordStore(db), config.memory, tier)
         for owner, spec in data["owners"].items():
@@ -240,6 +243,13 @@ async def main(argv: list[str]) -> int:
         action="store_true",
         help=f"leave out {EXTRA_SET.name} (short facts, conflicts without a slot link)",
     )
+    parser.add_argument(
+        "--query-projection",
+        choices=("off", "auto", "always"),
+        default="off",
+        help="embedding.query_projection for onnx; always = every query projected into "
+        "the model's space (what a busy model's queries get), off = the model (default)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     data = json.loads(args.data.read_text(encoding="utf-8"))
@@ -254,7 +264,9 @@ async def main(argv: list[str]) -> int:
             results.append(
                 await evaluate(
                     data,
-                    EmbeddingConfig(source="onnx"),
+                    EmbeddingConfig(
+                        source="onnx", query_projection=args.query_projection
+                    ),
                     work / "onnx",
                     args.min_similarity,
                     args.vector_skip_coverage,

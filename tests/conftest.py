@@ -47,6 +47,19 @@ from tests.support.standin import Standin
 LISTENING_PREFIX = "memtap listening on "
 
 
+def _build_query_projection(folder: Path) -> None:
+    """The query projection every ONNX memtap of the run reads (`memtap serve` builds it at
+    start when missing: ~20 s in a child, which a test's short-lived server would kill and
+    the next one start again). Also builds the integer graph into `folder`."""
+    from memtap.engine.embeddings.onnx import open_onnx, packaged_model_path
+    from memtap.engine.embeddings.query_projection import build_sync, projection_file
+
+    if packaged_model_path() is None:
+        return
+    embedder = asyncio.run(open_onnx(graph_cache=folder))
+    build_sync(embedder, projection_file(folder, embedder.signature))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shared_onnx_graph_cache(
     tmp_path_factory: pytest.TempPathFactory,
@@ -59,6 +72,7 @@ def shared_onnx_graph_cache(
     folder = tmp_path_factory.mktemp("onnx-graph")
     before = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(folder)
+    _build_query_projection(folder)
     yield folder
     if before is None:
         os.environ.pop(CACHE_ENV, None)

@@ -77,6 +77,11 @@ class EmbeddingCache:
         self.hits += 1
         return vector
 
+    def contains(self, key: str) -> bool:
+        """Whether `get` would answer, without counting a hit or a miss."""
+        entry = self._entries.get(key)
+        return entry is not None and self._clock() - entry[0] <= self.ttl_s
+
     def put(self, key: str, vector: npt.NDArray[np.float32]) -> None:
         if self.max_entries <= 0:
             return
@@ -175,6 +180,12 @@ class CachedSource:
                 self._forget(key, shared)
                 task.cancel()
         return result.copy()
+
+    def holds(self, text: str) -> bool:
+        """Whether a query for `text` would be answered without a run of its own: cached,
+        or its query embedding already on its way."""
+        key = EmbeddingCache.key(self.inner.signature, text)
+        return self.cache.contains(key) or (key, True) in self._in_flight
 
     def _lead(self, key: tuple[str, bool], text: str, urgent: bool) -> _SharedEmbedding:
         stats = self._stats() if urgent else None

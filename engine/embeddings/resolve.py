@@ -8,6 +8,7 @@ step that did not work is kept as a `Fallback` for engine-status and retrieve-pr
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,16 @@ from typing import Any
 from memtap.config.schema import EmbeddingConfig
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
 from memtap.engine.embeddings.cache import CachedSource, EmbeddingCache, cache_limits
-from memtap.engine.embeddings.onnx import open_onnx, packaged_model_path
+from memtap.engine.embeddings.integer_graph import cache_folder
+from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx, packaged_model_path
+from memtap.engine.embeddings.projected import ProjectedQueries, ProjectionMode
+from memtap.engine.embeddings.query_projection import (
+    BuildRequest,
+    QueryProjection,
+    build_in_child,
+    load_projection,
+    projection_file,
+)
 from memtap.engine.embeddings.remote import open_remote
 from memtap.engine.embeddings.static import (
     build_static,
@@ -56,6 +66,9 @@ class EmbeddingResolution:
             "source": self.chosen,
             "signature": self.signature,
             "fallbacks": [f.to_json() for f in self.fallbacks],
+            "query_projection": self.source.status()
+            if isinstance(self.source, ProjectedQueries)
+            else None,
         }
 
 
@@ -188,10 +201,13 @@ async def resolve_embedding_source(
             if metrics is not None:
                 metrics.memory_fallbacks.inc("embedding_error")
             continue
+        model = source
         if cache:
             max_entries, ttl_ms = cache_limits(config.cache_max, config.cache_ttl_ms)
             if max_entries > 0:
                 source = CachedSource(source, EmbeddingCache(max_entries, ttl_ms))
+        if isinstance(model, OnnxEmbedder) and config.query_projection != "off":
+            source = await _with_projection(source, model, config, data_dir)
         log.info(
             "embeddings.resolved",
             extra={
@@ -208,3 +224,42 @@ async def resolve_embedding_source(
         extra={"fields": {"requested": config.source, "source": "none"}},
     )
     return EmbeddingResolution(config.source, "none", None, tuple(fallbacks))
+
+
+async def _with_projection(
+    source: EmbeddingSource,
+    model: OnnxEmbedder,
+    config: EmbeddingConfig,
+    data_dir: str | Path,
+) -> ProjectedQueries:
+    """Queries projected into the model's space when it is busy (`projected.py`); the
+    projection is read from beside the integer graph, or built when first needed."""
+    folder = cache_folder(graph_cache_folder(data_dir)) or graph_cache_folder(data_dir)
+    path = projection_file(folder, model.signature)
+    try:
+        kept = await asyncio.to_thread(load_projection, path, model.signature)
+    except Exception as exc:  # noqa: BLE001 - a damaged file is built again
+        log.warning(
+            "embeddings.query_projection_unreadable",
+            extra={
+                "fields": {"path": str(path), "error": f"{type(exc).__name__}: {exc}"}
+            },
+        )
+        kept = None
+    request = BuildRequest(
+        model_path=config.onnx_model_path,
+        tokenizer_path=config.onnx_tokenizer_path,
+        integer_matmul=config.onnx_integer_matmul,
+        graph_cache=graph_cache_folder(data_dir),
+        signature=model.signature,
+    )
+
+    async def obtain() -> QueryProjection:
+        await build_in_child(request, path)
+        built = await asyncio.to_thread(load_projection, path, model.signature)
+        if built is None:
+            raise RuntimeError(f"{path} holds no projection for {model.signature}")
+        return built
+
+    mode: ProjectionMode = "always" if config.query_projection == "always" else "auto"
+    return ProjectedQueries(source, mode, model.tokenizer, obtain, kept)

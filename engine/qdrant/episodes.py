@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from qdrant_client import AsyncQdrantClient, models
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
-from memtap.engine.embeddings.query_text import query_tail
+from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.episode_types import (
     MAX_EPISODE_CHARS,
     ChunkHit,
@@ -312,11 +313,8 @@ class QdrantEpisodeStore:
     ) -> VectorWindows:
         if self.embedder is None:
             raise NoVectors("no embedding source")
-        dense = (
-            (await self.embedder.embed([query_tail(query)], urgent=True))[0]
-            .astype(float)
-            .tolist()
-        )
+        embedded = await embed_query(self.embedder, query)
+        dense = embedded.vector.astype(float).tolist()
         flt = self._live(live)
         response = await self._points.call(
             "query_dense",
@@ -332,6 +330,8 @@ class QdrantEpisodeStore:
             ),
         )
         hits = await self._hits(list(response.points))
+        if embedded.projected:
+            hits = [replace(h, score=embedded.calibrated(h.score)) for h in hits]
         return VectorWindows(hits, [(h.ref, h.score) for h in hits])
 
     async def _scroll(

@@ -17,7 +17,7 @@ from qdrant_client import AsyncQdrantClient, models
 
 from memtap.engine.api import EngineError
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
-from memtap.engine.embeddings.query_text import query_tail
+from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.metrics import Metrics
 from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
 from memtap.engine.qdrant.filters import memory_ids_filter
@@ -206,12 +206,8 @@ class QdrantPoints:
         if self.embedder is None or not self.collection.has_dense:
             return None
         try:
-            return [
-                float(x)
-                for x in (await self.embedder.embed([query_tail(query)], urgent=True))[
-                    0
-                ]
-            ]
+            embedded = await embed_query(self.embedder, query)
+            return [float(x) for x in embedded.vector]
         except EmbeddingError as exc:
             log.warning(
                 "qdrant.query_embed_failed", extra={"fields": {"cause": exc.cause}}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from qdrant_client import models
 
-from memtap.engine.embeddings.query_text import query_tail
+from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE
 from memtap.engine.qdrant.filters import (
@@ -89,11 +89,8 @@ async def dense_search(
     await points.collection.ensure()
     if not points.collection.has_dense:
         return []
-    dense = (
-        (await points.embedder.embed([query_tail(query)], urgent=True))[0]
-        .astype(float)
-        .tolist()
-    )
+    embedded = await embed_query(points.embedder, query)
+    dense = embedded.vector.astype(float).tolist()
     must: list[models.Condition] = [match("vec_sig", points.signature or "")]
     if owner is not None:
         must.append(match("owner", owner))
@@ -112,5 +109,6 @@ async def dense_search(
         ),
     )
     return [
-        (str((p.payload or {})["memory_id"]), float(p.score)) for p in response.points
+        (str((p.payload or {})["memory_id"]), embedded.calibrated(float(p.score)))
+        for p in response.points
     ]

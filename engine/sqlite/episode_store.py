@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.query_text import query_tail
+from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
@@ -96,8 +96,8 @@ class SqliteEpisodeStore:
         # The fact leg's query text and lane: one embedding for both legs (cache), ahead of
         # the worker's write embeddings.
         async with asyncio.timeout(QUERY_TIMEOUT_S):  # no task of its own (recall.py)
-            matrix = await source.embed([query_tail(query)], urgent=True)
-        vector = np.asarray(matrix[0], dtype=np.float32)
+            query_vector = await embed_query(source, query)
+        vector = np.asarray(query_vector.vector, dtype=np.float32)
 
         def run(conn: Conn) -> VectorWindows:
             entry, _ = self.cache.get(owner, signature)
@@ -115,6 +115,8 @@ class SqliteEpisodeStore:
                 raise NoVectors("no episode window has a vector yet")
             # Session scope and retention are applied on the rows: over-fetch for them.
             ranked = entry.top(vector, max(depth, limit * 2))
+            if query_vector.projected:
+                ranked = [(ref, query_vector.calibrated(c)) for ref, c in ranked]
             # The best `limit` rows first; the rest only when the filter dropped some
             # (reading a row costs more than ranking it: at 100k windows, 80 rows read
             # were a third of the arm).

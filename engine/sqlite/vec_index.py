@@ -30,7 +30,11 @@ from typing import Any
 from memtap.config.schema import Config
 from memtap.engine.api import EngineError
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
-from memtap.engine.embeddings.query_text import query_tail
+from memtap.engine.embeddings.projected import (
+    ProjectedQueries,
+    QueryVector,
+    embed_query,
+)
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
@@ -184,13 +188,16 @@ class SqliteVecIndex:
         owner = live.owner
         if backfill and owner is not None:
             await self._backfill_owner(owner)
-        vector = await self._embed_query(query)
+        query_vector = await self._embed_query(query)
+        vector = query_vector.vector
         if not vector.any():
             return VectorHits([], rows={})
         cache = self.cache
         found: list[tuple[Memory, float]] = await self._db.read(
             lambda conn: vectors.knn_live(conn, cache, vector, live, limit)
         )
+        if query_vector.projected:
+            found = [(m, query_vector.calibrated(sim)) for m, sim in found]
         if owner is not None and not cache.holds(owner):
             # Not cached (first query, or dropped after another process wrote): this query
             # was answered by sqlite-vec's own KNN. Loading reads the owner's whole partition
@@ -227,12 +234,12 @@ class SqliteVecIndex:
         while self._warming:
             await asyncio.gather(*self._warming.values(), return_exceptions=True)
 
-    async def _embed_query(self, query: str) -> Any:
+    async def _embed_query(self, query: str) -> QueryVector:
         timeout_s = self._config.current.embedding.timeout_ms / 1000
         self._refuse_when_busy()
         try:
             async with asyncio.timeout(timeout_s):  # no task of its own (recall.py)
-                matrix = await self._source.embed([query_tail(query)], urgent=True)
+                return await embed_query(self._source, query)
         except TimeoutError as exc:
             self._fallbacks.record(
                 "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"
@@ -243,7 +250,6 @@ class SqliteVecIndex:
         except EmbeddingError as exc:
             self._fallbacks.record(exc.cause, str(exc))
             raise SemanticUnavailable(str(exc), exc.cause) from exc
-        return matrix[0]
 
     def _refuse_when_busy(self) -> None:
         """The query-embedding budget: when a local model's queue is so long that a query
@@ -251,6 +257,8 @@ class SqliteVecIndex:
         once. The request gets its keyword results without waiting for nothing, and the
         model's time goes to queries that can still make it (under overload, every query
         embedding computed past its deadline was CPU taken from those)."""
+        if isinstance(self._source, ProjectedQueries) and self._source.ready:
+            return  # a busy model's queries are projected at once: no wait to refuse
         stats = self._source.batch_stats()
         if stats is None:
             return

@@ -118,7 +118,10 @@ async def test_a_query_that_would_miss_the_deadline_is_not_queued(
 
     db = await open_db(tmp_path / "memtap.db")
     await add_memory(db, "hana", "I drink jasmine tea in the morning")
-    tier = await build_vector_index(Holder(make_config(tmp_path)), db, Metrics())
+    # Without the projection (which answers a busy model's queries at once instead:
+    # tests/engine/test_query_projection.py).
+    config = make_config(tmp_path, query_projection="off")
+    tier = await build_vector_index(Holder(config), db, Metrics())
     try:
         assert isinstance(tier, SqliteVecIndex)
         live = Live(now=now_iso(), cutoff=None, owner="hana")
