@@ -44,6 +44,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.support.engine_status import projection_building
 from tests.support.standin import Standin, openai_chat_sse
 
 MODEL = "gpt-4o-mini"
@@ -124,6 +125,7 @@ async def memtap_process(
         )
         + f"  episodes:\n    enabled: {'true' if args.episodes == 'on' else 'false'}\n"
         + f"embedding:\n  onnx_integer_matmul: {str(args.onnx_graph == 'integer').lower()}\n"
+        + f"  query_projection: {args.query_projection}\n"
     )
     memtap = str(Path(sys.executable).with_name("memtap"))
     command = [memtap, "serve", "-c", str(config)]
@@ -164,7 +166,11 @@ async def wait_indexed(
     while True:
         status = await admin_json(session, "GET", base + "/_memtap/api/engine-status")
         vector = status["vector"]
-        if vector.get("needs_reindex", 0) == 0 and status["outbox"]["depth"] == 0:
+        if (
+            vector.get("needs_reindex", 0) == 0
+            and status["outbox"]["depth"] == 0
+            and not projection_building(status)
+        ):
             return status
         if time.monotonic() > deadline:
             return status
@@ -405,6 +411,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default="integer",
         help="embedding.onnx_integer_matmul (integer: the default install; float: the "
         "model's graph as it is)",
+    )
+    parser.add_argument(
+        "--query-projection",
+        choices=("auto", "always", "off"),
+        default="auto",
+        help="embedding.query_projection (auto: the default install)",
     )
     parser.add_argument(
         "--max-concurrent-retrievals",

@@ -45,6 +45,7 @@ from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.sqlite import outbox
 from memtap.engine.types import RetrievalRequest, Turn
+from tests.support.engine_status import projection_building
 
 OWNER = "0123456789abcdef01234567"
 SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "vi", "pe", "da", "zu", "go", "ba", "xi", "fo", "ne"]
@@ -322,6 +323,7 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
                 f"memory:\n  strategy: {strategy}\n"
                 f"embedding:\n  source: {args.cost_embedding}\n"
                 f"  onnx_integer_matmul: {str(args.cost_onnx_graph == 'integer').lower()}\n"
+                f"  query_projection: {args.cost_query_projection}\n"
                 f"log:\n  format: json\n  level: info\n  file: {tmp}/memtap.log\n"
             )
             memtap = str(Path(sys.executable).with_name("memtap"))
@@ -367,6 +369,7 @@ async def wait_vectors(client: Any, base: str, timeout_s: float = 600) -> None:
         if (
             status["vector"].get("needs_reindex", 0) == 0
             and status["outbox"]["depth"] == 0
+            and not projection_building(status)
         ):
             return
         await asyncio.sleep(0.5)
@@ -500,6 +503,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default="integer",
         help="embedding.onnx_integer_matmul for the cost part (integer: the default; "
         "float: the model's graph as it is)",
+    )
+    parser.add_argument(
+        "--cost-query-projection",
+        choices=("auto", "always", "off"),
+        default="auto",
+        help="embedding.query_projection for the cost part (auto: the default)",
     )
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
