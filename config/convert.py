@@ -196,6 +196,9 @@ def _convert_plain(
         allowed = typing.get_args(tp)
         if isinstance(value, str) and value in allowed:
             return value
+        # YAML 1.1 reads a bare `off` / `on` as a boolean: take it back as the word.
+        if isinstance(value, bool) and (word := "on" if value else "off") in allowed:
+            return word
         issues.add(path, "must be one of " + ", ".join(str(a) for a in allowed))
         return allowed[0]
 

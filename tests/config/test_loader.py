@@ -563,3 +563,19 @@ def test_intercept_hosts_accept_ports_ipv6_and_wildcards() -> None:
     ]
     config = parse_config({"intercept": {"hosts": hosts}}, source="t.yaml")
     assert config.intercept.hosts == tuple(hosts)
+
+
+def test_a_bare_off_is_the_word_not_a_boolean(tmp_path: Path) -> None:
+    # YAML 1.1 (PyYAML) reads `off` as false: where `off` is one of the allowed words it is
+    # taken as that word, which is what the operator wrote.
+    config = load_config(write(tmp_path, "embedding:\n  query_projection: off\n"))
+    assert config.embedding.query_projection == "off"
+    assert (
+        load_config(
+            write(tmp_path, "embedding:\n  query_projection: 'always'\n")
+        ).embedding.query_projection
+        == "always"
+    )
+    assert errors_of(tmp_path, "embedding:\n  query_projection: on\n") == [
+        "embedding.query_projection: must be one of auto, always, off"
+    ]
