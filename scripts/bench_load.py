@@ -183,6 +183,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cache_events(metrics_text: str) -> dict[str, float]:
+    """The facts' vector cache: loads against hits tell whether it stayed warm."""
+    return {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(
+            r'^memtap_vector_cache_events_total\{event="([^"]+)"\} (\S+)$',
+            metrics_text,
+            re.MULTILINE,
+        )
+    }
+
+
 def fallback_counts(metrics_text: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for match in re.finditer(
@@ -251,6 +263,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         shutil.rmtree(tmp, ignore_errors=True)
     outcome.update(
         fallbacks=fallbacks,
+        vector_cache_events=cache_events(metrics_text),
         error_lines=len(errors),
         needs_reindex_after=after["vector"].get("needs_reindex"),
         outbox_depth_after=after["outbox"]["depth"],
