@@ -17,6 +17,7 @@ from memtap.engine.embeddings.cache import CachedSource, EmbeddingCache
 from memtap.engine.embeddings.integer_graph import CACHE_ENV
 from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
 from memtap.engine.embeddings.projected import (
+    PROJECT_AFTER_WAIT_S,
     PROJECTED_COSINE_SCALE,
     ProjectedQueries,
     embed_query,
@@ -127,20 +128,27 @@ async def test_an_idle_model_embeds_the_query_and_a_busy_one_is_not_waited_for(
     alone = await embed_query(source, "which database do I like?")
     assert not alone.projected and alone.cosine_scale == 1.0
     assert np.allclose(alone.vector, model.embed_sync(["which database do I like?"])[0])
-    # Another request's query holds the model's query lane.
-    holding = asyncio.ensure_future(
-        source.embed(["a long question " * 20], urgent=True)
-    )
-    await asyncio.sleep(0.005)
+    # One other query ahead: worth its wait for the model's recall.
+    ahead = asyncio.ensure_future(source.embed(["is it raining today?"], urgent=True))
+    await asyncio.sleep(0)
     stats = model.batch_stats()
-    assert stats is not None and stats.running_texts + stats.queued_queries >= 1
+    assert stats is not None and stats.expected_wait_s() < PROJECT_AFTER_WAIT_S
+    assert not (await embed_query(source, "where do I live?")).projected
+    await ahead
+    # Other requests' queries hold the model's query lane: a queue, not a wait.
+    holding = [
+        asyncio.ensure_future(source.embed([f"a long question {i} " * 20], urgent=True))
+        for i in range(10)
+    ]
+    await asyncio.sleep(0)
+    assert stats.expected_wait_s() > PROJECT_AFTER_WAIT_S
     busy = await embed_query(source, "what food can't I eat?")
-    assert not holding.done()  # answered while the model still ran the other one
+    assert not all(h.done() for h in holding)  # answered while the model still ran
     assert busy.projected and busy.cosine_scale == PROJECTED_COSINE_SCALE
     assert busy.calibrated(0.27) == pytest.approx(0.30)
     assert busy.calibrated(0.99) == 1.0
-    await holding
-    assert source.counts.projected == 1 and source.counts.modelled == 2
+    await asyncio.gather(*holding)
+    assert source.counts.projected == 1 and source.counts.modelled == 13
     assert source.status()["state"] == "ready"
 
 
