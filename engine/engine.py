@@ -294,8 +294,8 @@ class Engine:
                 await self._read_own_writes(request.owner, clock, vectors=True)
 
         # After the own-writes wait: a request waiting for its owner's turns holds no slot.
-        async with self.retrieval_slots.slot(cfg.max_concurrent_retrievals):
-            gate = VectorGate.for_request(strategy, cfg)
+        async with self.retrieval_slots.slot(cfg.max_concurrent_retrievals) as waited_s:
+            gate = VectorGate.for_request(strategy, cfg, slot_wait_s=waited_s)
             context = self._context(clock, gate, own_vectors)
             try:
                 facts = retrieve(context, request, side_effects=side_effects)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 
 
@@ -31,10 +32,12 @@ class RetrievalSlots:
         """Retrievals running now (with no limit too: engine-status shows the load either way)."""
 
     @contextlib.asynccontextmanager
-    async def slot(self, limit: int) -> AsyncIterator[None]:
-        """Run the body once one of `limit` slots is free (0: at once). A changed limit
-        (hot reload) takes effect for the retrievals that arrive after it."""
+    async def slot(self, limit: int) -> AsyncIterator[float]:
+        """Run the body once one of `limit` slots is free (0: at once); yields how long it
+        waited for it, in seconds. A changed limit (hot reload) takes effect for the
+        retrievals that arrive after it."""
         slots: asyncio.Semaphore | None = None
+        started = time.perf_counter()
         if limit > 0:
             if limit != self._limit or self._slots is None:
                 self._limit, self._slots = limit, asyncio.Semaphore(limit)
@@ -47,7 +50,7 @@ class RetrievalSlots:
                 self.queued -= waiting
         self.running += 1
         try:
-            yield
+            yield time.perf_counter() - started
         finally:
             self.running -= 1
             if slots is not None:

@@ -170,3 +170,54 @@ async def test_a_request_waiting_for_its_owners_turns_holds_no_slot(
         assert not alice.done()
         await alice
         await engine.close()
+
+
+async def test_a_retrieval_that_queued_long_for_its_slot_runs_keyword_only(
+    tmp_path: Path,
+) -> None:
+    """Past a fifth of its limit spent waiting for a slot, a hybrid retrieval is shed to
+    keyword (and recent) only: the vector legs it would start that late mostly miss their
+    deadline after spending the query embedding and the KNN."""
+    config = Config(
+        data_dir=str(tmp_path),
+        memory=MemoryConfig(
+            strategy="hybrid", max_concurrent_retrievals=1, retrieval_timeout_ms=250
+        ),
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+        embedding=EmbeddingConfig(source="onnx"),
+    )
+    metrics = Metrics()
+    engine = await open_engine(ConfigHolder(config), metrics)
+    try:
+        await engine.create_memory(NewMemory(owner=ALICE, content="Drinks oolong tea"))
+        ran = await engine.retrieve(
+            RetrievalRequest(owner=ALICE, query="which oolong brew do I like?")
+        )
+        assert "sqlite-vec" in ran.resolution["tiers"]  # not queued: both legs
+        release = asyncio.Event()
+
+        async def hold() -> None:
+            async with engine.retrieval_slots.slot(1):
+                await release.wait()
+
+        held = asyncio.ensure_future(hold())
+        await asyncio.sleep(0)
+        retrieval = asyncio.ensure_future(
+            engine.retrieve(
+                RetrievalRequest(owner=ALICE, query="which oolong brew do I like?")
+            )
+        )
+        await asyncio.sleep(0.08)  # past 20 % of 250 ms
+        release.set()
+        await held
+        shed = await asyncio.wait_for(retrieval, 5)
+        assert [h.memory.content for h in shed.hits] == ["Drinks oolong tea"]
+        assert "sqlite-vec" not in shed.resolution["tiers"]
+        (fallback,) = [
+            f for f in shed.resolution["fallbacks"] if f.get("tier") == "vector"
+        ]
+        assert fallback["reason"] == "retrievals_queued"
+        assert fallback["slot_wait_ms"] >= 70
+        assert metrics.memory_fallbacks.value("vector_shed") == 1
+    finally:
+        await engine.close()
