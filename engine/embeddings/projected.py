@@ -50,6 +50,10 @@ ahead of it and its own run, `CoalescerStats.expected_wait_s`): a few queued que
 worth their wait for the model's recall (0.923 against 0.800 projected on the recall set),
 a queue is not. 20 ms is 3-5 short queries of the integer graph on one core."""
 
+UNMEASURED_QUERY_S = 0.006
+"""A short query's run on one core of the integer graph (16 tokens: 6.1 ms), until the
+model has measured its own."""
+
 ProjectionMode = Literal["auto", "always"]
 ProjectionState = Literal["not_built", "building", "ready", "failed"]
 
@@ -190,7 +194,11 @@ class ProjectedQueries:
             return False
         if stats is None:
             return False
-        return stats.expected_wait_s() > PROJECT_AFTER_WAIT_S
+        if stats.seconds_per_query > 0:
+            return stats.expected_wait_s() > PROJECT_AFTER_WAIT_S
+        # No query run measured yet (a burst right after start): a typical one's time.
+        ahead = stats.running_texts + stats.queued_queries + stats.admitted_queries
+        return (ahead + 1) * UNMEASURED_QUERY_S > PROJECT_AFTER_WAIT_S
 
     def _start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(

@@ -282,3 +282,17 @@ async def test_a_busy_model_no_longer_costs_the_vector_leg(tmp_path: Path) -> No
         await asyncio.gather(*burst, return_exceptions=True)
         await tier.close()
         await db.close()
+
+
+async def test_a_burst_right_after_start_is_projected_too(model: OnnxEmbedder) -> None:
+    # No query run measured yet: the queue's length still tells a wait from a queue.
+    source, _ = await projected_source(model)
+    stats = model.batch_stats()
+    assert stats is not None and stats.seconds_per_query == 0
+    burst = [
+        asyncio.ensure_future(source.embed([f"question number {i}"], urgent=True))
+        for i in range(6)
+    ]
+    await asyncio.sleep(0)
+    assert (await embed_query(source, "what's my pet's name?")).projected
+    await asyncio.gather(*burst)
