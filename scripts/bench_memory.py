@@ -435,7 +435,7 @@ async def cost_rounds(
                 py_spy = str(Path(sys.executable).with_name("py-spy"))
                 spy = await asyncio.create_subprocess_exec(
                     py_spy, "record", "-p", str(pid), "-d", str(max(1, int(args.cost_duration))),
-                    "-r", "200", "--format", "raw", "--threads", "--nonblocking",
+                    "-r", str(args.cost_py_spy_rate), "--format", "raw", "--threads", "--nonblocking",
                     "-o", f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
                     stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
             before, started = cpu_seconds(pid), time.perf_counter()
@@ -513,6 +513,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
     parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")
+    parser.add_argument("--cost-py-spy-rate", type=int, default=200, help="py-spy samples a second (cost part)")
     parser.add_argument("--cost-rounds", type=int, default=3, help="interleaved off/on rounds (cost part)")
     parser.add_argument("--parts", default="retrieval,outbox,proxy", help=f"which parts to run ({', '.join(PARTS)})")
     parser.add_argument("--store", default="sqlite", choices=["sqlite", "qdrant"],
