@@ -135,24 +135,6 @@ async def _config_watch_ctx(app: web.Application) -> AsyncIterator[None]:
 # -- the application ----------------------------------------------------------------------
 
 
-@web.middleware
-async def _forwarded_admin_paths(
-    request: web.Request,
-    handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
-) -> web.StreamResponse:
-    """aiohttp routes by path alone, so a forwarded request for `/_memtap/...` (intercepted
-    tunnel, absolute URI for another host) would reach the admin sub-app: it belongs to the
-    target host. Only mounted with the admin sub-app, whose own middlewares already make
-    aiohttp run the middleware chain for every request; the path test keeps it cheap."""
-    target = request.raw_path
-    if target.startswith(ADMIN_PREFIX) or (
-        not target.startswith("/") and ADMIN_PREFIX in target
-    ):
-        forwarded = addressed_elsewhere(request)
-        return await (handle(request) if forwarded else handler(request))
-    return await handler(request)
-
-
 async def _admin_elsewhere(request: web.Request) -> web.StreamResponse:
     if addressed_elsewhere(request):
         return await handle(request)  # the target host's path, not memtap's admin API
@@ -190,14 +172,14 @@ def build_app(
     )
     runtime.pipeline = Pipeline(addons(runtime))
     admin_here = not holder.current.admin.listen
-    app = web.Application(middlewares=(_forwarded_admin_paths,) if admin_here else ())
+    app = web.Application()
     app[RUNTIME] = runtime
     app[FORWARD_ACCESS] = ForwardAccess()  # access: forward-proxy auth + destinations
     app.cleanup_ctx.extend((_engine_ctx, _upstream_ctx))
     if watch_config:
         app.cleanup_ctx.append(_config_watch_ctx)
     if admin_here:
-        mount_admin(app)
+        mount_admin(app, handle)
     else:
         app.router.add_route("*", ADMIN_PREFIX + "{tail:(/.*)?}", _admin_elsewhere)
     app.router.add_route("*", "/{tail:.*}", handle)

@@ -347,6 +347,7 @@ async def bench(args: argparse.Namespace) -> None:
                 config.write_text(
                     f"listen: 127.0.0.1:0\ndata_dir: {tmp}/data\nmemory:\n  enabled: false\n"
                     f"upstreams:\n  - name: bench\n    url: {upstream}\nlog:\n  format: json\n  level: info\n"
+                    + args.extra_yaml.replace("\\n", "\n")
                 )
                 log_path = Path(tmp) / "memtap.log"
                 async with child(
@@ -355,8 +356,18 @@ async def bench(args: argparse.Namespace) -> None:
                     if args.py_spy:
                         spy = await asyncio.create_subprocess_exec(
                             str(Path(python).with_name("py-spy")),
-                            "record", "-p", str(memtap_target[1]), "-d", "8", "-r", "250",
-                            "--format", "raw", "--nonblocking", "-o", args.py_spy,
+                            "record",
+                            "-p",
+                            str(memtap_target[1]),
+                            "-d",
+                            "8",
+                            "-r",
+                            "250",
+                            "--format",
+                            "raw",
+                            "--nonblocking",
+                            "-o",
+                            args.py_spy,
                             stdout=asyncio.subprocess.DEVNULL,
                             stderr=asyncio.subprocess.DEVNULL,
                         )
@@ -631,6 +642,12 @@ def main() -> None:
         "--py-spy",
         default="",
         help="sample memtap with py-spy during a warm-up load into this file (raw)",
+    )
+    parser.add_argument(
+        "--extra-yaml",
+        default="",
+        help="appended to memtap's config, for A/B runs (\\n for line breaks), e.g. "
+        "'admin:\\n  listen: 127.0.0.1:0'",
     )
     parser.add_argument(
         "--rounds",

@@ -139,10 +139,11 @@ def named_in(text: str, option: str) -> bool:
 
 def admin_endpoints() -> set[str]:
     """`METHOD /_memtap/path` of every route the admin sub-app registers (HEAD is aiohttp's
-    automatic companion of GET, not an endpoint of its own)."""
+    automatic companion of GET, not an endpoint of its own; the "*" routes are the JSON
+    404/405 for paths no endpoint has)."""
     endpoints: set[str] = set()
     for route in build_admin_app().router.routes():
-        if route.method == "HEAD" or route.resource is None:
+        if route.method in ("HEAD", "*") or route.resource is None:
             continue
         endpoints.add(f"{route.method} {ADMIN_PREFIX}{route.resource.canonical}")
     return endpoints

@@ -8,11 +8,14 @@ from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp.web_urldispatcher import PrefixedSubAppResource
 
+from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config
 from memtap.proxy.admin.app import is_loopback
+from memtap.proxy.server import build_app
 from tests.conftest import MemtapServer
-from tests.support.admin import TOKEN, Admin, start_admin
+from tests.support.admin import TOKEN, Admin, admin_config, start_admin
 from tests.support.standin import Standin
 
 API_ROUTES = [
@@ -96,6 +99,31 @@ async def test_unknown_route_and_method_are_json(admin: Admin) -> None:
         wrong_method.status == 405
         and wrong_method.body["error"]["code"] == "method_not_allowed"
     )
+    assert set(wrong_method.headers["Allow"].split(",")) >= {"GET", "POST"}
+    bare_prefix = await admin.call("GET", "")  # /_memtap itself, no slash
+    assert (
+        bare_prefix.status == 404 and bare_prefix.body["error"]["code"] == "not_found"
+    )
+    unauthorised = await admin.call("PATCH", "/api/memories", token=None)
+    assert (
+        unauthorised.status == 401
+    )  # the token is asked for before the method is checked
+
+
+def test_a_proxied_request_runs_no_middleware_chain(
+    memtap_config: Callable[..., Config],
+) -> None:
+    """A sub-app with middlewares makes aiohttp run a middleware chain for every request of
+    the app it is mounted on (~10 µs a proxied request): the admin sub-app has none."""
+    app = build_app(ConfigHolder(admin_config(memtap_config)), watch_config=False)
+    mounted = [
+        resource
+        for resource in app.router.resources()
+        if isinstance(resource, PrefixedSubAppResource)
+    ]
+    assert mounted, "the admin sub-app is mounted on the proxy listener"
+    apps = [app] + [resource._app for resource in mounted]
+    assert all(len(each.middlewares) == 0 for each in apps)
 
 
 async def test_engine_unavailable_is_503(
