@@ -52,7 +52,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
 
 
 # Substrings (lower-case) without which no pattern can match: most lines skip the regexes.
-_TRIGGERS = ("authoriz", "key", "bearer", "basic", "token", "sk-", "aiza")
+# Each secret name holds "authoriz", "key" or "admin" (admin_token); "bearer" and "basic"
+# after a name need the name. Not "token": every memory line has a "tokens" field.
+_TRIGGERS = ("authoriz", "key", "admin", "bearer", "sk-", "aiza")
 
 
 def _may_hold_secret(lowered: str) -> bool:
@@ -62,8 +64,7 @@ def _may_hold_secret(lowered: str) -> bool:
         "key" in lowered
         or "authoriz" in lowered
         or "bearer" in lowered
-        or "token" in lowered
-        or "basic" in lowered
+        or "admin" in lowered
         or "sk-" in lowered
         or "aiza" in lowered
     )

@@ -15,9 +15,11 @@ import aiohttp
 import pytest
 
 from memtap.proxy.logs import (
+    _TRIGGERS,
     BatchingHandler,
     JsonFormatter,
     TextFormatter,
+    _may_hold_secret,
     configure_logging,
     log_fields,
     redact,
@@ -43,12 +45,24 @@ OPAQUE_SECRET = (
         f"token was {SECRET} in a message",
         f"bearer {OPAQUE_SECRET}",
         f"api_key={OPAQUE_SECRET}",
+        f"admin_token: {OPAQUE_SECRET}",
+        f'{{"ADMIN-TOKEN": "{OPAQUE_SECRET}"}}',
+        f"adminToken={OPAQUE_SECRET}",
     ],
 )
 def test_redact_removes_credentials(text):
     cleaned = redact(text)
     assert OPAQUE_SECRET not in cleaned and SECRET not in cleaned
     assert "[REDACTED]" in cleaned
+
+
+def test_memory_lines_skip_the_secret_patterns():
+    """Every memory line has a `tokens` field: it is no trace of a secret (the patterns ran
+    on every such line, 3 % of a memory request's CPU)."""
+    line = '{"event": "memory.injected", "tokens": 42, "injected_tokens": 42}'
+    assert not _may_hold_secret(line.lower())
+    assert _may_hold_secret('{"admin_token": "x"}'.lower())
+    assert all(_may_hold_secret(trigger) for trigger in _TRIGGERS)
 
 
 def test_redact_leaves_ordinary_text_alone():
