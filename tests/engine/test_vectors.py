@@ -192,3 +192,44 @@ async def test_small_chunks_keep_a_many_owner_file_small(tmp_path: Path) -> None
         )
     finally:
         await db.close()
+
+
+async def test_an_owner_loads_its_own_rows_whole_small_or_past_the_knn_limit(
+    tmp_path: Path,
+) -> None:
+    """`load_owner` reads a small owner through a KNN inside its partition (a plain
+    `WHERE owner = ?` scanned every owner's chunks) and an owner past sqlite-vec's largest
+    `k` through the scan: either way every row of the owner, no other owner's."""
+    db = await open_db(tmp_path / "load.db")
+    big = vectors.KNN_MAX_K + 37
+    rng = np.random.default_rng(3)
+    expected: dict[str, dict[str, np.ndarray]] = {"small": {}, "big": {}, "other": {}}
+    try:
+        await db.write(lambda conn: vectors.reset_for_signature(conn, "test:m:4", DIM))
+
+        def fill(conn: object) -> None:
+            now = now_iso()
+            for owner, count in (("small", 21), ("big", big), ("other", 300)):
+                for i in range(count):
+                    memory_id = f"{owner}-{i}"
+                    vector = rng.standard_normal(DIM).astype(np.float32)
+                    expected[owner][memory_id] = vector / np.linalg.norm(vector)
+                    conn.execute(  # type: ignore[attr-defined]
+                        "INSERT INTO memories(id, owner, type, content, created_at, updated_at) VALUES (?,?,?,?,?,?)",
+                        (memory_id, owner, "factual", f"fact {i}", now, now),
+                    )
+                    conn.execute(  # type: ignore[attr-defined]
+                        f"INSERT INTO {vectors.VEC_TABLE}(memory_id, owner, embedding) VALUES (?,?,?)",
+                        (memory_id, owner, vector.tobytes()),
+                    )
+
+        await db.write(fill)
+        for owner in ("small", "big"):
+            ids, matrix = await db.read(
+                lambda conn, o=owner: vectors.load_owner(conn, o, DIM)
+            )
+            assert sorted(ids) == sorted(expected[owner]), owner
+            for row, memory_id in enumerate(ids):
+                assert np.allclose(matrix[row], expected[owner][memory_id], atol=1e-6)
+    finally:
+        await db.close()
