@@ -24,6 +24,7 @@ from memtap.engine.sqlite.fts import (
     MAX_TERMS,
     OwnerSizes,
     _has_token,
+    informative_terms,
     query_terms,
     quote,
     ranked_text_first,
@@ -134,7 +135,9 @@ def keyword(
 ) -> list[ChunkHit]:
     """Live windows matching the query's words, best bm25 first, newer first on ties;
     `sizes` allows the text-first plan (`fts.text_first`)."""
-    terms = query_terms(query)[:MAX_TERMS]
+    terms = informative_terms(
+        conn, "episode_chunks_fts", query_terms(query)[:MAX_TERMS], sizes
+    )
     if not terms:
         return []
     words = "text : (" + " OR ".join(quote(t) for t in terms) + ")"

@@ -41,17 +41,53 @@ TEXT_FIRST_RATIO = 20
 TEXT_FIRST_DEPTH = 4
 """Best word matches joined per row wanted (the rest of the live filter may drop some)."""
 OWNER_SIZE_TTL_S = 60.0
+MAX_RANKED_TERMS = 12
+"""Words of one query ranked by bm25() at most. bm25() reads the whole doclist of every word
+in the MATCH to weigh it, every owner's rows: ~60 µs a word over 4,000 windows, growing
+with the table, and a ~450-character message has ~25 words. A longer query keeps its
+rarest words (`informative_terms`): a word in many rows weighs little in bm25 anyway."""
+WORD_ROWS_CAP = 10_000
+"""A word's rows are counted up to this many (past it, only its place in the query tells
+two such words apart)."""
+COLUMN_FILTERS = {"memories_fts": "{content key}", "episode_chunks_fts": "text"}
+"""The columns a query's words are matched in, per FTS index."""
 CONTENT_TABLES = {"memories_fts": "memories", "episode_chunks_fts": "episode_chunks"}
 """The table each FTS index is kept from (by triggers, one FTS row per row)."""
 
 
 class OwnerSizes:
-    """Rows per owner in FTS tables, remembered for `ttl_s` (they only steer a plan)."""
+    """Rows per owner, and rows per word, in FTS tables, remembered for `ttl_s` (they only
+    steer a plan and the choice of a long query's words)."""
 
     def __init__(self, ttl_s: float = OWNER_SIZE_TTL_S) -> None:
         self.ttl_s = ttl_s
         self._lock = threading.Lock()
         self._rows: dict[tuple[str, str], tuple[int, float]] = {}
+        self._word_rows: dict[tuple[str, str], tuple[int, float]] = {}
+
+    def word_rows(self, conn: Conn, table: str, word: str) -> int:
+        """Rows of `table` (every owner's) holding `word` in the searched columns, counted up
+        to `WORD_ROWS_CAP`."""
+        now = time.monotonic()
+        key = (table, word)
+        with self._lock:
+            known = self._word_rows.get(key)
+        if known is not None and now - known[1] < self.ttl_s:
+            return known[0]
+        match = f"{COLUMN_FILTERS[table]} : {quote(word)}"
+        count = int(
+            conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                (match, WORD_ROWS_CAP),
+            ).fetchone()[0]
+        )
+        if count == 0:
+            return 0  # not remembered: a row written next may hold it (and asking is cheap)
+        with self._lock:
+            if len(self._word_rows) > 20_000:
+                self._word_rows.clear()
+            self._word_rows[key] = (count, now)
+        return count
 
     def rows(self, conn: Conn, table: str, owner: str | None) -> int:
         """The owner's rows in `table` (None: all rows)."""
@@ -159,6 +195,21 @@ def query_terms(text: str) -> list[str]:
         if len(seen) >= MAX_TERMS:
             break
     return list(seen)
+
+
+def informative_terms(
+    conn: Conn, table: str, terms: list[str], sizes: OwnerSizes | None
+) -> list[str]:
+    """`terms` when they are few (or nothing to count with); else, of the words some row of
+    `table` holds, the `MAX_RANKED_TERMS` held by the fewest rows, in their order. Among
+    words as common, the later ones stay (a long message usually ends with its question)."""
+    if len(terms) <= MAX_RANKED_TERMS or sizes is None:
+        return terms
+    rows = [sizes.word_rows(conn, table, term) for term in terms]
+    # A word no row holds matches nothing: it goes first, whatever its count would rank.
+    held = [i for i in range(len(terms)) if rows[i] > 0]
+    rarest = sorted(held, key=lambda i: (rows[i], -i))
+    return [terms[i] for i in sorted(rarest[:MAX_RANKED_TERMS])]
 
 
 def quote(text: str) -> str:

@@ -139,14 +139,22 @@ class SqliteRecordStore:
         self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
         terms = fts.query_terms(query)
-        match = fts.build_match(terms, live)
-        if match is None:
+        if fts.build_match(terms, live) is None:
             return []
-        text, sizes = fts.text_match(terms), self.owner_sizes
         return await self.db.read(
-            lambda conn: fts.search(conn, match, live, limit, text, sizes),
+            lambda conn: self._search(conn, terms, live, limit),
             timeout_ms=self.read_timeout_ms,
         )
+
+    def _search(
+        self, conn: Conn, terms: list[str], live: Live, limit: int
+    ) -> list[tuple[Memory, float]]:
+        chosen = fts.informative_terms(conn, "memories_fts", terms, self.owner_sizes)
+        match = fts.build_match(chosen, live)
+        if match is None:
+            return []
+        text = fts.text_match(chosen)
+        return fts.search(conn, match, live, limit, text, self.owner_sizes)
 
     async def keyword_and_recent(
         self, query: str, live: Live, limit: int
@@ -154,13 +162,11 @@ class SqliteRecordStore:
         # Both rankings in ONE trip to a reader thread (each trip costs a thread wake-up on
         # the request path).
         terms = fts.query_terms(query)
-        match = fts.build_match(terms, live)
-        if match is None:
+        if fts.build_match(terms, live) is None:
             return [], []
-        text, sizes = fts.text_match(terms), self.owner_sizes
 
         def run(conn: Conn) -> tuple[list[tuple[Memory, float]], list[Memory]]:
-            found = fts.search(conn, match, live, limit, text, sizes)
+            found = self._search(conn, terms, live, limit)
             return found, (memories.recent(conn, live, limit) if found else [])
 
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)

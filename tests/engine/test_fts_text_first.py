@@ -150,3 +150,64 @@ def test_owner_sizes_are_remembered_for_their_ttl(conn: Any) -> None:
     assert sizes.rows(conn, "memories_fts", BIG) == 120  # a plan hint, not a result
     assert fts.OwnerSizes(ttl_s=0).rows(conn, "memories_fts", BIG) == 150
     assert sizes.rows(conn, "memories_fts", None) == 150
+
+
+# -- a long query's words -------------------------------------------------------------------
+
+COMMON = (
+    "meeting work week team plan review notes today budget release order question "
+    "thursday morning office project"
+)
+
+
+def test_a_long_query_ranks_its_rarest_words_in_their_order(conn: Any) -> None:
+    for i in range(120):
+        memories.upsert(
+            conn, NewMemory(owner=SMALL, content=f"{COMMON} entry {i}"), iso(NOW)
+        )
+    memories.upsert(
+        conn, NewMemory(owner=SMALL, content="My dog Rex eats salmon kibble"), iso(NOW)
+    )
+    query = f"Rex was sick again, {COMMON}: which kibble should he eat?"
+    terms = fts.query_terms(query)
+    assert len(terms) > fts.MAX_RANKED_TERMS
+    sizes = fts.OwnerSizes()
+    chosen = fts.informative_terms(conn, "memories_fts", terms, sizes)
+    assert len(chosen) == fts.MAX_RANKED_TERMS
+    assert chosen == [t for t in terms if t in chosen]  # their order
+    # Words no row holds go first ("sick": they match nothing), then the commonest words
+    # said first; a rarer word stays wherever it was said.
+    assert "sick" not in chosen
+    assert {"rex", "kibble", "eat"} <= set(chosen)
+    assert "meeting" not in chosen and "project" in chosen
+    # Short queries are left whole, and nothing is counted for them.
+    assert fts.informative_terms(conn, "memories_fts", terms[:5], sizes) == terms[:5]
+    match = fts.build_match(chosen, live(SMALL))
+    assert match is not None
+    found = fts.search(conn, match, live(SMALL), 3, fts.text_match(chosen), sizes)
+    assert found[0][0].content == "My dog Rex eats salmon kibble"
+
+
+def test_word_rows_are_counted_once_a_while_and_capped(
+    conn: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fts, "WORD_ROWS_CAP", 50)
+    fill_memories(conn, BIG, 200, every=2)
+    sizes = fts.OwnerSizes()
+    assert sizes.word_rows(conn, "memories_fts", "bicycle") == 50  # 100 rows, capped
+    assert sizes.word_rows(conn, "memories_fts", "errands") == 50
+    for n in range(3):
+        memories.upsert(conn, NewMemory(owner=SMALL, content=f"zebra {n}"), iso(NOW))
+    assert sizes.word_rows(conn, "memories_fts", "zebra") == 3
+    memories.upsert(conn, NewMemory(owner=SMALL, content="zebra 3"), iso(NOW))
+    assert sizes.word_rows(conn, "memories_fts", "zebra") == 3  # remembered a while
+    memories.upsert(conn, NewMemory(owner=SMALL, content="A unicorn"), iso(NOW))
+    # A word no row held is asked again: a row written since holds it.
+    assert sizes.word_rows(conn, "memories_fts", "unicorn") == 1
+    episodes.add(
+        conn,
+        [NewEpisode(SMALL, None, "user", "The unicorn ate my homework.", iso(NOW))],
+        iso(NOW),
+        1000,
+    )
+    assert sizes.word_rows(conn, "episode_chunks_fts", "unicorn") == 1
