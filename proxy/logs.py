@@ -57,7 +57,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
 _TRIGGERS = ("authoriz", "key", "admin", "bearer", "sk-", "aiza")
 
 
-def _may_hold_secret(lowered: str) -> bool:
+def _may_hold_secret(text: str) -> bool:
+    lowered = text.lower()
+    if not lowered.isascii():
+        # The patterns ignore case, which matches the Turkish dotted capital and dotless i
+        # to "i" ("ADMİN_TOKEN", "authorızation"); lower() alone does not.
+        lowered = lowered.replace("ı", "i").replace("i\u0307", "i")
     # Plain substring tests, spelled out: about 2x faster than any() over _TRIGGERS and 20x
     # faster than one case-insensitive alternation regex (measured on a request.done line).
     return (
@@ -72,7 +77,7 @@ def _may_hold_secret(lowered: str) -> bool:
 
 def redact(text: str) -> str:
     """`text` with credential values replaced by `[REDACTED]`."""
-    if not _may_hold_secret(text.lower()):
+    if not _may_hold_secret(text):
         return text
     for pattern, replace in _PATTERNS:
         text = pattern.sub(replace, text)
@@ -304,9 +309,7 @@ class BatchingHandler(logging.Handler):
                 self.handleError(_record_of(item) if isinstance(item, tuple) else item)
         # One look for a secret's traces over the batch's queued lines instead of one a
         # line; the lines are redacted one by one (as `format` does) only when it finds one.
-        if unredacted and _may_hold_secret(
-            "\n".join([lines[i] for i in unredacted]).lower()
-        ):
+        if unredacted and _may_hold_secret("\n".join([lines[i] for i in unredacted])):
             for i in unredacted:
                 lines[i] = redact(lines[i])
         if lines:

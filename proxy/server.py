@@ -181,8 +181,9 @@ def build_app(
     if admin_here:
         mount_admin(app, handle)
     else:
-        app.router.add_route("*", ADMIN_PREFIX + "{tail:(/.*)?}", _admin_elsewhere)
-    app.router.add_route("*", "/{tail:.*}", handle)
+        app.router.add_route("*", ADMIN_PREFIX + "{tail:(?s:(/.*)?)}", _admin_elsewhere)
+    # (?s): a path may hold a newline (a decoded "%0A"); it is proxied like any other.
+    app.router.add_route("*", "/{tail:(?s:.*)}", handle)
     return app
 
 

@@ -226,7 +226,7 @@ def _claim(reverse: _Reverse, text: str) -> Claim | None:
     if not obj or not any(ch.isalnum() for ch in obj):
         return None
     rule = reverse.rule
-    keyed = _THIRD_WORD.sub(lambda w: _FIRST_EN[w.group(0).lower()], obj)
+    keyed = _THIRD_WORD.sub(_first_word, obj)
     slot = rule.slot_for(keyed, m.groupdict().get("what"))
     polarity = rule.polarity
     if m.groupdict().get("neg") or _NOT.match(obj):
@@ -273,7 +273,8 @@ def _first_person(text: str) -> list[str]:
 
 
 def _first_word(m: re.Match[str]) -> str:
-    return _FIRST_EN[m.group(0).lower()]
+    # _THIRD_WORD ignores case, so "THEİR" and "theır" reach here too: folded like it folds.
+    return _FIRST_EN[_fold(m.group(0))]
 
 
 def _base_verb(word: str) -> str | None:

@@ -271,7 +271,8 @@ def build_admin_app(forward: Handler | None = None) -> web.Application:
                 route.method, route.path, _route(route.handler, forward), route.kwargs
             ).register(admin.router)
     # The prefix itself ("/_memtap", no slash) and any path under it no route has.
-    for path in ("", "/{tail:.*}"):
+    # (?s): a decoded "%0A" in the path is a newline, which a bare ".*" does not match.
+    for path in ("", "/{tail:(?s:.*)}"):
         admin.router.add_route("*", path, _route(_unrouted, forward))
     return admin
 

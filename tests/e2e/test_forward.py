@@ -181,12 +181,14 @@ async def test_admin_paths_of_a_forwarded_request_belong_to_the_target(
     ) as client:
         intercepted = await client.get(f"{https_standin.url}/_memtap/health?x=1")
         absolute = await client.get(f"{plain_standin.url}/_memtap/stats")
+        newline = await client.get(f"{plain_standin.url}/_memtap/a%0Ab")
     # The stand-in answered (memtap's own /_memtap/health has no "path" field).
     assert intercepted.status_code == 200
     assert intercepted.json() == {"path": "/_memtap/health?x=1"}
     assert [r.path for r in https_standin.requests] == ["/_memtap/health?x=1"]
     assert absolute.status_code == 200
     assert absolute.json() == {"path": "/_memtap/stats"}
+    assert newline.status_code == 200 and newline.json() == {"path": "/_memtap/a%0Ab"}
     # memtap's admin API still answers requests addressed to memtap itself.
     async with httpx.AsyncClient(trust_env=False) as client:
         own = await client.get(f"{running.base_url}/_memtap/health")
@@ -202,8 +204,10 @@ async def test_admin_paths_are_forwarded_when_the_admin_api_listens_elsewhere(
         proxy=running.base_url, verify=verify, trust_env=False
     ) as client:
         forwarded = await client.get(f"{https_standin.url}/_memtap/memories")
+        newline = await client.get(f"{https_standin.url}/_memtap/a%0Ab")
     assert forwarded.status_code == 200
     assert forwarded.json() == {"path": "/_memtap/memories"}
+    assert newline.status_code == 200 and newline.json() == {"path": "/_memtap/a%0Ab"}
     # Addressed to memtap itself, the proxy port still says where the admin API is.
     async with httpx.AsyncClient(trust_env=False) as client:
         own = await client.get(f"{running.base_url}/_memtap/api/memories")

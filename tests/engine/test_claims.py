@@ -83,3 +83,20 @@ def test_a_cached_claim_is_the_claim_read(content: str) -> None:
     conflict._cached_claim.cache_clear()
     assert conflict.claim_of(content) == conflict._read_claim(content)
     assert conflict.claim_of(content) == conflict._read_claim(content)
+
+
+@pytest.mark.parametrize("their", ["their", "THEIR", "theır", "THEİR", "Them", "thEy"])
+def test_third_person_words_in_any_spelling_are_read(their: str) -> None:
+    # The third-person regex ignores case (dotted and dotless i included): every word it
+    # finds must have its first-person form, or reading the claim raises.
+    conflict._cached_claim.cache_clear()
+    content = f"Lives with {their} sister"
+    plain = f"Lives with {their.lower().replace('ı', 'i').replace('i̇', 'i')} sister"
+    read, expected = conflict.claim_of(content), conflict.claim_of(plain)
+    assert read is not None and expected is not None
+    assert (read.subject, read.slot, read.polarity) == (
+        expected.subject,
+        expected.slot,
+        expected.polarity,
+    )
+    assert conflict._first_person(content)[0].startswith("I live with ")

@@ -100,6 +100,9 @@ async def test_unknown_route_and_method_are_json(admin: Admin) -> None:
         and wrong_method.body["error"]["code"] == "method_not_allowed"
     )
     assert set(wrong_method.headers["Allow"].split(",")) >= {"GET", "POST"}
+    for path in ("/api/a%0Ab", "/%0A"):  # a decoded newline in the path
+        newline = await admin.call("GET", path)
+        assert newline.status == 404 and newline.body["error"]["code"] == "not_found"
     bare_prefix = await admin.call("GET", "")  # /_memtap itself, no slash
     assert (
         bare_prefix.status == 404 and bare_prefix.body["error"]["code"] == "not_found"

@@ -48,6 +48,12 @@ OPAQUE_SECRET = (
         f"admin_token: {OPAQUE_SECRET}",
         f'{{"ADMIN-TOKEN": "{OPAQUE_SECRET}"}}',
         f"adminToken={OPAQUE_SECRET}",
+        # The patterns ignore case the Unicode way: Turkish dotted and dotless i are "i".
+        f"ADMİN_TOKEN: {OPAQUE_SECRET}",
+        f"admın_token: {OPAQUE_SECRET}",
+        f"AUTHORİZATİON: Basic {OPAQUE_SECRET}",
+        f"authorızation: Basic {OPAQUE_SECRET}",
+        f"authorızation: {OPAQUE_SECRET}",
     ],
 )
 def test_redact_removes_credentials(text):
@@ -60,8 +66,9 @@ def test_memory_lines_skip_the_secret_patterns():
     """Every memory line has a `tokens` field: it is no trace of a secret (the patterns ran
     on every such line, 3 % of a memory request's CPU)."""
     line = '{"event": "memory.injected", "tokens": 42, "injected_tokens": 42}'
-    assert not _may_hold_secret(line.lower())
-    assert _may_hold_secret('{"admin_token": "x"}'.lower())
+    assert not _may_hold_secret(line)
+    assert _may_hold_secret('{"admin_token": "x"}')
+    assert _may_hold_secret('{"ADMİN_TOKEN": "x"}')
     assert all(_may_hold_secret(trigger) for trigger in _TRIGGERS)
 
 

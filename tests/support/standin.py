@@ -377,7 +377,7 @@ class Standin:
 
     async def start(self) -> None:
         app = web.Application(client_max_size=1024**3)
-        app.router.add_route("*", "/{tail:.*}", self._dispatch)
+        app.router.add_route("*", "/{tail:(?s:.*)}", self._dispatch)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await self._runner.setup()
         context = self.tls.server_context() if self.tls else None
