@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +31,7 @@ import aiosqlite
 
 from memtap.engine.api import EngineError, StoreError, StoreUnavailable
 from memtap.engine.sqlite.driver import Driver
+from memtap.engine.sqlite.readers import ReaderPool, ReadNotStarted
 
 log = logging.getLogger("memtap.store")
 
@@ -40,7 +40,6 @@ Conn = Any
 """A driver connection (`sqlite3.Connection` or `pysqlite3.dbapi2.Connection`)."""
 
 WRITE_BATCH_MAX = 64
-PROGRESS_OPS = 2000
 
 
 class StoreBusy(StoreError):
@@ -99,12 +98,6 @@ class _Job:
     transactional: bool
 
 
-@dataclass(slots=True)
-class _Reader:
-    conn: aiosqlite.Connection
-    deadline: list[float] = field(default_factory=lambda: [0.0])
-
-
 def _raw(conn: aiosqlite.Connection) -> Conn:
     # The driver connection behind aiosqlite's thread (private attribute, stable since 0.17).
     return conn._conn
@@ -128,8 +121,7 @@ class Database:
         self.extensions: dict[str, str] = {}
         """Extension name -> "loaded" | "error: ..." (on the writer; readers load the same)."""
         self._writer: aiosqlite.Connection | None = None
-        self._readers: list[_Reader] = []
-        self._pool: asyncio.Queue[_Reader] = asyncio.Queue()
+        self._readers: ReaderPool | None = None
         self._jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
         self._writer_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -150,8 +142,6 @@ class Database:
         driver: Driver,
         *,
         readers: int = 4,
-        # A reader is held until the loop resumes the read's caller: under load that is
-        # most of its time, so more readers than cores keep request-path reads from queuing.
         busy_timeout_ms: int = 1000,
         read_busy_timeout_ms: int = 200,
         extension_loaders: Sequence[tuple[str, Callable[[Conn], None]]] = (),
@@ -168,17 +158,21 @@ class Database:
             self._writer = await self._connect(
                 self.busy_timeout_ms, extension_loaders, writer=True
             )
-            for _ in range(max(1, readers)):
-                conn = await self._connect(
-                    read_busy_timeout_ms, extension_loaders, writer=False
-                )
-                reader = _Reader(conn)
-                await _in_thread(
-                    conn,
-                    functools.partial(_install_progress, _raw(conn), reader.deadline),
-                )
-                self._readers.append(reader)
-                self._pool.put_nowait(reader)
+            path, driver = str(self.path), self.driver
+
+            def reader() -> Conn:
+                raw = driver.connect(path, timeout=read_busy_timeout_ms / 1000)
+                try:
+                    self._configure(
+                        raw, read_busy_timeout_ms, extension_loaders, writer=False
+                    )
+                except BaseException:
+                    raw.close()
+                    raise
+                return raw
+
+            self._readers = ReaderPool(reader, readers)
+            await self._readers.start()
         except BaseException as exc:
             await self._close_connections()
             err = translate(exc, self.driver)
@@ -197,7 +191,6 @@ class Database:
         fail with `StoreGone`), then connect to whatever is at `path` now (a new file when
         nothing is). Everyone holding this `Database` carries on with the new file."""
         await self.close()
-        self._pool = asyncio.Queue()
         self._jobs = asyncio.Queue()
         self.extensions = {}
         await self._start()
@@ -217,37 +210,42 @@ class Database:
         # abandoned transaction as safe as a crash.
         conn._thread.daemon = True
         await conn
-
-        def setup() -> None:
-            raw = _raw(conn)
-            raw.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
-            if writer:
-                mode = raw.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    log.warning(
-                        "store.no_wal", extra={"fields": {"journal_mode": mode}}
-                    )
-                # Freed pages are zeroed so erased text does not linger in the file.
-                raw.execute("PRAGMA secure_delete = ON")
-            raw.execute("PRAGMA synchronous = NORMAL")
-            raw.execute("PRAGMA temp_store = MEMORY")
-            for name, loader in loaders:
-                try:
-                    loader(raw)
-                    if writer:
-                        self.extensions[name] = "loaded"
-                except Exception as exc:  # noqa: BLE001 - an extension is optional
-                    if writer:
-                        self.extensions[name] = f"error: {type(exc).__name__}: {exc}"[
-                            :200
-                        ]
-
         try:
-            await _in_thread(conn, setup)
+            await _in_thread(
+                conn,
+                lambda: self._configure(_raw(conn), busy_ms, loaders, writer=writer),
+            )
         except BaseException:
             await conn.close()
             raise
         return conn
+
+    def _configure(
+        self,
+        raw: Conn,
+        busy_ms: int,
+        loaders: Sequence[tuple[str, Callable[[Conn], None]]],
+        *,
+        writer: bool,
+    ) -> None:
+        """Pragmas and extensions, in the thread that owns `raw`."""
+        raw.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
+        if writer:
+            mode = raw.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                log.warning("store.no_wal", extra={"fields": {"journal_mode": mode}})
+            # Freed pages are zeroed so erased text does not linger in the file.
+            raw.execute("PRAGMA secure_delete = ON")
+        raw.execute("PRAGMA synchronous = NORMAL")
+        raw.execute("PRAGMA temp_store = MEMORY")
+        for name, loader in loaders:
+            try:
+                loader(raw)
+                if writer:
+                    self.extensions[name] = "loaded"
+            except Exception as exc:  # noqa: BLE001 - an extension is optional
+                if writer:
+                    self.extensions[name] = f"error: {type(exc).__name__}: {exc}"[:200]
 
     async def close(self) -> None:
         """Finish every queued write, then close all connections."""
@@ -261,13 +259,13 @@ class Database:
         await self._close_connections()
 
     async def _close_connections(self) -> None:
-        conns = [r.conn for r in self._readers]
-        if self._writer is not None:
-            conns.append(self._writer)
-        for conn in conns:
+        readers, self._readers = self._readers, None
+        if readers is not None:
             with contextlib.suppress(Exception):
-                await conn.close()
-        self._readers.clear()
+                await readers.close()
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                await self._writer.close()
         self._writer = None
 
     @property
@@ -358,46 +356,33 @@ class Database:
         """Run `fn(conn)` on a reader connection (never waits for the writer). With
         `timeout_ms`, the wait for a free reader and the statement share the limit: SQLite
         interrupts the statement past the deadline (StoreTimeout)."""
-        if self._closed:
+        readers = self._readers
+        if self._closed or readers is None:
             raise StoreClosed("database is closed")
-        deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else 0.0
-        if deadline:
-            try:
-                # Both readers can be busy (a vector-cache load, a long KNN): a retrieval
-                # must not spend its whole budget queueing and then run on top of it.
-                async with asyncio.timeout(timeout_ms / 1000):  # type: ignore[operator]
-                    reader = await self._pool.get()
-            except TimeoutError:
-                raise StoreTimeout(f"no reader free within {timeout_ms} ms") from None
-        else:
-            reader = await self._pool.get()
+        if not timeout_ms:
+            return await self._outcome(readers.submit(fn, 0.0))
+        deadline = time.monotonic() + timeout_ms / 1000
+        read = readers.submit(fn, deadline)
         try:
+            # Every reader can be busy (a vector-cache load, a long KNN): a retrieval must
+            # not spend its whole budget queueing and then run on top of it. Cancelling the
+            # read's future skips it if no reader took it yet; a running statement is
+            # interrupted at the same deadline.
+            async with asyncio.timeout(timeout_ms / 1000):
+                return await self._outcome(read)
+        except (TimeoutError, ReadNotStarted):
+            raise StoreTimeout(f"read not done within {timeout_ms} ms") from None
 
-            def run() -> T:
-                reader.deadline[0] = deadline
-                try:
-                    return fn(_raw(reader.conn))
-                finally:
-                    reader.deadline[0] = 0.0
-
-            return await _in_thread(reader.conn, run)
+    async def _outcome(self, read: asyncio.Future[T]) -> T:
+        try:
+            return await read
+        except (asyncio.CancelledError, ReadNotStarted):
+            raise
         except BaseException as exc:
             err = translate(exc, self.driver)
             if err is exc:
                 raise
             raise err from exc
-        finally:
-            # Safe even when the caller was cancelled mid-read: aiosqlite runs this
-            # connection's jobs one after another, so the next read just queues behind.
-            self._pool.put_nowait(reader)
-
-
-def _install_progress(raw: Conn, deadline: list[float]) -> None:
-    def check() -> int:
-        # Non-zero aborts the running statement with "interrupted".
-        return 1 if deadline[0] and time.monotonic() > deadline[0] else 0
-
-    raw.set_progress_handler(check, PROGRESS_OPS)
 
 
 def _transaction(

@@ -186,3 +186,55 @@ async def test_close_finishes_queued_writes(tmp_path: Path) -> None:
         )
     finally:
         await again.close()
+
+
+async def test_a_reader_takes_the_next_read_while_the_loop_is_busy(
+    tmp_path: Path,
+) -> None:
+    """A reader goes back as soon as its statement ends, not when the event loop resumes
+    the read's caller: under load the loop is late, and reads queued for readers."""
+    database = await Database.open(tmp_path / "r.db", choose_driver(), readers=1)
+    try:
+        ended: list[float] = []
+        started: list[float] = []
+
+        def first(c: Any) -> None:
+            c.execute("SELECT 1").fetchone()
+            ended.append(time.monotonic())
+
+        def second(c: Any) -> None:
+            started.append(time.monotonic())
+
+        reads = [
+            asyncio.create_task(database.read(first)),
+            asyncio.create_task(database.read(second)),
+        ]
+        await asyncio.sleep(0)  # both reads queued
+        time.sleep(0.3)  # noqa: ASYNC251 - the loop busy on purpose, as under load
+        await asyncio.gather(*reads)
+        assert started[0] - ended[0] < 0.15
+    finally:
+        await database.close()
+
+
+async def test_a_read_its_caller_gave_up_on_is_not_run(tmp_path: Path) -> None:
+    database = await Database.open(tmp_path / "s.db", choose_driver(), readers=1)
+    try:
+        release = threading.Event()
+        ran: list[str] = []
+        holding = asyncio.create_task(database.read(lambda c: release.wait(5)))
+        await asyncio.sleep(0.05)  # the only reader is taken
+        gave_up = asyncio.create_task(database.read(lambda c: ran.append("abandoned")))
+        await asyncio.sleep(0.05)
+        gave_up.cancel()
+        limited = asyncio.create_task(
+            database.read(lambda c: ran.append("too late"), timeout_ms=50)
+        )
+        with pytest.raises(StoreTimeout):
+            await limited
+        release.set()
+        await holding
+        assert await database.read(lambda c: c.execute("SELECT 7").fetchone()[0]) == 7
+        assert ran == []
+    finally:
+        await database.close()
