@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from memtap.engine import loop_lag
 from memtap.engine.api import EngineError, InvalidInput, NotFound, OutboxFull
 from memtap.engine.clock import now_iso
 from memtap.engine.episode_types import (
@@ -37,6 +38,7 @@ from memtap.engine.extraction.conflict import Claim, claim_of, resolve
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
+from memtap.engine.loop_lag import LoopLag
 from memtap.engine.maintenance import summarize
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.maintenance.sweep import run_sweep
@@ -52,7 +54,7 @@ from memtap.engine.ports import (
     VectorIndex,
 )
 from memtap.engine.retrieval.deadline import RetrievalClock
-from memtap.engine.retrieval.gate import VectorGate
+from memtap.engine.retrieval.gate import SHED_AFTER_SHARE, VectorGate
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.retrieval_slots import RetrievalSlots
 from memtap.engine.sqlite import local
@@ -151,6 +153,8 @@ class Engine:
         """Why there is no vector index (engine-status, health, reindex)."""
         self.pending = PendingTurns()
         self.retrieval_slots = RetrievalSlots()
+        self.loop_lag = LoopLag()
+        """How late the event loop runs: retrieval sheds multi-hop legs while it lags."""
         self.worker = OutboxWorker(
             outbox,
             store,
@@ -187,6 +191,7 @@ class Engine:
             log.info("memory.outbox_resumed", extra={"fields": {"pending": depth}})
         if worker:
             self.worker.start()
+        self.loop_lag.start()
         self._sweeper = asyncio.create_task(
             self._sweep_loop(), name="memtap-retention-sweep"
         )
@@ -208,6 +213,7 @@ class Engine:
                 await self._sweeper
         if self.backfill is not None:
             await self.backfill.stop()
+        await self.loop_lag.stop()
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
         if self.episodes is not None:
             with contextlib.suppress(Exception):
@@ -287,31 +293,53 @@ class Engine:
         # The keyword leg waits for the owner's rows; the vector leg, if it runs, for
         # their vectors too (a retrieval that reads no vectors never waits for a write
         # embedding).
-        rows_applied = await self._read_own_writes(request.owner, clock, vectors=False)
+        # A saturated loop: only the facts' keyword leg (one hop) makes it in time, and
+        # waiting for the owner's turns (a worker behind, more hops) would not either.
+        shed = None
+        lag_s = self.loop_lag.now_s()
+        if loop_lag.lagging(lag_s, cfg.retrieval_timeout_ms):
+            shed = {"reason": loop_lag.REASON, "lag_ms": round(lag_s * 1000, 1)}
+        rows_applied = await self._read_own_writes(
+            request.owner, clock, vectors=False, wait=shed is None
+        )
 
         async def own_vectors() -> None:
             if rows_applied:
                 await self._read_own_writes(request.owner, clock, vectors=True)
 
-        # After the own-writes wait: a request waiting for its owner's turns holds no slot.
-        async with self.retrieval_slots.slot(cfg.max_concurrent_retrievals) as waited_s:
-            gate = VectorGate.for_request(strategy, cfg, slot_wait_s=waited_s)
-            context = self._context(clock, gate, own_vectors)
+        # Only the vector legs wait for a slot, and not past the shed point; a request
+        # waiting for its owner's turns (above) holds none.
+        admission = (
+            self.retrieval_slots.admission(
+                cfg.max_concurrent_retrievals,
+                clock.started + SHED_AFTER_SHARE * cfg.retrieval_timeout_ms / 1000,
+            )
+            if strategy in ("hybrid", "semantic")
+            else None
+        )
+        gate = VectorGate.for_request(strategy, cfg, admission=admission)
+        if shed is not None:
+            gate.decide(False, shed)
+        context = self._context(clock, gate, own_vectors)
+        with self.retrieval_slots.retrieving():
             try:
                 facts = retrieve(context, request, side_effects=side_effects)
                 if self.episodes is None:
                     return await facts
-                return await self.episodes.retrieve(facts, request, clock, gate)
+                return await self.episodes.retrieve(
+                    facts, request, clock, gate, shed=shed
+                )
             finally:
                 gate.close()
 
     async def _read_own_writes(
-        self, owner: str, clock: RetrievalClock, *, vectors: bool
+        self, owner: str, clock: RetrievalClock, *, vectors: bool, wait: bool = True
     ) -> bool:
         """Turns of this owner that completed before the request arrived take effect first
         (`vectors`: their vectors too; bounded: at most half the retrieval budget since
         `clock` started; after that retrieval goes on with what is stored). Owners with
-        nothing pending do not wait at all. False when the wait timed out."""
+        nothing pending do not wait at all; nor does anyone with `wait` False (memtap
+        saturated). False when the wait timed out or did not happen."""
         if not self.pending.pending(owner) or not self.worker.running:
             return True
         self.worker.hurry()
@@ -319,7 +347,7 @@ class Engine:
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
         )
         started = time.perf_counter()
-        left_s = max(0.0, budget_s - clock.elapsed_s())
+        left_s = max(0.0, budget_s - clock.elapsed_s()) if wait else 0.0
         behind_s = self.pending.expected_wait_s(owner, vectors=vectors)
         if behind_s > left_s:
             # The worker is that far behind: waiting would only cost this request its

@@ -1,17 +1,17 @@
-"""How many retrievals run at once (`memory.max_concurrent_retrievals`).
+"""How many retrievals run their vector legs at once (`memory.max_concurrent_retrievals`).
 
-A retrieval is a handful of hops (reader threads, the event loop, the query embedding). When a
-burst of requests arrives together — clients in step, a queue draining, a deploy — and every
-one of them runs at once, they share the one core between them and all finish late: past
-`retrieval_timeout_ms` every request goes upstream without memory, after the whole wait.
-Admitting a few at a time, first come first served, lets the first ones finish inside the
-limit and the later ones start on a quieter core; a request still queued when its limit runs
-out goes on without memory, as it would have anyway (measured with `scripts/bench_load.py`:
-a burst of 400 keyword retrievals on one core, median 23 % -> 31 % of them in time; see
-docs/performance.md).
+The vector legs (the query embedding, the facts' KNN, the episodes' vector arm) are a
+retrieval's costly part. When a burst arrives together — clients in step, a queue draining,
+a deploy — and every retrieval embeds at once, they share the one core and all finish late.
+So at most `limit` retrievals run vector legs at once, first come first served; one that
+cannot get a slot within its wait (`gate.SHED_AFTER_SHARE` of the limit) runs keyword only,
+as a missed vector deadline would leave it, without the cost.
 
-The time spent queued comes out of the request's limit (`RetrievalClock`), so the vector leg
-of a request admitted late gets what is left.
+The keyword legs never queue here. They used to: a slot was held for a whole retrieval,
+and under a saturated loop a retrieval's hops wait for the loop, so eight slots served ~80
+retrievals a second while 500 arrived; 8,313 of 10,432 retrievals that timed out at 400
+streams never got a slot (`bench_load.py`, keyword only with no slot limit: 98.9 % injected
+where relevant against 26.6 % with eight slots).
 """
 
 from __future__ import annotations
@@ -19,7 +19,45 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
+
+
+class Admission:
+    """One retrieval's claim on a vector slot: `wait` once, `release` when it ends."""
+
+    def __init__(
+        self, slots: RetrievalSlots, semaphore: asyncio.Semaphore | None, until: float
+    ) -> None:
+        self._slots = slots
+        self._semaphore = semaphore
+        self._until = until
+        self._held = False
+        self.waited_s = 0.0
+
+    async def wait(self) -> bool:
+        """True once a slot is held (at once with no limit); False when none came free
+        before `until`."""
+        if self._semaphore is None:
+            return True
+        started = time.perf_counter()
+        waiting = int(self._semaphore.locked())
+        self._slots.queued += waiting
+        try:
+            # A free slot is taken without suspending, so even a wait of 0 gets it.
+            async with asyncio.timeout(max(0.0, self._until - time.monotonic())):
+                await self._semaphore.acquire()
+        except TimeoutError:
+            return False
+        finally:
+            self._slots.queued -= waiting
+            self.waited_s = time.perf_counter() - started
+        self._held = True
+        return True
+
+    def release(self) -> None:
+        if self._held and self._semaphore is not None:
+            self._held = False
+            self._semaphore.release()
 
 
 class RetrievalSlots:
@@ -27,35 +65,30 @@ class RetrievalSlots:
         self._limit = 0
         self._slots: asyncio.Semaphore | None = None
         self.queued = 0
-        """Retrievals waiting for a slot now."""
+        """Retrievals waiting for a vector slot now."""
         self.running = 0
         """Retrievals running now (with no limit too: engine-status shows the load either way)."""
 
-    @contextlib.asynccontextmanager
-    async def slot(self, limit: int) -> AsyncIterator[float]:
-        """Run the body once one of `limit` slots is free (0: at once); yields how long it
-        waited for it, in seconds. A changed limit (hot reload) takes effect for the
-        retrievals that arrive after it."""
-        slots: asyncio.Semaphore | None = None
-        started = time.perf_counter()
-        if limit > 0:
-            if limit != self._limit or self._slots is None:
-                self._limit, self._slots = limit, asyncio.Semaphore(limit)
-            slots = self._slots
-            waiting = int(slots.locked())
-            self.queued += waiting
-            try:
-                await slots.acquire()
-            finally:
-                self.queued -= waiting
+    @contextlib.contextmanager
+    def retrieving(self) -> Iterator[None]:
+        """Counts a retrieval in `running` while it runs."""
         self.running += 1
         try:
-            yield time.perf_counter() - started
+            yield
         finally:
             self.running -= 1
-            if slots is not None:
-                slots.release()
+
+    def admission(self, limit: int, until: float) -> Admission:
+        """A claim on one of `limit` vector slots (0: no limit), waiting at most until
+        `until` (time.monotonic()). A changed limit (hot reload) applies to the claims
+        made after it."""
+        if limit <= 0:
+            return Admission(self, None, until)
+        if limit != self._limit or self._slots is None:
+            self._limit, self._slots = limit, asyncio.Semaphore(limit)
+        return Admission(self, self._slots, until)
 
     def to_json(self, limit: int) -> dict[str, int]:
-        """engine-status `retrievals`: a queue here means requests are waiting for memory."""
+        """engine-status `retrievals`: a queue here means requests wait to run their vector
+        legs (they go keyword only if none frees in time)."""
         return {"max_concurrent": limit, "running": self.running, "queued": self.queued}

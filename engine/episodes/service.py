@@ -25,7 +25,7 @@ from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import EpisodeStore, OutboxRow
-from memtap.engine.retrieval.deadline import RetrievalClock
+from memtap.engine.retrieval.deadline import RetrievalClock, episodes_deadline_s
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.types import Retrieval, RetrievalRequest
 
@@ -143,12 +143,22 @@ class EpisodeService:
         req: RetrievalRequest,
         clock: RetrievalClock | None = None,
         gate: VectorGate | None = None,
+        *,
+        shed: dict[str, Any] | None = None,
     ) -> Retrieval:
         """The facts' retrieval and the episodes' recall side by side, fused (`gate`:
-        whether the vector arm runs, decided by the facts' keyword leg)."""
+        whether the vector arm runs, decided by the facts' keyword leg). `shed`: why no
+        recall runs (memtap saturated): the facts go alone."""
         cfg = self.holder.current.memory
         if not cfg.episodes.enabled:
             return await facts
+        if shed is not None:
+            fact_retrieval = await facts
+            self.metrics.memory_fallbacks.inc("episodes_shed")
+            recall = EpisodeRecall(
+                resolution={"fallbacks": [{"tier": "episodes", **shed}]}
+            )
+            return fuse_with_episodes(fact_retrieval, recall, req, cfg)
         recall_task = asyncio.ensure_future(
             recall_episodes(self.store, cfg, req, clock, gate)
         )
@@ -158,7 +168,29 @@ class EpisodeService:
             abandon(recall_task)
             raise
         try:
-            recall = await recall_task
+            if clock is None or recall_task.done():
+                recall = await recall_task
+            else:
+                # The facts are ready: they wait for the snippets only so long, or the
+                # request's limit would take both (a timed-out leg costs itself alone).
+                async with asyncio.timeout(episodes_deadline_s(cfg, clock)):
+                    recall = await recall_task
+        except TimeoutError:
+            abandon(recall_task)
+            self.metrics.memory_fallbacks.inc("episodes_timeout")
+            recall = EpisodeRecall(
+                resolution={
+                    "fallbacks": [
+                        {
+                            "tier": "episodes",
+                            "reason": "episodes_timeout",
+                            "waited_ms": round(clock.elapsed_s() * 1000, 1)
+                            if clock is not None
+                            else None,
+                        }
+                    ]
+                }
+            )
         except Exception as exc:  # noqa: BLE001 - fail-open: the facts alone answer
             self._failed("recall", exc)
             recall = EpisodeRecall(

@@ -4,9 +4,10 @@ serves both), decided once, before either embeds the query.
 Hybrid retrieval with `memory.vector_skip_coverage` > 0 defers the decision to the facts'
 keyword leg (`confidence.py`): when it answers the question, neither vector leg runs.
 Otherwise (every other strategy, or the setting at 0) the gate is open from the start and
-the legs run side by side as before. A hybrid retrieval that waited long for its slot is
-shed to keyword only (`SHED_AFTER_SHARE`): the gate is closed from the start. Whatever happens to the keyword leg, the gate is
-decided (`close` on the way out), so no leg waits on it for ever.
+the legs run side by side as before. Then the vector legs wait for a vector slot
+(`retrieval_slots.py`); a retrieval that gets none in time is shed to keyword only
+(`SHED_AFTER_SHARE`). Whatever happens to the keyword leg, the gate is decided (`close` on
+the way out, which also gives the slot back), so no leg waits on it for ever.
 """
 
 from __future__ import annotations
@@ -16,42 +17,42 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memtap.config.schema import MemoryConfig
+    from memtap.engine.retrieval_slots import Admission
 
 
 SHED_AFTER_SHARE = 0.2
-"""A hybrid retrieval that waited longer than this share of `memory.retrieval_timeout_ms`
-for its slot (`memory.max_concurrent_retrievals`) runs keyword only: memtap is past what it
-serves in time, and a vector leg started that late mostly missed its deadline after
-spending its query embedding and KNN (bench_load saturated: ~1,600 `vector_timeout` in a
-12 s run, ~10 with this rule; injected where relevant +4 to +32 points in 4 of 5
-interleaved pairs, -4 in one)."""
+"""A retrieval that cannot get a vector slot (`memory.max_concurrent_retrievals`) within this
+share of `memory.retrieval_timeout_ms` runs keyword only: memtap is past what it serves in
+time, and a vector leg started that late mostly missed its deadline after spending its query
+embedding and KNN (bench_load saturated: ~1,600 `vector_timeout` in a 12 s run, ~10 with
+this rule; injected where relevant +4 to +32 points in 4 of 5 interleaved pairs, -4 in one)."""
 SHED_REASON = "retrievals_queued"
+SHED_REASONS = frozenset((SHED_REASON, "loop_lagging"))
+"""Why vector legs are shed under load (`loop_lag.REASON` too), counted as `vector_shed`."""
 
 
 class VectorGate:
     @classmethod
     def for_request(
-        cls, strategy: str, config: MemoryConfig, *, slot_wait_s: float = 0.0
+        cls,
+        strategy: str,
+        config: MemoryConfig,
+        *,
+        admission: Admission | None = None,
     ) -> VectorGate:
-        """Deferred for hybrid retrieval when `memory.vector_skip_coverage` > 0; closed
-        when the retrieval waited for its slot longer than `SHED_AFTER_SHARE` of its limit."""
-        limit_s = config.retrieval_timeout_ms / 1000
-        if strategy == "hybrid" and slot_wait_s > SHED_AFTER_SHARE * limit_s:
-            gate = cls(deferred=True)
-            gate.decide(
-                False,
-                {
-                    "reason": SHED_REASON,
-                    "slot_wait_ms": round(slot_wait_s * 1000, 1),
-                },
-            )
-            return gate
-        return cls(deferred=strategy == "hybrid" and config.vector_skip_coverage > 0)
+        """Deferred for hybrid retrieval when `memory.vector_skip_coverage` > 0. With
+        `admission`, the vector legs run only once it holds a vector slot (the keyword legs
+        never wait for one)."""
+        gate = cls(deferred=strategy == "hybrid" and config.vector_skip_coverage > 0)
+        gate._admission = admission
+        return gate
 
     def __init__(self, *, deferred: bool) -> None:
         self._decision: asyncio.Future[bool] = (
             asyncio.get_running_loop().create_future()
         )
+        self._admission: Admission | None = None
+        self._admitted: asyncio.Future[bool] | None = None
         self.skipped: dict[str, Any] | None = None
         """Why the vector legs did not run (for the resolution); None: they ran."""
         if not deferred:
@@ -71,8 +72,26 @@ class VectorGate:
         self._decision.set_result(run)
 
     def close(self) -> None:
-        """The retrieval is over: a leg still waiting does not run."""
+        """The retrieval is over: a leg still waiting does not run; its slot goes back."""
         self.decide(False, {"reason": "retrieval_ended"})
+        if self._admitted is not None and not self._admitted.done():
+            self._admitted.cancel()
+        if self._admission is not None:
+            self._admission.release()
 
     async def run_vectors(self) -> bool:
-        return await asyncio.shield(self._decision)
+        if not await asyncio.shield(self._decision):
+            return False
+        admission = self._admission
+        if admission is None:
+            return True
+        if self._admitted is None:  # the first leg asks; the other shares its answer
+            self._admitted = asyncio.ensure_future(admission.wait())
+        if await asyncio.shield(self._admitted):
+            return True
+        if self.skipped is None:
+            self.skipped = {
+                "reason": SHED_REASON,
+                "slot_wait_ms": round(admission.waited_s * 1000, 1),
+            }
+        return False

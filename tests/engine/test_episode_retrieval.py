@@ -510,3 +510,44 @@ async def test_a_vector_arm_with_no_time_left_starts_nothing() -> None:
     with pytest.raises(TimeoutError):
         await _vector_arm(Store(), cfg, req, episode_live_for(cfg), 4, late, None)  # type: ignore[arg-type]
     assert started == []
+
+
+async def test_slow_snippets_do_not_cost_the_facts(
+    make_engine: Callable[..., Any],
+) -> None:
+    """Once the facts are ready they wait for the episodes' recall only up to
+    `EPISODES_SHARE` of the limit: past the limit the request lost both."""
+    from memtap.engine.retrieval.deadline import EPISODES_SHARE
+
+    engine = await make_engine()
+    await said(
+        engine, "I prefer oolong tea. The demo went badly because the VPN dropped."
+    )
+    assert engine.episodes is not None
+    store = engine.episodes.store
+    real_keyword = store.keyword
+    finished: list[bool] = []
+
+    async def slow_keyword(*args: Any, **kwargs: Any) -> Any:
+        try:
+            await asyncio.sleep(5)  # a reader stuck behind a saturated loop
+            return await real_keyword(*args, **kwargs)
+        finally:
+            finished.append(True)
+
+    store.keyword = slow_keyword  # type: ignore[method-assign]
+    limit_s = engine.holder.current.memory.retrieval_timeout_ms / 1000
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    found = await engine.retrieve(
+        RetrievalRequest(owner=OWNER, query="which tea do I prefer?"),
+        side_effects=False,
+    )
+    took = loop.time() - started
+    assert EPISODES_SHARE * limit_s * 0.9 <= took < limit_s
+    assert [h.memory.content for h in found.hits] == ["Prefers oolong tea"]
+    (fallback,) = found.resolution["episodes"]["fallbacks"]
+    assert fallback["reason"] == "episodes_timeout"
+    assert engine.metrics.memory_fallbacks.value("episodes_timeout") == 1
+    await asyncio.sleep(0.01)
+    assert finished == [True]  # the abandoned recall was cancelled, not left running

@@ -1,0 +1,73 @@
+"""How late the event loop runs what is due: the measure of a saturated memtap.
+
+Why: a retrieval is a few hops through the loop (reader threads, the query embedding, the
+episodes' arms), and each hop waits for the loop to come round. With the core saturated
+(`bench_load.py` at 400 streams and ~500 requests a second on one core) one iteration took
+~100 ms: a hybrid retrieval's keyword leg was back at p50 121 ms, its vector leg and the
+episodes' recall past the 250 ms limit, so 86 % of requests went upstream with nothing,
+while a keyword-only retrieval of the facts (one hop) made it for 98.9 %. No per-leg
+deadline helps there: the timer that ends a leg fires one late iteration after it is due.
+So while the loop lags, retrieval sheds the legs that need several hops (`Engine.retrieve`).
+
+A sleeper task wakes every `INTERVAL_S` and records how late it woke; the figure rises at
+once and falls by halves, so one late wake-up sheds for a moment, not for long. Between
+wake-ups, a sleeper overdue by more than that counts as the lag (`now_s`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+INTERVAL_S = 0.02
+SHED_AT_SHARE = 0.12
+"""Loop lag, as a share of `memory.retrieval_timeout_ms` (30 ms of 250), from which
+retrievals run the facts' keyword leg alone: two or three hops more at that lag take the
+rest of the limit."""
+REASON = "loop_lagging"
+
+
+def lagging(lag_s: float, retrieval_timeout_ms: int) -> bool:
+    return lag_s >= SHED_AT_SHARE * retrieval_timeout_ms / 1000
+
+
+class LoopLag:
+    def __init__(self) -> None:
+        self.lag_s = 0.0
+        """How late the loop ran the sleeper's last wake-ups (0 before `start`)."""
+        self._due = 0.0
+        """When the sleeper is due to wake next (0: not sleeping)."""
+        self._task: asyncio.Task[None] | None = None
+
+    def now_s(self) -> float:
+        """The lag as of now: past the sleeper's due time, the loop is at least that late
+        already. A burst is handled in one long iteration; the requests handled late in it
+        see their own lateness before the sleeper runs again."""
+        overdue = time.monotonic() - self._due if self._due else 0.0
+        return max(self.lag_s, overdue)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._watch(), name="memtap-loop-lag")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        self.lag_s = 0.0
+
+    def record(self, late_s: float) -> None:
+        late_s = max(0.0, late_s)
+        self.lag_s = late_s if late_s >= self.lag_s else (self.lag_s + late_s) / 2
+
+    async def _watch(self) -> None:
+        try:
+            while True:
+                self._due = time.monotonic() + INTERVAL_S
+                await asyncio.sleep(INTERVAL_S)
+                self.record(time.monotonic() - self._due)
+        finally:
+            self._due = 0.0

@@ -1,0 +1,110 @@
+"""LoopLag: how late the event loop runs, and retrieval while it lags: the facts' keyword
+leg alone (no vector legs, no episodes' recall, no wait for the owner's turns), said in the
+resolution and counted."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.factory import open_engine
+from memtap.engine.loop_lag import SHED_AT_SHARE, LoopLag, lagging
+from memtap.engine.metrics import Metrics
+from memtap.engine.types import NewMemory, RetrievalRequest, Turn
+from tests.support.held_writes import fact_writes_held
+
+ALICE = "a" * 24
+
+
+def test_the_lag_rises_at_once_and_falls_by_halves() -> None:
+    lag = LoopLag()
+    lag.record(0.08)
+    assert lag.lag_s == 0.08
+    lag.record(0.0)
+    assert abs(lag.lag_s - 0.04) < 1e-9
+    lag.record(-0.01)  # woke early: counts as on time
+    assert abs(lag.lag_s - 0.02) < 1e-9
+    assert lagging(0.03, 250) and not lagging(0.029, 250)
+    assert SHED_AT_SHARE * 250 == 30
+
+
+async def test_a_blocked_loop_is_measured_and_the_lag_fades() -> None:
+    lag = LoopLag()
+    lag.start()
+    try:
+        await asyncio.sleep(0.05)
+        assert lag.lag_s < 0.03
+        time.sleep(0.12)  # noqa: ASYNC251 - the loop blocked on purpose: what is measured
+        await asyncio.sleep(0.005)  # the sleeper woke ~100 ms late meanwhile
+        assert lag.lag_s >= 0.08
+        await asyncio.sleep(0.4)
+        assert lag.lag_s < 0.03
+    finally:
+        await lag.stop()
+    assert lag.lag_s == 0.0
+
+
+async def test_a_lagging_loop_retrieves_the_facts_by_keyword_alone(
+    tmp_path: Path,
+) -> None:
+    config = Config(
+        data_dir=str(tmp_path),
+        memory=MemoryConfig(strategy="hybrid", retrieval_timeout_ms=250),
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+        embedding=EmbeddingConfig(source="onnx"),
+    )
+    metrics = Metrics()
+    engine = await open_engine(ConfigHolder(config), metrics)
+    engine.worker.start()
+    try:
+        await engine.create_memory(NewMemory(owner=ALICE, content="Drinks oolong tea"))
+        question = RetrievalRequest(owner=ALICE, query="which oolong brew do I like?")
+        calm = await engine.retrieve(question)
+        assert "sqlite-vec" in calm.resolution["tiers"]
+        engine.loop_lag.record(0.05)  # 50 ms late: past 30 ms of a 250 ms limit
+        async with fact_writes_held(engine):
+            # Alice has a turn in flight: a calm loop would wait for it (up to 125 ms).
+            await engine.enqueue_turn(
+                Turn("req-1", ALICE, None, "openai-chat", "I like sencha too.", "Ok.")
+            )
+            started = time.monotonic()
+            shed = await engine.retrieve(question)
+            took = time.monotonic() - started
+        assert took < 0.1
+        assert [h.memory.content for h in shed.hits] == ["Drinks oolong tea"]
+        assert "sqlite-vec" not in shed.resolution["tiers"]
+        (vector,) = [
+            f for f in shed.resolution["fallbacks"] if f.get("tier") == "vector"
+        ]
+        assert vector == {"tier": "vector", "reason": "loop_lagging", "lag_ms": 50.0}
+        (episodes,) = shed.resolution["episodes"]["fallbacks"]
+        assert episodes["reason"] == "loop_lagging"
+        assert metrics.memory_fallbacks.value("vector_shed") == 1
+        assert metrics.memory_fallbacks.value("episodes_shed") == 1
+        assert metrics.memory_fallbacks.value("own_writes_pending") == 1
+    finally:
+        await engine.close()
+
+
+async def test_a_sleeper_overdue_counts_before_it_wakes() -> None:
+    """A burst is handled in one long loop iteration: requests handled late in it see the
+    lateness before the sleeper runs again."""
+    lag = LoopLag()
+    lag.start()
+    try:
+        await asyncio.sleep(0.03)
+        assert lag.now_s() < 0.03
+        time.sleep(0.1)  # noqa: ASYNC251 - one long iteration, as in a burst
+        assert lag.lag_s < 0.03  # the sleeper has not run yet
+        assert lag.now_s() >= 0.07
+    finally:
+        await lag.stop()
+    assert lag.now_s() == 0.0
