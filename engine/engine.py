@@ -56,7 +56,7 @@ from memtap.engine.ports import (
 from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.retrieval.gate import SHED_AFTER_SHARE, VectorGate
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.retrieval_slots import RetrievalSlots
+from memtap.engine.retrieval_slots import CROWDED_REASON, RetrievalSlots
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
 from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
@@ -290,15 +290,19 @@ class Engine:
         clock = RetrievalClock()  # the waits below come out of the same time limit
         cfg = self.config.memory
         strategy = request.strategy or cfg.strategy
-        # The keyword leg waits for the owner's rows; the vector leg, if it runs, for
-        # their vectors too (a retrieval that reads no vectors never waits for a write
-        # embedding).
         # A saturated loop: only the facts' keyword leg (one hop) makes it in time, and
         # waiting for the owner's turns (a worker behind, more hops) would not either.
+        # So do many retrievals in progress at once (a burst arrives in one iteration,
+        # before the loop's lag shows).
         shed = None
         lag_s = self.loop_lag.now_s()
         if loop_lag.lagging(lag_s, cfg.retrieval_timeout_ms):
             shed = {"reason": loop_lag.REASON, "lag_ms": round(lag_s * 1000, 1)}
+        elif self.retrieval_slots.crowded(cfg.retrieval_timeout_ms):
+            shed = {"reason": CROWDED_REASON, "running": self.retrieval_slots.running}
+        # The keyword leg waits for the owner's rows; the vector leg, if it runs, for
+        # their vectors too (a retrieval that reads no vectors never waits for a write
+        # embedding).
         rows_applied = await self._read_own_writes(
             request.owner, clock, vectors=False, wait=shed is None
         )

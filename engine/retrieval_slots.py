@@ -21,6 +21,14 @@ import contextlib
 import time
 from collections.abc import Iterator
 
+CROWDED_PER_S = 128
+"""Retrievals in progress at once, per second of `memory.retrieval_timeout_ms` (32 of 250
+ms), from which a new one runs the facts' keyword leg alone. In a burst of 400 on one core
+(`bench_load.py`), full retrievals that started with 32-47 others in progress missed the
+limit 16 % of the time, with 64-95 others 47 %, with 96 or more 65 %; those run keyword
+alone at any crowd: none."""
+CROWDED_REASON = "retrievals_crowded"
+
 
 class Admission:
     """One retrieval's claim on a vector slot: `wait` once, `release` when it ends."""
@@ -77,6 +85,11 @@ class RetrievalSlots:
             yield
         finally:
             self.running -= 1
+
+    def crowded(self, retrieval_timeout_ms: int) -> bool:
+        """So many retrievals are in progress that a new one's vector legs and episodes'
+        recall would likely end past the limit (`CROWDED_PER_S`)."""
+        return self.running >= CROWDED_PER_S * retrieval_timeout_ms / 1000
 
     def admission(self, limit: int, until: float) -> Admission:
         """A claim on one of `limit` vector slots (0: no limit), waiting at most until

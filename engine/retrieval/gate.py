@@ -27,8 +27,9 @@ time, and a vector leg started that late mostly missed its deadline after spendi
 embedding and KNN (bench_load saturated: ~1,600 `vector_timeout` in a 12 s run, ~10 with
 this rule; injected where relevant +4 to +32 points in 4 of 5 interleaved pairs, -4 in one)."""
 SHED_REASON = "retrievals_queued"
-SHED_REASONS = frozenset((SHED_REASON, "loop_lagging"))
-"""Why vector legs are shed under load (`loop_lag.REASON` too), counted as `vector_shed`."""
+SHED_REASONS = frozenset((SHED_REASON, "loop_lagging", "retrievals_crowded"))
+"""Why vector legs are shed under load (`loop_lag.REASON`, `retrieval_slots.CROWDED_REASON`
+too), counted as `vector_shed`."""
 
 
 class VectorGate:
