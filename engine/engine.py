@@ -318,12 +318,10 @@ class Engine:
                 cfg.max_concurrent_retrievals,
                 clock.started + SHED_AFTER_SHARE * cfg.retrieval_timeout_ms / 1000,
             )
-            if strategy in ("hybrid", "semantic")
+            if strategy in ("hybrid", "semantic") and shed is None
             else None
         )
-        gate = VectorGate.for_request(strategy, cfg, admission=admission)
-        if shed is not None:
-            gate.decide(False, shed)
+        gate = VectorGate.for_request(strategy, cfg, admission=admission, shed=shed)
         context = self._context(clock, gate, own_vectors)
         with self.retrieval_slots.retrieving():
             try:
@@ -346,6 +344,10 @@ class Engine:
         saturated). False when the wait timed out or did not happen."""
         if not self.pending.pending(owner) or not self.worker.running:
             return True
+        if not wait:
+            # Not even a wait of 0: under a lagging loop it still costs two iterations.
+            self._own_writes_pending(owner, time.perf_counter())
+            return False
         self.worker.hurry()
         budget_s = min(
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000

@@ -9,9 +9,12 @@ while a keyword-only retrieval of the facts (one hop) made it for 98.9 %. No per
 deadline helps there: the timer that ends a leg fires one late iteration after it is due.
 So while the loop lags, retrieval sheds the legs that need several hops (`Engine.retrieve`).
 
-A sleeper task wakes every `INTERVAL_S` and records how late it woke; the figure rises at
-once and falls by halves, so one late wake-up sheds for a moment, not for long. Between
-wake-ups, a sleeper overdue by more than that counts as the lag (`now_s`).
+A sleeper task wakes every `INTERVAL_S` and records how late it woke. The lag is the lesser
+of the last two wake-ups' lateness: one late wake-up alone (a long synchronous stretch, a
+collection) is not a saturated loop, and must not shed the next retrievals. It rises at
+once and falls by halves. Between wake-ups, a sleeper overdue counts too, as long as its
+last wake-up was late as well (`now_s`); a burst arriving on an idle loop is seen by the
+retrievals in progress instead (`retrieval_slots.CROWDED_PER_S`).
 """
 
 from __future__ import annotations
@@ -40,14 +43,15 @@ class LoopLag:
         """How late the loop ran the sleeper's last wake-ups (0 before `start`)."""
         self._due = 0.0
         """When the sleeper is due to wake next (0: not sleeping)."""
+        self._last_late_s = 0.0
         self._task: asyncio.Task[None] | None = None
 
     def now_s(self) -> float:
-        """The lag as of now: past the sleeper's due time, the loop is at least that late
-        already. A burst is handled in one long iteration; the requests handled late in it
-        see their own lateness before the sleeper runs again."""
+        """The lag as of now: past the sleeper's due time, a loop that was late at its last
+        wake-up is at least that late already (the requests handled late in one long
+        iteration see it before the sleeper runs again)."""
         overdue = time.monotonic() - self._due if self._due else 0.0
-        return max(self.lag_s, overdue)
+        return max(self.lag_s, min(overdue, self._last_late_s))
 
     def start(self) -> None:
         if self._task is None:
@@ -59,11 +63,15 @@ class LoopLag:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
-        self.lag_s = 0.0
+        self.lag_s = self._last_late_s = 0.0
 
     def record(self, late_s: float) -> None:
         late_s = max(0.0, late_s)
-        self.lag_s = late_s if late_s >= self.lag_s else (self.lag_s + late_s) / 2
+        sustained, self._last_late_s = min(late_s, self._last_late_s), late_s
+        if sustained >= self.lag_s:
+            self.lag_s = sustained
+        else:
+            self.lag_s = (self.lag_s + sustained) / 2
 
     async def _watch(self) -> None:
         try:

@@ -167,15 +167,28 @@ class EpisodeService:
         except BaseException:
             abandon(recall_task)
             raise
+        deadline = (
+            asyncio.timeout(episodes_deadline_s(cfg, clock))
+            if clock is not None and not recall_task.done()
+            else None
+        )
         try:
-            if clock is None or recall_task.done():
+            if deadline is None:
                 recall = await recall_task
             else:
                 # The facts are ready: they wait for the snippets only so long, or the
                 # request's limit would take both (a timed-out leg costs itself alone).
-                async with asyncio.timeout(episodes_deadline_s(cfg, clock)):
-                    recall = await recall_task
-        except TimeoutError:
+                # Shielded: the facts go at the deadline, not after the recall's tasks
+                # have unwound their cancellation (an iteration each on a late loop).
+                async with deadline:
+                    recall = await asyncio.shield(recall_task)
+        except asyncio.CancelledError:
+            abandon(recall_task)  # the shield keeps the request's cancel from it
+            raise
+        except TimeoutError as exc:
+            if deadline is None or not deadline.expired():
+                recall = self._recall_failed(exc)  # the recall's own, not the deadline
+                return fuse_with_episodes(fact_retrieval, recall, req, cfg)
             abandon(recall_task)
             self.metrics.memory_fallbacks.inc("episodes_timeout")
             recall = EpisodeRecall(
@@ -192,13 +205,16 @@ class EpisodeService:
                 }
             )
         except Exception as exc:  # noqa: BLE001 - fail-open: the facts alone answer
-            self._failed("recall", exc)
-            recall = EpisodeRecall(
-                resolution={
-                    "fallbacks": [{"tier": "episodes", "reason": describe_error(exc)}]
-                }
-            )
+            recall = self._recall_failed(exc)
         return fuse_with_episodes(fact_retrieval, recall, req, cfg)
+
+    def _recall_failed(self, exc: BaseException) -> EpisodeRecall:
+        self._failed("recall", exc)
+        return EpisodeRecall(
+            resolution={
+                "fallbacks": [{"tier": "episodes", "reason": describe_error(exc)}]
+            }
+        )
 
     # -- admin ------------------------------------------------------------------------------
     async def list_page(self, query: EpisodeListQuery) -> EpisodePage:

@@ -40,10 +40,16 @@ class VectorGate:
         config: MemoryConfig,
         *,
         admission: Admission | None = None,
+        shed: dict[str, Any] | None = None,
     ) -> VectorGate:
         """Deferred for hybrid retrieval when `memory.vector_skip_coverage` > 0. With
         `admission`, the vector legs run only once it holds a vector slot (the keyword legs
-        never wait for one)."""
+        never wait for one). `shed`: closed from the start, for that reason (memtap is
+        saturated), whatever the strategy."""
+        if shed is not None:
+            gate = cls(deferred=True)
+            gate.decide(False, shed)
+            return gate
         gate = cls(deferred=strategy == "hybrid" and config.vector_skip_coverage > 0)
         gate._admission = admission
         return gate
@@ -54,6 +60,7 @@ class VectorGate:
         )
         self._admission: Admission | None = None
         self._admitted: asyncio.Future[bool] | None = None
+        self._closed = False
         self.skipped: dict[str, Any] | None = None
         """Why the vector legs did not run (for the resolution); None: they ran."""
         if not deferred:
@@ -74,6 +81,7 @@ class VectorGate:
 
     def close(self) -> None:
         """The retrieval is over: a leg still waiting does not run; its slot goes back."""
+        self._closed = True
         self.decide(False, {"reason": "retrieval_ended"})
         if self._admitted is not None and not self._admitted.done():
             self._admitted.cancel()
@@ -86,6 +94,8 @@ class VectorGate:
         admission = self._admission
         if admission is None:
             return True
+        if self._closed:
+            return False  # a slot taken now would never be given back
         if self._admitted is None:  # the first leg asks; the other shares its answer
             self._admitted = asyncio.ensure_future(admission.wait())
         if await asyncio.shield(self._admitted):

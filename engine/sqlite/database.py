@@ -363,14 +363,19 @@ class Database:
             return await self._outcome(readers.submit(fn, 0.0))
         deadline = time.monotonic() + timeout_ms / 1000
         read = readers.submit(fn, deadline)
+        scope = asyncio.timeout(timeout_ms / 1000)
         try:
             # Every reader can be busy (a vector-cache load, a long KNN): a retrieval must
             # not spend its whole budget queueing and then run on top of it. Cancelling the
             # read's future skips it if no reader took it yet; a running statement is
             # interrupted at the same deadline.
-            async with asyncio.timeout(timeout_ms / 1000):
+            async with scope:
                 return await self._outcome(read)
-        except (TimeoutError, ReadNotStarted):
+        except ReadNotStarted:
+            raise StoreTimeout(f"no reader free within {timeout_ms} ms") from None
+        except TimeoutError:
+            if not scope.expired():
+                raise  # raised by `fn` itself
             raise StoreTimeout(f"read not done within {timeout_ms} ms") from None
 
     async def _outcome(self, read: asyncio.Future[T]) -> T:

@@ -238,3 +238,14 @@ async def test_a_read_its_caller_gave_up_on_is_not_run(tmp_path: Path) -> None:
         assert ran == []
     finally:
         await database.close()
+
+
+async def test_a_timeout_error_raised_by_the_read_itself_is_not_a_store_timeout(
+    db: Database,
+) -> None:
+    def fails(c: Any) -> None:
+        raise TimeoutError("the read's own")
+
+    with pytest.raises(TimeoutError, match="the read's own") as raised:
+        await db.read(fails, timeout_ms=1000)
+    assert not isinstance(raised.value, StoreTimeout)
