@@ -20,8 +20,9 @@ retrievals in progress instead (`retrieval_slots.CROWDED_PER_S`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
+
+from memtap.engine.background import cancel_and_wait
 
 INTERVAL_S = 0.02
 SHED_AT_SHARE = 0.06
@@ -59,10 +60,7 @@ class LoopLag:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        await cancel_and_wait(task)
         self.lag_s = self._last_late_s = 0.0
 
     def record(self, late_s: float) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from memtap.engine.background import cancel_and_wait
 from memtap.engine.fallbacks import describe_error
 
 log = logging.getLogger("memtap.backfill")
@@ -118,10 +119,7 @@ class VectorBackfill:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        await cancel_and_wait(task)
 
     def wake(self) -> None:
         self._wake.set()
