@@ -109,6 +109,7 @@ async def test_a_lagging_loop_retrieves_the_facts_by_keyword_alone(
         assert metrics.memory_fallbacks.value("vector_shed") == 1
         assert metrics.memory_fallbacks.value("episodes_shed") == 1
         assert metrics.memory_fallbacks.value("own_writes_pending") == 1
+        assert (await engine.status())["retrievals"]["loop_lag_ms"] == 50.0
     finally:
         await engine.close()
 
