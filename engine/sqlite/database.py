@@ -359,24 +359,24 @@ class Database:
         readers = self._readers
         if self._closed or readers is None:
             raise StoreClosed("database is closed")
-        if not timeout_ms:
-            return await self._outcome(readers.submit(fn, 0.0))
-        deadline = time.monotonic() + timeout_ms / 1000
+        deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else 0.0
         read = readers.submit(fn, deadline)
-        scope = asyncio.timeout(timeout_ms / 1000)
         try:
-            # Every reader can be busy (a vector-cache load, a long KNN): a retrieval must
-            # not spend its whole budget queueing and then run on top of it. Cancelling the
-            # read's future skips it if no reader took it yet; a running statement is
-            # interrupted at the same deadline.
-            async with scope:
-                return await self._outcome(read)
+            if timeout_ms:
+                # Every reader can be busy (a vector-cache load, a long KNN): a retrieval
+                # must not spend its whole budget queueing and then run on top of it. A
+                # read no reader took by the deadline is given up (and skipped); one that
+                # runs is interrupted by SQLite at the deadline, in its statement.
+                await asyncio.wait((read.future,), timeout=timeout_ms / 1000)
+                if not read.future.done() and not read.started:
+                    read.future.cancel()
+                    raise StoreTimeout(f"no reader free within {timeout_ms} ms")
+            return await self._outcome(read.future)
         except ReadNotStarted:
             raise StoreTimeout(f"no reader free within {timeout_ms} ms") from None
-        except TimeoutError:
-            if not scope.expired():
-                raise  # raised by `fn` itself
-            raise StoreTimeout(f"read not done within {timeout_ms} ms") from None
+        except asyncio.CancelledError:
+            read.future.cancel()  # skipped if no reader took it yet
+            raise
 
     async def _outcome(self, read: asyncio.Future[T]) -> T:
         try:

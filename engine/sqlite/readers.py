@@ -33,12 +33,15 @@ class ReadNotStarted(Exception):
 
 
 @dataclass(slots=True)
-class _Read:
+class PendingRead:
     fn: Callable[[Conn], Any]
     future: asyncio.Future[Any]
+    """The read's outcome; cancel it to skip the read if no thread has taken it yet."""
     loop: asyncio.AbstractEventLoop
     deadline: float
     """time.monotonic() after which the read is interrupted (0: no limit)."""
+    started: bool = False
+    """A reader thread took it (set in that thread)."""
 
 
 class ReaderPool:
@@ -48,7 +51,7 @@ class ReaderPool:
     def __init__(self, connect: Callable[[], Conn], size: int) -> None:
         self._connect = connect
         self._size = max(1, size)
-        self._reads: queue.SimpleQueue[_Read | None] = queue.SimpleQueue()
+        self._reads: queue.SimpleQueue[PendingRead | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
 
     async def start(self) -> None:
@@ -67,13 +70,12 @@ class ReaderPool:
             await self.close()
             raise
 
-    def submit(self, fn: Callable[[Conn], Any], deadline: float) -> asyncio.Future[Any]:
-        """Queue `fn(conn)`; its outcome arrives in the returned future (cancel it to skip
-        the read if no thread has taken it yet)."""
+    def submit(self, fn: Callable[[Conn], Any], deadline: float) -> PendingRead:
+        """Queue `fn(conn)`; its outcome arrives in the read's future."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self._reads.put(_Read(fn, future, loop, deadline))
-        return future
+        read = PendingRead(fn, loop.create_future(), loop, deadline)
+        self._reads.put(read)
+        return read
 
     async def close(self) -> None:
         """Reads already queued run first; then every connection closes."""
@@ -100,11 +102,12 @@ class ReaderPool:
                 conn.close()
 
     @staticmethod
-    def _run(conn: Conn, read: _Read, deadline: list[float]) -> None:
+    def _run(conn: Conn, read: PendingRead, deadline: list[float]) -> None:
         # Reading another thread's future state: at worst a read cancelled this instant
         # runs once for nobody, as every read did before.
         if read.future.cancelled():
             return
+        read.started = True
         if read.deadline and time.monotonic() > read.deadline:
             _deliver_soon(read, False, ReadNotStarted())
             return
@@ -118,7 +121,7 @@ class ReaderPool:
         _deliver_soon(read, ok, value)
 
 
-def _deliver_soon(read: _Read, ok: bool, value: Any) -> None:
+def _deliver_soon(read: PendingRead, ok: bool, value: Any) -> None:
     with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting
         read.loop.call_soon_threadsafe(_deliver, read.future, ok, value)
 
