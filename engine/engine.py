@@ -353,7 +353,7 @@ class Engine:
             READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
         )
         started = time.perf_counter()
-        left_s = max(0.0, budget_s - clock.elapsed_s()) if wait else 0.0
+        left_s = max(0.0, budget_s - clock.elapsed_s())
         behind_s = self.pending.expected_wait_s(owner, vectors=vectors)
         if behind_s > left_s:
             # The worker is that far behind: waiting would only cost this request its

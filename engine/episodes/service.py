@@ -189,6 +189,7 @@ class EpisodeService:
             if deadline is None or not deadline.expired():
                 recall = self._recall_failed(exc)  # the recall's own, not the deadline
                 return fuse_with_episodes(fact_retrieval, recall, req, cfg)
+            assert clock is not None  # a deadline is set only with a clock
             abandon(recall_task)
             self.metrics.memory_fallbacks.inc("episodes_timeout")
             recall = EpisodeRecall(
@@ -197,9 +198,7 @@ class EpisodeService:
                         {
                             "tier": "episodes",
                             "reason": "episodes_timeout",
-                            "waited_ms": round(clock.elapsed_s() * 1000, 1)
-                            if clock is not None
-                            else None,
+                            "waited_ms": round(clock.elapsed_s() * 1000, 1),
                         }
                     ]
                 }

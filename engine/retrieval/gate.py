@@ -27,9 +27,6 @@ time, and a vector leg started that late mostly missed its deadline after spendi
 embedding and KNN (bench_load saturated: ~1,600 `vector_timeout` in a 12 s run, ~10 with
 this rule; injected where relevant +4 to +32 points in 4 of 5 interleaved pairs, -4 in one)."""
 SHED_REASON = "retrievals_queued"
-SHED_REASONS = frozenset((SHED_REASON, "loop_lagging", "retrievals_crowded"))
-"""Why vector legs are shed under load (`loop_lag.REASON`, `retrieval_slots.CROWDED_REASON`
-too), counted as `vector_shed`."""
 
 
 class VectorGate:
@@ -49,6 +46,7 @@ class VectorGate:
         if shed is not None:
             gate = cls(deferred=True)
             gate.decide(False, shed)
+            gate.shed = True
             return gate
         gate = cls(deferred=strategy == "hybrid" and config.vector_skip_coverage > 0)
         gate._admission = admission
@@ -63,6 +61,8 @@ class VectorGate:
         self._closed = False
         self.skipped: dict[str, Any] | None = None
         """Why the vector legs did not run (for the resolution); None: they ran."""
+        self.shed = False
+        """They did not run because memtap is under load (counted as `vector_shed`)."""
         if not deferred:
             self._decision.set_result(True)
 
@@ -101,6 +101,7 @@ class VectorGate:
         if await asyncio.shield(self._admitted):
             return True
         if self.skipped is None:
+            self.shed = True
             self.skipped = {
                 "reason": SHED_REASON,
                 "slot_wait_ms": round(admission.waited_s * 1000, 1),

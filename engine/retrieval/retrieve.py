@@ -47,7 +47,7 @@ from memtap.engine.retrieval.coincidence import coincidences
 from memtap.engine.retrieval.confidence import keyword_coverage
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.floor import vector_floor
-from memtap.engine.retrieval.gate import SHED_REASONS, VectorGate
+from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.hybrid import fuse
 from memtap.engine.retrieval.plan import plan_retrieval
 from memtap.engine.retrieval.present import settle
@@ -114,7 +114,7 @@ async def _vector(
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
         return _VectorAnswer(None)
     if not await gate.run_vectors():
-        if gate.skipped is not None and gate.skipped.get("reason") in SHED_REASONS:
+        if gate.shed and gate.skipped is not None:
             # Shed under load: what a missed vector deadline gives, without its cost.
             resolution["fallbacks"].append({"tier": "vector", **gate.skipped})
             if ctx.metrics is not None:
