@@ -51,6 +51,12 @@ class InvalidInput(EngineError):
         self.field = field
 
 
+class RetrievalTimeout(EngineError, TimeoutError):
+    """A retrieval had nothing to answer with by its time limit."""
+
+    code = "retrieval_timeout"
+
+
 class StoreError(EngineError):
     """The record store failed an operation (a client may retry: HTTP 503)."""
 
@@ -100,10 +106,16 @@ class MemoryEngine(Protocol):
 
     # -- the proxy's path -------------------------------------------------------------
     async def retrieve(
-        self, request: RetrievalRequest, *, side_effects: bool = True
+        self,
+        request: RetrievalRequest,
+        *,
+        side_effects: bool = True,
+        limit_ms: int | None = None,
     ) -> Retrieval:
         """Rank memories for a request. The same code serves the proxy and retrieve-preview
-        (`side_effects=False`: no lazy backfill writes, no counters)."""
+        (`side_effects=False`: no lazy backfill writes, no counters). With `limit_ms`, it
+        answers by then with what it read before (the facts found by keyword, or the facts
+        without the episodes' snippets), or raises RetrievalTimeout."""
         ...
 
     async def enqueue_turn(self, turn: Turn) -> None:

@@ -24,7 +24,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from memtap.engine import loop_lag
-from memtap.engine.api import EngineError, InvalidInput, NotFound, OutboxFull
+from memtap.engine.api import (
+    EngineError,
+    InvalidInput,
+    NotFound,
+    OutboxFull,
+    RetrievalTimeout,
+)
 from memtap.engine.clock import now_iso
 from memtap.engine.episode_types import (
     Episode,
@@ -55,6 +61,7 @@ from memtap.engine.ports import (
 )
 from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.retrieval.gate import SHED_AFTER_SHARE, VectorGate
+from memtap.engine.retrieval.partial import PartialAnswer
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.retrieval_slots import CROWDED_REASON, RetrievalSlots
 from memtap.engine.sqlite import local
@@ -270,6 +277,7 @@ class Engine:
         clock: RetrievalClock | None = None,
         gate: VectorGate | None = None,
         own_vectors: Callable[[], Awaitable[object]] | None = None,
+        partial: PartialAnswer | None = None,
     ) -> RetrievalContext:
         return RetrievalContext(
             self.store,
@@ -279,15 +287,52 @@ class Engine:
             clock,
             gate,
             own_vectors,
+            partial,
         )
 
     @_guarded
     async def retrieve(
-        self, request: RetrievalRequest, *, side_effects: bool = True
+        self,
+        request: RetrievalRequest,
+        *,
+        side_effects: bool = True,
+        limit_ms: int | None = None,
     ) -> Retrieval:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
         clock = RetrievalClock()  # the waits below come out of the same time limit
+        if limit_ms is None:
+            return await self._retrieve(request, side_effects, clock, None)
+        partial = PartialAnswer()
+        limit = asyncio.timeout(max(0.0, limit_ms / 1000 - clock.elapsed_s()))
+        try:
+            async with limit:
+                return await self._retrieve(request, side_effects, clock, partial)
+        except TimeoutError:
+            if not limit.expired():
+                raise
+        # Cut by the limit (its timer fires an iteration late on a busy loop: the hops a
+        # retrieval still needed would come later still): what it read before answers.
+        answer = partial.take()
+        if answer is None:
+            raise RetrievalTimeout(f"nothing retrieved within {limit_ms} ms") from None
+        self.metrics.memory_fallbacks.inc("retrieval_partial")
+        answer.resolution.setdefault("fallbacks", []).append(
+            {
+                "tier": "retrieval",
+                "reason": "time_limit",
+                "answered_with": partial.stage,
+            }
+        )
+        return answer
+
+    async def _retrieve(
+        self,
+        request: RetrievalRequest,
+        side_effects: bool,
+        clock: RetrievalClock,
+        partial: PartialAnswer | None,
+    ) -> Retrieval:
         cfg = self.config.memory
         strategy = request.strategy or cfg.strategy
         # A saturated loop: only the facts' keyword leg (one hop) makes it in time, and
@@ -322,14 +367,14 @@ class Engine:
             else None
         )
         gate = VectorGate.for_request(strategy, cfg, admission=admission, shed=shed)
-        context = self._context(clock, gate, own_vectors)
+        context = self._context(clock, gate, own_vectors, partial)
         with self.retrieval_slots.retrieving():
             try:
                 facts = retrieve(context, request, side_effects=side_effects)
                 if self.episodes is None:
                     return await facts
                 return await self.episodes.retrieve(
-                    facts, request, clock, gate, shed=shed
+                    facts, request, clock, gate, shed=shed, partial=partial
                 )
             finally:
                 gate.close()

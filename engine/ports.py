@@ -211,13 +211,15 @@ class RecordStore(Protocol):
         ...
 
     async def keyword(
-        self, query: str, live: Live, limit: int
+        self, query: str, live: Live, limit: int, *, now: bool = False
     ) -> list[tuple[Memory, float]]:
-        """Live memories sharing a topical word with `query`, best first, relevance > 0."""
+        """Live memories sharing a topical word with `query`, best first, relevance > 0.
+        `now`: the event loop is saturated and the answer cannot wait for a hop through a
+        thread; a store that can read at once on the loop, briefly, does (SQLite)."""
         ...
 
     async def keyword_and_recent(
-        self, query: str, live: Live, limit: int
+        self, query: str, live: Live, limit: int, *, now: bool = False
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
         """`keyword` and `recent` together (the no-vector hybrid); `recent` is [] when
         nothing matched (the relevance floor returns nothing then anyway)."""

@@ -27,11 +27,12 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.ports import EpisodeStore, OutboxRow
 from memtap.engine.retrieval.deadline import RetrievalClock, episodes_deadline_s
 from memtap.engine.retrieval.gate import VectorGate
+from memtap.engine.retrieval.partial import PartialAnswer
 from memtap.engine.types import Retrieval, RetrievalRequest
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
-    from memtap.config.schema import EpisodesConfig
+    from memtap.config.schema import EpisodesConfig, MemoryConfig
 
 log = logging.getLogger("memtap.episodes")
 
@@ -145,6 +146,7 @@ class EpisodeService:
         gate: VectorGate | None = None,
         *,
         shed: dict[str, Any] | None = None,
+        partial: PartialAnswer | None = None,
     ) -> Retrieval:
         """The facts' retrieval and the episodes' recall side by side, fused (`gate`:
         whether the vector arm runs, decided by the facts' keyword leg). `shed`: why no
@@ -167,45 +169,74 @@ class EpisodeService:
         except BaseException:
             abandon(recall_task)
             raise
-        deadline = (
-            asyncio.timeout(episodes_deadline_s(cfg, clock))
-            if clock is not None and not recall_task.done()
-            else None
-        )
+        if (
+            partial is not None
+        ):  # the time limit may come while the snippets are awaited
+            partial.offer(
+                "facts",
+                lambda: fuse_with_episodes(
+                    fact_retrieval,
+                    EpisodeRecall(
+                        resolution={
+                            "fallbacks": [{"tier": "episodes", "reason": "time_limit"}]
+                        }
+                    ),
+                    req,
+                    cfg,
+                ),
+            )
         try:
-            if deadline is None:
+            if clock is None or recall_task.done():
                 recall = await recall_task
             else:
-                # The facts are ready: they wait for the snippets only so long, or the
-                # request's limit would take both (a timed-out leg costs itself alone).
-                # Shielded: the facts go at the deadline, not after the recall's tasks
-                # have unwound their cancellation (an iteration each on a late loop).
-                async with deadline:
-                    recall = await asyncio.shield(recall_task)
+                recall = await self._recall_until_deadline(recall_task, cfg, clock)
         except asyncio.CancelledError:
             abandon(recall_task)  # the shield keeps the request's cancel from it
             raise
-        except TimeoutError as exc:
-            if deadline is None or not deadline.expired():
-                recall = self._recall_failed(exc)  # the recall's own, not the deadline
-                return fuse_with_episodes(fact_retrieval, recall, req, cfg)
-            assert clock is not None  # a deadline is set only with a clock
-            abandon(recall_task)
-            self.metrics.memory_fallbacks.inc("episodes_timeout")
-            recall = EpisodeRecall(
-                resolution={
-                    "fallbacks": [
-                        {
-                            "tier": "episodes",
-                            "reason": "episodes_timeout",
-                            "waited_ms": round(clock.elapsed_s() * 1000, 1),
-                        }
-                    ]
-                }
-            )
         except Exception as exc:  # noqa: BLE001 - fail-open: the facts alone answer
             recall = self._recall_failed(exc)
         return fuse_with_episodes(fact_retrieval, recall, req, cfg)
+
+    async def _recall_until_deadline(
+        self,
+        recall_task: asyncio.Future[EpisodeRecall],
+        cfg: MemoryConfig,
+        clock: RetrievalClock,
+    ) -> EpisodeRecall:
+        """The facts are ready: they wait for the snippets only so long, or the request's
+        limit would take both (a timed-out leg costs itself alone)."""
+        left_s = episodes_deadline_s(cfg, clock)
+        if left_s == 0:
+            # Past the deadline already: a timer of 0 would still cost the facts an
+            # iteration or two of a late loop (the cancel, then the wake-up).
+            return self._episodes_timeout(recall_task, clock)
+        deadline = asyncio.timeout(left_s)
+        try:
+            # Shielded: the facts go at the deadline, not after the recall's tasks have
+            # unwound their cancellation (an iteration each on a late loop).
+            async with deadline:
+                return await asyncio.shield(recall_task)
+        except TimeoutError:
+            if not deadline.expired():
+                raise  # the recall's own, not the deadline
+            return self._episodes_timeout(recall_task, clock)
+
+    def _episodes_timeout(
+        self, recall_task: asyncio.Future[EpisodeRecall], clock: RetrievalClock
+    ) -> EpisodeRecall:
+        abandon(recall_task)
+        self.metrics.memory_fallbacks.inc("episodes_timeout")
+        return EpisodeRecall(
+            resolution={
+                "fallbacks": [
+                    {
+                        "tier": "episodes",
+                        "reason": "episodes_timeout",
+                        "waited_ms": round(clock.elapsed_s() * 1000, 1),
+                    }
+                ]
+            }
+        )
 
     def _recall_failed(self, exc: BaseException) -> EpisodeRecall:
         self._failed("recall", exc)

@@ -31,6 +31,7 @@ says why.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -49,7 +50,8 @@ from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.floor import vector_floor
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.hybrid import fuse
-from memtap.engine.retrieval.plan import plan_retrieval
+from memtap.engine.retrieval.partial import PartialAnswer
+from memtap.engine.retrieval.plan import RetrievalPlan, plan_retrieval
 from memtap.engine.retrieval.present import settle
 from memtap.engine.types import (
     Hit,
@@ -77,6 +79,8 @@ class RetrievalContext:
     own_vectors: Callable[[], Awaitable[object]] | None = None
     """Waits (bounded) for the vectors of the owner's just-completed turns: the vector leg
     calls it before searching, the keyword leg never waits for it."""
+    partial: PartialAnswer | None = None
+    """Where the keyword leg offers its answer, for the engine's time limit to take."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +118,8 @@ async def _vector(
         resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
         return _VectorAnswer(None)
     if not await gate.run_vectors():
-        if gate.shed and gate.skipped is not None:
-            # Shed under load: what a missed vector deadline gives, without its cost.
-            resolution["fallbacks"].append({"tier": "vector", **gate.skipped})
-            if ctx.metrics is not None:
-                ctx.metrics.memory_fallbacks.inc("vector_shed")
-            return _VectorAnswer(None)
+        if gate.shed:
+            return _shed(ctx, gate, resolution)
         return _VectorAnswer(None, recent_fallback=False)  # keywords alone answer
     started = time.perf_counter()
     deadline_s = vector_deadline_s(
@@ -162,6 +162,16 @@ async def _vector(
     )
 
 
+def _shed(
+    ctx: RetrievalContext, gate: VectorGate, resolution: dict[str, Any]
+) -> _VectorAnswer:
+    """Shed under load: what a missed vector deadline gives, without its cost."""
+    resolution["fallbacks"].append({"tier": "vector", **(gate.skipped or {})})
+    if ctx.metrics is not None:
+        ctx.metrics.memory_fallbacks.inc("vector_shed")
+    return _VectorAnswer(None)
+
+
 async def _vector_rows(
     ctx: RetrievalContext,
     index: VectorIndex,
@@ -187,7 +197,7 @@ async def retrieve(
     cfg = ctx.config
     started = time.perf_counter()
     plan = plan_retrieval(req, cfg)
-    strategy, budget, max_items = plan.strategy, plan.budget, plan.max_items
+    strategy = plan.strategy
     pool, live = plan.pool, plan.live
     resolution = {**plan.resolution(cfg), "store": ctx.records.name}
 
@@ -206,11 +216,18 @@ async def retrieve(
         gate = (
             ctx.gate if ctx.gate is not None else VectorGate.for_request(strategy, cfg)
         )
+        # Shed from the start (memtap saturated): no task, whose result would come back
+        # an iteration or two of a late loop later.
+        shed_answer = (
+            _shed(ctx, gate, resolution)
+            if gate.shed and strategy in ("semantic", "hybrid")
+            else None
+        )
         vector_task = (
             asyncio.ensure_future(
                 _vector(ctx, gate, side_effects, req, live, pool, resolution)
             )
-            if strategy in ("semantic", "hybrid")
+            if strategy in ("semantic", "hybrid") and shed_answer is None
             else None
         )
         t0 = time.perf_counter()
@@ -219,12 +236,13 @@ async def retrieve(
             # Hybrid reads the recent ranking in the same reader hop as the keywords:
             # when the vector leg misses its deadline the fallback needs no further hop
             # (under load one more hop could take the rest of the time limit).
+            # A shed retrieval (memtap saturated) reads at once: this leg is all it has.
             if strategy == "hybrid":
                 found, recent_rows = await ctx.records.keyword_and_recent(
-                    req.query, live, pool
+                    req.query, live, pool, now=True
                 )
             else:
-                found = await ctx.records.keyword(req.query, live, pool)
+                found = await ctx.records.keyword(req.query, live, pool, now=True)
         except BaseException:
             if vector_task is not None:
                 vector_task.cancel()
@@ -249,25 +267,87 @@ async def retrieve(
                 # the gate still spares the episodes' query embedding.
                 resolution if ctx.vectors is not None else {},
             )
-        answer = await vector_task if vector_task is not None else _VectorAnswer(None)
-        vec = answer.candidates
-        if strategy == "keyword" or (strategy == "semantic" and vec is None):
-            if strategy == "semantic":
-                resolution["fallbacks"].append(
-                    {
-                        "tier": "semantic",
-                        "to": "keyword",
-                        "reason": "vector unavailable",
-                    }
-                )
-            candidates = kw_cands
-        elif strategy == "semantic":
-            candidates = vec or []
-        else:
-            candidates = await _hybrid(
-                ctx, live, pool, kw_cands, answer, resolution, recent_rows, req.query
+        if vector_task is not None and ctx.partial is not None:
+            ctx.partial.offer(
+                "keyword",
+                lambda: _keyword_answer(
+                    ctx, req, plan, kw_cands, recent_rows, resolution, started
+                ),
             )
+        if vector_task is not None:
+            answer = await vector_task
+        else:
+            answer = shed_answer or _VectorAnswer(None)
+        candidates = _facts(
+            ctx, strategy, kw_cands, answer, resolution, recent_rows, req.query
+        )
+    return _present(ctx, req, plan, candidates, resolution, started, side_effects)
 
+
+def _keyword_answer(
+    ctx: RetrievalContext,
+    req: RetrievalRequest,
+    plan: RetrievalPlan,
+    kw_cands: list[_Candidate],
+    recent_rows: list[Memory] | None,
+    resolution: dict[str, Any],
+    started: float,
+) -> Retrieval:
+    """The answer from the keyword leg alone, as when the vector leg misses its deadline
+    (the time limit cut the retrieval before it)."""
+    # Copies: the cut retrieval's vector task may still add to the lists as it unwinds.
+    cut: dict[str, Any] = {
+        k: list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
+        for k, v in resolution.items()
+    }
+    fallbacks: list[dict[str, Any]] = cut["fallbacks"]
+    fallbacks.append({"tier": "vector", "reason": "time_limit"})
+    candidates = _facts(
+        ctx,
+        plan.strategy,
+        [dataclasses.replace(c) for c in kw_cands],
+        _VectorAnswer(None),
+        cut,
+        recent_rows,
+        req.query,
+    )
+    return _present(ctx, req, plan, candidates, cut, started, side_effects=False)
+
+
+def _facts(
+    ctx: RetrievalContext,
+    strategy: str,
+    kw_cands: list[_Candidate],
+    answer: _VectorAnswer,
+    resolution: dict[str, Any],
+    recent_rows: list[Memory] | None,
+    query: str,
+) -> list[_Candidate]:
+    vec = answer.candidates
+    if strategy == "keyword" or (strategy == "semantic" and vec is None):
+        if strategy == "semantic":
+            resolution["fallbacks"].append(
+                {
+                    "tier": "semantic",
+                    "to": "keyword",
+                    "reason": "vector unavailable",
+                }
+            )
+        return kw_cands
+    if strategy == "semantic":
+        return vec or []
+    return _hybrid(ctx, kw_cands, answer, resolution, recent_rows or [], query)
+
+
+def _present(
+    ctx: RetrievalContext,
+    req: RetrievalRequest,
+    plan: RetrievalPlan,
+    candidates: list[_Candidate],
+    resolution: dict[str, Any],
+    started: float,
+    side_effects: bool,
+) -> Retrieval:
     # Two stable sorts: newest first, then by score, so newer wins among equal scores.
     ranked = sorted(candidates, key=lambda c: c.memory.updated_at, reverse=True)
     ranked.sort(key=lambda c: -c.score)
@@ -288,12 +368,12 @@ async def retrieve(
     )
     if settled.dropped:
         resolution["superseded_by_newer"] = settled.dropped
-    hits = walk(settled.hits, budget, max_items)
+    hits = walk(settled.hits, plan.budget, plan.max_items)
     elapsed_ms = (time.perf_counter() - started) * 1000
     resolution["timings_ms"]["total"] = round(elapsed_ms, 3)
     resolution["candidates"] = len(ranked)
     if side_effects and ctx.metrics is not None:
-        ctx.metrics.retrieval_duration.observe(elapsed_ms, strategy)
+        ctx.metrics.retrieval_duration.observe(elapsed_ms, plan.strategy)
     return Retrieval(hits=tuple(hits), resolution=resolution)
 
 
@@ -316,16 +396,16 @@ def _decide(
         resolution["vector_skipped"] = why
 
 
-async def _hybrid(
+def _hybrid(
     ctx: RetrievalContext,
-    live: Live,
-    pool: int,
     kw: list[_Candidate],
     answer: _VectorAnswer,
     resolution: dict[str, Any],
-    recent_rows: list[Memory] | None,
+    recent_rows: list[Memory],
     query: str,
 ) -> list[_Candidate]:
+    """RRF of the keyword and vector rankings, or of keyword and recent ones (read in the
+    keyword leg's hop) when the vector leg gave none."""
     vec = answer.candidates
     if vec is not None or "vector_skipped" in resolution:
         # Skipped because the keywords answer: a hit sharing only a generic verb with the
@@ -353,12 +433,9 @@ async def _hybrid(
             else:
                 by_id[c.memory.id] = c
     elif answer.recent_fallback:
-        rows = recent_rows
-        if rows is None:
-            rows = await ctx.records.recent(live, pool)
         resolution["tiers"].append("recent")
-        rankings.append([m.id for m in rows])
-        for m in rows:
+        rankings.append([m.id for m in recent_rows])
+        for m in recent_rows:
             by_id.setdefault(m.id, _Candidate(m, 0.0, "recent"))
     # Hits fused from both arms are "hybrid"; with Qdrant as the record store both arms
     # are Qdrant's, and every fused hit is labelled "qdrant" (the tier the store reports).

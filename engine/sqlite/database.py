@@ -31,7 +31,7 @@ import aiosqlite
 
 from memtap.engine.api import EngineError, StoreError, StoreUnavailable
 from memtap.engine.sqlite.driver import Driver
-from memtap.engine.sqlite.readers import ReaderPool, ReadNotStarted
+from memtap.engine.sqlite.readers import ReaderPool, ReadNotStarted, install_progress
 
 log = logging.getLogger("memtap.store")
 
@@ -122,6 +122,9 @@ class Database:
         """Extension name -> "loaded" | "error: ..." (on the writer; readers load the same)."""
         self._writer: aiosqlite.Connection | None = None
         self._readers: ReaderPool | None = None
+        self._now: Conn | None = None
+        """The event loop's own reader connection (`read_now`)."""
+        self._now_deadline = [0.0]
         self._jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
         self._writer_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -173,6 +176,19 @@ class Database:
 
             self._readers = ReaderPool(reader, readers)
             await self._readers.start()
+
+            def reader_now() -> Conn:
+                # Never waits for a lock: it runs on the event loop.
+                raw = driver.connect(path, timeout=0)
+                try:
+                    self._configure(raw, 0, extension_loaders, writer=False)
+                except BaseException:
+                    raw.close()
+                    raise
+                install_progress(raw, self._now_deadline)
+                return raw
+
+            self._now = await asyncio.to_thread(reader_now)
         except BaseException as exc:
             await self._close_connections()
             err = translate(exc, self.driver)
@@ -259,6 +275,10 @@ class Database:
         await self._close_connections()
 
     async def _close_connections(self) -> None:
+        now, self._now = self._now, None
+        if now is not None:
+            with contextlib.suppress(Exception):
+                now.close()
         readers, self._readers = self._readers, None
         if readers is not None:
             with contextlib.suppress(Exception):
@@ -377,6 +397,26 @@ class Database:
         except asyncio.CancelledError:
             read.future.cancel()  # skipped if no reader took it yet
             raise
+
+    def read_now(self, fn: Callable[[Conn], T], *, budget_ms: int) -> T:
+        """Run `fn(conn)` here and now, on the event loop's own connection, for a small read
+        a request cannot wait for: a reader thread's result comes back two loop iterations
+        later, ~100 ms each when memtap is saturated. It never waits for a lock (StoreBusy)
+        and SQLite interrupts it past `budget_ms` (StoreTimeout), so it holds the loop at
+        most that long."""
+        conn = self._now
+        if self._closed or conn is None:
+            raise StoreClosed("database is closed")
+        self._now_deadline[0] = time.monotonic() + budget_ms / 1000
+        try:
+            return fn(conn)
+        except BaseException as exc:
+            err = translate(exc, self.driver)
+            if err is exc:
+                raise
+            raise err from exc
+        finally:
+            self._now_deadline[0] = 0.0
 
     async def _outcome(self, read: asyncio.Future[T]) -> T:
         try:

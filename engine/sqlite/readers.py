@@ -92,7 +92,7 @@ class ReaderPool:
             ready.set_exception(exc)
             return
         deadline = [0.0]
-        _install_progress(conn, deadline)
+        install_progress(conn, deadline)
         ready.set_result(None)
         try:
             while (read := self._reads.get()) is not None:
@@ -135,7 +135,10 @@ def _deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
         future.set_exception(value)
 
 
-def _install_progress(raw: Conn, deadline: list[float]) -> None:
+def install_progress(raw: Conn, deadline: list[float]) -> None:
+    """Interrupt `raw`'s running statement once time.monotonic() passes `deadline[0]`
+    (0: no limit)."""
+
     def check() -> int:
         # Non-zero aborts the running statement with "interrupted".
         return 1 if deadline[0] and time.monotonic() > deadline[0] else 0

@@ -8,18 +8,19 @@ rows commit in one transaction when the outbox lives in the same file (`write_fa
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
 from memtap.engine.sqlite import fts, memories, outbox, summaries
-from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.database import Database, StoreBusy, StoreTimeout
 from memtap.engine.sqlite.local import file_size
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
 
 Conn = Any
+T = TypeVar("T")
 EXPORT_PAGE = 500
 
 
@@ -37,6 +38,11 @@ def apply_facts(
             superseded += memories.supersede(conn, new.owner, subject, memory.id, now)
         results.append(WrittenTurn(item.row, written, superseded))
     return results
+
+
+READ_NOW_BUDGET_MS = 20
+"""How long a ranking read `now` may hold the event loop (`Database.read_now`): a keyword
+search of 100k memories takes 1.4-2.5 ms; past this the read goes to a reader thread."""
 
 
 class SqliteRecordStore:
@@ -136,14 +142,13 @@ class SqliteRecordStore:
         )
 
     async def keyword(
-        self, query: str, live: Live, limit: int
+        self, query: str, live: Live, limit: int, *, now: bool = False
     ) -> list[tuple[Memory, float]]:
         terms = fts.query_terms(query)
         if fts.build_match(terms, live) is None:
             return []
-        return await self.db.read(
-            lambda conn: self._search(conn, terms, live, limit),
-            timeout_ms=self.read_timeout_ms,
+        return await self._read_ranking(
+            lambda conn: self._search(conn, terms, live, limit), now
         )
 
     def _search(
@@ -157,7 +162,7 @@ class SqliteRecordStore:
         return fts.search(conn, match, live, limit, text, self.owner_sizes)
 
     async def keyword_and_recent(
-        self, query: str, live: Live, limit: int
+        self, query: str, live: Live, limit: int, *, now: bool = False
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
         # Both rankings in ONE trip to a reader thread (each trip costs a thread wake-up on
         # the request path).
@@ -169,6 +174,14 @@ class SqliteRecordStore:
             found = self._search(conn, terms, live, limit)
             return found, (memories.recent(conn, live, limit) if found else [])
 
+        return await self._read_ranking(run, now)
+
+    async def _read_ranking(self, run: Callable[[Conn], T], now: bool) -> T:
+        if now:
+            try:
+                return self.db.read_now(run, budget_ms=READ_NOW_BUDGET_MS)
+            except (StoreBusy, StoreTimeout):
+                pass  # a reader thread has the rest of the time limit
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
 
     async def live_many(self, ids: Sequence[str], live: Live) -> dict[str, Memory]:

@@ -58,6 +58,12 @@ def injected_block(retrieval: Retrieval) -> str | None:
     return build_memory_block([_line(hit) for hit in retrieval.hits])
 
 
+ENGINE_LIMIT_GUARD = 4
+"""The proxy's own timeout on a retrieval, in multiples of `memory.retrieval_timeout_ms`:
+far enough past the engine's limit that one long iteration of a saturated loop does not
+fire both together (a second cancel would take the engine's answer at its limit away)."""
+
+
 class InjectAddon(Addon):
     name = "memory.inject"
     uses_memory = True
@@ -163,8 +169,11 @@ class InjectAddon(Addon):
         request = RetrievalRequest(owner=owner, query=query, session=flow.session_id)
         started = time.monotonic()
         try:
-            async with asyncio.timeout(timeout_ms / 1000.0):
-                retrieval = await engine.retrieve(request)
+            # The engine keeps the limit itself, answering then with what it read before
+            # (RetrievalTimeout if nothing); this timeout only guards against an engine
+            # that would not return.
+            async with asyncio.timeout(timeout_ms * ENGINE_LIMIT_GUARD / 1000.0):
+                retrieval = await engine.retrieve(request, limit_ms=timeout_ms)
         except TimeoutError as exc:
             memory_failed(self.runtime, flow, "retrieval_timeout", exc)
             return None

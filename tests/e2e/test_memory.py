@@ -12,6 +12,7 @@ import dataclasses
 import gzip
 import hashlib
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -409,10 +410,26 @@ async def test_unreadable_body_passes_through_unchanged(
 async def test_retrieval_timeout_fails_open(
     memtap_server: ServerFactory, memtap_config: Callable[..., Config], standin: Standin
 ) -> None:
+    """Nothing read by the limit (a store whose reads do not come back in time): the
+    request goes upstream unchanged at the limit, counted as `retrieval_timeout`."""
     server = await start_memtap(
-        standin, memtap_server, memtap_config, memory_config(retrieval_timeout_ms=0)
+        standin, memtap_server, memtap_config, memory_config(retrieval_timeout_ms=100)
     )
+    await chat_turn(server, "sk-e2e-timeout", PREFERENCE, False, {})
+    await wait_for_memory(server, owner_of("sk-e2e-timeout"), "postgres")
+    engine = server.runtime.engine
+    assert engine is not None
+    store = engine.store  # type: ignore[attr-defined]
+    real = store.keyword_and_recent
+
+    async def stalled(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(5)
+        return await real(*args, **kwargs)
+
+    store.keyword_and_recent = stalled
+    started = time.monotonic()
     header = await chat_turn(server, "sk-e2e-timeout", QUESTION, True, {})
+    assert time.monotonic() - started < 2
     assert header == "0"
     assert OPEN not in standin.last().body.decode()
     assert server.metrics.memory_fallbacks.value("retrieval_timeout") == 1

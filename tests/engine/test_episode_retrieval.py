@@ -551,3 +551,32 @@ async def test_slow_snippets_do_not_cost_the_facts(
     assert engine.metrics.memory_fallbacks.value("episodes_timeout") == 1
     await asyncio.sleep(0.01)
     assert finished == [True]  # the abandoned recall was cancelled, not left running
+
+
+async def test_a_limit_that_comes_while_the_snippets_are_awaited_answers_with_the_facts(
+    make_engine: Callable[..., Any],
+) -> None:
+    """The caller's limit (before the episodes' own deadline) cuts the wait for the
+    snippets: the facts, already retrieved, answer."""
+    engine = await make_engine()
+    await said(engine, "I prefer oolong tea.")
+    assert engine.episodes is not None
+    store = engine.episodes.store
+
+    async def stuck_keyword(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(5)
+
+    store.keyword = stuck_keyword  # type: ignore[method-assign]
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    found = await engine.retrieve(
+        RetrievalRequest(owner=OWNER, query="which tea do I prefer?"), limit_ms=100
+    )
+    took = loop.time() - started
+    assert 0.09 <= took < 0.5
+    assert [h.memory.content for h in found.hits] == ["Prefers oolong tea"]
+    (episodes,) = found.resolution["episodes"]["fallbacks"]
+    assert episodes == {"tier": "episodes", "reason": "time_limit"}
+    assert found.resolution["fallbacks"][-1]["answered_with"] == "facts"
+    assert engine.metrics.memory_fallbacks.value("retrieval_partial") == 1
+    assert engine.metrics.memory_fallbacks.value("episodes_timeout") == 0

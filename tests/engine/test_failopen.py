@@ -14,7 +14,7 @@ import pytest
 
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
-from memtap.engine.api import EngineError
+from memtap.engine.api import EngineError, RetrievalTimeout
 from memtap.engine.engine import Engine
 from memtap.engine.factory import database_path, open_engine
 from memtap.engine.memory_rules import Live
@@ -215,11 +215,19 @@ class BrokenTier:
 
 
 @pytest.mark.parametrize("stall", [False, True])
-async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: bool) -> None:
+async def test_failing_vector_tier_falls_back_to_keyword(
+    tmp_path: Path, stall: bool
+) -> None:
     # vector_skip_coverage 0: "green tea" is answered by keywords alone otherwise, and the
     # failing vector leg is what this tests.
     engine = await open_engine(
-        holder(tmp_path, strategy="hybrid", retrieval_timeout_ms=100, vector_skip_coverage=0.0), Metrics()
+        holder(
+            tmp_path,
+            strategy="hybrid",
+            retrieval_timeout_ms=100,
+            vector_skip_coverage=0.0,
+        ),
+        Metrics(),
     )
     try:
         engine.vector_index = BrokenTier(stall)
@@ -240,6 +248,66 @@ async def test_failing_vector_tier_falls_back_to_keyword(tmp_path: Path, stall: 
         assert status["vector"]["available"] is False
     finally:
         engine.vector_index = None
+        await engine.close()
+
+
+async def test_the_limit_answers_with_the_keyword_leg_read_before_it(
+    tmp_path: Path,
+) -> None:
+    """A vector leg still running at the caller's limit (its own deadline is later): the
+    facts the keyword leg read answer then, instead of nothing."""
+    engine = await open_engine(
+        holder(
+            tmp_path,
+            strategy="hybrid",
+            retrieval_timeout_ms=2000,
+            vector_skip_coverage=0.0,
+        ),
+        Metrics(),
+    )
+    try:
+        await engine.create_memory(NewMemory(owner=OWNER, content="Prefers green tea"))
+        engine.vector_index = BrokenTier(stall=True)
+        retrieval, took = await quick(engine.retrieve(request(), limit_ms=60))
+        assert not isinstance(retrieval, BaseException), retrieval
+        assert 0.05 <= took < 0.5
+        assert [h.memory.content for h in retrieval.hits] == ["Prefers green tea"]
+        fallbacks = retrieval.resolution["fallbacks"]
+        assert {"tier": "vector", "reason": "time_limit"} in fallbacks
+        assert fallbacks[-1] == {
+            "tier": "retrieval",
+            "reason": "time_limit",
+            "answered_with": "keyword",
+        }
+        assert engine.metrics.memory_fallbacks.value("retrieval_partial") == 1
+    finally:
+        engine.vector_index = None
+        await engine.close()
+
+
+async def test_nothing_read_by_the_limit_is_a_retrieval_timeout(
+    tmp_path: Path,
+) -> None:
+    engine = await seeded(tmp_path)
+    real = engine.store.keyword
+
+    async def stalled(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(5)  # a reader that does not come back in time
+        return await real(*args, **kwargs)
+
+    engine.store.keyword = stalled  # type: ignore[method-assign]
+    try:
+        started = time.monotonic()
+        with pytest.raises(RetrievalTimeout) as raised:
+            await asyncio.wait_for(engine.retrieve(request(), limit_ms=50), 3)
+        assert time.monotonic() - started < 0.5
+        assert isinstance(raised.value, TimeoutError)  # what the proxy counts
+        assert engine.metrics.memory_fallbacks.value("retrieval_partial") == 0
+        # Without a limit (retrieve-preview) the same retrieval waits for its reads.
+        engine.store.keyword = real  # type: ignore[method-assign]
+        found = await engine.retrieve(request(), side_effects=False)
+        assert [h.memory.content for h in found.hits] == ["Prefers green tea"]
+    finally:
         await engine.close()
 
 

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -26,7 +27,7 @@ from memtap.engine.ports import RecordStore
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.database import Database, StoreBusy
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.types import ListQuery, MemoryPatch, NewMemory
@@ -343,6 +344,46 @@ async def test_keyword_relevance(store: RecordStore) -> None:
         "stopwords only: nothing"
     )
     assert await store.keyword("", live(), 10) == []
+
+
+async def test_a_ranking_read_now_answers_the_same(store: RecordStore) -> None:
+    """`now` (memtap saturated: SQLite reads on the event loop's own connection) changes
+    how a store reads, never what it finds."""
+    await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
+    await store.upsert_memory(new("my cat is called Tom"), at(hours=-1))
+    query = "how do kubernetes deployments work"
+    assert await store.keyword(query, live(), 10, now=True) == await store.keyword(
+        query, live(), 10
+    )
+    assert await store.keyword_and_recent(
+        query, live(), 10, now=True
+    ) == await store.keyword_and_recent(query, live(), 10)
+    assert await store.keyword(query, live("bob"), 10, now=True) == []
+
+
+async def test_a_ranking_read_the_loop_cannot_make_goes_to_a_reader(
+    tmp_path: Path,
+) -> None:
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    store = SqliteRecordStore(db)
+    refused: list[str] = []
+
+    def busy(fn: Any, *, budget_ms: int) -> Any:
+        refused.append("busy")
+        raise StoreBusy("database is locked")  # a lock the loop must not wait for
+
+    try:
+        await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
+        db.read_now = busy  # type: ignore[method-assign]
+        found, recent = await store.keyword_and_recent(
+            "kubernetes", live(), 10, now=True
+        )
+        assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
+        assert [m.content for m in recent] == ["I deploy with kubernetes clusters"]
+        assert refused == ["busy"]
+    finally:
+        await db.close()
 
 
 async def test_list_filters_order_and_paging(store: RecordStore) -> None:

@@ -103,7 +103,10 @@ async def test_group_commit_isolates_a_failing_job(db: Database) -> None:
     assert isinstance(results[0], StoreError) and results[1] == "new"
 
 
-async def test_reads_do_not_wait_for_the_writer(db: Database) -> None:
+@pytest.mark.parametrize("now", [False, True])
+async def test_reads_do_not_wait_for_the_writer(db: Database, now: bool) -> None:
+    """Neither a reader thread's read nor one at once on the loop (`read_now`, which then
+    answers in the caller's step: the loop does not turn)."""
     started = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -112,16 +115,20 @@ async def test_reads_do_not_wait_for_the_writer(db: Database) -> None:
         loop.call_soon_threadsafe(started.set)
         time.sleep(0.5)  # holds the write transaction open (in the writer's thread)
 
+    async def rows() -> int:
+        def count(c: Any) -> int:
+            return int(c.execute("SELECT count(*) FROM kv").fetchone()[0])
+
+        return db.read_now(count, budget_ms=20) if now else await db.read(count)
+
     writing = asyncio.create_task(db.write(slow_write))
     await started.wait()
     t0 = time.monotonic()
-    count = await db.read(lambda c: c.execute("SELECT count(*) FROM kv").fetchone()[0])
+    count = await rows()
     assert time.monotonic() - t0 < 0.3
     assert count == 0  # the uncommitted row is invisible
     await writing
-    assert (
-        await db.read(lambda c: c.execute("SELECT count(*) FROM kv").fetchone()[0]) == 1
-    )
+    assert await rows() == 1
 
 
 async def test_long_read_is_interrupted(db: Database) -> None:
@@ -132,6 +139,32 @@ async def test_long_read_is_interrupted(db: Database) -> None:
     assert time.monotonic() - t0 < 2
     # the reader is usable afterwards, and reads without a limit are not interrupted
     assert await db.read(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+
+
+async def test_read_now_is_interrupted_past_its_budget(db: Database) -> None:
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    t0 = time.monotonic()
+    with pytest.raises(StoreTimeout):
+        db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=20)
+    assert time.monotonic() - t0 < 0.5  # the loop was held ~20 ms, not for ever
+    assert db.read_now(lambda c: c.execute("SELECT 1").fetchone()[0], budget_ms=20) == 1
+
+
+async def test_read_now_follows_close_and_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "n.db"
+    database = await Database.open(path, choose_driver())
+    await database.write(lambda c: c.execute("CREATE TABLE t (x)"))
+    await database.reopen()
+    await database.write(lambda c: c.execute("INSERT INTO t VALUES (1)"))
+    assert (
+        database.read_now(
+            lambda c: c.execute("SELECT x FROM t").fetchone()[0], budget_ms=20
+        )
+        == 1
+    )
+    await database.close()
+    with pytest.raises(StoreClosed):
+        database.read_now(lambda c: None, budget_ms=20)
 
 
 async def test_waiting_for_a_reader_counts_against_the_read_limit(db: Database) -> None:
