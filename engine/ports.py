@@ -214,8 +214,9 @@ class RecordStore(Protocol):
         self, query: str, live: Live, limit: int, *, now: bool = False
     ) -> list[tuple[Memory, float]]:
         """Live memories sharing a topical word with `query`, best first, relevance > 0.
-        `now`: the event loop is saturated and the answer cannot wait for a hop through a
-        thread; a store that can read at once on the loop, briefly, does (SQLite)."""
+        `now`: the answer should not wait for a hop through a thread (on a saturated loop
+        one costs ~100 ms a wake-up); a store that can read at once on the loop, briefly,
+        does (SQLite), others read as always."""
         ...
 
     async def keyword_and_recent(

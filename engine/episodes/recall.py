@@ -108,7 +108,7 @@ async def recall_episodes(
         read = await _arm(keyword_task, "keyword", out.resolution) or []
         found = await _arm(vector_task, "vector", out.resolution)
     except BaseException:
-        # Cancelled (the proxy's retrieval limit) while the keyword arm ran: the vector arm
+        # Cancelled (the retrieval's time limit) while the keyword arm ran: the vector arm
         # was not awaited yet, so it went on embedding the query of a request that had
         # gone upstream already (under overload, model time taken from live requests), and
         # its timeout was logged as "Task exception was never retrieved".

@@ -120,7 +120,10 @@ class QdrantTransport:
         while True:
             started = time.perf_counter()
             try:
-                result = await asyncio.wait_for(self._run(fn), self.timeout_s)
+                # A timeout scope, not wait_for: Python 3.11's wait_for can swallow a
+                # cancel that arrives as its inner task ends.
+                async with asyncio.timeout(self.timeout_s):
+                    result = await self._run(fn)
             except (EngineError, asyncio.CancelledError):
                 raise
             except Exception as exc:  # classified below, re-raised as an EngineError

@@ -1,6 +1,8 @@
 """How the retrieval time limit (`memory.retrieval_timeout_ms`) is shared between the legs.
 
-The proxy gives the whole retrieval `retrieval_timeout_ms`; when the vector leg (query
+The whole retrieval has `retrieval_timeout_ms` (kept by the engine for the proxy:
+`Engine.retrieve(limit_ms=)`, which then answers with what was read before it,
+`partial.py`); when the vector leg (query
 embedding + KNN) had that same limit, a slow embedding used all of it and the request went
 upstream with nothing, although the keyword leg had answered long before. The vector leg
 therefore gets a share of the limit: when it misses its deadline the keyword results (fused
@@ -9,7 +11,7 @@ with recent ones, as for any vector fallback) still arrive inside the request's 
 The limit counts from when the engine took the request (`RetrievalClock.started`), not from
 when ranking began: the read-your-own-writes wait (`Engine._read_own_writes`) comes out of
 the same limit, so a request that waited for its owner's turns gives the vector leg only what
-is left. Otherwise a wait and a slow embedding added up past the proxy's limit and the
+is left. Otherwise a wait and a slow embedding added up past the limit and the
 request lost the keyword results too, after the whole timeout.
 """
 

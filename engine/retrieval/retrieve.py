@@ -25,7 +25,8 @@ With a vector index, `semantic` ranks by it and `hybrid` is RRF(keyword, vector)
 `rrf_k`; the keyword and vector searches run concurrently. When the index is absent or
 failing (exception, or past its share of `retrieval_timeout_ms`: `deadline.py`), `semantic`
 falls back to keyword and `hybrid` to RRF(keyword, recent), and `resolution["fallbacks"]`
-says why.
+says why. The same fallback is what a retrieval answers with when the caller's time limit
+cuts it after the keyword leg (`partial.py`).
 """
 
 from __future__ import annotations
@@ -114,9 +115,7 @@ async def _vector(
     """Vector candidates above `min_similarity`, or None when the index is missing/failed
     or the keyword leg answered (`gate`)."""
     tier = ctx.vectors
-    if tier is None:
-        resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
-        return _VectorAnswer(None)
+    assert tier is not None  # _vector_at_once answered otherwise
     if not await gate.run_vectors():
         if gate.shed:
             return _shed(ctx, gate, resolution)
@@ -160,6 +159,19 @@ async def _vector(
             for rank, (m, sim) in enumerate(good, start=1)
         ]
     )
+
+
+def _vector_at_once(
+    ctx: RetrievalContext, gate: VectorGate, resolution: dict[str, Any]
+) -> _VectorAnswer | None:
+    """The vector leg's answer when it cannot run (no index; shed from the start), without a
+    task: its result would come back an iteration or two of a late loop later."""
+    if ctx.vectors is None:
+        resolution["fallbacks"].append({"tier": "vector", "reason": "no vector tier"})
+        return _VectorAnswer(None)
+    if gate.shed:
+        return _shed(ctx, gate, resolution)
+    return None
 
 
 def _shed(
@@ -210,33 +222,32 @@ async def retrieve(
             for i, m in enumerate(rows, start=1)
         ]
     else:
-        # The vector search (embedding, KNN) runs beside the keyword search, each on its
-        # own reader connection: the request waits for the slower one, not for the sum —
-        # unless the gate waits for the keyword answer (memory.vector_skip_coverage).
+        # The vector search (embedding, KNN: hops through threads or the network) runs
+        # beside the keyword search: the request waits for the slower one, not for the
+        # sum — unless the gate waits for the keyword answer (memory.vector_skip_coverage).
         gate = (
             ctx.gate if ctx.gate is not None else VectorGate.for_request(strategy, cfg)
         )
-        # Shed from the start (memtap saturated): no task, whose result would come back
-        # an iteration or two of a late loop later.
-        shed_answer = (
-            _shed(ctx, gate, resolution)
-            if gate.shed and strategy in ("semantic", "hybrid")
+        at_once = (
+            _vector_at_once(ctx, gate, resolution)
+            if strategy in ("semantic", "hybrid")
             else None
         )
         vector_task = (
             asyncio.ensure_future(
                 _vector(ctx, gate, side_effects, req, live, pool, resolution)
             )
-            if strategy in ("semantic", "hybrid") and shed_answer is None
+            if strategy in ("semantic", "hybrid") and at_once is None
             else None
         )
         t0 = time.perf_counter()
         recent_rows: list[Memory] | None = None
         try:
-            # Hybrid reads the recent ranking in the same reader hop as the keywords:
-            # when the vector leg misses its deadline the fallback needs no further hop
-            # (under load one more hop could take the rest of the time limit).
-            # A shed retrieval (memtap saturated) reads at once: this leg is all it has.
+            # Read at once on the loop (`now`): a reader thread's result comes back two
+            # loop iterations later, ~100 ms each when memtap is saturated, and a shed
+            # retrieval has nothing else. Hybrid reads the recent ranking in the same read:
+            # when the vector leg misses its deadline (or the limit cuts the retrieval)
+            # the fallback needs no further read.
             if strategy == "hybrid":
                 found, recent_rows = await ctx.records.keyword_and_recent(
                     req.query, live, pool, now=True
@@ -268,16 +279,17 @@ async def retrieve(
                 resolution if ctx.vectors is not None else {},
             )
         if vector_task is not None and ctx.partial is not None:
+            task = vector_task
             ctx.partial.offer(
                 "keyword",
                 lambda: _keyword_answer(
-                    ctx, req, plan, kw_cands, recent_rows, resolution, started
+                    ctx, req, plan, kw_cands, recent_rows, resolution, started, task
                 ),
             )
         if vector_task is not None:
             answer = await vector_task
         else:
-            answer = shed_answer or _VectorAnswer(None)
+            answer = at_once or _VectorAnswer(None)
         candidates = _facts(
             ctx, strategy, kw_cands, answer, resolution, recent_rows, req.query
         )
@@ -292,21 +304,33 @@ def _keyword_answer(
     recent_rows: list[Memory] | None,
     resolution: dict[str, Any],
     started: float,
+    vector_task: asyncio.Future[_VectorAnswer],
 ) -> Retrieval:
-    """The answer from the keyword leg alone, as when the vector leg misses its deadline
-    (the time limit cut the retrieval before it)."""
+    """The answer from the keyword leg, as when the vector leg misses its deadline (the
+    time limit cut the retrieval before the vector leg's answer was taken; if it had come
+    in already, it is used)."""
     # Copies: the cut retrieval's vector task may still add to the lists as it unwinds.
     cut: dict[str, Any] = {
         k: list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
         for k, v in resolution.items()
     }
-    fallbacks: list[dict[str, Any]] = cut["fallbacks"]
-    fallbacks.append({"tier": "vector", "reason": "time_limit"})
+    if (
+        vector_task.done()
+        and not vector_task.cancelled()
+        and vector_task.exception() is None
+    ):
+        answer = vector_task.result()
+    else:
+        skipped = "vector_skipped" in cut  # the keywords answer: no recent ranking
+        answer = _VectorAnswer(None, recent_fallback=not skipped)
+        if not skipped:
+            fallbacks: list[dict[str, Any]] = cut["fallbacks"]
+            fallbacks.append({"tier": "vector", "reason": "time_limit"})
     candidates = _facts(
         ctx,
         plan.strategy,
         [dataclasses.replace(c) for c in kw_cands],
-        _VectorAnswer(None),
+        answer,
         cut,
         recent_rows,
         req.query,

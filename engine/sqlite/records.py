@@ -164,8 +164,7 @@ class SqliteRecordStore:
     async def keyword_and_recent(
         self, query: str, live: Live, limit: int, *, now: bool = False
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
-        # Both rankings in ONE trip to a reader thread (each trip costs a thread wake-up on
-        # the request path).
+        # Both rankings in ONE read (at once on the loop, or one trip to a reader thread).
         terms = fts.query_terms(query)
         if fts.build_match(terms, live) is None:
             return [], []
@@ -178,8 +177,12 @@ class SqliteRecordStore:
 
     async def _read_ranking(self, run: Callable[[Conn], T], now: bool) -> T:
         if now:
+            # Never longer than the retrieval's own limit (a limit of a few ms is no time
+            # for a read that would then run past it).
+            limit_ms = self.read_timeout_ms
+            budget_ms = min(READ_NOW_BUDGET_MS, limit_ms or READ_NOW_BUDGET_MS)
             try:
-                return self.db.read_now(run, budget_ms=READ_NOW_BUDGET_MS)
+                return self.db.read_now(run, budget_ms=budget_ms)
             except (StoreBusy, StoreTimeout):
                 pass  # a reader thread has the rest of the time limit
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)

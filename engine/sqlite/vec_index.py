@@ -284,9 +284,10 @@ class SqliteVecIndex:
             self._inline_backfill_at.clear()
         self._inline_backfill_at[owner] = now
         try:
-            await asyncio.wait_for(
-                self.backfill(owner, BACKFILL_BUDGET), self.backfill_timeout_s
-            )
+            # A timeout scope, not wait_for: Python 3.11's wait_for can swallow a cancel
+            # that arrives as its inner task ends (a retrieval cut by its limit would run on).
+            async with asyncio.timeout(self.backfill_timeout_s):
+                await self.backfill(owner, BACKFILL_BUDGET)
         except (TimeoutError, EmbeddingError, EngineError) as exc:
             cause = (
                 exc.cause

@@ -183,3 +183,35 @@ async def test_a_crowd_of_retrievals_in_progress_sheds_the_next_one(
         assert engine.retrieval_slots.running == 0
     finally:
         await engine.close()
+
+
+async def test_a_lagging_loop_without_a_vector_index_says_so_and_sheds_nothing(
+    tmp_path: Path,
+) -> None:
+    """No index: the vector leg never could run, so nothing is counted as shed, and the
+    retrieval still ends in the step that began it (no task for a leg that cannot run)."""
+    config = Config(
+        data_dir=str(tmp_path),
+        memory=MemoryConfig(strategy="hybrid", retrieval_timeout_ms=250),
+        vector_store=VectorStoreConfig(kind="none"),
+    )
+    metrics = Metrics()
+    engine = await open_engine(ConfigHolder(config), metrics)
+    try:
+        await engine.create_memory(NewMemory(owner=ALICE, content="Drinks oolong tea"))
+        await engine.loop_lag.stop()
+        engine.loop_lag.record(0.05)
+        engine.loop_lag.record(0.05)
+        step = engine.retrieve(
+            RetrievalRequest(owner=ALICE, query="which oolong brew do I like?"),
+            limit_ms=250,
+        )
+        with pytest.raises(StopIteration) as ended:
+            step.send(None)
+        found = ended.value.value
+        assert [h.memory.content for h in found.hits] == ["Drinks oolong tea"]
+        vector = [f for f in found.resolution["fallbacks"] if f.get("tier") == "vector"]
+        assert vector == [{"tier": "vector", "reason": "no vector tier"}]
+        assert metrics.memory_fallbacks.value("vector_shed") == 0
+    finally:
+        await engine.close()
