@@ -64,6 +64,18 @@ far enough past the engine's limit that one long iteration of a saturated loop d
 fire both together (a second cancel would take the engine's answer at its limit away)."""
 
 
+def cut_at_limit(retrieval: Retrieval) -> dict[str, str]:
+    """`{"cut_at_limit": "keyword" | "facts"}` when the time limit cut the retrieval and it
+    answered with what it had read (the engine's `retrieval_partial`); else nothing."""
+    for fallback in retrieval.resolution.get("fallbacks", ()):
+        if (
+            fallback.get("tier") == "retrieval"
+            and fallback.get("reason") == "time_limit"
+        ):
+            return {"cut_at_limit": str(fallback.get("answered_with"))}
+    return {}
+
+
 class InjectAddon(Addon):
     name = "memory.inject"
     uses_memory = True
@@ -149,6 +161,7 @@ class InjectAddon(Addon):
                     "strategy": retrieval.resolution.get("strategy", config.strategy),
                     "placement": injection.placement,
                     "stripped": injection.stripped,
+                    **cut_at_limit(retrieval),
                 }
             },
         )

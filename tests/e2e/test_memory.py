@@ -435,6 +435,51 @@ async def test_retrieval_timeout_fails_open(
     assert server.metrics.memory_fallbacks.value("retrieval_timeout") == 1
 
 
+async def test_a_loop_that_falls_behind_still_injects_what_the_keyword_leg_read(
+    memtap_server: ServerFactory,
+    memtap_config: Callable[..., Config],
+    standin: Standin,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The vector leg's search holds the event loop past the limit (as a saturated core
+    does): every timer fires late, together, and the request goes upstream at the limit
+    with the facts the keyword leg read before it — not with nothing."""
+    caplog.set_level("INFO", logger="memtap")
+    server = await memtap_server(
+        memtap_config(
+            memory=memory_config(retrieval_timeout_ms=100, vector_skip_coverage=0.0),
+            embedding=EmbeddingConfig(source="onnx"),
+            vector_store=VectorStoreConfig(kind="sqlite-vec"),
+        )
+    )
+    await chat_turn(server, "sk-e2e-late", PREFERENCE, False, {})
+    await wait_for_memory(server, owner_of("sk-e2e-late"), "postgres")
+    engine = server.runtime.engine
+    assert engine is not None
+    index = engine.vector_index  # type: ignore[attr-defined]
+    real = index.search
+
+    async def search_on_a_late_loop(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.15)  # noqa: ASYNC251 - the loop held, as by a saturated core
+        return await real(*args, **kwargs)
+
+    index.search = search_on_a_late_loop
+    try:
+        header = await chat_turn(server, "sk-e2e-late", QUESTION, True, {})
+    finally:
+        index.search = real
+    assert int(header) >= 1
+    assert "Postgres" in standin.last().body.decode()
+    assert server.metrics.memory_fallbacks.value("retrieval_partial") == 1
+    assert server.metrics.memory_fallbacks.value("retrieval_timeout") == 0
+    injected = [
+        r.fields  # type: ignore[attr-defined]
+        for r in caplog.records
+        if r.getMessage() == "memory.injected"
+    ]
+    assert injected[-1]["cut_at_limit"] == "keyword"
+
+
 async def test_no_api_key_means_no_memory(
     memtap: MemtapServer, standin: Standin
 ) -> None:
