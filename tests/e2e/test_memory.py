@@ -78,6 +78,21 @@ async def start_memtap(
     return server
 
 
+def pause_before(
+    target: Any, name: str, pause: Callable[[], Awaitable[None]]
+) -> Callable[[], None]:
+    """`target.<name>` (a coroutine method) runs `pause` first: a store that does not answer
+    in time, a loop held by a saturated core. Returns what puts the method back."""
+    real = getattr(target, name)
+
+    async def paused(*args: Any, **kwargs: Any) -> Any:
+        await pause()
+        return await real(*args, **kwargs)
+
+    setattr(target, name, paused)
+    return lambda: setattr(target, name, real)
+
+
 async def memories_of(server: MemtapServer, owner: str) -> list[str]:
     engine = server.runtime.engine
     assert engine is not None
@@ -419,14 +434,11 @@ async def test_retrieval_timeout_fails_open(
     await wait_for_memory(server, owner_of("sk-e2e-timeout"), "postgres")
     engine = server.runtime.engine
     assert engine is not None
-    store = engine.store  # type: ignore[attr-defined]
-    real = store.keyword_and_recent
 
-    async def stalled(*args: Any, **kwargs: Any) -> Any:
+    async def stall() -> None:
         await asyncio.sleep(5)
-        return await real(*args, **kwargs)
 
-    store.keyword_and_recent = stalled
+    pause_before(engine.store, "keyword_and_recent", stall)  # type: ignore[attr-defined]
     started = time.monotonic()
     header = await chat_turn(server, "sk-e2e-timeout", QUESTION, True, {})
     assert time.monotonic() - started < 2
@@ -456,18 +468,15 @@ async def test_a_loop_that_falls_behind_still_injects_what_the_keyword_leg_read(
     await wait_for_memory(server, owner_of("sk-e2e-late"), "postgres")
     engine = server.runtime.engine
     assert engine is not None
-    index = engine.vector_index  # type: ignore[attr-defined]
-    real = index.search
 
-    async def search_on_a_late_loop(*args: Any, **kwargs: Any) -> Any:
+    async def hold_the_loop() -> None:
         time.sleep(0.15)  # noqa: ASYNC251 - the loop held, as by a saturated core
-        return await real(*args, **kwargs)
 
-    index.search = search_on_a_late_loop
+    undo = pause_before(engine.vector_index, "search", hold_the_loop)  # type: ignore[attr-defined]
     try:
         header = await chat_turn(server, "sk-e2e-late", QUESTION, True, {})
     finally:
-        index.search = real
+        undo()
     assert int(header) >= 1
     assert "Postgres" in standin.last().body.decode()
     assert server.metrics.memory_fallbacks.value("retrieval_partial") == 1
