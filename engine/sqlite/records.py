@@ -7,6 +7,7 @@ rows commit in one transaction when the outbox lives in the same file (`write_fa
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -43,6 +44,8 @@ def apply_facts(
 READ_NOW_BUDGET_MS = 20
 """How long a ranking read `now` may hold the event loop (`Database.read_now`): a keyword
 search of 100k memories takes 1.4-2.5 ms; past this the read goes to a reader thread."""
+READ_NOW_PAUSE_S = 5.0
+"""After a ranking read ran out of that budget, how long such reads go to reader threads."""
 
 
 class SqliteRecordStore:
@@ -56,6 +59,8 @@ class SqliteRecordStore:
         self._read_timeout_ms = read_timeout_ms
         """The time limit of retrieval reads, read at each call (it follows reloads)."""
         self.owner_sizes = fts.OwnerSizes()
+        self._read_now_paused_until = 0.0
+        """time.monotonic() until which ranking reads skip the loop (one hit its budget)."""
 
     @property
     def read_timeout_ms(self) -> int | None:
@@ -176,14 +181,18 @@ class SqliteRecordStore:
         return await self._read_ranking(run, now)
 
     async def _read_ranking(self, run: Callable[[Conn], T], now: bool) -> T:
-        if now:
+        if now and time.monotonic() >= self._read_now_paused_until:
             # Never longer than the retrieval's own limit (a limit of a few ms is no time
             # for a read that would then run past it).
             limit_ms = self.read_timeout_ms
             budget_ms = min(READ_NOW_BUDGET_MS, limit_ms or READ_NOW_BUDGET_MS)
             try:
                 return self.db.read_now(run, budget_ms=budget_ms)
-            except (StoreBusy, StoreTimeout):
+            except StoreTimeout:
+                # Reads this slow (a cold cache, a slow disk, a huge owner) would hold the
+                # loop that long each time: reader threads take them for a while.
+                self._read_now_paused_until = time.monotonic() + READ_NOW_PAUSE_S
+            except StoreBusy:
                 pass  # a reader thread has the rest of the time limit
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
 

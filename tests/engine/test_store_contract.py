@@ -27,7 +27,7 @@ from memtap.engine.ports import RecordStore
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import Database, StoreBusy
+from memtap.engine.sqlite.database import Database, StoreBusy, StoreTimeout
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.types import ListQuery, MemoryPatch, NewMemory
@@ -382,6 +382,33 @@ async def test_a_ranking_read_the_loop_cannot_make_goes_to_a_reader(
         assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
         assert [m.content for m in recent] == ["I deploy with kubernetes clusters"]
         assert refused == ["busy"]
+    finally:
+        await db.close()
+
+
+async def test_a_ranking_read_that_ran_out_of_its_loop_budget_pauses_the_loop_reads(
+    tmp_path: Path,
+) -> None:
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    store = SqliteRecordStore(db)
+    tried: list[int] = []
+    real = db.read_now
+
+    def slow(fn: Any, *, budget_ms: int) -> Any:
+        tried.append(budget_ms)
+        raise StoreTimeout("query interrupted")  # a read past its budget on the loop
+
+    try:
+        await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
+        db.read_now = slow  # type: ignore[method-assign]
+        for _ in range(3):
+            found = await store.keyword("kubernetes", live(), 10, now=True)
+            assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
+        assert len(tried) == 1  # the next ones went straight to a reader thread
+        db.read_now = real  # type: ignore[method-assign]
+        store._read_now_paused_until = 0.0  # the pause over
+        assert await store.keyword("kubernetes", live(), 10, now=True) == found
     finally:
         await db.close()
 
