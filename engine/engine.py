@@ -304,7 +304,7 @@ class Engine:
         if limit_ms is None:
             return await self._retrieve(request, side_effects, clock, None)
         partial = PartialAnswer()
-        limit = asyncio.timeout(max(0.0, limit_ms / 1000 - clock.elapsed_s()))
+        limit = asyncio.timeout(limit_ms / 1000)
         try:
             async with limit:
                 return await self._retrieve(request, side_effects, clock, partial)
@@ -768,7 +768,7 @@ class Engine:
                 **self.retrieval_slots.to_json(
                     self.config.memory.max_concurrent_retrievals
                 ),
-                # Retrievals shed to the facts' keyword leg from 6 % of the limit.
+                # Retrievals shed to the facts' keyword leg from 3 % of the limit.
                 "loop_lag_ms": round(self.loop_lag.now_s() * 1000, 1),
             },
             "episodes": await self.episodes.status()

@@ -211,16 +211,16 @@ class RecordStore(Protocol):
         ...
 
     async def keyword(
-        self, query: str, live: Live, limit: int, *, now: bool = False
+        self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
         """Live memories sharing a topical word with `query`, best first, relevance > 0.
-        `now`: the answer should not wait for a hop through a thread (on a saturated loop
-        one costs ~100 ms a wake-up); a store that can read at once on the loop, briefly,
-        does (SQLite), others read as always."""
+        On the request path: a store that can read at once on the event loop, briefly,
+        does (SQLite), since a hop through a thread costs ~100 ms a wake-up on a saturated
+        loop."""
         ...
 
     async def keyword_and_recent(
-        self, query: str, live: Live, limit: int, *, now: bool = False
+        self, query: str, live: Live, limit: int
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
         """`keyword` and `recent` together (the no-vector hybrid); `recent` is [] when
         nothing matched (the relevance floor returns nothing then anyway)."""

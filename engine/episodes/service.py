@@ -36,6 +36,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memtap.episodes")
 
+
+def no_snippets(**why: Any) -> EpisodeRecall:
+    """The recall that did not happen, and why (the resolution's `episodes.fallbacks`)."""
+    return EpisodeRecall(resolution={"fallbacks": [{"tier": "episodes", **why}]})
+
+
 WRITE_TIMEOUT_S = 5.0
 SWEEP_BATCH = 5000
 
@@ -157,9 +163,7 @@ class EpisodeService:
         if shed is not None:
             fact_retrieval = await facts
             self.metrics.memory_fallbacks.inc("episodes_shed")
-            recall = EpisodeRecall(
-                resolution={"fallbacks": [{"tier": "episodes", **shed}]}
-            )
+            recall = no_snippets(**shed)
             return fuse_with_episodes(fact_retrieval, recall, req, cfg)
         recall_task = asyncio.ensure_future(
             recall_episodes(self.store, cfg, req, clock, gate)
@@ -175,14 +179,7 @@ class EpisodeService:
             partial.offer(
                 "facts",
                 lambda: fuse_with_episodes(
-                    fact_retrieval,
-                    EpisodeRecall(
-                        resolution={
-                            "fallbacks": [{"tier": "episodes", "reason": "time_limit"}]
-                        }
-                    ),
-                    req,
-                    cfg,
+                    fact_retrieval, no_snippets(reason="time_limit"), req, cfg
                 ),
             )
         try:
@@ -226,25 +223,13 @@ class EpisodeService:
     ) -> EpisodeRecall:
         abandon(recall_task)
         self.metrics.memory_fallbacks.inc("episodes_timeout")
-        return EpisodeRecall(
-            resolution={
-                "fallbacks": [
-                    {
-                        "tier": "episodes",
-                        "reason": "episodes_timeout",
-                        "waited_ms": round(clock.elapsed_s() * 1000, 1),
-                    }
-                ]
-            }
+        return no_snippets(
+            reason="episodes_timeout", waited_ms=round(clock.elapsed_s() * 1000, 1)
         )
 
     def _recall_failed(self, exc: BaseException) -> EpisodeRecall:
         self._failed("recall", exc)
-        return EpisodeRecall(
-            resolution={
-                "fallbacks": [{"tier": "episodes", "reason": describe_error(exc)}]
-            }
-        )
+        return no_snippets(reason=describe_error(exc))
 
     # -- admin ------------------------------------------------------------------------------
     async def list_page(self, query: EpisodeListQuery) -> EpisodePage:

@@ -362,16 +362,14 @@ class QdrantMemoryStore:
         return await search.recent(self.points, live, limit)
 
     async def keyword(
-        self, query: str, live: Live, limit: int, *, now: bool = False
+        self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
         """Sparse (BM25-style) matches, best first, with Qdrant's score (higher is better)."""
         return await search.keyword(self.points, query, live, limit)
 
     async def keyword_and_recent(
-        self, query: str, live: Live, limit: int, *, now: bool = False
+        self, query: str, live: Live, limit: int
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
-        # `now` has no meaning here: every Qdrant read is a hop (the client's thread or the
-        # network).
         found = await self.keyword(query, live, limit)
         return found, (await self.recent(live, limit) if found else [])
 

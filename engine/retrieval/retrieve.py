@@ -243,17 +243,15 @@ async def retrieve(
         t0 = time.perf_counter()
         recent_rows: list[Memory] | None = None
         try:
-            # Read at once on the loop (`now`): a reader thread's result comes back two
-            # loop iterations later, ~100 ms each when memtap is saturated, and a shed
-            # retrieval has nothing else. Hybrid reads the recent ranking in the same read:
-            # when the vector leg misses its deadline (or the limit cuts the retrieval)
-            # the fallback needs no further read.
+            # Hybrid reads the recent ranking in the same read as the keywords: when the
+            # vector leg misses its deadline (or the limit cuts the retrieval) the fallback
+            # needs no further read.
             if strategy == "hybrid":
                 found, recent_rows = await ctx.records.keyword_and_recent(
-                    req.query, live, pool, now=True
+                    req.query, live, pool
                 )
             else:
-                found = await ctx.records.keyword(req.query, live, pool, now=True)
+                found = await ctx.records.keyword(req.query, live, pool)
         except BaseException:
             if vector_task is not None:
                 vector_task.cancel()

@@ -42,7 +42,7 @@ def apply_facts(
 
 
 READ_NOW_BUDGET_MS = 20
-"""How long a ranking read `now` may hold the event loop (`Database.read_now`): a keyword
+"""How long a ranking read may hold the event loop (`Database.read_now`): a keyword
 search of 100k memories takes 1.4-2.5 ms; past this the read goes to a reader thread."""
 READ_NOW_PAUSE_S = 5.0
 """After a ranking read ran out of that budget, how long such reads go to reader threads."""
@@ -147,13 +147,13 @@ class SqliteRecordStore:
         )
 
     async def keyword(
-        self, query: str, live: Live, limit: int, *, now: bool = False
+        self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
         terms = fts.query_terms(query)
         if fts.build_match(terms, live) is None:
             return []
         return await self._read_ranking(
-            lambda conn: self._search(conn, terms, live, limit), now
+            lambda conn: self._search(conn, terms, live, limit)
         )
 
     def _search(
@@ -167,7 +167,7 @@ class SqliteRecordStore:
         return fts.search(conn, match, live, limit, text, self.owner_sizes)
 
     async def keyword_and_recent(
-        self, query: str, live: Live, limit: int, *, now: bool = False
+        self, query: str, live: Live, limit: int
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
         # Both rankings in ONE read (at once on the loop, or one trip to a reader thread).
         terms = fts.query_terms(query)
@@ -178,10 +178,12 @@ class SqliteRecordStore:
             found = self._search(conn, terms, live, limit)
             return found, (memories.recent(conn, live, limit) if found else [])
 
-        return await self._read_ranking(run, now)
+        return await self._read_ranking(run)
 
-    async def _read_ranking(self, run: Callable[[Conn], T], now: bool) -> T:
-        if now and time.monotonic() >= self._read_now_paused_until:
+    async def _read_ranking(self, run: Callable[[Conn], T]) -> T:
+        """At once on the event loop (`Database.read_now`): a reader thread's result comes
+        back two loop iterations later, ~100 ms each when memtap is saturated."""
+        if time.monotonic() >= self._read_now_paused_until:
             # Never longer than the retrieval's own limit (a limit of a few ms is no time
             # for a read that would then run past it).
             limit_ms = self.read_timeout_ms

@@ -346,52 +346,61 @@ async def test_keyword_relevance(store: RecordStore) -> None:
     assert await store.keyword("", live(), 10) == []
 
 
-async def test_a_ranking_read_now_answers_the_same(store: RecordStore) -> None:
-    """`now` (memtap saturated: SQLite reads on the event loop's own connection) changes
-    how a store reads, never what it finds."""
+@pytest.fixture
+async def sqlite_store(tmp_path: Path) -> AsyncIterator[SqliteRecordStore]:
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    yield SqliteRecordStore(db)
+    await db.close()
+
+
+async def test_a_ranking_read_on_the_loop_answers_the_same(
+    sqlite_store: SqliteRecordStore,
+) -> None:
+    """SQLite's ranking reads run at once on the event loop's own connection; how a store
+    reads never changes what it finds (the same reads through a reader thread)."""
+    store = sqlite_store
     await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
     await store.upsert_memory(new("my cat is called Tom"), at(hours=-1))
     query = "how do kubernetes deployments work"
-    assert await store.keyword(query, live(), 10, now=True) == await store.keyword(
-        query, live(), 10
+    on_the_loop = (
+        await store.keyword(query, live(), 10),
+        await store.keyword_and_recent(query, live(), 10),
+        await store.keyword(query, live("bob"), 10),
     )
-    assert await store.keyword_and_recent(
-        query, live(), 10, now=True
-    ) == await store.keyword_and_recent(query, live(), 10)
-    assert await store.keyword(query, live("bob"), 10, now=True) == []
+    store._read_now_paused_until = float("inf")  # every read through a reader thread
+    in_a_thread = (
+        await store.keyword(query, live(), 10),
+        await store.keyword_and_recent(query, live(), 10),
+        await store.keyword(query, live("bob"), 10),
+    )
+    assert on_the_loop[0] == in_a_thread[0]
+    assert on_the_loop[1] == in_a_thread[1]
+    assert on_the_loop[2] == [] == in_a_thread[2]
 
 
 async def test_a_ranking_read_the_loop_cannot_make_goes_to_a_reader(
-    tmp_path: Path,
+    sqlite_store: SqliteRecordStore,
 ) -> None:
-    db = await Database.open(tmp_path / "memtap.db", choose_driver())
-    await db.write_outside_transaction(migrations.migrate)
-    store = SqliteRecordStore(db)
+    store, db = sqlite_store, sqlite_store.db
     refused: list[str] = []
 
     def busy(fn: Any, *, budget_ms: int) -> Any:
         refused.append("busy")
         raise StoreBusy("database is locked")  # a lock the loop must not wait for
 
-    try:
-        await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
-        db.read_now = busy  # type: ignore[method-assign]
-        found, recent = await store.keyword_and_recent(
-            "kubernetes", live(), 10, now=True
-        )
-        assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
-        assert [m.content for m in recent] == ["I deploy with kubernetes clusters"]
-        assert refused == ["busy"]
-    finally:
-        await db.close()
+    await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
+    db.read_now = busy  # type: ignore[method-assign]
+    found, recent = await store.keyword_and_recent("kubernetes", live(), 10)
+    assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
+    assert [m.content for m in recent] == ["I deploy with kubernetes clusters"]
+    assert refused == ["busy"]
 
 
 async def test_a_ranking_read_that_ran_out_of_its_loop_budget_pauses_the_loop_reads(
-    tmp_path: Path,
+    sqlite_store: SqliteRecordStore,
 ) -> None:
-    db = await Database.open(tmp_path / "memtap.db", choose_driver())
-    await db.write_outside_transaction(migrations.migrate)
-    store = SqliteRecordStore(db)
+    store, db = sqlite_store, sqlite_store.db
     tried: list[int] = []
     real = db.read_now
 
@@ -399,18 +408,15 @@ async def test_a_ranking_read_that_ran_out_of_its_loop_budget_pauses_the_loop_re
         tried.append(budget_ms)
         raise StoreTimeout("query interrupted")  # a read past its budget on the loop
 
-    try:
-        await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
-        db.read_now = slow  # type: ignore[method-assign]
-        for _ in range(3):
-            found = await store.keyword("kubernetes", live(), 10, now=True)
-            assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
-        assert len(tried) == 1  # the next ones went straight to a reader thread
-        db.read_now = real  # type: ignore[method-assign]
-        store._read_now_paused_until = 0.0  # the pause over
-        assert await store.keyword("kubernetes", live(), 10, now=True) == found
-    finally:
-        await db.close()
+    await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
+    db.read_now = slow  # type: ignore[method-assign]
+    for _ in range(3):
+        found = await store.keyword("kubernetes", live(), 10)
+        assert [m.content for m, _ in found] == ["I deploy with kubernetes clusters"]
+    assert len(tried) == 1  # the next ones went straight to a reader thread
+    db.read_now = real  # type: ignore[method-assign]
+    store._read_now_paused_until = 0.0  # the pause over
+    assert await store.keyword("kubernetes", live(), 10) == found
 
 
 async def test_list_filters_order_and_paging(store: RecordStore) -> None:
