@@ -40,6 +40,10 @@ Conn = Any
 """A driver connection (`sqlite3.Connection` or `pysqlite3.dbapi2.Connection`)."""
 
 WRITE_BATCH_MAX = 64
+LOOP_READS_PER_ITERATION_MS = 50
+"""How long `read_now` reads may hold the event loop in one iteration of it, together: each
+read has its own budget, but a crowd of reads just under it (a huge owner's keyword search on
+every request of a burst) would otherwise hold the loop for all of them in a row."""
 
 
 class StoreBusy(StoreError):
@@ -98,6 +102,12 @@ class _Job:
     transactional: bool
 
 
+def _close_opened(opening: asyncio.Future[Conn]) -> None:
+    if not opening.cancelled() and opening.exception() is None:
+        with contextlib.suppress(Exception):
+            opening.result().close()
+
+
 def _raw(conn: aiosqlite.Connection) -> Conn:
     # The driver connection behind aiosqlite's thread (private attribute, stable since 0.17).
     return conn._conn
@@ -125,6 +135,9 @@ class Database:
         self._now: Conn | None = None
         """The event loop's own reader connection (`read_now`)."""
         self._now_deadline = [0.0]
+        self._now_spent_s = 0.0
+        """Time `read_now` held the loop in its current iteration."""
+        self._now_iteration_open = False
         self._jobs: asyncio.Queue[_Job | None] = asyncio.Queue()
         self._writer_task: asyncio.Task[None] | None = None
         self._closed = False
@@ -188,7 +201,13 @@ class Database:
                 install_progress(raw, self._now_deadline)
                 return raw
 
-            self._now = await asyncio.to_thread(reader_now)
+            opening = asyncio.ensure_future(asyncio.to_thread(reader_now))
+            try:
+                self._now = await asyncio.shield(opening)
+            except asyncio.CancelledError:
+                # The thread opens it anyway: closed once it has, not left to the GC.
+                opening.add_done_callback(_close_opened)
+                raise
         except BaseException as exc:
             await self._close_connections()
             err = translate(exc, self.driver)
@@ -403,20 +422,48 @@ class Database:
         a request cannot wait for: a reader thread's result comes back two loop iterations
         later, ~100 ms each when memtap is saturated. It never waits for a lock (StoreBusy)
         and SQLite interrupts it past `budget_ms` (StoreTimeout), so it holds the loop at
-        most that long."""
+        most that long. Together such reads hold one iteration of the loop at most
+        `LOOP_READS_PER_ITERATION_MS`: past that, StoreBusy too (a reader thread's turn), and
+        a read cut short by what was left of it raises StoreBusy, not StoreTimeout (the read
+        was not slow, the iteration was full)."""
         conn = self._now
         if self._closed or conn is None:
             raise StoreClosed("database is closed")
-        self._now_deadline[0] = time.monotonic() + budget_ms / 1000
+        left_s = self._iteration_left_s()
+        if left_s <= 0:
+            raise StoreBusy(
+                "the event loop's share of reads is spent for this iteration"
+            )
+        budget_s = budget_ms / 1000
+        started = time.monotonic()
+        self._now_deadline[0] = started + min(budget_s, left_s)
         try:
             return fn(conn)
         except BaseException as exc:
             err = translate(exc, self.driver)
+            if isinstance(err, StoreTimeout) and left_s < budget_s:
+                raise StoreBusy("cut at the event loop's share of reads") from exc
             if err is exc:
                 raise
             raise err from exc
         finally:
             self._now_deadline[0] = 0.0
+            self._now_spent_s += time.monotonic() - started
+
+    def _iteration_left_s(self) -> float:
+        if not self._now_iteration_open:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # called off the loop (a script): its own budget only
+                return LOOP_READS_PER_ITERATION_MS / 1000
+            # Runs at the start of the loop's next iteration: the share is whole again.
+            loop.call_soon(self._next_iteration)
+            self._now_iteration_open = True
+            self._now_spent_s = 0.0
+        return LOOP_READS_PER_ITERATION_MS / 1000 - self._now_spent_s
+
+    def _next_iteration(self) -> None:
+        self._now_iteration_open = False
 
     async def _outcome(self, read: asyncio.Future[T]) -> T:
         try:

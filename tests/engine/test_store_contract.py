@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,7 +28,12 @@ from memtap.engine.ports import RecordStore
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import Database, StoreBusy, StoreTimeout
+from memtap.engine.sqlite.database import (
+    LOOP_READS_PER_ITERATION_MS,
+    Database,
+    StoreBusy,
+    StoreTimeout,
+)
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.types import ListQuery, MemoryPatch, NewMemory
@@ -417,6 +423,33 @@ async def test_a_ranking_read_that_ran_out_of_its_loop_budget_pauses_the_loop_re
     db.read_now = real  # type: ignore[method-assign]
     store._read_now_paused_until = 0.0  # the pause over
     assert await store.keyword("kubernetes", live(), 10) == found
+
+
+async def test_a_loop_iteration_full_of_reads_sends_the_next_to_a_reader_without_a_pause(
+    sqlite_store: SqliteRecordStore,
+) -> None:
+    """Reads that filled this iteration's share of the loop (`LOOP_READS_PER_ITERATION_MS`)
+    were not slow: the next ranking read goes to a reader thread, and the one after the loop
+    has gone round reads on the loop again (no 5 s pause)."""
+    store, db = sqlite_store, sqlite_store.db
+    await store.upsert_memory(new("I deploy with kubernetes clusters"), at())
+    expected = await store.keyword("kubernetes", live(), 10)
+    threads: list[str] = []
+    real_read = db.read
+
+    async def read(fn: Any, **kw: Any) -> Any:
+        threads.append("reader")
+        return await real_read(fn, **kw)
+
+    db.read = read  # type: ignore[method-assign]
+    db.read_now(
+        lambda c: time.sleep(LOOP_READS_PER_ITERATION_MS / 1000), budget_ms=1000
+    )
+    assert await store.keyword("kubernetes", live(), 10) == expected
+    assert threads == ["reader"] and store._read_now_paused_until == 0.0
+    await asyncio.sleep(0)  # the loop goes round: its share is whole again
+    assert await store.keyword("kubernetes", live(), 10) == expected
+    assert threads == ["reader"]
 
 
 async def test_list_filters_order_and_paging(store: RecordStore) -> None:

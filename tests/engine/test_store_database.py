@@ -15,7 +15,9 @@ import pytest
 
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import (
+    LOOP_READS_PER_ITERATION_MS,
     Database,
+    StoreBusy,
     StoreClosed,
     StoreError,
     StoreTimeout,
@@ -148,6 +150,79 @@ async def test_read_now_is_interrupted_past_its_budget(db: Database) -> None:
         db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=20)
     assert time.monotonic() - t0 < 0.5  # the loop was held ~20 ms, not for ever
     assert db.read_now(lambda c: c.execute("SELECT 1").fetchone()[0], budget_ms=20) == 1
+
+
+async def test_loop_reads_share_one_budget_per_loop_iteration(db: Database) -> None:
+    """Each read under its own budget, reads on the loop still hold one iteration of it at
+    most LOOP_READS_PER_ITERATION_MS together; then StoreBusy until the loop has gone round."""
+    share_s = LOOP_READS_PER_ITERATION_MS / 1000
+
+    def slow(c: Any) -> int:
+        time.sleep(share_s * 0.6)  # Python time: no SQLite step to interrupt
+        return int(c.execute("SELECT 1").fetchone()[0])
+
+    assert db.read_now(slow, budget_ms=1000) == 1
+    assert db.read_now(slow, budget_ms=1000) == 1  # started with 40 % left
+    with pytest.raises(StoreBusy):
+        db.read_now(slow, budget_ms=1000)
+    await asyncio.sleep(0)
+    assert db.read_now(slow, budget_ms=1000) == 1
+
+
+async def test_a_read_cut_by_the_iterations_share_is_busy_not_slow(db: Database) -> None:
+    """A read interrupted by what was left of the iteration's share raises StoreBusy (the
+    loop was full), one interrupted by its own budget StoreTimeout (the read was slow)."""
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    share_s = LOOP_READS_PER_ITERATION_MS / 1000
+    db.read_now(lambda c: time.sleep(share_s * 0.9), budget_ms=1000)
+    t0 = time.monotonic()
+    with pytest.raises(StoreBusy):
+        db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=1000)
+    assert time.monotonic() - t0 < share_s  # cut at the share, not at its own budget
+    await asyncio.sleep(0)
+    with pytest.raises(StoreTimeout):
+        db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=20)
+
+
+async def test_a_startup_cancelled_while_the_loops_connection_opens_closes_it(
+    tmp_path: Path,
+) -> None:
+    """The loop's connection opens in a thread, which goes on when the startup is
+    cancelled: the connection it makes is closed then, not left to the garbage collector."""
+    opened: list[Any] = []
+    release = threading.Event()
+    calls = 0
+
+    def load(conn: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 3:  # the writer, one reader, then the loop's own connection
+            opened.append(conn)
+            release.wait(5)
+
+    starting = asyncio.ensure_future(
+        Database.open(
+            tmp_path / "c.db", choose_driver(), readers=1, extension_loaders=[("x", load)]
+        )
+    )
+    for _ in range(500):
+        if opened:
+            break
+        await asyncio.sleep(0.01)
+    assert opened, "the loop's connection never started to open"
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    release.set()
+    for _ in range(500):
+        try:
+            opened[0].execute("SELECT 1")
+        except Exception as exc:  # noqa: BLE001 - the driver's own "closed" error
+            assert "closed" in str(exc).lower()
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the loop's connection was left open")
 
 
 async def test_read_now_follows_close_and_reopen(tmp_path: Path) -> None:
