@@ -81,7 +81,7 @@ def test_vocab_txt_builds_the_same_tokenizer(tmp_path: Path) -> None:
 async def test_model_outputs_unit_vectors(onnx: OnnxEmbedder) -> None:
     assert isinstance(onnx, EmbeddingSource)
     assert onnx.dim == 384
-    assert onnx.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+    assert onnx.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul-v2:384"
     vectors = await onnx.embed(
         ["one", "two words", "a much longer sentence about nothing"]
     )
@@ -229,7 +229,7 @@ async def test_integer_graph_is_built_once_into_the_cache_folder(
     inode = built[0].stat().st_ino
     second = await open_onnx(graph_cache=folder)
     try:
-        assert second.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+        assert second.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul-v2:384"
         assert built[0].stat().st_ino == inode  # read again, not rebuilt
         events = [getattr(r, "fields", {}) for r in caplog.records]
         assert [r.msg for r in caplog.records].count(
@@ -251,7 +251,7 @@ async def test_a_damaged_cached_graph_is_built_again(
     cached.write_bytes(b"\x08\x07 cut short")
     embedder = await open_onnx(graph_cache=tmp_path)
     try:
-        assert embedder.signature.endswith("+int8-matmul:384")
+        assert embedder.signature.endswith("+int8-matmul-v2:384")
         assert cached.stat().st_size > 10_000_000
         assert not [r for r in own_graph_log.records if r.levelno >= logging.WARNING]
     finally:
@@ -354,7 +354,7 @@ async def test_an_unwritable_cache_folder_still_gets_the_integer_graph(
     not_a_folder.write_text("a file where the folder should be")
     embedder = await open_onnx(graph_cache=not_a_folder)
     try:
-        assert embedder.signature.endswith("+int8-matmul:384")  # built in memory
+        assert embedder.signature.endswith("+int8-matmul-v2:384")  # built in memory
         warned = [
             r for r in caplog.records if r.msg == "embeddings.integer_graph_not_cached"
         ]
@@ -411,7 +411,7 @@ def test_the_build_runs_in_a_child_and_leaves_the_process_small(
         check=True,
     )
     signature, quantiser_loaded, peak_mb = done.stdout.split()
-    assert signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+    assert signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul-v2:384"
     assert quantiser_loaded == "False"
     assert int(peak_mb) < 300, done.stdout
     assert len(list((tmp_path / "graphs").glob("model.int8-matmul.*.onnx"))) == 1

@@ -39,7 +39,7 @@ async def test_auto_falls_back_to_onnx_and_reports_why(tmp_path: Path) -> None:
     )
     resolution = await resolve_embedding_source(config, tmp_path, metrics)
     assert resolution.chosen == "onnx"
-    assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+    assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul-v2:384"
     assert [(f.source, f.cause) for f in resolution.fallbacks] == [
         ("remote", "remote_unreachable")
     ]
@@ -101,7 +101,7 @@ async def test_the_integer_graph_is_kept_in_the_data_dirs_embeddings_folder(
         EmbeddingConfig(source="onnx"), tmp_path
     )
     try:
-        assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+        assert resolution.signature == "onnx:all-MiniLM-L6-v2-int8+int8-matmul-v2:384"
         kept = list((tmp_path / "embeddings").glob("model.int8-matmul.*.onnx"))
         assert len(kept) == 1 and kept[0].stat().st_size > 10_000_000
     finally:

@@ -317,7 +317,7 @@ async def test_turning_the_integer_graph_off_in_the_file_re_embeds(
     tier = await build_vector_index(holder, db, Metrics())
     try:
         await tier.reindex(None, False)
-        assert tier.embedding() == "onnx:all-MiniLM-L6-v2-int8+int8-matmul:384"
+        assert tier.embedding() == "onnx:all-MiniLM-L6-v2-int8+int8-matmul-v2:384"
         config_file.write_text(text + "  onnx_integer_matmul: false\n")
         assert await holder.check_file()
         assert tier.switching is not None
