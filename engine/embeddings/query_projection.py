@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memtap.engine.embeddings.base import Vectors, l2_normalize
+from memtap.engine.embeddings.kept_builds import tidy
 
 log = logging.getLogger("memtap.embeddings")
 
@@ -55,7 +56,9 @@ SIF_COEFFICIENT = 1e-4
 BUILD_TIMEOUT_S = 600.0
 """~20 s on a quiet core; at nice 19 under load it may take much longer, not forever."""
 _FILE_PREFIX = "query-projection."
-_WORK_PREFIX = "building-projection-"
+_WORK_PREFIX = "projecting-"
+"""Not `building-`: that is the integer graph's, whose tidying would remove a projection's
+work folder while it builds (up to BUILD_TIMEOUT_S, past the graph's 180 s)."""
 _MODULE = "memtap.engine.embeddings.query_projection"
 _SHORTEST, _LONGEST = 3, 24
 """Token counts of the training sequences (queries are cut to 160 characters)."""
@@ -105,6 +108,18 @@ def projection_file(folder: Path, signature: str) -> Path:
     """One file per model signature (the integer graph and the float graph differ)."""
     digest = hashlib.sha256(f"{signature}|{FORMAT_VERSION}".encode()).hexdigest()[:16]
     return folder / f"{_FILE_PREFIX}{digest}.npz"
+
+
+def tidy_projections(folder: Path, keep: Path) -> None:
+    """Projections of other models or builds (an upgrade's old one, ~12 MB) unused for a
+    week, and work folders of killed builds, are removed (`kept_builds.tidy`)."""
+    tidy(
+        folder,
+        keep,
+        files=_FILE_PREFIX,
+        work=_WORK_PREFIX,
+        work_timeout_s=BUILD_TIMEOUT_S,
+    )
 
 
 def load_projection(path: Path, signature: str) -> QueryProjection | None:

@@ -26,6 +26,7 @@ from memtap.engine.embeddings.query_projection import (
     build_in_child,
     load_projection,
     projection_file,
+    tidy_projections,
 )
 from memtap.engine.embeddings.remote import open_remote
 from memtap.engine.embeddings.static import (
@@ -236,6 +237,7 @@ async def _with_projection(
     projection is read from beside the integer graph, or built when first needed."""
     folder = cache_folder(graph_cache_folder(data_dir)) or graph_cache_folder(data_dir)
     path = projection_file(folder, model.signature)
+    await asyncio.to_thread(tidy_projections, folder, path)
     try:
         kept = await asyncio.to_thread(load_projection, path, model.signature)
     except Exception as exc:  # noqa: BLE001 - a damaged file is built again

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -41,9 +42,14 @@ Conn = Any
 
 WRITE_BATCH_MAX = 64
 LOOP_READS_PER_ITERATION_MS = 50
-"""How long `read_now` reads may hold the event loop in one iteration of it, together: each
-read has its own budget, but a crowd of reads just under it (a huge owner's keyword search on
-every request of a burst) would otherwise hold the loop for all of them in a row."""
+"""How long `read_now` reads may hold the event loop together between two refills of their
+share, which happen at the start of an iteration of the loop (so one iteration can see the
+end of one share and the whole next one: ~100 ms at worst). Each read has its own budget,
+but a crowd of reads just under it (a huge owner's keyword search on every request of a
+burst) would otherwise hold the loop for all of them in a row."""
+LOOP_READ_MIN_LEFT_MS = 2
+"""A read is not started with less of the share than this: it would be cut at once and
+made again in full by a reader thread."""
 
 
 class StoreBusy(StoreError):
@@ -422,15 +428,16 @@ class Database:
         a request cannot wait for: a reader thread's result comes back two loop iterations
         later, ~100 ms each when memtap is saturated. It never waits for a lock (StoreBusy)
         and SQLite interrupts it past `budget_ms` (StoreTimeout), so it holds the loop at
-        most that long. Together such reads hold one iteration of the loop at most
-        `LOOP_READS_PER_ITERATION_MS`: past that, StoreBusy too (a reader thread's turn), and
+        most that long. Together such reads hold the loop at most
+        `LOOP_READS_PER_ITERATION_MS` between two refills of their share at the start of a
+        loop iteration: past that, StoreBusy too (a reader thread's turn), and
         a read cut short by what was left of it raises StoreBusy, not StoreTimeout (the read
         was not slow, the iteration was full)."""
         conn = self._now
         if self._closed or conn is None:
             raise StoreClosed("database is closed")
         left_s = self._iteration_left_s()
-        if left_s <= 0:
+        if left_s < LOOP_READ_MIN_LEFT_MS / 1000:
             raise StoreBusy(
                 "the event loop's share of reads is spent for this iteration"
             )
@@ -455,7 +462,7 @@ class Database:
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:  # called off the loop (a script): its own budget only
-                return LOOP_READS_PER_ITERATION_MS / 1000
+                return math.inf
             # Runs at the start of the loop's next iteration: the share is whole again.
             loop.call_soon(self._next_iteration)
             self._now_iteration_open = True

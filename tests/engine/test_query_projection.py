@@ -27,6 +27,7 @@ from memtap.engine.embeddings.query_projection import (
     build_sync,
     load_projection,
     projection_file,
+    tidy_projections,
 )
 from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.factory import build_vector_index
@@ -199,9 +200,44 @@ async def test_a_failed_build_leaves_queries_to_the_model(
     assert not got.projected
 
 
+def test_projections_of_other_models_and_killed_builds_are_tidied(tmp_path: Path) -> None:
+    """An upgrade leaves the old model's projection (~12 MB): removed once unused for a
+    week, like killed builds' work folders; the graph's own work folders are not its own."""
+    import os
+    import time
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    keep = folder / "query-projection.kept.npz"
+    stale = folder / "query-projection.0123456789abcdef.npz"
+    recent = folder / "query-projection.fedcba9876543210.npz"
+    abandoned, running = folder / "projecting-abc", folder / "projecting-def"
+    graphs_work = folder / "building-xyz"
+    for work in (abandoned, running, graphs_work):
+        work.mkdir()
+    ages = {keep: 30 * 86400, stale: 8 * 86400, recent: 86400, abandoned: 3600}
+    ages[graphs_work] = 3600
+    for path, age_s in ages.items():
+        if not path.exists():
+            path.write_bytes(b"a projection")
+        os.utime(path, (time.time() - age_s, time.time() - age_s))
+    tidy_projections(folder, keep)
+    assert keep.exists() and time.time() - keep.stat().st_mtime < 60  # marked as used
+    assert not stale.exists() and recent.exists()
+    assert not abandoned.exists() and running.exists() and graphs_work.exists()
+    tidy_projections(tmp_path / "not-yet", keep)  # no folder yet: nothing to do
+
+
 async def test_resolve_reads_the_projection_beside_the_graph(tmp_path: Path) -> None:
+    import os
+    import time
+
+    stale = Path(os.environ[CACHE_ENV]) / "query-projection.0000000000000000.npz"
+    stale.write_bytes(b"an older model's projection")
+    os.utime(stale, (time.time() - 8 * 86400, time.time() - 8 * 86400))
     resolved = await resolve_embedding_source(EmbeddingConfig(source="onnx"), tmp_path)
     try:
+        assert not stale.exists()
         source = resolved.source
         assert isinstance(source, ProjectedQueries)
         assert source.ready and source.mode == "auto"
@@ -242,7 +278,7 @@ async def test_serve_builds_a_missing_projection_in_a_child(
         await asyncio.wait_for(source.settle(), 300)
         assert source.state == "ready", source.error
         assert list(folder.glob("query-projection.*.npz"))
-        assert not [p for p in folder.iterdir() if p.name.startswith("building-")]
+        assert not [p for p in folder.iterdir() if p.name.startswith("projecting-")]
     finally:
         await source.close()
 

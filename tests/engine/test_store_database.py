@@ -184,6 +184,37 @@ async def test_a_read_cut_by_the_iterations_share_is_busy_not_slow(db: Database)
         db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=20)
 
 
+async def test_reads_that_fail_count_against_the_share_too(db: Database) -> None:
+    """Time spent by reads the budget cut counts as well: after two reads cut at 20 ms, the
+    third gets what is left of 50 ms and is cut there (busy); with less than
+    LOOP_READ_MIN_LEFT_MS left, a read is not even started."""
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    for _ in range(2):
+        with pytest.raises(StoreTimeout):
+            db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=20)
+    with pytest.raises(StoreBusy):
+        db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=20)
+    started: list[int] = []
+    with pytest.raises(StoreBusy):
+        db.read_now(lambda c: started.append(1), budget_ms=20)
+    assert started == []
+
+
+async def test_a_read_made_off_the_loop_has_its_own_budget_only(db: Database) -> None:
+    """A script (no running loop) shares no loop: its read is cut at its own budget, past
+    the loop's share (StoreTimeout: the read was slow)."""
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+    budget_ms = 2 * LOOP_READS_PER_ITERATION_MS
+
+    def read() -> float:
+        t0 = time.monotonic()
+        with pytest.raises(StoreTimeout):
+            db.read_now(lambda c: c.execute(endless).fetchone(), budget_ms=budget_ms)
+        return time.monotonic() - t0
+
+    assert await asyncio.to_thread(read) >= budget_ms / 1000 * 0.9
+
+
 async def test_a_startup_cancelled_while_the_loops_connection_opens_closes_it(
     tmp_path: Path,
 ) -> None:
