@@ -572,9 +572,8 @@ class Engine:
         vectors = 0
         if self.vector_index is not None:
             try:
-                vectors = await asyncio.wait_for(
-                    self.vector_index.erase_owner(owner), VECTOR_WRITE_TIMEOUT_S
-                )
+                async with asyncio.timeout(VECTOR_WRITE_TIMEOUT_S):
+                    vectors = await self.vector_index.erase_owner(owner)
             except Exception as exc:
                 raise EngineError(
                     f"the vector index failed ({type(exc).__name__}); nothing erased, retry"
@@ -822,9 +821,8 @@ class Engine:
         if self.vector_index is None or not items:
             return
         try:
-            await asyncio.wait_for(
-                self.vector_index.upsert(items), VECTOR_WRITE_TIMEOUT_S
-            )
+            async with asyncio.timeout(VECTOR_WRITE_TIMEOUT_S):
+                await self.vector_index.upsert(items)
         except Exception as exc:  # noqa: BLE001 - rows keep needs_reindex = 1; the backfill catches up
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(
@@ -843,9 +841,8 @@ class Engine:
         if self.vector_index is None or not ids:
             return
         try:
-            await asyncio.wait_for(
-                self.vector_index.delete(ids), VECTOR_WRITE_TIMEOUT_S
-            )
+            async with asyncio.timeout(VECTOR_WRITE_TIMEOUT_S):
+                await self.vector_index.delete(ids)
         except Exception as exc:  # noqa: BLE001 - a dangling vector is filtered out at read time
             self.metrics.memory_fallbacks.inc("vector_write")
             log.warning(

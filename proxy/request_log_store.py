@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 
+from memtap.engine.background import cancel_and_wait
 from memtap.proxy.appkeys import Runtime
 from memtap.proxy.request_log import RequestRecord
 
@@ -56,10 +57,9 @@ class RequestLogStore:
             return
         # What is queued is written first (bounded by the queue and the engine's own limits).
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._queue.join(), timeout=2.0)
-        self._task.cancel()
-        with contextlib.suppress(BaseException):
-            await self._task
+            async with asyncio.timeout(2.0):
+                await self._queue.join()
+        await cancel_and_wait(self._task)
         self._task = None
 
     def _changed(self, record: RequestRecord) -> None:

@@ -143,7 +143,8 @@ async def _build(model_path: Path, out: Path) -> None:
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        _, stderr = await asyncio.wait_for(child.communicate(), BUILD_TIMEOUT_S)
+        async with asyncio.timeout(BUILD_TIMEOUT_S):
+            _, stderr = await child.communicate()
     except TimeoutError:
         raise TimeoutError(
             f"integer graph build took longer than {BUILD_TIMEOUT_S:g} s"

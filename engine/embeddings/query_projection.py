@@ -317,7 +317,8 @@ async def build_in_child(request: BuildRequest, out: Path) -> None:
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        _, stderr = await asyncio.wait_for(child.communicate(), BUILD_TIMEOUT_S)
+        async with asyncio.timeout(BUILD_TIMEOUT_S):
+            _, stderr = await child.communicate()
         built = work / out.name
         if child.returncode != 0 or not built.is_file():
             lines = stderr.decode(errors="replace").strip().splitlines()

@@ -129,9 +129,8 @@ class EpisodeService:
         if not flat:
             return {}
         try:
-            writes = await asyncio.wait_for(
-                self.store.add(flat, now_iso(), cfg.max_per_owner), WRITE_TIMEOUT_S
-            )
+            async with asyncio.timeout(WRITE_TIMEOUT_S):
+                writes = await self.store.add(flat, now_iso(), cfg.max_per_owner)
         except Exception as exc:  # noqa: BLE001 - episodes never cost a fact
             self._failed("add", exc)
             return {}

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from memtap.engine.api import StoreError, StoreUnavailable
+from memtap.engine.background import cancel_and_wait
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.dates import dated_fact
@@ -153,13 +154,16 @@ class OutboxWorker:
         self._stopping = True
         self._wake.set()
         try:
-            await asyncio.wait_for(
-                asyncio.shield(self._task), timeout=max(0.0, drain_s)
-            )
-        except (TimeoutError, asyncio.CancelledError):
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
+            async with asyncio.timeout(max(0.0, drain_s)):
+                await asyncio.shield(self._task)
+        except TimeoutError:
+            pass  # what is left stays on disk
+        except asyncio.CancelledError:
+            if not self._task.done():
+                raise  # the stop itself was cancelled: the worker is still stopped below
+            # the worker had been cancelled before: stopped already
+        finally:
+            await cancel_and_wait(self._task)
 
     async def _run(self) -> None:
         backoff = 0.05
@@ -185,15 +189,15 @@ class OutboxWorker:
                         return
                     after = 0
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), timeout=IDLE_POLL_S)
+                        async with asyncio.timeout(IDLE_POLL_S):
+                            await self._wake.wait()
                     if not self._stopping and not self.pending.waiting:
                         # Gather the turns of a burst into one page and one transaction
                         # instead of competing with live requests turn by turn, unless a
                         # request waits for them (read-your-own-writes).
                         with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(
-                                self._hurry.wait(), timeout=self.batch_delay_s
-                            )
+                            async with asyncio.timeout(self.batch_delay_s):
+                                await self._hurry.wait()
                     self._hurry.clear()
                     continue
                 after = rows[-1].seq

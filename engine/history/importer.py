@@ -114,7 +114,8 @@ class ConversationImport:
         while len(self._outstanding) > down_to:
             self._progress.clear()
             try:
-                await asyncio.wait_for(self._progress.wait(), timeout=self.wait_s)
+                async with asyncio.timeout(self.wait_s):
+                    await self._progress.wait()
             except TimeoutError:
                 return False
         return True

@@ -137,9 +137,8 @@ class VectorBackfill:
             self.status.pending = pending
             if pending == 0:
                 break
-            handled = await asyncio.wait_for(
-                self.index.backfill(None, BATCH), BATCH_TIMEOUT_S
-            )
+            async with asyncio.timeout(BATCH_TIMEOUT_S):
+                handled = await self.index.backfill(None, BATCH)
             if handled == 0:
                 break
             done += handled
@@ -180,7 +179,8 @@ class VectorBackfill:
     async def _sleep(self, seconds: float) -> None:
         """Sleep `seconds`, or until woken; a wake still waits `FIRST_PASS_S` (debounce)."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), max(0.0, seconds))
+            async with asyncio.timeout(max(0.0, seconds)):
+                await self._wake.wait()
         if self._wake.is_set():
             self._wake.clear()
             await asyncio.sleep(min(FIRST_PASS_S, self._interval_s()))
