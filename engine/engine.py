@@ -31,6 +31,7 @@ from memtap.engine.api import (
     OutboxFull,
     RetrievalTimeout,
 )
+from memtap.engine.background import cancel_and_wait
 from memtap.engine.clock import now_iso
 from memtap.engine.episode_types import (
     Episode,
@@ -214,10 +215,7 @@ class Engine:
         if self._reopening is not None:
             with contextlib.suppress(BaseException):
                 await self._reopening
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(BaseException):
-                await self._sweeper
+        await cancel_and_wait(self._sweeper)
         if self.backfill is not None:
             await self.backfill.stop()
         await self.loop_lag.stop()
