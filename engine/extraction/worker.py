@@ -154,14 +154,9 @@ class OutboxWorker:
         self._stopping = True
         self._wake.set()
         try:
-            async with asyncio.timeout(max(0.0, drain_s)):
-                await asyncio.shield(self._task)
-        except TimeoutError:
-            pass  # what is left stays on disk
-        except asyncio.CancelledError:
-            if not self._task.done():
-                raise  # the stop itself was cancelled: the worker is still stopped below
-            # the worker had been cancelled before: stopped already
+            # Ends when the worker does (drained, or cancelled before) or at the limit; it
+            # never raises what the worker ended with, only its caller's own cancel.
+            await asyncio.wait({self._task}, timeout=max(0.0, drain_s))
         finally:
             await cancel_and_wait(self._task)
 
