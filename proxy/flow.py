@@ -54,6 +54,9 @@ class Flow:
     the `request` hooks run. False (the default): the body is streamed upstream untouched."""
     body: bytes | None = None
     """The whole request body when it was read (`read_body`); None = streamed through."""
+    body_head: bytes = b""
+    """A chunked body read for memory that outgrew the limit: what was read of it, sent
+    upstream ahead of the rest (streamed)."""
     body_rewritten: bool = False
     owner_id: str | None = None
     session_id: str | None = None

@@ -79,12 +79,52 @@ async def _stream_request_body(
         yield chunk
 
 
+async def _read_chunked_body(
+    request: web.Request, flow: Flow, runtime: Runtime
+) -> None:
+    """A body of unknown size (chunked upload) is read up to the rewrite limit: whole, memory
+    reads it like any other; larger, memory stays out and what was read goes upstream
+    ahead of the rest, streamed (memory never holds more than the limit)."""
+    if not request.body_exists:
+        _keep_memory_out(flow)
+        return
+    limit = runtime.config.current.server.max_rewrite_body_bytes
+    head = bytearray()
+    while len(head) <= limit:
+        chunk = await request.content.readany()
+        if not chunk:
+            flow.body = bytes(head)
+            return
+        head += chunk
+    flow.body_head = bytes(head)
+    _keep_memory_out(flow)
+
+
+def _keep_memory_out(flow: Flow) -> None:
+    flow.read_body = False
+    flow.codec = None
+    flow.memory.skipped_reason = "body_not_buffered"
+
+
+async def _stream_request_body_after(
+    head: bytes, request: web.Request, flow: Flow
+) -> AsyncIterator[bytes]:
+    flow.bytes_in += len(head)
+    yield head
+    async for chunk in _stream_request_body(request, flow):
+        yield chunk
+
+
 def _upstream_body(request: web.Request, flow: Flow) -> bytes | Payload | None:
     if flow.body is not None:
         # Read (and maybe rewritten) by the request hooks: the length is ours to state.
         flow.request_headers["Content-Length"] = str(len(flow.body))
         flow.bytes_in = len(flow.body)
         return flow.body
+    if flow.body_head:
+        return AsyncIterablePayload(
+            _stream_request_body_after(flow.body_head, request, flow)
+        )
     if not request.body_exists:
         return None
     content = request.content
@@ -194,7 +234,10 @@ async def _forward(
     if flow.read_body:
         # Asked for by a request_headers hook (it checked the declared size): the request
         # hooks get the whole body; everything else is streamed upstream as it arrives.
-        flow.body = await request.content.read()
+        if flow.request_length is not None:
+            flow.body = await request.content.read()
+        else:
+            await _read_chunked_body(request, flow, runtime)
     await runtime.pipeline.request(flow)
     session = runtime.upstream_session
     if session is None:

@@ -41,7 +41,8 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     """Memory takes part when: an engine is open, `memory.enabled`, the client sent an API
     key (the owner), X-Memtap-Memory is not `off`, the path is a memory endpoint of the
     route's format, and the declared body fits `server.max_rewrite_body_bytes` (a chunked
-    body of unknown size is streamed through)."""
+    body of unknown size is read up to that size: the handler keeps memory out of it if it
+    is larger)."""
     endpoint = endpoint_of(flow)
     if not engine_ready:
         return MemoryDecision(None, "engine_unavailable", endpoint)
@@ -52,7 +53,7 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     if flow.memory_mode == "off":
         return MemoryDecision(None, "memory_header_off", endpoint)
     length = flow.request_length
-    if length is None or length > config.server.max_rewrite_body_bytes:
+    if length is not None and length > config.server.max_rewrite_body_bytes:
         return MemoryDecision(None, "body_not_buffered", endpoint)
     if endpoint is None:
         return MemoryDecision(None, "not_a_memory_endpoint")

@@ -83,6 +83,15 @@ async def test_a_memory_request_gets_its_codec_and_its_body_read(
     assert flow.memory.skipped_reason is None
 
 
+async def test_a_chunked_body_of_unknown_size_is_read_for_memory(
+    runtime: Runtime,
+) -> None:
+    # The handler reads it up to server.max_rewrite_body_bytes and keeps memory out past it.
+    flow = await _decided(runtime, tflow(body=chat_body("hello"), chunked=True))
+    assert flow.codec is not None and flow.read_body
+    assert flow.memory.skipped_reason is None
+
+
 @pytest.mark.parametrize(
     ("make_flow", "reason"),
     [
@@ -91,15 +100,14 @@ async def test_a_memory_request_gets_its_codec_and_its_body_read(
             lambda: tflow(body=chat_body("hi"), headers={"X-Memtap-Memory": "off"}),
             "memory_header_off",
         ),
-        (lambda: tflow(body=chat_body("hi"), chunked=True), "body_not_buffered"),
         (lambda: tflow(body=chat_body("x" * 5000)), "body_not_buffered"),
-        (lambda: tflow("/v1/models", method="GET"), "body_not_buffered"),
+        (lambda: tflow("/v1/models", method="GET"), "not_a_memory_endpoint"),
         (
             lambda: tflow("/v1/embeddings", body={"input": "hi"}),
             "not_a_memory_endpoint",
         ),
     ],
-    ids=["no-key", "header-off", "chunked", "too-large", "no-body", "not-memory-path"],
+    ids=["no-key", "header-off", "too-large", "no-body", "not-memory-path"],
 )
 async def test_memory_stays_out_and_the_body_streams(
     runtime: Runtime, make_flow: Callable[[], Flow], reason: str
