@@ -300,12 +300,17 @@ class Engine:
             raise InvalidInput("owner is required", "owner")
         clock = RetrievalClock()  # the waits below come out of the same time limit
         if limit_ms is None:
-            return await self._retrieve(request, side_effects, clock, None)
+            return _at_most(
+                await self._retrieve(request, side_effects, clock, None), request.limit
+            )
         partial = PartialAnswer()
         limit = asyncio.timeout(limit_ms / 1000)
         try:
             async with limit:
-                return await self._retrieve(request, side_effects, clock, partial)
+                return _at_most(
+                    await self._retrieve(request, side_effects, clock, partial),
+                    request.limit,
+                )
         except TimeoutError:
             if not limit.expired():
                 raise
@@ -322,7 +327,7 @@ class Engine:
                 "answered_with": partial.stage,
             }
         )
-        return answer
+        return _at_most(answer, request.limit)
 
     async def _retrieve(
         self,
@@ -354,6 +359,10 @@ class Engine:
             if rows_applied:
                 await self._read_own_writes(request.owner, clock, vectors=True)
 
+        async def own_episodes() -> None:
+            if rows_applied:
+                await self._own_turns_whole(request.owner, clock)
+
         # Only the vector legs wait for a slot, and not past the shed point; a request
         # waiting for its owner's turns (above) holds none.
         admission = (
@@ -372,10 +381,34 @@ class Engine:
                 if self.episodes is None:
                     return await facts
                 return await self.episodes.retrieve(
-                    facts, request, clock, gate, shed=shed, partial=partial
+                    facts,
+                    request,
+                    clock,
+                    gate,
+                    shed=shed,
+                    partial=partial,
+                    # Not for strategies that read no vectors: they never wait for a
+                    # write embedding (the previous turn is in the history a chat re-sends).
+                    own_turns=own_episodes
+                    if strategy in ("hybrid", "semantic")
+                    else None,
                 )
             finally:
                 gate.close()
+
+    async def _own_turns_whole(self, owner: str, clock: RetrievalClock) -> None:
+        """The episodes' recall waits, like the vector leg, until the owner's pending turns
+        are stored whole (episodes and vectors), within the same bound. Not counted nor
+        logged: the vector leg's own wait for the same rows is."""
+        if not self.pending.pending(owner):
+            return
+        budget_s = min(
+            READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
+        )
+        left_s = max(0.0, budget_s - clock.elapsed_s())
+        if self.pending.expected_wait_s(owner, vectors=True) > left_s:
+            return  # the worker is that far behind: the recall reads what is stored
+        await self.pending.wait_for(owner, left_s, vectors=True)
 
     async def _read_own_writes(
         self, owner: str, clock: RetrievalClock, *, vectors: bool, wait: bool = True
@@ -867,3 +900,11 @@ def memory_status(cfg: MemoryConfig) -> dict[str, Any]:
         "max_tokens": cfg.max_tokens,
         "retention_days": cfg.retention_days,
     }
+
+
+def _at_most(retrieval: Retrieval, limit: int | None) -> Retrieval:
+    """A request's `limit` bounds its results, facts and episodes' snippets together (the
+    facts' walk and the snippets' slots each have their own bound below it)."""
+    if limit is None or len(retrieval.hits) <= limit:
+        return retrieval
+    return Retrieval(retrieval.hits[:limit], retrieval.resolution)

@@ -164,10 +164,17 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_memtap(port: int, upstream: str, data_dir: Path) -> tuple[subprocess.Popen[bytes], Any]:
-    """`memtap serve` of this venv, its output in data_dir/memtap.log (closed by the caller)."""
+def start_memtap(
+    port: int, upstream: str, data_dir: Path, embedding_source: str = ""
+) -> tuple[subprocess.Popen[bytes], Any]:
+    """`memtap serve` of this venv, its output in data_dir/memtap.log (closed by the caller).
+    With an embedding source, a config file of its own that sets only that."""
     command = [str(Path(sys.executable).with_name("memtap")), "serve", "--listen", f"127.0.0.1:{port}",
                "--upstream", upstream, "--data-dir", str(data_dir), "--log-level", "warning"]
+    if embedding_source:
+        config = data_dir / "memtap.yaml"
+        config.write_text(f"embedding:\n  source: {embedding_source}\n")
+        command += ["-c", str(config)]
     log = open(data_dir / "memtap.log", "wb")  # noqa: SIM115 - closed after the process
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ)), log
 
@@ -289,7 +296,7 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        process, log = start_memtap(port, standin.url, Path(tmp))
+        process, log = start_memtap(port, standin.url, Path(tmp), args.embedding_source)
         try:
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
                 await wait_ready(client, base, process)
@@ -447,6 +454,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="print the figures (and memtap's misses) as JSON")
     parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
                         help="a runtime setting for the run, e.g. memory.episodes.keep_assistant=true")
+    parser.add_argument("--embedding-source", default="", choices=["", "auto", "onnx", "static", "none"],
+                        help="embedding.source of the memtap under test (default: its config/memtap.yaml)")
     return parser.parse_args(argv)
 
 

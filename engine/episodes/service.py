@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,10 @@ def no_snippets(**why: Any) -> EpisodeRecall:
 
 
 WRITE_TIMEOUT_S = 5.0
+QUIET_PAGE_ROWS = 4
+"""A worker page of at most this many turns has its windows embedded before it is done."""
+QUIET_PAGE_WINDOWS = 32
+"""At most this many windows embedded then (the oldest waiting first)."""
 SWEEP_BATCH = 5000
 
 
@@ -51,9 +55,12 @@ class _Backlog:
 
     def __init__(self, store: EpisodeStore) -> None:
         self.store = store
+        self.running = asyncio.Lock()
+        """One batch at a time: two would read the same windows and cache them twice."""
 
     async def backfill(self, owner: str | None, max_items: int) -> int:
-        return await self.store.embed_pending(max_items)
+        async with self.running:
+            return await self.store.embed_pending(max_items)
 
     async def pending_count(self) -> int:
         return await self.store.pending_vectors()
@@ -91,8 +98,9 @@ class EpisodeService:
         self.store = store
         self.holder = holder
         self.metrics = metrics
+        self.backlog = _Backlog(store)
         self.embedder = VectorBackfill(
-            _Backlog(store), lambda: holder.current.memory.backfill_interval_s
+            self.backlog, lambda: holder.current.memory.backfill_interval_s
         )
         """Window vectors, off the request path, in batches (`maintenance/backfill.py`)."""
         self.last_error: str | None = None
@@ -139,8 +147,29 @@ class EpisodeService:
         for seq, eps in per_row:
             out[seq] = tuple(e.id for e in eps if e.id in ids)
         if any(w.created for w in writes):
+            await self._embed_quiet_page(len(rows))
             self.embedder.wake()
         return out
+
+    async def _embed_quiet_page(self, rows: int) -> None:
+        """A page of a few turns (the worker keeps up) has its windows embedded before the
+        worker reports its turns done: a request that waits for its owner's last turn
+        (read-your-own-writes) then finds a turn kept only as an episode by meaning too —
+        without a vector, a window the keyword arm finds is floored out (no cosine). A
+        bigger page (a burst) leaves them to the backfill, as do strategies that read no
+        vectors; the work is the backfill's own, done sooner. Fail-open."""
+        strategy = self.holder.current.memory.strategy
+        if (
+            rows > QUIET_PAGE_ROWS
+            or strategy not in ("hybrid", "semantic")
+            or self.backlog.running.locked()  # the backfill is at it already
+        ):
+            return
+        try:
+            async with asyncio.timeout(WRITE_TIMEOUT_S):
+                await self.backlog.backfill(None, QUIET_PAGE_WINDOWS)
+        except Exception as exc:  # noqa: BLE001 - the backfill embeds them later
+            self._failed("embed", exc)
 
     # -- retrieval --------------------------------------------------------------------------
     async def retrieve(
@@ -152,10 +181,13 @@ class EpisodeService:
         *,
         shed: dict[str, Any] | None = None,
         partial: PartialAnswer | None = None,
+        own_turns: Callable[[], Awaitable[None]] | None = None,
     ) -> Retrieval:
         """The facts' retrieval and the episodes' recall side by side, fused (`gate`:
         whether the vector arm runs, decided by the facts' keyword leg). `shed`: why no
-        recall runs (memtap saturated): the facts go alone."""
+        recall runs (memtap saturated): the facts go alone. `own_turns`: waits (bounded)
+        until the owner's turns that completed before the request are stored whole, their
+        episodes and vectors too (read-your-own-writes for a turn no fact came from)."""
         cfg = self.holder.current.memory
         if not cfg.episodes.enabled:
             return await facts
@@ -164,9 +196,13 @@ class EpisodeService:
             self.metrics.memory_fallbacks.inc("episodes_shed")
             recall = no_snippets(**shed)
             return fuse_with_episodes(fact_retrieval, recall, req, cfg)
-        recall_task = asyncio.ensure_future(
-            recall_episodes(self.store, cfg, req, clock, gate)
-        )
+
+        async def recall_after_own_turns() -> EpisodeRecall:
+            if own_turns is not None:
+                await own_turns()
+            return await recall_episodes(self.store, cfg, req, clock, gate)
+
+        recall_task = asyncio.ensure_future(recall_after_own_turns())
         try:
             fact_retrieval = await facts
         except BaseException:

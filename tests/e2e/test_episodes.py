@@ -249,6 +249,36 @@ async def test_a_later_request_gets_a_dated_snippet_and_not_its_own_turn(
     assert "VPN dropped" in standin.last().body.decode()
 
 
+async def test_a_previews_limit_bounds_facts_and_snippets_together(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    key = "sk-episodes-limit"
+    history: list[tuple[str, str]] = []
+    for text in (
+        "My favourite colour is teal.",
+        "We painted the kitchen teal last spring.",
+        "The teal mug broke when the cat jumped on the table.",
+    ):
+        await send(memtap, standin, "openai-chat", key, *_chat(history, text))
+        history.append((text, "Noted."))
+    await drained(memtap)
+    async with aiohttp.ClientSession() as http:
+
+        async def preview(**extra: Any) -> list[dict[str, Any]]:
+            async with http.post(
+                f"{memtap.url}/_memtap/api/retrieve-preview",
+                json={"owner": owner_of(key), "query": "teal colour kitchen mug", **extra},
+            ) as r:
+                assert r.status == 200
+                return list((await r.json())["results"])
+
+        everything = await preview()
+        assert {h["kind"] for h in everything} == {"fact", "episode"}
+        assert len(everything) >= 3
+        for limit in (0, 1, 2):
+            assert await preview(limit=limit) == everything[:limit]
+
+
 async def test_admin_lists_deletes_and_erase_counts_episodes(
     memtap: MemtapServer, standin: Standin
 ) -> None:

@@ -712,3 +712,34 @@ async def memory_comes_on(server: MemtapServer, timeout_s: float = 10.0) -> None
                 f"memory did not come on: {server.runtime.engine_error}"
             )
         await asyncio.sleep(0.01)
+
+
+async def test_a_turn_kept_only_as_an_episode_is_read_at_once(
+    memtap_server: ServerFactory,
+    memtap_config: Callable[..., Config],
+    standin: Standin,
+) -> None:
+    """Read-your-own-writes for a turn no fact comes from: the next request, sent the moment
+    the turn's response ended, gets its snippet. The recall did not wait for the turn's
+    episode (stored after its facts), and a window found before its vector was floored out
+    (no cosine): a third to a half of such turns were missed."""
+    server = await memtap_server(
+        memtap_config(
+            # A limit long enough that a loop lagging behind the model's runs on a busy
+            # machine does not shed the snippets (the shed point is a share of it).
+            memory=memory_config(retrieval_timeout_ms=2000),
+            embedding=EmbeddingConfig(source="onnx"),
+            vector_store=VectorStoreConfig(kind="sqlite-vec"),
+        )
+    )
+    # Warm (the model's first runs lag the loop: a lagging loop sheds the snippets).
+    await chat_turn(server, "sk-e2e-episode-warm", "I had a long day.", False, {})
+    await chat_turn(server, "sk-e2e-episode-warm", "What did I have?", False, {})
+    missed = []
+    for round_ in range(6):
+        key, code = f"sk-e2e-episode-{round_}", f"Zq{round_}kehdti"
+        await chat_turn(server, key, f"My wifi password is {code}.", False, {})
+        injected = await chat_turn(server, key, "What's my wifi password?", False, {})
+        if injected == "0" or code not in standin.last().body.decode():
+            missed.append(round_)
+    assert missed == []

@@ -308,7 +308,10 @@ async def test_a_busy_model_no_longer_costs_the_vector_leg(tmp_path: Path) -> No
         await asyncio.sleep(0)
         started_at = time.monotonic()
         found = await tier.search(live, "what hot drink do I have at breakfast?", 5)
-        assert time.monotonic() - started_at < 0.05
+        # The 300 long texts ahead keep the model busy for over a second (1.3 s measured): a
+        # search that waited for it would take that long. 0.05 s was once exceeded (0.42 s)
+        # on a loaded machine.
+        assert time.monotonic() - started_at < 0.5
         assert found.ranked and found.rows is not None
         assert found.rows[found.ranked[0][0]].content.startswith("I drink jasmine tea")
         assert tier.source.counts.projected >= 1
