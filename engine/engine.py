@@ -298,19 +298,24 @@ class Engine:
     ) -> Retrieval:
         if not request.owner:
             raise InvalidInput("owner is required", "owner")
+        # The request's `limit` bounds its results, facts and episodes' snippets together
+        # (the facts' walk and the snippets' slots each have their own bound below it).
+        retrieval = await self._retrieve_within(request, side_effects, limit_ms)
+        if request.limit is None or len(retrieval.hits) <= request.limit:
+            return retrieval
+        return Retrieval(retrieval.hits[: request.limit], retrieval.resolution)
+
+    async def _retrieve_within(
+        self, request: RetrievalRequest, side_effects: bool, limit_ms: int | None
+    ) -> Retrieval:
         clock = RetrievalClock()  # the waits below come out of the same time limit
         if limit_ms is None:
-            return _at_most(
-                await self._retrieve(request, side_effects, clock, None), request.limit
-            )
+            return await self._retrieve(request, side_effects, clock, None)
         partial = PartialAnswer()
         limit = asyncio.timeout(limit_ms / 1000)
         try:
             async with limit:
-                return _at_most(
-                    await self._retrieve(request, side_effects, clock, partial),
-                    request.limit,
-                )
+                return await self._retrieve(request, side_effects, clock, partial)
         except TimeoutError:
             if not limit.expired():
                 raise
@@ -327,7 +332,7 @@ class Engine:
                 "answered_with": partial.stage,
             }
         )
-        return _at_most(answer, request.limit)
+        return answer
 
     async def _retrieve(
         self,
@@ -396,16 +401,22 @@ class Engine:
             finally:
                 gate.close()
 
+    def _own_writes_left_s(self, clock: RetrievalClock) -> float:
+        """What is left, since `clock` started, of the time a retrieval may wait for its
+        owner's turns: at most half the retrieval budget, and at most
+        READ_YOUR_WRITES_MAX_S."""
+        budget_s = min(
+            READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
+        )
+        return max(0.0, budget_s - clock.elapsed_s())
+
     async def _own_turns_whole(self, owner: str, clock: RetrievalClock) -> None:
         """The episodes' recall waits, like the vector leg, until the owner's pending turns
         are stored whole (episodes and vectors), within the same bound. Not counted nor
         logged: the vector leg's own wait for the same rows is."""
         if not self.pending.pending(owner):
             return
-        budget_s = min(
-            READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
-        )
-        left_s = max(0.0, budget_s - clock.elapsed_s())
+        left_s = self._own_writes_left_s(clock)
         if self.pending.expected_wait_s(owner, vectors=True) > left_s:
             return  # the worker is that far behind: the recall reads what is stored
         await self.pending.wait_for(owner, left_s, vectors=True)
@@ -425,11 +436,8 @@ class Engine:
             self._own_writes_pending(owner, time.perf_counter())
             return False
         self.worker.hurry()
-        budget_s = min(
-            READ_YOUR_WRITES_MAX_S, self.config.memory.retrieval_timeout_ms / 2000
-        )
         started = time.perf_counter()
-        left_s = max(0.0, budget_s - clock.elapsed_s())
+        left_s = self._own_writes_left_s(clock)
         behind_s = self.pending.expected_wait_s(owner, vectors=vectors)
         if behind_s > left_s:
             # The worker is that far behind: waiting would only cost this request its
@@ -900,11 +908,3 @@ def memory_status(cfg: MemoryConfig) -> dict[str, Any]:
         "max_tokens": cfg.max_tokens,
         "retention_days": cfg.retention_days,
     }
-
-
-def _at_most(retrieval: Retrieval, limit: int | None) -> Retrieval:
-    """A request's `limit` bounds its results, facts and episodes' snippets together (the
-    facts' walk and the snippets' slots each have their own bound below it)."""
-    if limit is None or len(retrieval.hits) <= limit:
-        return retrieval
-    return Retrieval(retrieval.hits[:limit], retrieval.resolution)

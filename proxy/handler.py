@@ -72,23 +72,22 @@ def new_flow(request: web.BaseRequest, route: Route) -> Flow:
 
 
 async def _stream_request_body(
-    request: web.Request, flow: Flow
+    request: web.Request, flow: Flow, head: bytes = b""
 ) -> AsyncIterator[bytes]:
+    if head:
+        flow.bytes_in += len(head)
+        yield head
     async for chunk in request.content.iter_any():
         flow.bytes_in += len(chunk)
         yield chunk
 
 
-async def _read_chunked_body(
-    request: web.Request, flow: Flow, runtime: Runtime
-) -> None:
-    """A body of unknown size (chunked upload) is read up to the rewrite limit: whole, memory
-    reads it like any other; larger, memory stays out and what was read goes upstream
-    ahead of the rest, streamed (memory never holds more than the limit)."""
+async def _read_chunked_body(request: web.Request, flow: Flow, limit: int) -> None:
+    """A body of unknown size (chunked upload) is read up to `limit`: whole, it is the
+    flow's `body` like any other; larger, what was read is its `body_head`, sent upstream
+    ahead of the rest (memory never holds more than the limit)."""
     if not request.body_exists:
-        _keep_memory_out(flow)
         return
-    limit = runtime.config.current.server.max_rewrite_body_bytes
     head = bytearray()
     while len(head) <= limit:
         chunk = await request.content.readany()
@@ -97,22 +96,6 @@ async def _read_chunked_body(
             return
         head += chunk
     flow.body_head = bytes(head)
-    _keep_memory_out(flow)
-
-
-def _keep_memory_out(flow: Flow) -> None:
-    flow.read_body = False
-    flow.codec = None
-    flow.memory.skipped_reason = "body_not_buffered"
-
-
-async def _stream_request_body_after(
-    head: bytes, request: web.Request, flow: Flow
-) -> AsyncIterator[bytes]:
-    flow.bytes_in += len(head)
-    yield head
-    async for chunk in _stream_request_body(request, flow):
-        yield chunk
 
 
 def _upstream_body(request: web.Request, flow: Flow) -> bytes | Payload | None:
@@ -122,9 +105,7 @@ def _upstream_body(request: web.Request, flow: Flow) -> bytes | Payload | None:
         flow.bytes_in = len(flow.body)
         return flow.body
     if flow.body_head:
-        return AsyncIterablePayload(
-            _stream_request_body_after(flow.body_head, request, flow)
-        )
+        return AsyncIterablePayload(_stream_request_body(request, flow, flow.body_head))
     if not request.body_exists:
         return None
     content = request.content
@@ -233,11 +214,14 @@ async def _forward(
     await runtime.pipeline.request_headers(flow)
     if flow.read_body:
         # Asked for by a request_headers hook (it checked the declared size): the request
-        # hooks get the whole body; everything else is streamed upstream as it arrives.
+        # hooks get the whole body — none when a chunked one outgrew the limit (they keep
+        # memory out of it); everything else is streamed upstream as it arrives.
         if flow.request_length is not None:
             flow.body = await request.content.read()
         else:
-            await _read_chunked_body(request, flow, runtime)
+            await _read_chunked_body(
+                request, flow, runtime.config.current.server.max_rewrite_body_bytes
+            )
     await runtime.pipeline.request(flow)
     session = runtime.upstream_session
     if session is None:

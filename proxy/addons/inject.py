@@ -94,6 +94,11 @@ class InjectAddon(Addon):
 
     async def request(self, flow: Flow) -> None:
         engine, owner = self.runtime.engine, flow.owner_id
+        if flow.codec is not None and flow.body is None:
+            # Not read whole (a chunked upload past server.max_rewrite_body_bytes, or no
+            # body at all): it goes upstream as it is.
+            flow.codec = None
+            flow.memory.skipped_reason = "body_not_buffered"
         if flow.codec is None or flow.body is None or engine is None or owner is None:
             return  # request_headers kept memory out (flow.memory.skipped_reason says why)
         try:

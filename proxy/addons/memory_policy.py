@@ -41,8 +41,8 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     """Memory takes part when: an engine is open, `memory.enabled`, the client sent an API
     key (the owner), X-Memtap-Memory is not `off`, the path is a memory endpoint of the
     route's format, and the declared body fits `server.max_rewrite_body_bytes` (a chunked
-    body of unknown size is read up to that size: the handler keeps memory out of it if it
-    is larger)."""
+    body of unknown size is read up to that size; past it, the `request` hook keeps memory
+    out)."""
     endpoint = endpoint_of(flow)
     if not engine_ready:
         return MemoryDecision(None, "engine_unavailable", endpoint)
