@@ -287,7 +287,7 @@ async def apply_settings(client: aiohttp.ClientSession, base: str, pairs: list[s
 
 
 async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
-    conversations = load_all()[: args.limit_conversations or None]
+    conversations = (load_all(Path(args.dataset)) if args.dataset else load_all())[: args.limit_conversations or None]
     if args.quick:
         conversations = conversations[:QUICK_CONVERSATIONS]
     started = time.perf_counter()
@@ -449,6 +449,9 @@ def table(report: dict[str, Any]) -> str:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit-conversations", type=int, default=0, help="only the first N conversations")
+    parser.add_argument("--dataset", default="", metavar="DIR",
+                        help="a folder of conversation files in the same format (default tests/datasets/conversations; "
+                             "for a set written apart, to measure on text the engine was not tuned against)")
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_CONVERSATIONS} conversations, {QUICK_QUESTIONS} questions each")
     parser.add_argument("--json", action="store_true", help="print the figures (and memtap's misses) as JSON")

@@ -19,17 +19,44 @@ _SENTENCE_END = re.compile(
     r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)(?<!\bvs\.)"
     r"(?<!\bJr\.)(?<!\bSr\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+|(?<=[。！？；])"
 )
+_PARENTHESIS = re.compile(r"\(([^()]{3,200})\)")
 _SUBJECT = (
     r"(?:I|I'm|I've|I'd|I'll|my|we|we're|our|yo|mi|mis|eu|meu|minha|je|j'|mon|ma|mes|ich|mein|"
     r"meine|wir|unser|unsere|nosotros|nuestro|nuestra|nós|nosso|nossa|nous|notre)"
 )
+# Spanish and Portuguese drop the subject, so a new clause may start with its verb ("y soy de
+# Valparaíso", "mas moro em São Paulo"): first-person forms of the verbs facts are stated
+# with. (German "und wohne in Hamburg" shares the subject before it, which its rules read.)
+_FIRST_PERSON_VERB = (
+    r"(?:soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|nac[ií]|sou|estou|tenho|moro|"
+    r"trabalho|prefiro|nasci)"
+)
+# What opens a question or a request for help after a statement in the same sentence, in the
+# languages other than English ("j'habite à Lyon, tu connais un bon bouchon ?"): the statement
+# before it stays a statement.
+_QUESTION_TAIL = (
+    r"(?:(?:tu|vous)\s+(?:peux|pourrais|connais|sais|as|aurais|pouvez|pourriez|connaissez|savez|avez)|"
+    r"(?:peux|pourrais|sais|connais)-tu|(?:pouvez|pourriez|connaissez|savez)-vous|"
+    r"qu'est-ce|est-ce\s+que|comment|pourquoi|quel|quelle|quels|quelles|o[uù]\s|"
+    r"(?:me\s+)?(?:puedes|podr[ií]as|ayudas|recomiendas|sabes|conoces)|qu[eé]\s|c[oó]mo|d[oó]nde|cu[aá]l|"
+    r"(?:voc[eê]|vc)\s+(?:pode|poderia|sabe|conhece|recomenda)|(?:me\s+)?(?:ajuda|indica|recomenda)|"
+    r"(?:pode|podes|poderia|consegue)\s|o\s+que|como|onde|qual|"
+    r"(?:kannst|k[oö]nntest|hast|wei[sß]t|kennst)\s+du|(?:k[oö]nnen|haben|wissen)\s+Sie|"
+    r"was|wie|wo|warum|welche[rsnm]?)\b"
+)
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
     r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+"
-    r"(?!I\s+(?:are|were|both|have\s+both)\b)(?=" + _SUBJECT + r"\b)"
+    r"(?!I\s+(?:are|were|both|have\s+both)\b)(?="
+    + _SUBJECT
+    + r"\b|"
+    + _FIRST_PERSON_VERB
+    + r"\b)"
     r"|,\s+(?=" + _SUBJECT + r"\b)"
     r"|,\s+(?=(?:what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
-    r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)",
+    r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)"
+    r"|(?:,|\s)\s*(?=¿)|,\s+(?=" + _QUESTION_TAIL + r")"
+    r"|,\s+(?=any\s)|\s+[—–]\s+(?=[^—–]*\?\s*$)",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -389,7 +416,21 @@ def _words(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """The sentences of `text`; what a sentence says in parentheses follows it as one more
+    ("Book the call for 10 my time (I'm in Manaus)"), the sentence keeping it too."""
+    found: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        sentence = part.strip() if part else ""
+        if not sentence:
+            continue
+        found.append(sentence)
+        if "(" in sentence:
+            found.extend(
+                inner.strip()
+                for inner in _PARENTHESIS.findall(sentence)
+                if len(inner.split()) >= 2
+            )
+    return found
 
 
 def clauses(sentence: str, words: set[str] | None = None) -> list[str]:
@@ -397,6 +438,9 @@ def clauses(sentence: str, words: set[str] | None = None) -> list[str]:
     if (
         "," not in sentence
         and ";" not in sentence
+        and "—" not in sentence
+        and "–" not in sentence
+        and "¿" not in sentence
         and _JOINERS.isdisjoint(words if words is not None else _words(sentence))
     ):
         return [sentence]

@@ -39,9 +39,14 @@ from memtap.engine.extraction.objects import (
     third_person,
     third_singular,
 )
-from memtap.engine.extraction.rules import Rule
+from memtap.engine.extraction.rules import TYPE_OF, Rule
+from memtap.engine.extraction.self_statement import (
+    self_statement,
+    standing_instruction,
+)
 from memtap.engine.extraction.slots import subject_of
 from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
+from memtap.engine.extraction.subjectless import with_subject
 from memtap.engine.types import ExtractedFact
 
 Role = Literal["user", "assistant"]
@@ -104,18 +109,79 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
         return []
     reading = _Reading(role)
     for sentence, sentence_words in _spoken_sentences(user_speech(text)):
-        reported = False
+        reported = supposed = False
         parts = clauses(sentence, sentence_words)
-        for clause in parts:
+        for index, clause in enumerate(parts):
             words = sentence_words if len(parts) == 1 else words_of(clause)
+            if supposed:
+                break  # "Angenommen, ich wohne in Wien – …": the rest is supposed too
             if (
                 not reported
             ):  # "Mein Chef sagt, ich …": what follows a report is not the user
-                _read_clause(clause, words, reading)
+                _read_part(sentence, parts, index, words, reading)
             reported = reported or reports(clause, words)
+            supposed = (
+                len(parts) > 1 and non_fact(clause, words=words) == "hypothetical"
+            )
             if len(reading.facts) >= MAX_FACTS:
                 return list(reading.facts.values())
     return list(reading.facts.values())
+
+
+def _read_part(
+    sentence: str, parts: list[str], index: int, words: set[str], reading: _Reading
+) -> None:
+    """One clause through the rules, again with the subject it left out, and when no rule
+    read it, through the net for what the user says about themselves."""
+    clause = parts[index]
+    read = _read_clause(clause, words, reading)
+    spoken = with_subject(clause)
+    if spoken is not None:
+        read = _read_clause(spoken, words_of(spoken), reading) or read
+    if not read and reading.role == "user":
+        _keep_self_statement(
+            _with_shared_subject(sentence, parts, index), spoken, words, reading
+        )
+
+
+def _with_shared_subject(sentence: str, parts: list[str], index: int) -> str:
+    """The clause with the few words before it when they share its subject ("Meine Frau
+    und | ich haben zwei Kinder"), so what is quoted is what the user said."""
+    clause = parts[index]
+    if index == 0 or len(words_of(parts[index - 1])) > 3:
+        return clause
+    start = sentence.find(parts[index - 1])
+    end = sentence.find(clause, max(start, 0))
+    if start < 0 or end < 0:
+        return clause
+    return sentence[start : end + len(clause)]
+
+
+def _keep_self_statement(
+    clause: str, spoken: str | None, words: set[str], reading: _Reading
+) -> None:
+    """What the user said about themselves that no rule read, kept as they said it."""
+    if non_fact(clause, words=words) is not None:
+        return
+    said = self_statement(clause, spoken) or standing_instruction(clause)
+    if said is None:
+        return
+    key = stable_key(said.family, said.content)
+    reading.facts.setdefault(
+        key,
+        ExtractedFact(
+            type=TYPE_OF.get(said.family, "factual"),
+            category=said.family,
+            content=sanitise(said.content),
+            key=key,
+            subject=key,  # its own subject: it claims no slot, so it supersedes nothing
+            polarity=said.polarity,
+            role="user",
+            family=said.family,
+            clause=sanitise(clause, MAX_CLAUSE_CHARS),
+            lang=said.lang,
+        ),
+    )
 
 
 def _spoken_sentences(text: str) -> list[tuple[str, set[str]]]:
@@ -132,10 +198,11 @@ def _spoken_sentences(text: str) -> list[tuple[str, set[str]]]:
     return kept
 
 
-def _read_clause(clause: str, words: set[str], reading: _Reading) -> None:
+def _read_clause(clause: str, words: set[str], reading: _Reading) -> bool:
+    """Whether a rule read a fact in `clause` (kept, or already read from the message)."""
     candidates = INDEX.candidates(words)
     if not candidates:
-        return
+        return False
     kind: str | None = "unknown"  # classified once, when a first rule matches
     used: set[str] = set()
     for rule in candidates:
@@ -147,8 +214,10 @@ def _read_clause(clause: str, words: set[str], reading: _Reading) -> None:
             continue
         if kind == "unknown":
             kind = non_fact(clause, fact_start=len(clause), words=words)
-        if kind in ("question", "hypothetical", "fiction"):
-            return
+        if kind == "question" and rule.presupposed:
+            pass
+        elif kind in ("question", "hypothetical", "fiction"):
+            return False
         if kind == "reported" and non_fact(clause, m.start(), words) == "reported":
             continue
         fact = _fact(rule, m, clause, reading)
@@ -157,6 +226,7 @@ def _read_clause(clause: str, words: set[str], reading: _Reading) -> None:
         used.add(group)
         if fact.key not in reading.facts:
             reading.facts[fact.key] = fact
+    return bool(used)
 
 
 def _fact(
@@ -204,7 +274,9 @@ def _fact(
         groups["obj"] = _ABOUT_ASSISTANT.sub(
             lambda s: _ASSISTANT[s.group(0).lower()], groups["obj"]
         )
-    if _SENTENCE_START.fullmatch(clause[: m.start("obj")]):
+    if rule.family != "identity" and _SENTENCE_START.fullmatch(
+        clause[: m.start("obj")]
+    ):  # a name opening its message keeps its capital ("Marco here")
         groups["obj"] = _decapitalise(
             groups["obj"]
         )  # "Keep answers short" -> "… to keep …"

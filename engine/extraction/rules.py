@@ -83,6 +83,8 @@ class Rule:
     """The object can stand for a later "it"/"them" ("I got a Steam Deck. I love it.")."""
     keep_case: bool = False
     """Do not capitalise the content's first letter (German nouns, names)."""
+    presupposed: bool = False
+    """What the rule reads holds even in a question ("Gift ideas for my sister Hannah?")."""
 
     @property
     def type(self) -> MemoryType:

@@ -743,3 +743,32 @@ async def test_a_turn_kept_only_as_an_episode_is_read_at_once(
         if injected == "0" or code not in standin.last().body.decode():
             missed.append(round_)
     assert missed == []
+
+
+async def test_what_no_rule_reads_is_remembered_as_said(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """A self-statement in words no extraction rule knows becomes a fact quoted as said,
+    listed by the admin API, injected when it is relevant, and it takes nothing away from
+    a rule's fact said next."""
+    key = "sk-e2e-said"
+    owner = owner_of(key)
+    routine = "I go climbing 3x a week at the bouldering gym near my office"
+    await chat_turn(memtap, key, routine + ", my forearms are dying", False, {})
+    await chat_turn(memtap, key, "I'm a nurse at St Mary's.", False, {})
+    await wait_for_memory(memtap, owner, "nurse")
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"{memtap.url}/_memtap/api/memories", params={"owner": owner}) as r,
+    ):
+        assert r.status == 200
+        items = (await r.json())["items"]
+    contents = {m["content"]: m for m in items}
+    quoted = f'Said: "{routine}"'
+    assert quoted in contents, list(contents)
+    assert contents[quoted]["type"] == "factual"
+    assert any("nurse" in c for c in contents)  # both live: the quote claims no slot
+
+    assert int(await chat_turn(memtap, key, "Which climbing shoes suit me?", False, {})) >= 1
+    injected = memory_text_at_system_level("openai-chat", standin.last().json())
+    assert quoted in injected

@@ -69,6 +69,13 @@ _NOT_SIGNATURES = frozenset(
     ]
 )
 
+# One relative, not a group: a name follows only one ("my sister Hannah").
+_ONE_RELATIVE = (
+    r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
+    r"baby|toddler|mom|mum|mother|dad|father|brother|sister|sibling|grandma|grandmother|grandpa|"
+    r"grandfather|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|stepmom|stepdad|twin)"
+)
+
 RULES: tuple[Rule, ...] = (
     # -- identity ----------------------------------------------------------------------
     en_rule(
@@ -718,6 +725,22 @@ RULES: tuple[Rule, ...] = (
                 re.IGNORECASE,
             )
         ),
+    ),
+    en_rule(
+        "family",
+        # "my wife Priya", "our golden retriever Biscuit ate a sock": whoever the relative
+        # or pet does, their name is the fact
+        r"\b(?i:my|our)\s+(?P<obj>(?:[\w'-]+\s+){0,2}?(?:"
+        + _ONE_RELATIVE
+        + "|"
+        + PET
+        + r"))\s+(?P<name>[A-Z][a-z][\w'-]*)\b(?!\s+[A-Z])",
+        "Their {obj} is called {name}",
+        REL_TRIGGERS + " " + PET_TRIGGERS,
+        group="family_name",
+        resolvable=False,
+        presupposed=True,
+        flags=0,
     ),
     en_rule(
         "family",

@@ -1,0 +1,90 @@
+"""English clauses that leave out their subject ("Just moved to Denver", "can't do gluten",
+"not a coffee person", "huge Ghibli nerd here"): the user speaking about themselves in the
+terse way people type. The rules read a subject; `with_subject` gives the clause back with
+the one it left out, or None when it is not such a clause.
+
+Only verbs that state something about the speaker open such a clause: past tenses, a few
+stative verbs and the adjectives of the constraint and identity rules. Verbs that also read
+as an order ("use", "run", "write", "add", "have a look") never do, so "Use Postgres for this"
+stays a request.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FILLERS = (
+    r"(?:(?:just|finally|recently|also|so|and|but|ugh|oh|well|btw|fyi|honestly|officially|"
+    r"still|anyway|ok|okay|lol|haha|hi|hey|hello)[,!.:\s]+)*"
+)
+# Opened by a past tense or a stative verb: "I" was left out.
+_PAST_OR_STATIVE = re.compile(
+    r"^" + _FILLERS + r"(?=(?:just\s+|finally\s+|recently\s+|also\s+)*"
+    r"(?:got|started|moved|relocated|graduated|quit|left|finished|passed|became|adopted|"
+    r"grew|hate|love|adore|can't|cannot|can\s+not|don't|do\s+not|live|work|teach|speak|own|"
+    r"retired\s+(?:last|this|in|after|from|early|now|since|\d))\b)",
+    re.IGNORECASE,
+)
+# Opened by what follows "I'm": an -ing verb, an adjective or a noun phrase of the rules.
+_STATE = re.compile(
+    r"^"
+    + _FILLERS
+    + r"(?=(?:(?:working|living|studying|learning|training|saving|planning|"
+    r"moving|relocating|expecting)\s|not\s+a\b|a\s+(?:huge|big|total|lifelong)\b|"
+    r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s|"
+    r"(?:allergic|vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose|gluten|deaf|"
+    r"blind|colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|based|originally|"
+    r"unemployed|self-employed)\b))",
+    re.IGNORECASE,
+)
+_BORN = re.compile(r"^" + _FILLERS + r"(?=born\b)", re.IGNORECASE)
+_BEEN = re.compile(r"^" + _FILLERS + r"(?=been\b)", re.IGNORECASE)
+# "Data engineer at Shopify here", "Single dad here": who is speaking, said the way people
+# sign a message. A lone name ("Marco here") is the signature rule's.
+_HERE = re.compile(
+    r"^"
+    + _FILLERS
+    + r"(?P<who>(?:[\w/&+'.-]+\s+){1,6}?[\w/&+'.-]+|[a-z][\w/&+'.-]*)\s+here\b"
+    r"(?=\s*(?:[,.!;:—–-]|$))",
+    re.IGNORECASE,
+)
+_NOT_WHO = re.compile(
+    r"^(?:same|nobody|no\s+one|everyone|anyone|someone|it|this|that|there|i|me|we|you|stuck|"
+    r"new|back|still|right|over|lost|all|the|my|our|just|hi|hello|hey|thanks)\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?")
+_HAS_SUBJECT = re.compile(
+    r"^\W*(?:I|I'm|I've|I'd|I'll|i|im|ive|we|we're|my|our|you|your)\b"
+)
+
+
+def with_subject(clause: str) -> str | None:
+    """`clause` with the "I" (or "I'm", "I was") it left out, or None."""
+    if _HAS_SUBJECT.match(clause):
+        return None
+    here = _HERE.match(clause)
+    if (
+        here is not None
+        and not _NOT_WHO.match(here.group("who"))
+        and not _NAME.fullmatch(here.group("who"))
+    ):
+        who = here.group("who")
+        if who[1:2].islower():
+            who = who[:1].lower() + who[1:]  # "Data engineer" opened the message
+        article = (
+            ""
+            if re.match(r"(?:a|an|the)\s", who, re.IGNORECASE)
+            else ("an " if who[:1].lower() in "aeiou" else "a ")
+        )
+        return f"I'm {article}{who}{clause[here.end() :]}"
+    for pattern, subject in (
+        (_BORN, "I was "),
+        (_BEEN, "I've "),
+        (_PAST_OR_STATIVE, "I "),
+        (_STATE, "I'm "),
+    ):
+        m = pattern.match(clause)
+        if m is not None:
+            return subject + clause[m.end() :]
+    return None
