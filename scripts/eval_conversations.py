@@ -5,6 +5,8 @@ retrieve-preview and score what would be injected against simple baselines.
     .venv/bin/python scripts/eval_conversations.py             # all five conversations
     .venv/bin/python scripts/eval_conversations.py --quick     # two conversations, 20 questions each
     .venv/bin/python scripts/eval_conversations.py --limit-conversations 3 --json
+    .venv/bin/python scripts/eval_conversations.py --dataset tests/datasets/conversations_blind
+                                                   # two personas written blind (2026-12-06)
 
 What it does, in one run:
 1. starts `memtap serve` (a subprocess, loopback port, data dir in a temp folder) in front of

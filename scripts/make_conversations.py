@@ -2,6 +2,7 @@
 hand-written material in scripts/conversation_material/.
 
     .venv/bin/python scripts/make_conversations.py            # rewrite the data set
+    .venv/bin/python scripts/make_conversations.py --blind    # the two personas written blind
 
 Each persona's facts land in their sessions between fact-free turns (task requests with
 their follow-ups, small talk, the persona's own chatter, a few in Spanish, French or
@@ -29,7 +30,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts.conversation_material import claire, jonas, maya, priya, tomas
+from scripts.conversation_material import (
+    aiko,
+    claire,
+    jonas,
+    maya,
+    priya,
+    rafael,
+    tomas,
+)
 from scripts.conversation_material.common import (
     ACKS,
     FOLLOWUPS,
@@ -41,6 +50,10 @@ from scripts.conversation_material.types import Fact, Persona
 
 PERSONAS: tuple[Persona, ...] = (maya.PERSONA, tomas.PERSONA, claire.PERSONA, jonas.PERSONA, priya.PERSONA)
 OUT = Path(__file__).resolve().parents[1] / "tests" / "datasets" / "conversations"
+# Written on 2026-12-06 by a writer who saw neither the engine nor the five above, to measure
+# recall on conversations memtap was not tuned against (`--blind`; eval_conversations --dataset).
+BLIND: tuple[Persona, ...] = (aiko.PERSONA, rafael.PERSONA)
+BLIND_OUT = OUT.parent / "conversations_blind"
 USER_TURNS_PER_SESSION = (13, 18)
 CLOSERS = frozenset({"good night", "ok back to work", "ok that's enough for now", "I need a break"})
 
@@ -145,10 +158,12 @@ def compose(persona: Persona) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    for persona in PERSONAS:
+    blind = "--blind" in sys.argv[1:]
+    out = BLIND_OUT if blind else OUT
+    out.mkdir(parents=True, exist_ok=True)
+    for persona in BLIND if blind else PERSONAS:
         records = compose(persona)
-        path = OUT / f"{persona.id}.jsonl"
+        path = out / f"{persona.id}.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
         turns = sum(r["type"] == "turn" for r in records)
         questions = sum(r["type"] == "question" for r in records)

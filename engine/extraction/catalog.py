@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from memtap.engine.extraction.languages import de, en, en_choices, es, fr, pt
+from memtap.engine.extraction.languages import (
+    de,
+    en,
+    en_choices,
+    es,
+    fr,
+    named_relatives,
+    pt,
+)
 from memtap.engine.extraction.rules import Rule, RuleIndex
 
 # English families before the seed's choices: "I don't eat pork" is a constraint before it
@@ -14,6 +22,7 @@ ALL_RULES: tuple[Rule, ...] = (
     *pt.RULES,
     *fr.RULES,
     *de.RULES,
+    *named_relatives.RULES,
 )
 INDEX = RuleIndex(ALL_RULES)
 LANGUAGES: tuple[str, ...] = ("en", "es", "pt", "fr", "de")

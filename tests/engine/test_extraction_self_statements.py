@@ -321,3 +321,23 @@ def test_what_a_sentence_says_in_parentheses_is_read_too() -> None:
 )
 def test_a_self_statement_names_the_language_it_was_said_in(text: str, lang: str) -> None:
     assert [f.lang for f in facts(text)] == [lang]
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Minha esposa Carolina faz aniversário semana que vem", "Their wife (esposa) is called Carolina"),
+        ("Unser Kater Mogli kotzt ständig, liegt das am Futter?", "Their cat (Kater) is called Mogli"),
+        ("Notre fille Chloé entre en CP en septembre, quoi prévoir ?", "Their daughter (fille) is called Chloé"),
+        ("mi perrita se llama Canela y tiene 3 añitos", "Their dog (perrita) is called Canela"),
+    ],
+)
+def test_a_relative_named_in_another_language_is_stored_with_its_english_word(
+    text: str, content: str
+) -> None:
+    # an English question ("What's my wife called?") finds it by its words
+    assert content in [f.content for f in facts(text) if f.family == "family"]
+
+
+def test_a_relative_before_and_is_no_name() -> None:
+    assert not [f for f in facts("Meine Frau und ich haben zwei Kinder") if "called" in f.content]
