@@ -270,13 +270,12 @@ def self_statement(clause: str, spoken: str | None = None) -> SelfStatement | No
         named = self_statement(spoken)
         if named is None or _family_named(spoken) is None:
             return None
-        said = _LEAD.sub("", clause).strip(" \t.,;:!-–—")
-        if _NOT_ABOUT_USER.search(said):
-            return None
+        # `spoken` passed every check; the quote is the clause as the user wrote it
+        said = _main_clause(_LEAD.sub("", clause)).strip(" \t.,;:!-–—")
         return SelfStatement(
             named.family, named.polarity, _quoted(said), language_of(said)
         )
-    said = _LEAD.sub("", clause).strip(" \t.,;:!-–—")
+    said = _main_clause(_LEAD.sub("", clause)).strip(" \t.,;:!-–—")
     words = _WORD.findall(said)
     if not MIN_WORDS <= len(words) <= MAX_WORDS:
         return None
@@ -292,6 +291,22 @@ def self_statement(clause: str, spoken: str | None = None) -> SelfStatement | No
     head = " ".join(words[:5])
     polarity: Polarity = "negative" if _NEGATION.search(head) else "positive"
     return SelfStatement(family, polarity, _quoted(said), language_of(said))
+
+
+# What comes after "so", "but", "because"… is a consequence or a contrast, often about the
+# task ("I'm originally from Kerala, so this monsoon stuff is nostalgic"): the statement is
+# what comes before it.
+_CONSEQUENCE = re.compile(
+    r",?\s+(?:so|but|because|cause|since|which|though|although|whereas|and\s+(?:so|then)|"
+    r"pero|porque|así\s+que|mas|então|ent[ãa]o|mais|donc|parce\s+que|aber|weil|deshalb|also)\s+"
+    r"|\s+[—–]\s+",
+    re.IGNORECASE,
+)
+
+
+def _main_clause(said: str) -> str:
+    cut = _CONSEQUENCE.search(said)
+    return said[: cut.start()] if cut is not None and cut.start() > 0 else said
 
 
 def _quoted(said: str) -> str:
@@ -385,8 +400,9 @@ def _family_by_grammar(said: str) -> str | None:
 
 def _content_word(word: str, family: str | None) -> bool:
     low = word.lower()
+    # "Ich liebe es": the verb that names a preference is not its object ("ADHD" is).
     if low in _EMPTY_WORDS or (
-        family is not None and _FAMILY_REGEX[family].fullmatch(word)
+        family == "preference" and _FAMILY_REGEX[family].fullmatch(word)
     ):
         return False
     return (

@@ -98,9 +98,22 @@ def strip_injected(text: str) -> str:
     return _BLOCK.sub(" ", text) if OPEN.lower() in text.lower() else text
 
 
+# A message that opens like a manuscript: a chapter, a prologue, a scene, a fairy tale.
+_MANUSCRIPT = re.compile(
+    r"^\s*(?:(?:chapter|chapitre|cap[íi]tulo|kapitel|part|parte|partie|teil|scene|escena|cena|"
+    r"sc[èe]ne|szene|act|acte|akt)\s+(?:\d+|[ivxlc]+|one|two|three|uno|dos|un|eins)\b|"
+    r"(?:prologue|prolog|pr[óo]logo|epilogue|epilog|ep[íi]logo)\b\s*[.:\n]|"
+    r"once\s+upon\s+a\s+time|[ée]rase\s+una\s+vez|era\s+uma\s+vez|il\s+[ée]tait\s+une\s+fois|"
+    r"es\s+war\s+einmal|(?:INT|EXT)\.\s)",
+    re.IGNORECASE,
+)
+
+
 def user_speech(text: str) -> str:
     """The parts of `text` in which the user speaks for themselves, lines kept apart."""
     text = strip_injected(text).translate(_QUOTE_CHARS)
+    if _MANUSCRIPT.match(text):
+        return ""  # "Chapter 1. I was born in a lighthouse…": a story, not the user
     if len(text) > MAX_INPUT_CHARS:
         text = text[-MAX_INPUT_CHARS:]  # the tail is the most recent part of the turn
     if "```" in text or "~~~" in text:

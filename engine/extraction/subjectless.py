@@ -31,13 +31,21 @@ _STATE = re.compile(
     + _FILLERS
     + r"(?=(?:(?:working|living|studying|learning|training|saving|planning|"
     r"moving|relocating|expecting)\s|not\s+a\b|a\s+(?:huge|big|total|lifelong)\b|"
-    r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s|"
+    r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:fan|nerd|geek|buff|lover|addict|enthusiast|person|foodie)\b|"
     r"(?:allergic|vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose|gluten|deaf|"
     r"blind|colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|based|originally|"
     r"unemployed|self-employed)\b))",
     re.IGNORECASE,
 )
 _BORN = re.compile(r"^" + _FILLERS + r"(?=born\b)", re.IGNORECASE)
+# "pronouns are they/them", "hey, name's Dmitri": the "my" left out of what is the user's own.
+_OWN = re.compile(
+    r"^"
+    + _FILLERS
+    + r"(?=(?:name's|name\s+is|pronouns\s+are|pronouns:|birthday\s+is)\b)",
+    re.IGNORECASE,
+)
 _BEEN = re.compile(r"^" + _FILLERS + r"(?=been\b)", re.IGNORECASE)
 # "Data engineer at Shopify here", "Single dad here": who is speaking, said the way people
 # sign a message. A lone name ("Marco here") is the signature rule's.
@@ -83,6 +91,7 @@ def with_subject(clause: str) -> str | None:
         (_BEEN, "I've "),
         (_PAST_OR_STATIVE, "I "),
         (_STATE, "I'm "),
+        (_OWN, "my "),
     ):
         m = pattern.match(clause)
         if m is not None:

@@ -341,3 +341,31 @@ def test_a_relative_named_in_another_language_is_stored_with_its_english_word(
 
 def test_a_relative_before_and_is_no_name() -> None:
     assert not [f for f in facts("Meine Frau und ich haben zwei Kinder") if "called" in f.content]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Chapter 1. I was born in a lighthouse off the coast of Maine, the seventh son.",
+        "Once upon a time I lived in a castle and loved dragons.",
+        "Capítulo 2: Vivo en Madrid con mi gato Rufo.",
+        "INT. KITCHEN - NIGHT. I'm a nurse and I hate night shifts.",
+    ],
+)
+def test_a_message_that_opens_like_a_manuscript_is_not_the_user(text: str) -> None:
+    assert facts(text) == []
+
+
+def test_what_is_the_users_own_is_read_without_its_my() -> None:
+    assert [f.content for f in facts("pronouns are they/them, thx")] == ["Pronouns are they/them"]
+    assert [f.content for f in facts("hey, name's Dmitri btw.")] == ["Name is Dmitri"]
+
+
+def test_a_self_statement_is_quoted_up_to_its_consequence() -> None:
+    # what follows "so" is about the task ("this monsoon stuff"), not a reason to drop it all
+    assert said("I'm originally from a tiny village in Kerala, so this monsoon stuff is nostalgic") == [
+        ("identity", "positive", 'Said: "I\'m originally from a tiny village in Kerala"')
+    ]
+    assert said("I've got ADHD, so breaking tasks into tiny steps really helps me") == [
+        ("constraint", "positive", 'Said: "I\'ve got ADHD"')
+    ]
