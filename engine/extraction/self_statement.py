@@ -94,7 +94,8 @@ _LEAD = re.compile(r"^[\W_]*" + _FILLER + r"*", re.IGNORECASE)
 # in progress (debugging, asking, thinking aloud, time-bound plans).
 _NOT_ABOUT_USER = re.compile(
     r"[\"“”«»„]|\b(?:you|your|yours|u|ur|tu|t'|te|ti|toi|vous|votre|vos|dich|dir|dein|deine|"
-    r"usted|ustedes|você|voce|vc|this|that|these|those|it|its|here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|there|above|below|esto|eso|"
+    r"usted|ustedes|você|voce|vc|this|that|these|those|it|its|there|above|below|esto|eso|"
+    r"here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|"  # "here in Porto Alegre" is a place
     r"esta|este|isso|isto|essa|esse|disso|disto|nisso|nisto|daquilo|ello|ce|cet|cette|ça|cela|"
     r"ceci|dies|diese|diesen|dieses|davon|damit|daf[üu]r|darauf|"
     r"one|ones|second|third|former|latter|previous|version|option|draft|suggestion|approach|"
