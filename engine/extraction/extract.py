@@ -53,6 +53,12 @@ Role = Literal["user", "assistant"]
 
 MAX_FACTS = 32
 MAX_CLAUSE_CHARS = 200
+MAX_UNREAD = 64
+"""Clauses of one message the net tries: a message of hundreds of clauses is a pasted text,
+and the net costs ~80 µs a clause."""
+MAX_RESTATED_CHARS = 400
+"""Longer clauses are read by the rules only: no subject restored, no self-statement (which
+is at most 30 words), so a pasted page costs what it cost before."""
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -95,12 +101,14 @@ _NOUN_AFTER = re.compile(
 class _Reading:
     """State of one message being read: facts so far and the last thing a pronoun may mean."""
 
-    __slots__ = ("facts", "last_object", "role")
+    __slots__ = ("facts", "last_object", "role", "unread")
 
     def __init__(self, role: Role) -> None:
         self.role: Role = role
         self.facts: dict[str, ExtractedFact] = {}
         self.last_object: str | None = None
+        self.unread = 0
+        """Clauses no rule read so far, each one tried by the net (at most MAX_UNREAD)."""
 
 
 def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
@@ -111,6 +119,7 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
     for sentence, sentence_words in _spoken_sentences(user_speech(text)):
         reported = supposed = False
         parts = clauses(sentence, sentence_words)
+        spans = _spans(sentence, parts) if len(parts) > 1 else None
         for index, clause in enumerate(parts):
             words = sentence_words if len(parts) == 1 else words_of(clause)
             if supposed:
@@ -118,7 +127,7 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
             if (
                 not reported
             ):  # "Mein Chef sagt, ich …": what follows a report is not the user
-                _read_part(sentence, parts, index, words, reading)
+                _read_part(sentence, parts, spans, index, words, reading)
             reported = reported or reports(clause, words)
             supposed = (
                 len(parts) > 1 and non_fact(clause, words=words) == "hypothetical"
@@ -129,32 +138,56 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
 
 
 def _read_part(
-    sentence: str, parts: list[str], index: int, words: set[str], reading: _Reading
+    sentence: str,
+    parts: list[str],
+    spans: list[tuple[int, int]] | None,
+    index: int,
+    words: set[str],
+    reading: _Reading,
 ) -> None:
     """One clause through the rules, again with the subject it left out, and when no rule
     read it, through the net for what the user says about themselves."""
     clause = parts[index]
     read = _read_clause(clause, words, reading)
+    if len(clause) > MAX_RESTATED_CHARS:
+        return  # a self-statement is a sentence, not a page: the rules alone read it
     spoken = with_subject(clause)
     if spoken is not None:
         read = _read_clause(spoken, words_of(spoken), reading) or read
-    if not read and reading.role == "user":
+    if not read and reading.role == "user" and reading.unread < MAX_UNREAD:
+        reading.unread += 1
         _keep_self_statement(
-            _with_shared_subject(sentence, parts, index), spoken, words, reading
+            _with_shared_subject(sentence, parts, spans, index), spoken, words, reading
         )
 
 
-def _with_shared_subject(sentence: str, parts: list[str], index: int) -> str:
+_SHARING_JOINERS = frozenset(["and", "e", "y", "et", "und"])
+
+
+def _spans(sentence: str, parts: list[str]) -> list[tuple[int, int]]:
+    """Where each clause stands in its sentence, found in order (one pass)."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for part in parts:
+        start = sentence.find(part, cursor)
+        if start < 0:
+            start = cursor
+        spans.append((start, start + len(part)))
+        cursor = start + len(part)
+    return spans
+
+
+def _with_shared_subject(
+    sentence: str, parts: list[str], spans: list[tuple[int, int]] | None, index: int
+) -> str:
     """The clause with the few words before it when they share its subject ("Meine Frau
     und | ich haben zwei Kinder"), so what is quoted is what the user said."""
-    clause = parts[index]
-    if index == 0 or len(words_of(parts[index - 1])) > 3:
-        return clause
-    start = sentence.find(parts[index - 1])
-    end = sentence.find(clause, max(start, 0))
-    if start < 0 or end < 0:
-        return clause
-    return sentence[start : end + len(clause)]
+    if index == 0 or spans is None or len(words_of(parts[index - 1])) > 3:
+        return parts[index]
+    joiner = sentence[spans[index - 1][1] : spans[index][0]].strip(" ,").lower()
+    if joiner not in _SHARING_JOINERS:
+        return parts[index]  # "I tried it, I go climbing…": two clauses, two subjects
+    return sentence[spans[index - 1][0] : spans[index][1]]
 
 
 def _keep_self_statement(

@@ -369,3 +369,17 @@ def test_a_self_statement_is_quoted_up_to_its_consequence() -> None:
     assert said("I've got ADHD, so breaking tasks into tiny steps really helps me") == [
         ("constraint", "positive", 'Said: "I\'ve got ADHD"')
     ]
+
+
+def test_the_net_tries_a_bounded_number_of_clauses_a_message() -> None:
+    from memtap.engine.extraction.extract import MAX_RESTATED_CHARS, MAX_UNREAD
+
+    routine = "I go climbing 3x a week at the bouldering gym near my office"
+    assert said(routine)
+    # a pasted text of many clauses: past the limit the net tries no more of them
+    filler = ", ".join(["I tried it"] * (MAX_UNREAD + 5))
+    assert said(f"{filler}, {routine}") == []
+    assert said(", ".join(["I tried it"] * (MAX_UNREAD - 5)) + ", " + routine)
+    # a clause longer than a sentence is read by the rules only
+    long_clause = routine + " " + "x" * MAX_RESTATED_CHARS
+    assert said(long_clause) == []
