@@ -416,21 +416,19 @@ def _words(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of `text`; what a sentence says in parentheses follows it as one more
-    ("Book the call for 10 my time (I'm in Manaus)"), the sentence keeping it too."""
-    found: list[str] = []
-    for part in _SENTENCE_END.split(text):
-        sentence = part.strip() if part else ""
-        if not sentence:
-            continue
-        found.append(sentence)
-        if "(" in sentence:
-            found.extend(
-                inner.strip()
-                for inner in _PARENTHESIS.findall(sentence)
-                if len(inner.split()) >= 2
-            )
-    return found
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+def asides(sentence: str) -> list[str]:
+    """What `sentence` says in parentheses, each read as one more sentence ("Book the call
+    for 10 my time (I'm in Manaus)"); the sentence keeps it too."""
+    if "(" not in sentence:
+        return []
+    return [
+        inner.strip()
+        for inner in _PARENTHESIS.findall(sentence)
+        if len(inner.split()) >= 2
+    ]
 
 
 def clauses(sentence: str, words: set[str] | None = None) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Literal
 
 from memtap.engine.extraction.catalog import INDEX
 from memtap.engine.extraction.clauses import (
+    asides,
     clauses,
     non_fact,
     reports,
@@ -53,7 +54,9 @@ Role = Literal["user", "assistant"]
 
 MAX_FACTS = 32
 MAX_CLAUSE_CHARS = 200
-MAX_UNREAD = 64
+MAX_ASIDES = 16
+"""Parenthesised asides of one message read as sentences of their own."""
+MAX_NET_TRIES = 64
 """Clauses of one message the net tries: a message of hundreds of clauses is a pasted text,
 and the net costs ~80 µs a clause."""
 MAX_RESTATED_CHARS = 400
@@ -101,14 +104,14 @@ _NOUN_AFTER = re.compile(
 class _Reading:
     """State of one message being read: facts so far and the last thing a pronoun may mean."""
 
-    __slots__ = ("facts", "last_object", "role", "unread")
+    __slots__ = ("facts", "last_object", "net_tries", "role")
 
     def __init__(self, role: Role) -> None:
         self.role: Role = role
         self.facts: dict[str, ExtractedFact] = {}
         self.last_object: str | None = None
-        self.unread = 0
-        """Clauses no rule read so far, each one tried by the net (at most MAX_UNREAD)."""
+        self.net_tries = 0
+        """Clauses no rule read, each tried by the net so far (at most MAX_NET_TRIES)."""
 
 
 def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
@@ -129,8 +132,9 @@ def extract_facts(text: str, role: Role = "user") -> list[ExtractedFact]:
             ):  # "Mein Chef sagt, ich …": what follows a report is not the user
                 _read_part(sentence, parts, spans, index, words, reading)
             reported = reported or reports(clause, words)
-            supposed = (
-                len(parts) > 1 and non_fact(clause, words=words) == "hypothetical"
+            supposed = len(parts) > 1 and non_fact(clause, words=words) in (
+                "hypothetical",
+                "fiction",
             )
             if len(reading.facts) >= MAX_FACTS:
                 return list(reading.facts.values())
@@ -148,16 +152,25 @@ def _read_part(
     """One clause through the rules, again with the subject it left out, and when no rule
     read it, through the net for what the user says about themselves."""
     clause = parts[index]
+    before = set(reading.facts)
     read = _read_clause(clause, words, reading)
     if len(clause) > MAX_RESTATED_CHARS:
         return  # a self-statement is a sentence, not a page: the rules alone read it
-    spoken = with_subject(clause)
-    if spoken is not None:
-        read = _read_clause(spoken, words_of(spoken), reading) or read
-    if not read and reading.role == "user" and reading.unread < MAX_UNREAD:
-        reading.unread += 1
+    restored = with_subject(clause)
+    if restored is not None:
+        read_first = {reading.facts[k].family for k in reading.facts.keys() - before}
+        seen = set(reading.facts)
+        read = _read_clause(restored, words_of(restored), reading) or read
+        for key in reading.facts.keys() - seen:  # a family read once is not read twice
+            if reading.facts[key].family in read_first:
+                del reading.facts[key]
+    if not read and reading.role == "user" and reading.net_tries < MAX_NET_TRIES:
+        reading.net_tries += 1
         _keep_self_statement(
-            _with_shared_subject(sentence, parts, spans, index), spoken, words, reading
+            _with_shared_subject(sentence, parts, spans, index),
+            restored,
+            words,
+            reading,
         )
 
 
@@ -191,12 +204,12 @@ def _with_shared_subject(
 
 
 def _keep_self_statement(
-    clause: str, spoken: str | None, words: set[str], reading: _Reading
+    clause: str, restored: str | None, words: set[str], reading: _Reading
 ) -> None:
     """What the user said about themselves that no rule read, kept as they said it."""
     if non_fact(clause, words=words) is not None:
         return
-    said = self_statement(clause, spoken) or standing_instruction(clause)
+    said = self_statement(clause, restored) or standing_instruction(clause)
     if said is None:
         return
     key = stable_key(said.family, said.content)
@@ -219,6 +232,7 @@ def _keep_self_statement(
 
 def _spoken_sentences(text: str) -> list[tuple[str, set[str]]]:
     kept: list[tuple[str, set[str]]] = []
+    asides_left = MAX_ASIDES
     for sentence in sentences(text):
         words = words_of(sentence)
         scope = request_kind(sentence, words)
@@ -228,6 +242,10 @@ def _spoken_sentences(text: str) -> list[tuple[str, set[str]]]:
             break
         if scope is None:
             kept.append((sentence, words))
+            # an aside of a sentence that is a request is material like the sentence
+            for aside in asides(sentence)[:asides_left]:
+                kept.append((aside, words_of(aside)))
+                asides_left -= 1
     return kept
 
 
@@ -247,9 +265,8 @@ def _read_clause(clause: str, words: set[str], reading: _Reading) -> bool:
             continue
         if kind == "unknown":
             kind = non_fact(clause, fact_start=len(clause), words=words)
-        if kind == "question" and rule.presupposed:
-            pass
-        elif kind in ("question", "hypothetical", "fiction"):
+        stated_anyway = kind == "question" and rule.presupposed
+        if kind in ("question", "hypothetical", "fiction") and not stated_anyway:
             return False
         if kind == "reported" and non_fact(clause, m.start(), words) == "reported":
             continue

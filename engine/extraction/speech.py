@@ -98,24 +98,33 @@ def strip_injected(text: str) -> str:
     return _BLOCK.sub(" ", text) if OPEN.lower() in text.lower() else text
 
 
-# A message that opens like a manuscript: a chapter, a prologue, a scene, a fairy tale.
+# A line that opens like a manuscript: a chapter or a scene heading, a fairy tale.
 _MANUSCRIPT = re.compile(
-    r"^\s*(?:(?:chapter|chapitre|cap[íi]tulo|kapitel|part|parte|partie|teil|scene|escena|cena|"
-    r"sc[èe]ne|szene|act|acte|akt)\s+(?:\d+|[ivxlc]+|one|two|three|uno|dos|un|eins)\b|"
-    r"(?:prologue|prolog|pr[óo]logo|epilogue|epilog|ep[íi]logo)\b\s*[.:\n]|"
+    r"^[ \t]*(?:(?:chapter|chapitre|cap[íi]tulo|kapitel|scene|escena|sc[èe]ne|szene)\s+"
+    r"(?:\d+|[IVXLC]+|one|two|three|uno|dos|un|eins)[ \t]*(?:[.:\n]|$)|"
+    r"(?:prologue|prolog|pr[óo]logo|epilogue|epilog|ep[íi]logo)[ \t]*(?:[.:\n]|$)|"
     r"once\s+upon\s+a\s+time|[ée]rase\s+una\s+vez|era\s+uma\s+vez|il\s+[ée]tait\s+une\s+fois|"
     r"es\s+war\s+einmal|(?:INT|EXT)\.\s)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
+# Spaces and tabs after a word (indentation, which marks pasted code, is left alone).
+_SPACE_RUN = re.compile(r"(?<=\S)[ \t]{2,}")
 
 
 def user_speech(text: str) -> str:
     """The parts of `text` in which the user speaks for themselves, lines kept apart."""
     text = strip_injected(text).translate(_QUOTE_CHARS)
-    if _MANUSCRIPT.match(text):
-        return ""  # "Chapter 1. I was born in a lighthouse…": a story, not the user
     if len(text) > MAX_INPUT_CHARS:
         text = text[-MAX_INPUT_CHARS:]  # the tail is the most recent part of the turn
+    heading = _MANUSCRIPT.search(text)
+    if heading is not None:
+        text = text[
+            : heading.start()
+        ]  # "Chapter 1. I was born…": from there on, a story
+    if "  " in text or "\t" in text:
+        text = _SPACE_RUN.sub(
+            " ", text
+        )  # long runs of spaces cost the splitters dearly
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("\n", text)
     if "`" in text:

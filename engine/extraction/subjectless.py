@@ -17,25 +17,37 @@ _FILLERS = (
     r"(?:(?:just|finally|recently|also|so|and|but|ugh|oh|well|btw|fyi|honestly|officially|"
     r"still|anyway|ok|okay|lol|haha|hi|hey|hello)[,!.:\s]+)*"
 )
-# Opened by a past tense or a stative verb: "I" was left out.
+# Opened by a past tense or a stative verb: "I" was left out. Each verb only with what
+# follows it when it states something ("moved to", "work at"), so a title or a search
+# ("Love Island recap", "Work from home policy template") is not read as the user.
 _PAST_OR_STATIVE = re.compile(
     r"^" + _FILLERS + r"(?=(?:just\s+|finally\s+|recently\s+|also\s+)*"
-    r"(?:got|started|moved|relocated|graduated|quit|left|finished|passed|became|adopted|"
-    r"grew|hate|love|adore|can't|cannot|can\s+not|don't|do\s+not|live|work|teach|speak|own|"
-    r"retired\s+(?:last|this|in|after|from|early|now|since|\d))\b)",
+    r"(?:got\s+(?:married|engaged|divorced|promoted|laid\s+off|fired|hired|a\s+new\s+job)\b|"
+    r"(?:moved|relocated)\s+(?:up\s+|back\s+|out\s+)?(?:to|from)\s+(?-i:[A-Z])|"
+    r"started\s+(?:as|at|my|a\s+new)\b|graduated\b|quit\s+(?:my\b|smoking\b|drinking\b|"
+    r"(?-i:[A-Z]))|left\s+(?:my\b|(?-i:[A-Z]))|became\b|adopted\b|grew\s+up\b|"
+    r"(?:hate|love|adore)\s+(?!the\b|this\b|that\b|it\b|you\b|your\b)(?-i:[a-z])|"
+    r"can't\b|cannot\b|can\s+not\b|don't\b|do\s+not\b|live\s+(?:in|with|near|on|at)\b|"
+    r"work\s+(?:at|for|as|in)\b|"
+    r"retired\s+(?:last|this|in|after|from|early|now|since|\d)))",
     re.IGNORECASE,
 )
-# Opened by what follows "I'm": an -ing verb, an adjective or a noun phrase of the rules.
+# Opened by what follows "I'm": a plan in -ing, an adjective or a noun phrase of the rules,
+# each followed by what makes it a statement ("vegan lasagna recipe" is a search).
 _STATE = re.compile(
     r"^"
     + _FILLERS
-    + r"(?=(?:(?:working|living|studying|learning|training|saving|planning|"
-    r"moving|relocating|expecting)\s|not\s+a\b|a\s+(?:huge|big|total|lifelong)\b|"
+    + r"(?=(?:(?:working\s+(?:as|at|for|in)|living\s+(?:in|with)|studying\s+\w+\s+(?:at|in)|"
+    r"learning\s+(?-i:[A-Z])\w*|training\s+for|saving\s+(?:up\s+)?for|planning\s+to|"
+    r"expecting\s+(?:(?:a|our|my)\s+(?:first\s+|second\s+|third\s+)?(?:baby|child|kid|son|"
+    r"daughter|girl|boy)|twins))\b|not\s+a\b|"
+    r"a\s+(?:huge|big|total|lifelong)\b|"
     r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s+(?:[\w'-]+\s+){0,3}?"
     r"(?:fan|nerd|geek|buff|lover|addict|enthusiast|person|foodie)\b|"
-    r"(?:allergic|vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose|gluten|deaf|"
-    r"blind|colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|based|originally|"
-    r"unemployed|self-employed)\b))",
+    r"allergic\s+to\b|(?:based|living)\s+(?:in|out\s+of)\b|originally\s+from\b|"
+    r"(?:vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose\s+intolerant|deaf|blind|"
+    r"colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|unemployed|self-employed)"
+    r"(?=\s*(?:$|[,.!;:)]|\s+(?:for|since|now|too|btw|and|but|so|here|myself|lol)\b))))",
     re.IGNORECASE,
 )
 _BORN = re.compile(r"^" + _FILLERS + r"(?=born\b)", re.IGNORECASE)
@@ -95,5 +107,8 @@ def with_subject(clause: str) -> str | None:
     ):
         m = pattern.match(clause)
         if m is not None:
-            return subject + clause[m.end() :]
+            rest = clause[m.end() :]
+            if rest[1:2].islower():  # "Moved to Denver" opened the message
+                rest = rest[:1].lower() + rest[1:]
+            return subject + rest
     return None

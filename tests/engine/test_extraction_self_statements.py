@@ -251,9 +251,9 @@ def test_what_follows_a_supposition_in_its_sentence_is_supposed(text: str) -> No
         ),
         ("Du kannst mich ruhig duzen.", "positive", 'Said: "Du kannst mich ruhig duzen"'),
         (
-            "Responda de forma curta e direta, sem enrolação.",
-            "positive",
-            'Said: "Responda de forma curta e direta, sem enrolação"',
+            "Please don't send me Stack Overflow links, they're blocked on our network.",
+            "negative",
+            'Said: "Please don\'t send me Stack Overflow links, they\'re blocked on our network"',
         ),
     ],
 )
@@ -372,14 +372,73 @@ def test_a_self_statement_is_quoted_up_to_its_consequence() -> None:
 
 
 def test_the_net_tries_a_bounded_number_of_clauses_a_message() -> None:
-    from memtap.engine.extraction.extract import MAX_RESTATED_CHARS, MAX_UNREAD
+    from memtap.engine.extraction.extract import MAX_NET_TRIES, MAX_RESTATED_CHARS
 
     routine = "I go climbing 3x a week at the bouldering gym near my office"
     assert said(routine)
     # a pasted text of many clauses: past the limit the net tries no more of them
-    filler = ", ".join(["I tried it"] * (MAX_UNREAD + 5))
+    filler = ", ".join(["I tried it"] * (MAX_NET_TRIES + 5))
     assert said(f"{filler}, {routine}") == []
-    assert said(", ".join(["I tried it"] * (MAX_UNREAD - 5)) + ", " + routine)
+    assert said(", ".join(["I tried it"] * (MAX_NET_TRIES - 5)) + ", " + routine)
     # a clause longer than a sentence is read by the rules only
     long_clause = routine + " " + "x" * MAX_RESTATED_CHARS
     assert said(long_clause) == []
+
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # searches and titles are not the user with "I'm" left out
+        "Vegan lasagna recipe",
+        "Pregnant cat care tips",
+        "Love Island season 5 recap",
+        "Work from home policy template for Acme",
+        "Expecting a 200 but got a 404 from Stripe",
+        "Moving to Postgres was a mistake",
+        # what the user is doing or where they are right now
+        "I'm visiting my sister Saturday.",
+        "I'm writing a cover letter for a job at Google as a senior engineer",
+        "We're deploying the new React frontend to AWS on Friday",
+        "I'm at the airport in Denver",
+        "Ich schreibe gerade eine Bewerbung bei Siemens",
+        "Estoy depurando un fallo en Kubernetes",
+        # the task
+        "I moved the tests into a separate folder",
+        "I started the migration last night",
+        "We have a deadline with Acme on Friday",
+        "I built a chat app with Flutter",
+        "Ich habe einen Termin beim Arzt",
+        "Je travaille sur le ticket JIRA-123",
+        # one-off requests are no standing instructions
+        "Tu peux me recommander un bon resto à Lyon",
+        "Kannst du mir ein gutes Buch empfehlen",
+        "Respond in JSON only",
+        "Bitte antworte meiner Chefin auf die Mail",
+        # an aside of a request, a story under a heading
+        "Summarize the review (I stayed at the Hilton in Rome for 3 nights)",
+        "Thoughts on this?\nChapter 1\nI was born in a lighthouse in Maine in 1902.",
+    ],
+)
+def test_what_a_review_found_kept_keeps_nothing(text: str) -> None:
+    assert facts(text) == [], facts(text)
+
+
+def test_two_named_sisters_are_two_subjects_and_a_weekday_is_no_name() -> None:
+    hannah = [f for f in facts("My sister Hannah is getting married") if "called" in f.content]
+    lea = [f for f in facts("my sister Lea turns 9 tomorrow") if "called" in f.content]
+    assert hannah and lea and hannah[0].subject != lea[0].subject
+    assert not [f for f in facts("I want to teach my son French") if "called" in f.content]
+
+
+def test_a_heading_that_is_not_a_manuscript_keeps_the_facts_after_it() -> None:
+    assert [f.content for f in facts("Part 2: I'm vegan and I live in Oslo, what should I cook?")] == [
+        "Is vegan",
+        "Lives in Oslo",
+    ]
+
+
+def test_an_order_after_a_self_statement_is_not_quoted() -> None:
+    assert said("I was born in Lagos, write me a poem") == [
+        ("identity", "positive", 'Said: "I was born in Lagos"')
+    ]

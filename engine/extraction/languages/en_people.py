@@ -69,6 +69,31 @@ _NOT_SIGNATURES = frozenset(
     ]
 )
 
+# Capitalised words after a relative that are not their name ("visiting my sister Saturday",
+# "teach my son French").
+NOT_A_NAME = frozenset(
+    [
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *["january", "february", "march", "april", "may", "june", "july", "august"],
+        *["september", "october", "november", "december", "christmas", "easter"],
+        *["english", "french", "spanish", "german", "italian", "portuguese", "chinese"],
+        *["japanese", "korean", "arabic", "russian", "dutch", "hindi", "latin", "math"],
+        *["maths", "today", "tonight", "tomorrow", "yesterday", "thanksgiving", "eat"],
+        *[
+            "the",
+            "and",
+            "but",
+            "what",
+            "how",
+            "why",
+            "when",
+            "where",
+            "who",
+            "ok",
+            "okay",
+        ],
+    ]
+)
 # One relative, not a group: a name follows only one ("my sister Hannah").
 _ONE_RELATIVE = (
     r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
@@ -730,17 +755,19 @@ RULES: tuple[Rule, ...] = (
         "family",
         # "my wife Priya", "our golden retriever Biscuit ate a sock": whoever the relative
         # or pet does, their name is the fact
-        r"\b(?i:my|our)\s+(?P<obj>(?:[\w'-]+\s+){0,2}?(?:"
+        # (the name is in the subject: "my sister Hannah" and "my sister Lea" are two sisters)
+        r"\b(?i:my|our)\s+(?P<obj>(?P<rel>(?:[\w-]+\s+){0,2}?(?:"
         + _ONE_RELATIVE
         + "|"
         + PET
-        + r"))\s+(?P<name>[A-Z][a-z][\w'-]*)\b(?!\s+[A-Z])",
-        "Their {obj} is called {name}",
+        + r"))\s+(?P<name>[A-Z][a-z][\w'-]*))\b(?!\s+[A-Z])(?=\s*(?:$|[,.!?;:)]|\s+[a-z]))",
+        "Their {rel} is called {name}",
         REL_TRIGGERS + " " + PET_TRIGGERS,
         group="family_name",
         resolvable=False,
         presupposed=True,
         flags=0,
+        accept=lambda m, o: m.group("name").lower() not in NOT_A_NAME,
     ),
     en_rule(
         "family",
