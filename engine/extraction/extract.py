@@ -166,12 +166,9 @@ def _read_part(
                 del reading.facts[key]
     if not read and reading.role == "user" and reading.net_tries < MAX_NET_TRIES:
         reading.net_tries += 1
-        _keep_self_statement(
-            _with_shared_subject(sentence, parts, spans, index),
-            restored,
-            words,
-            reading,
-        )
+        said = _with_shared_subject(sentence, parts, spans, index)
+        said_words = words if said is clause else words_of(said)
+        _keep_self_statement(said, restored, said_words, reading)
 
 
 _SHARING_JOINERS = frozenset(["and", "e", "y", "et", "und"])

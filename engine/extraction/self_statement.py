@@ -113,7 +113,7 @@ _NOT_ABOUT_USER = re.compile(
     r"aujourd'hui|maintenant|demain|heute|jetzt|"
     r"will|would|could|should|can|might|may|must|maybe|probably|need|needs|have\s+to|has\s+to|"
     r"gonna|going\s+to|hope|feel|felt|feeling|agree|understand|remember|forgot|forget|lost|"
-    r"missing|question|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
+    r"missing|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
     r"ideia|id[ée]e|mind|cache|fehlermeldung|versteh|verstehe|j'en|j'y|je\s+l'|ok|okay|fine|"
     r"slept|sleep|freaking|stuck|ticket|tickets|commit|branch|merge|pipeline|sprint|deadline|"
     r"meeting|meetings|appointment|termin|r[ée]union|reuni[óo]n|reuni[ãa]o|besprechung|exam|"
@@ -132,7 +132,8 @@ _DOING_NOW = re.compile(
     re.IGNORECASE,
 )
 _NEGATION = re.compile(
-    r"\b(?:not|don't|dont|do\s+not|never|no\s+longer|have\s+no|nunca|no\s+(?:me|le|les|tengo|soy|estoy|como|bebo|uso|puedo)|"
+    r"\b(?:not|don't|dont|do\s+not|never|no\s+longer|have\s+no|nunca|"
+    r"no\s+(?:me|le|les|tengo|soy|estoy|como|bebo|uso|puedo)|"
     r"não|nao|ne|n'|pas|jamais|nicht|kein\w*|hate|hates|dislike|can't\s+stand|refuse|"
     r"ruled\s+out|against|horreur|d[ée]teste|renonc[ée]|desisti|odio|odeio|hasse|gegen)\b",
     re.IGNORECASE,
@@ -182,7 +183,7 @@ _FAMILY_WORDS: tuple[tuple[str, str], ...] = (
             r"work|works|working|job|engineer|developer|dev|designer|teacher|nurse|doctor|student|"
             r"sophomore|freshman|phd|retired|freelanc\w*|company|employer|manager|consultant|lawyer|"
             r"accountant|shifts?|startup|intern|trabajo|curro|empresa|trabalho|emprego|travaille|"
-            r"bosse|boulot|entreprise|arbeite|arbeit|job|firma|ingenier\w*|engenheir\w*|ing[ée]nieur\w*|"
+            r"bosse|boulot|entreprise|arbeite|arbeit|firma|ingenier\w*|engenheir\w*|ing[ée]nieur\w*|"
             r"desarrollador\w*|desenvolvedor\w*|d[ée]veloppeu\w*|entwickler\w*|profe|profesor\w*|"
             r"professor\w*|professeur\w*|lehrer\w*|m[ée]dic[oa]|m[ée]decin|arzt|[äa]rztin|enfermer\w*|"
             r"infirmi\w*|estudiante|estudante|[ée]tudiant\w*|jubilad[oa]|aposentad[oa]|retrait[ée]\w*|"
@@ -255,12 +256,8 @@ _FAMILY_WORDS: tuple[tuple[str, str], ...] = (
         ),
     ),
 )
-_FAMILIES = tuple(
-    (family, re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE))
-    for family, words in _FAMILY_WORDS
-)
-_FAMILY_REGEX = {
-    family: re.compile(r"(?:" + words + r")", re.IGNORECASE)
+_FAMILIES: dict[str, re.Pattern[str]] = {
+    family: re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
     for family, words in _FAMILY_WORDS
 }
 
@@ -371,11 +368,10 @@ def language_of(said: str) -> str:
 
 
 def _family_named(said: str) -> str | None:
-    return next((name for name, names in _FAMILIES if names.search(said)), None)
+    return next((name for name, names in _FAMILIES.items() if names.search(said)), None)
 
 
-# With no word naming a family: "I'm <what>" says who the user is, a past tense what happened,
-# a present tense what they do; "I'm <doing>" is mostly how they feel right now, not kept.
+# "I'm <who>": with no word naming a family, the only self-statement kept (identity).
 _IS = re.compile(
     r"^(?:I'm|I\s+am|we're|we\s+are|je\s+suis|soy|sou|ich\s+bin|bin|somos|nous\s+sommes)\s+(?P<next>\S+)",
     re.IGNORECASE,
@@ -404,7 +400,7 @@ def _content_word(word: str, family: str | None) -> bool:
     low = word.lower()
     # "Ich liebe es": the verb that names a preference is not its object ("ADHD" is).
     if low in _EMPTY_WORDS or (
-        family == "preference" and _FAMILY_REGEX[family].fullmatch(word)
+        family == "preference" and _FAMILIES[family].fullmatch(word)
     ):
         return False
     return (
@@ -425,9 +421,9 @@ _EMPTY_WORDS = _word_set(
 # "Metric units always, please", "Nada de recomendarme series de miedo, por favor", "Du
 # kannst mich ruhig duzen": how every answer should be, said as an order or a permission.
 _ANSWER_WORDS = re.compile(
-    r"\b(?:answers?|replies|reply|respond|responses?|explanations?|units|metric|imperial|bullets?|"
+    r"\b(?:answers?|replies|reply|responses?|explanations?|units|metric|imperial|bullets?|"
     r"bullet\s+points|links|emojis?|tone|jargon|disclaimers?|headings|tables|examples|"
-    r"respuestas?|cont[ée]st\w*|respond\w*|responda\w*|respostas?|r[ée]ponses?|r[ée]pond\w*|"
+    r"respuestas?|cont[ée]st\w*|respond\w*|respostas?|r[ée]ponses?|r[ée]pond\w*|"
     r"antwort\w*|duz\w*|tutoy\w*|tute\w*|siez\w*|vouvoy\w*|anglizismen|recomend\w*|"
     r"recommand\w*|empfiehl\w*|empfehl\w*|sugier\w*|sugir\w*|sugg[ée]r\w*)\b",
     re.IGNORECASE,

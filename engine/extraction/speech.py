@@ -118,13 +118,11 @@ def user_speech(text: str) -> str:
         text = text[-MAX_INPUT_CHARS:]  # the tail is the most recent part of the turn
     heading = _MANUSCRIPT.search(text)
     if heading is not None:
-        text = text[
-            : heading.start()
-        ]  # "Chapter 1. I was born…": from there on, a story
+        # "Chapter 1. I was born…": from there on, a story
+        text = text[: heading.start()]
     if "  " in text or "\t" in text:
-        text = _SPACE_RUN.sub(
-            " ", text
-        )  # long runs of spaces cost the splitters dearly
+        # long runs of spaces cost the clause splitters time that grows with their square
+        text = _SPACE_RUN.sub(" ", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("\n", text)
     if "`" in text:

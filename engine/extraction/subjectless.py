@@ -3,10 +3,14 @@
 terse way people type. The rules read a subject; `with_subject` gives the clause back with
 the one it left out, or None when it is not such a clause.
 
-Only verbs that state something about the speaker open such a clause: past tenses, a few
-stative verbs and the adjectives of the constraint and identity rules. Verbs that also read
-as an order ("use", "run", "write", "add", "have a look") never do, so "Use Postgres for this"
-stays a request.
+Only what states something about the speaker opens such a clause, each with the words that
+make it a statement: a few past tenses ("moved to Denver", "got married"), stative verbs
+("work at", "live in", "hate cilantro"), plans in -ing ("training for"), the adjectives of
+the constraint and identity rules ("allergic to", "vegan" ending its clause), who signs with
+"here", and what is the user's own said without "my" ("pronouns are they/them"). Verbs that
+also read as an order ("use", "run", "write") never do, so "Use Postgres for this" stays a
+request, and searches or titles ("Vegan lasagna recipe", "Love Island recap") stay what they
+are.
 """
 
 from __future__ import annotations
@@ -89,9 +93,7 @@ def with_subject(clause: str) -> str | None:
         and not _NOT_WHO.match(here.group("who"))
         and not _NAME.fullmatch(here.group("who"))
     ):
-        who = here.group("who")
-        if who[1:2].islower():
-            who = who[:1].lower() + who[1:]  # "Data engineer" opened the message
+        who = _lower_opening(here.group("who"))
         article = (
             ""
             if re.match(r"(?:a|an|the)\s", who, re.IGNORECASE)
@@ -107,8 +109,11 @@ def with_subject(clause: str) -> str | None:
     ):
         m = pattern.match(clause)
         if m is not None:
-            rest = clause[m.end() :]
-            if rest[1:2].islower():  # "Moved to Denver" opened the message
-                rest = rest[:1].lower() + rest[1:]
-            return subject + rest
+            return subject + _lower_opening(clause[m.end() :])
     return None
+
+
+def _lower_opening(text: str) -> str:
+    """`text` without the capital it had for opening the message ("Data engineer", "Moved to
+    Denver"); a name or an acronym keeps its case."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text

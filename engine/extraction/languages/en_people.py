@@ -79,19 +79,8 @@ NOT_A_NAME = frozenset(
         *["english", "french", "spanish", "german", "italian", "portuguese", "chinese"],
         *["japanese", "korean", "arabic", "russian", "dutch", "hindi", "latin", "math"],
         *["maths", "today", "tonight", "tomorrow", "yesterday", "thanksgiving", "eat"],
-        *[
-            "the",
-            "and",
-            "but",
-            "what",
-            "how",
-            "why",
-            "when",
-            "where",
-            "who",
-            "ok",
-            "okay",
-        ],
+        *["the", "and", "but", "what", "how", "why", "when", "where", "who"],
+        *["ok", "okay"],
     ]
 )
 # One relative, not a group: a name follows only one ("my sister Hannah").
