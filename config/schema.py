@@ -71,8 +71,10 @@ class EpisodesConfig:
     """What was said, kept verbatim beside the extracted facts (`engine/episodes/`)."""
 
     enabled: bool = True
-    keep_assistant: bool = False
-    """Also keep the assistant's reply of each turn (as context, role `assistant`)."""
+    keep_assistant: bool = True
+    """Also keep the assistant's side (role `assistant`, at most its first 4,000 characters):
+    the reply of each turn and the message a user turn answers, so "what was that recipe you
+    gave me?" finds it and a recalled answer comes with its question."""
     max_per_owner: int = 50_000
     """Episodes kept per owner; past it the oldest (by `said_at`) are evicted."""
     retention_days: int | None = None
@@ -81,8 +83,9 @@ class EpisodesConfig:
     """Cosine floor of an episode snippet matched by meaning alone (a keyword match needs
     half of it): sentence windows score lower than one-line facts, so their floor is their
     own (`engine/episodes/recall.py` says how it was measured)."""
-    max_snippets: int = 6
-    """Most episode snippets injected into one request."""
+    max_snippets: int = 16
+    """Most episode snippets injected into one request (`memory.max_tokens` still applies:
+    the budget is filled with the best-ranked evidence)."""
     snippet_tokens: int = 80
     """Longest snippet, in tokens, after trimming to the sentences that matched."""
 

@@ -19,6 +19,10 @@ MAX_EPISODE_CHARS = 16_000
 """An episode keeps at most this much of a message (its start: the end of a pasted document
 rarely matters later, and the message itself went upstream whole)."""
 
+ASSISTANT_EPISODE_CHARS = 4_000
+"""An assistant message keeps its head: what it said at first (the recipe, the answer) is
+what a user asks back for, and a long reply should not crowd the user's own words."""
+
 _NAMESPACE = uuid.UUID("6f1d3c1e-3b0a-4a43-9c55-6d656d746170")
 
 

@@ -50,7 +50,34 @@ class MemoryLine:
 
     content: str
     date: str | None = None
-    """`YYYY-MM-DD` of the memory's last update, so the model can weigh recency."""
+    """`YYYY-MM-DD` of the memory's last update, so the model can weigh recency; written in
+    words in the block ("8 May 2023"): "when did I…" is answered in the words people use."""
+
+
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+
+def spoken_day(date: str) -> str:
+    """`YYYY-MM-DD` as "8 May 2023" (anything else as it is)."""
+    try:
+        year, month, day = (int(part) for part in date[:10].split("-"))
+        return f"{day} {_MONTHS[month - 1]} {year}"
+    except (ValueError, IndexError):
+        return date
+
+
+def line_tokens(memory: MemoryLine) -> int:
+    """What `memory`'s line costs in the block ("- ", the dated text, its line break), by
+    the budget's estimate: what a retrieval counts is what it injects."""
+    return max(1, (len(memory_line_text(memory)) + 3 + 3) // 4)
+
+
+def memory_line_text(memory: MemoryLine) -> str:
+    """The line of `memory` in the block, without its leading "- "."""
+    text = _clean(memory.content)
+    if not text:
+        return ""
+    return f"[{spoken_day(memory.date)}] {text}" if memory.date else text
 
 
 def _clean(content: str) -> str:
@@ -63,11 +90,9 @@ def build_memory_block(memories: Sequence[MemoryLine]) -> str:
     """The framed block for `memories` (in the given order)."""
     lines = [OPEN, PREAMBLE]
     for memory in memories:
-        text = _clean(memory.content)
-        if not text:
-            continue
-        prefix = f"[{memory.date}] " if memory.date else ""
-        lines.append(f"- {prefix}{text}")
+        text = memory_line_text(memory)
+        if text:
+            lines.append(f"- {text}")
     lines.append(CLOSE)
     return "\n".join(lines)
 

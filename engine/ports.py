@@ -406,6 +406,19 @@ class EpisodeStore(Protocol):
         """Embed up to `max_items` windows that wait for a vector (batched); how many."""
         ...
 
+    async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
+        """(the owner's windows, each topical word of `query` -> how many of the owner's
+        windows hold it): the owner's own word statistics, for ranking by them."""
+        ...
+
+    async def neighbours(
+        self, episode_ids: Sequence[str], live: Live
+    ) -> dict[str, tuple[Episode | None, Episode | None]]:
+        """For each live episode among `episode_ids`: (the live episode said just before
+        it, the one said just after it) in the same owner and session; ids not found are
+        left out."""
+        ...
+
     async def pending_vectors(self) -> int: ...
 
     async def get(self, episode_id: str) -> Episode | None: ...

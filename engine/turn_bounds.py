@@ -70,11 +70,13 @@ def bounded_turn(turn: Turn, limit: int = MAX_TURN_TEXT_CHARS) -> Turn:
     `truncated_chars` (the same object back when nothing was cut)."""
     user, user_cut = tail(turn.user_text, limit)
     assistant, assistant_cut = tail(turn.assistant_text, limit)
-    if not user_cut and not assistant_cut:
+    before, before_cut = tail(turn.previous_assistant_text, limit)
+    if not user_cut and not assistant_cut and not before_cut:
         return turn
     return dataclasses.replace(
         turn,
         user_text=user,
         assistant_text=assistant,
-        truncated_chars=turn.truncated_chars + user_cut + assistant_cut,
+        previous_assistant_text=before,
+        truncated_chars=turn.truncated_chars + user_cut + assistant_cut + before_cut,
     )

@@ -96,6 +96,9 @@ class Turn:
     truncated_chars: int = 0
     """Characters cut from the head of `user_text` and `assistant_text` by bounded capture
     (`engine/turn_bounds.py`); 0 when the turn was kept whole."""
+    previous_assistant_text: str = ""
+    """The assistant message the user turn answers (the one before it in the request), kept
+    as an episode beside it so a recalled "Yes, last week!" comes with its question."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,16 +167,19 @@ def free_port() -> int:
 
 
 def start_memtap(
-    port: int, upstream: str, data_dir: Path, embedding_source: str = ""
+    port: int, upstream: str, data_dir: Path, embedding_source: str = "", config_file: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], Any]:
     """`memtap serve` of this venv, its output in data_dir/memtap.log (closed by the caller).
-    With an embedding source, a config file of its own that sets only that."""
+    With an embedding source, a config file of its own that sets only that; else
+    `config_file` when given (flags still set the port, upstream and data dir)."""
     command = [str(Path(sys.executable).with_name("memtap")), "serve", "--listen", f"127.0.0.1:{port}",
                "--upstream", upstream, "--data-dir", str(data_dir), "--log-level", "warning"]
     if embedding_source:
         config = data_dir / "memtap.yaml"
         config.write_text(f"embedding:\n  source: {embedding_source}\n")
         command += ["-c", str(config)]
+    elif config_file is not None:
+        command += ["-c", str(config_file)]
     log = open(data_dir / "memtap.log", "wb")  # noqa: SIM115 - closed after the process
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ)), log
 

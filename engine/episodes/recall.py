@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -34,13 +34,16 @@ from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
 from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
 from memtap.engine.episodes.chunks import sentences, topical_stems, trim
+from memtap.engine.episodes.lexical import owner_scores
+from memtap.engine.episodes.render import episode_line, partner_text
 from memtap.engine.fallbacks import NoVectors, describe_error
+from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.hybrid import fuse
-from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier, estimate_tokens
+from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier
 
 KEYWORD_SHARE = 0.35
 """A keyword window's bm25 relevance, as a share of the best one's, below which it is noise."""
@@ -49,7 +52,10 @@ POOL_FACTOR = 2
 VECTOR_DEPTH = 4
 """The vector arm ranks this many times deeper than it reads, so keyword windows get their
 cosine and rank by meaning too (`VectorWindows.ranked`)."""
-CANDIDATES_PER_SNIPPET = 4
+CANDIDATES_PER_SNIPPET = 2
+RESCORE_DEPTH = 4
+"""Keyword matches read per window kept: the text index ranks by every owner's statistics,
+the owner's own may reorder them (`lexical.py`)."""
 """Snippets made per `max_snippets` slot, best fused first: the budget walk skips some (too
 long, restating a fact) but never needed more, and making one (trimming, the checks) is the
 arms' main cost on the event loop (~70 us each: 180 windows took 12 ms)."""
@@ -95,7 +101,7 @@ async def recall_episodes(
     pool = pool_size(cfg)
     started = time.perf_counter()
     keyword_task = (
-        asyncio.ensure_future(store.keyword(req.query, live, pool))
+        asyncio.ensure_future(_keyword_arm(store, req.query, live, pool))
         if strategy in ("keyword", "hybrid", "semantic")
         else None
     )
@@ -122,6 +128,10 @@ async def recall_episodes(
     asked, query_stems = normalise_text(req.query), topical_stems(req.query)
 
     def says_something(hit: ChunkHit) -> bool:
+        # What the user asked is not what they told; what the assistant asked them is
+        # the question their next message answers (it comes with it: `with_partners`).
+        if hit.episode.role == "assistant":
+            return normalise_text(hit.episode.content) != asked
         return normalise_text(hit.episode.content) != asked and not _adds_nothing(
             hit.text, asked, query_stems
         )
@@ -134,10 +144,18 @@ async def recall_episodes(
         kw = []  # semantic ranks by meaning; keywords only stand in when vectors fail
     ranking, cosine = _by_meaning(found, read)
     if found is not None:
-        kw = [h for h in kw if cosine.get(_key(h), -1.0) >= episodes.min_similarity / 2]
+        # A window the vector ranking did not reach keeps its keyword rank: unknown is
+        # not far (the ranking reads a few hundred windows deep, an owner has thousands).
+        kw = [h for h in kw if cosine.get(_key(h), 1.0) >= episodes.min_similarity / 2]
     vec = [h for h, score in ranking if score >= episodes.min_similarity]
     vec = [h for h in vec if h is None or says_something(h)]
     out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
+    try:
+        out.hits = await with_partners(store, out.hits, live)
+    except Exception as exc:  # noqa: BLE001 - the snippets still answer without their partners
+        out.resolution["fallbacks"].append(
+            {"tier": "episodes.partners", "reason": describe_error(exc)}
+        )
     out.resolution["floor"] = {
         "min_similarity": episodes.min_similarity,
         "keyword_share": KEYWORD_SHARE,
@@ -165,6 +183,19 @@ def _retrieved(task: asyncio.Future[Any]) -> None:
 def pool_size(cfg: MemoryConfig) -> int:
     """Windows each arm reads (the vector arm ranks `VECTOR_DEPTH` times deeper)."""
     return max(cfg.top_k, cfg.episodes.max_snippets * POOL_FACTOR)
+
+
+async def _keyword_arm(
+    store: EpisodeStore, query: str, live: Live, limit: int
+) -> list[ChunkHit]:
+    """The store's keyword matches, `RESCORE_DEPTH` times deeper, scored again with the
+    owner's own word statistics (`lexical.py`); the store's order when there is no single
+    owner (global scope) or the statistics cannot be read."""
+    read = await store.keyword(query, live, limit * RESCORE_DEPTH)
+    if live.owner is None or not read:
+        return read[:limit]
+    total, rows = await store.term_rows(live.owner, query)
+    return owner_scores(read, rows, total)[:limit]
 
 
 async def _vector_arm(
@@ -229,7 +260,7 @@ def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
     if not good:
         return []
     best = max(h.score for h in good)
-    return [h for h in good if h.score >= best * KEYWORD_SHARE]
+    return [h for h in good if h.score >= best * float(_EXP.get("ks", KEYWORD_SHARE))]
 
 
 def _adds_nothing(text: str, asked: str, query_stems: set[str]) -> bool:
@@ -245,6 +276,39 @@ def _adds_nothing(text: str, asked: str, query_stems: set[str]) -> bool:
     if not all(p.rstrip(" \"')").endswith("?") for p in new):
         return False
     return len(topical_stems(" ".join(new)) - query_stems) <= 1
+
+
+import os as _os
+
+_EXP = dict(
+    part.split("=", 1) for part in _os.environ.get("MEMTAP_EXP", "").split(",") if "=" in part
+)
+VECTOR_WEIGHT = float(_EXP.get("vw", "0.5"))
+ASSISTANT_WEIGHT = float(_EXP.get("aw", "0.5"))
+
+
+def _weighted(
+    kw: list[ChunkHit],
+    cosine: dict[tuple[str, int], float],
+    by_key: dict[tuple[str, int], ChunkHit],
+    names: dict[tuple[str, int], str],
+    floor: float,
+) -> list[tuple[str, float]]:
+    best_kw = max((h.score for h in kw), default=0.0)
+    lexical = {_key(h): h.score / best_kw for h in kw} if best_kw > 0 else {}
+    best_cos = max(cosine.values(), default=0.0)
+    span = best_cos - floor
+    scored = []
+    for key, chunk in by_key.items():
+        meaning = (
+            max(0.0, cosine.get(key, floor) - floor) / span if span > 0 else 0.0
+        )
+        score = lexical.get(key, 0.0) + VECTOR_WEIGHT * meaning
+        if chunk.episode.role == "assistant":
+            score *= ASSISTANT_WEIGHT
+        scored.append((score, names[key]))
+    scored.sort(key=lambda p: -p[0])
+    return [(name, score) for score, name in scored if score > 0]
 
 
 def _key(hit: ChunkHit) -> tuple[str, int]:
@@ -276,7 +340,10 @@ def _snippets(
         names[_key(read)] if read is not None else f"unread#{rank}"
         for rank, read in enumerate(vec)
     ]
-    fused = fuse([[names[_key(h)] for h in kw], by_meaning], cfg.rrf_k)
+    if _EXP.get("fusion", "score") == "rrf":
+        fused = fuse([[names[_key(h)] for h in kw], by_meaning], cfg.rrf_k)
+    else:
+        fused = _weighted(kw, cosine, by_key, names, cfg.episodes.min_similarity)
     back = {v: k for k, v in names.items()}
     stems = topical_stems(query)
     asked = normalise_text(query)
@@ -297,7 +364,7 @@ def _snippets(
             continue  # one snippet per episode: its best window
         seen.add(episode.id)
         snippet = trim(chunk.text, stems, max_chars)
-        if _adds_nothing(snippet.text, asked, stems):
+        if episode.role == "user" and _adds_nothing(snippet.text, asked, stems):
             continue
         said = normalise_text(snippet.text)
         if said in texts:
@@ -320,7 +387,6 @@ def _snippets(
             )
         )
         rank_sim = vec_rank.get(key)
-        date = episode.said_at[:10]
         memory = Memory(
             id=episode.id,
             owner=episode.owner,
@@ -346,7 +412,7 @@ def _snippets(
                 memory=memory,
                 score=round(score, 6),
                 tier=tier,
-                tokens=estimate_tokens(f"[{date}] {episode.role} said: {snippet.text}"),
+                tokens=_tokens(memory),
                 fts_rank=kw_rank.get(key),
                 vec_rank=rank_sim[0] if rank_sim else None,
                 similarity=round(cosine[key], 4) if key in cosine else None,
@@ -355,3 +421,49 @@ def _snippets(
             )
         )
     return hits
+
+
+def _tokens(memory: Memory) -> int:
+    """The tokens of the snippet's line in the block, as `proxy/addons/inject.py` writes it."""
+    said = memory.metadata.get("episode", {})
+    line = episode_line(str(said.get("role", "user")), memory.content, said.get("partner"))
+    return line_tokens(MemoryLine(line, memory.created_at[:10]))
+
+
+async def with_partners(
+    store: EpisodeStore, hits: list[Hit], live: Live
+) -> list[Hit]:
+    """Each snippet with the message that completes it, in the same owner and session: a
+    question with the message just after it (its answer), anything else with the message
+    of the other side just before it (what it answers: "Yes, last week!").
+    An exchange is shown once: a snippet whose message is already shown beside a better
+    ranked one is dropped, and one whose partner is already shown comes alone."""
+    if not hits:
+        return hits
+    near = await store.neighbours([h.memory.id for h in hits], live)
+    shown: set[str] = set()
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.memory.id in shown:
+            continue
+        said = dict(hit.memory.metadata.get("episode", {}))
+        before, after = near.get(hit.memory.id, (None, None))
+        partner = after if _is_question(hit.memory.content) else before
+        shown.add(hit.memory.id)
+        if partner is None or partner.role == said.get("role") or partner.id in shown:
+            out.append(hit)
+            continue
+        shown.add(partner.id)
+        said["partner"] = {
+            "id": partner.id,
+            "role": partner.role,
+            "text": partner_text(partner.content),
+            "position": "before" if partner is before else "after",
+        }
+        memory = replace(hit.memory, metadata={**hit.memory.metadata, "episode": said})
+        out.append(replace(hit, memory=memory, tokens=_tokens(memory)))
+    return out
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip(" \"')\u201d").endswith("?")

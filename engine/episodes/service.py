@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memtap.engine.api import InvalidInput, NotFound
-from memtap.engine.clock import cutoff_for, now_iso
+from memtap.engine.clock import cutoff_for, iso, now_iso, parse_iso
 from memtap.engine.episode_types import (
+    ASSISTANT_EPISODE_CHARS,
     Episode,
     EpisodeListQuery,
     EpisodePage,
+    EpisodeRole,
     NewEpisode,
 )
 from memtap.engine.episodes.fused import fuse_with_episodes
@@ -67,28 +69,45 @@ class _Backlog:
 
 
 def turn_episodes(row: OutboxRow, cfg: EpisodesConfig) -> list[NewEpisode]:
-    """The episodes one captured turn holds: its new user message (the capture gives only
-    the last user turn, never the re-sent history), and the reply when `keep_assistant`."""
+    """The episodes one captured turn holds, in the order they were said: with
+    `keep_assistant`, the assistant message the user answered (a millisecond before); the
+    new user message (the capture gives only the last user turn, never the re-sent
+    history); with `keep_assistant`, the reply (a millisecond after). An assistant message
+    keeps its head (`ASSISTANT_EPISODE_CHARS`), cut the same way wherever it is seen, so the
+    reply of one turn and the same text re-sent before the next user message are one
+    episode (ids come from the content)."""
     turn = row.turn
     said_at = turn.created_at or now_iso()
-    out = []
-    sources = [("user", turn.user_text)]
+    sources: list[tuple[EpisodeRole, str, int]] = [("user", turn.user_text, 0)]
     if cfg.keep_assistant:
-        sources.append(("assistant", turn.assistant_text))
-    for role, text in sources:
+        sources.insert(0, ("assistant", turn.previous_assistant_text, -1))
+        sources.append(("assistant", turn.assistant_text, 1))
+    out = []
+    for role, text, offset_ms in sources:
+        if role == "assistant":
+            text = text[:ASSISTANT_EPISODE_CHARS]
         if text and text.strip():
             out.append(
                 NewEpisode(
                     owner=turn.owner,
                     session=turn.session,
-                    role=role,  # type: ignore[arg-type]
+                    role=role,
                     content=text,
-                    said_at=said_at,
+                    said_at=_shifted(said_at, offset_ms),
                     request_id=turn.request_id,
                     format=turn.format,
                 )
             )
     return out
+
+
+def _shifted(said_at: str, offset_ms: int) -> str:
+    if not offset_ms:
+        return said_at
+    try:
+        return iso(parse_iso(said_at) + timedelta(milliseconds=offset_ms))
+    except ValueError:
+        return said_at
 
 
 class EpisodeService:

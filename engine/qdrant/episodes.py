@@ -41,6 +41,7 @@ from memtap.engine.qdrant.payload import iso_to_ts
 from memtap.engine.qdrant.points import QdrantPoints, point_vectors, to_qdrant_sparse
 from memtap.engine.qdrant.sparse import query_vector
 from memtap.engine.qdrant.transport import QdrantTransport
+from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 
 PAGE = 256
 _NS = uuid.UUID("0c6c0a52-8f0e-4b7e-9d1c-657069736f64")
@@ -51,7 +52,17 @@ _INDEXED = (
     ("seq", "integer"),
     ("said_at_ts", "float"),
     ("vec_pending", "bool"),
+    ("text", "text"),
 )
+
+
+def _visible(episode: Episode, live: Live) -> bool:
+    """`live` over one episode read by id (what `_live` says as a filter)."""
+    if live.owner is not None and episode.owner != live.owner:
+        return False
+    if live.match_session and episode.session != live.session:
+        return False
+    return live.cutoff is None or iso_to_ts(episode.said_at) >= iso_to_ts(live.cutoff)
 
 
 def window_point(episode_id: str, seq: int) -> str:
@@ -333,6 +344,41 @@ class QdrantEpisodeStore:
         if embedded.projected:
             hits = [replace(h, score=embedded.calibrated(h.score)) for h in hits]
         return VectorWindows(hits, [(h.ref, h.score) for h in hits])
+
+    async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
+        """Counted on the windows' full-text index (whole words, no stemming)."""
+        owned = match("owner", owner)
+        total = await self._points.count(models.Filter(must=[owned]))
+        rows = {}
+        for word in query_terms(query)[:MAX_TERMS]:
+            text = models.FieldCondition(key="text", match=models.MatchText(text=word))
+            rows[word] = await self._points.count(models.Filter(must=[owned, text]))
+        return total, rows
+
+    async def neighbours(
+        self, episode_ids: Sequence[str], live: Live
+    ) -> dict[str, tuple[Episode | None, Episode | None]]:
+        """Qdrant orders by `said_at` alone: the engine dates an assistant message a
+        millisecond away from the user message beside it, so one turn's episodes never tie."""
+        out: dict[str, tuple[Episode | None, Episode | None]] = {}
+        for eid in episode_ids:
+            head = await self.get(eid)
+            if head is None or not _visible(head, live):
+                continue
+            ts = iso_to_ts(head.said_at)
+            found: list[Episode | None] = []
+            for rng, order in ((models.Range(lt=ts), "desc"), (models.Range(gt=ts), "asc")):
+                flt = self._live(live)
+                must = list(flt.must or []) if isinstance(flt.must, list) else []
+                must += [
+                    *self._heads(head.owner),
+                    session_condition(head.session),
+                    models.FieldCondition(key="said_at_ts", range=rng),
+                ]
+                records = await self._scroll(models.Filter(must=must), 1, order=order)
+                found.append(_episode(records[0].payload or {}) if records else None)
+            out[eid] = (found[0], found[1])
+        return out
 
     async def _scroll(
         self, flt: models.Filter, limit: int, order: str | None = None

@@ -41,6 +41,7 @@ from typing import Any
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.fallbacks import NoVectors
+from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore, VectorIndex
@@ -60,7 +61,6 @@ from memtap.engine.types import (
     Retrieval,
     RetrievalRequest,
     Tier,
-    estimate_tokens,
 )
 
 log = logging.getLogger("memtap.retrieval")
@@ -379,7 +379,12 @@ def _present(
                 memory=c.memory,
                 score=round(c.score, 6),
                 tier=c.tier,
-                tokens=estimate_tokens(c.memory.content),
+                tokens=line_tokens(
+                    MemoryLine(
+                        c.memory.content,
+                        (c.memory.updated_at or c.memory.created_at)[:10] or None,
+                    )
+                ),
                 fts_rank=c.fts_rank,
                 vec_rank=c.vec_rank,
                 similarity=c.similarity,

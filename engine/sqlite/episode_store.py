@@ -127,6 +127,22 @@ class SqliteEpisodeStore:
 
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
 
+    async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
+        return await self.db.read(
+            lambda conn: sql.term_rows(conn, owner, query, self.owner_sizes),
+            timeout_ms=self.read_timeout_ms,
+        )
+
+    async def neighbours(
+        self, episode_ids: Sequence[str], live: Live
+    ) -> dict[str, tuple[Episode | None, Episode | None]]:
+        if not episode_ids:
+            return {}
+        return await self.db.read(
+            lambda conn: sql.neighbours(conn, episode_ids, live),
+            timeout_ms=self.read_timeout_ms,
+        )
+
     async def embed_pending(self, max_items: int) -> int:
         source = self._source()
         if source is None:

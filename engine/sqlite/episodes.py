@@ -20,12 +20,11 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.chunks import windows
 from memtap.engine.memory_rules import Live
+from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 from memtap.engine.sqlite.fts import (
-    MAX_TERMS,
     OwnerSizes,
     _has_token,
     informative_terms,
-    query_terms,
     quote,
     ranked_text_first,
     text_first,
@@ -180,6 +179,19 @@ def keyword(
     return [_keyword_hit(r) for r in rows]
 
 
+def term_rows(
+    conn: Conn, owner: str, query: str, sizes: OwnerSizes
+) -> tuple[int, dict[str, int]]:
+    """(the owner's windows, query word -> the owner's windows holding it)."""
+    if not _has_token(owner):
+        return 0, {}
+    total = sizes.rows(conn, "episode_chunks_fts", owner)
+    words = query_terms(query)[:MAX_TERMS]
+    return total, {
+        w: sizes.owner_word_rows(conn, "episode_chunks_fts", owner, w) for w in words
+    }
+
+
 def _keyword_hit(row: Sequence[Any]) -> ChunkHit:
     return ChunkHit(to_episode(row), row[9], row[10], -float(row[11]), row[12])
 
@@ -204,6 +216,39 @@ def chunks_by_rowid(
         for rid, sim in ranked
         if rid in found
     ]
+
+
+def neighbours(
+    conn: Conn, episode_ids: Sequence[str], live: Live
+) -> dict[str, tuple[Episode | None, Episode | None]]:
+    """For each live episode among `episode_ids`: the live episode said just before it and
+    just after it in the same owner and session (ordered by `said_at`, then by when it was
+    stored)."""
+    where, params = live_where(live)
+    out: dict[str, tuple[Episode | None, Episode | None]] = {}
+    for eid in episode_ids:
+        row = conn.execute(
+            "SELECT e.owner, e.session, e.said_at, e.rowid_pk FROM episodes e "
+            f"WHERE e.id = ? AND {where}",
+            (eid, *params),
+        ).fetchone()
+        if row is None:
+            continue
+        owner, session, said_at, rowid = row
+        found: list[Episode | None] = []
+        for before, order in ((True, "DESC"), (False, "ASC")):
+            sign = "<" if before else ">"
+            near = conn.execute(
+                f"""SELECT {E_COLUMNS} FROM episodes e
+                    WHERE e.owner = ? AND e.session IS ?
+                      AND (e.said_at {sign} ? OR (e.said_at = ? AND e.rowid_pk {sign} ?))
+                      AND {where}
+                    ORDER BY e.said_at {order}, e.rowid_pk {order} LIMIT 1""",
+                (owner, session, said_at, said_at, rowid, *params),
+            ).fetchone()
+            found.append(to_episode(near) if near else None)
+        out[eid] = (found[0], found[1])
+    return out
 
 
 def owner_vectors(

@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtap.engine.memory_rules import Live
+from memtap.engine.retrieval.terms import MAX_TERMS, query_terms  # noqa: F401 - also read here by the record store
 from memtap.engine.sqlite.memories import M_COLUMNS, live_where, to_memory
-from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.types import Memory
 
 Conn = Any
 
-MAX_TERMS = 32
 _WORD = re.compile(r"\w+", re.UNICODE)
 TEXT_FIRST_OWNER_ROWS = 1_000
 """Below this many rows reading the owner's phrase is as cheap as choosing a plan: no choice
@@ -83,6 +82,28 @@ class OwnerSizes:
         )
         if count == 0:
             return 0  # not remembered: a row written next may hold it (and asking is cheap)
+        with self._lock:
+            if len(self._word_rows) > 20_000:
+                self._word_rows.clear()
+            self._word_rows[key] = (count, now)
+        return count
+
+    def owner_word_rows(self, conn: Conn, table: str, owner: str, word: str) -> int:
+        """Rows of `table` of `owner` holding `word` in the searched columns, counted up to
+        `WORD_ROWS_CAP` (remembered like `word_rows`)."""
+        now = time.monotonic()
+        key = (table, owner + "\x00" + word)
+        with self._lock:
+            known = self._word_rows.get(key)
+        if known is not None and now - known[1] < self.ttl_s:
+            return known[0]
+        match = f"owner : {quote(owner)} AND {COLUMN_FILTERS[table]} : {quote(word)}"
+        count = int(
+            conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                (match, WORD_ROWS_CAP),
+            ).fetchone()[0]
+        )
         with self._lock:
             if len(self._word_rows) > 20_000:
                 self._word_rows.clear()
@@ -181,20 +202,6 @@ def ranked_text_first(
     if len(rows) < limit and plan.matches > depth:
         return None
     return rows
-
-
-def query_terms(text: str) -> list[str]:
-    """Distinct topical tokens of a query, in order, at most MAX_TERMS."""
-    seen: dict[str, None] = {}
-    for token in _WORD.findall(text.lower()):
-        if token in STOPWORDS or token in seen or token.replace("_", "") == "":
-            continue
-        if len(token) == 1 and token.isascii():
-            continue
-        seen[token] = None
-        if len(seen) >= MAX_TERMS:
-            break
-    return list(seen)
 
 
 def informative_terms(

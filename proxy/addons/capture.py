@@ -163,6 +163,7 @@ class CaptureAddon(Addon):
                     format=flow.codec.format,
                     user_text=view.last_user_text,
                     assistant_text=completion.assistant_text,
+                    previous_assistant_text=view.previous_assistant_text,
                     model=view.model,
                     created_at=now_iso(),
                     truncated_chars=completion.dropped_chars,

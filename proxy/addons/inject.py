@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from memtap.engine.episodes.render import episode_line
 from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Hit, Retrieval, RetrievalRequest
 from memtap.proxy.addons import memory_policy
@@ -44,8 +45,11 @@ def _line(hit: Hit) -> MemoryLine:
     date = (memory.updated_at or memory.created_at)[:10] or None
     if hit.kind == "episode":
         # Who said it, on the day it was said: "when did I..." is answered by the date.
-        role = memory.metadata.get("episode", {}).get("role", "user")
-        return MemoryLine(f"{role} said: {memory.content}", date)
+        said = memory.metadata.get("episode", {})
+        return MemoryLine(
+            episode_line(said.get("role", "user"), memory.content, said.get("partner")),
+            date,
+        )
     return MemoryLine(memory.content, date)
 
 

@@ -274,19 +274,27 @@ class AnthropicCodec:
     def read_request(self, body: Any, path: str, query: str) -> ConversationView:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise ValueError("not a messages body: no messages list")  # noqa: TRY004 - the Codec protocol promises ValueError
-        last_user = ""
+        last_user, before = "", ""
         for message in reversed(body["messages"]):  # the last user turn with text
-            if isinstance(message, dict) and message.get("role") == "user":
+            if not isinstance(message, dict):
+                continue
+            role = message.get("role")
+            if last_user and role in ("user", "assistant"):
+                text = strip_memory_block(_blocks_text(message.get("content")))
+                if text.strip():
+                    before = text if role == "assistant" else ""
+                    break
+            elif role == "user":
                 text = strip_memory_block(_blocks_text(message.get("content")))
                 if text.strip():
                     last_user = text
-                    break
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
             stream=bool(body.get("stream")),
             last_user_text=last_user,
             system_text=strip_memory_block(_blocks_text(body.get("system"))),
+            previous_assistant_text=before,
         )
 
     def inject(

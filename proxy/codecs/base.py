@@ -57,6 +57,10 @@ class ConversationView:
     with any memtap-injected block removed."""
     system_text: str
     """All system-level text joined with "\\n" (informational; used by tests and logs)."""
+    previous_assistant_text: str = ""
+    """Text of the assistant message just before that user turn (what the user answers:
+    "Yes, the red one" needs the question before it), memtap's block removed; "" when the
+    user turn opens the conversation or follows another user turn."""
 
 
 @dataclass(frozen=True, slots=True)

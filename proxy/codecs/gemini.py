@@ -194,13 +194,20 @@ class GeminiCodec:
     def read_request(self, body: Any, path: str, query: str) -> ConversationView:
         if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
             raise ValueError("not a generateContent body: no contents list")  # noqa: TRY004 - the Codec protocol promises ValueError
-        last_user = ""
+        last_user, before = "", ""
         for content in reversed(body["contents"]):  # the last user turn with text
-            if isinstance(content, dict) and content.get("role", "user") == "user":
+            if not isinstance(content, dict):
+                continue
+            role = content.get("role", "user")
+            if last_user and role in ("user", "model"):
+                text = strip_memory_block(_parts_text(content))
+                if text.strip():
+                    before = text if role == "model" else ""
+                    break
+            elif role == "user":
                 text = strip_memory_block(_parts_text(content))
                 if text.strip():
                     last_user = text
-                    break
         instruction = body.get("systemInstruction", body.get("system_instruction"))
         match = _PATH.search(path)
         return ConversationView(
@@ -208,6 +215,7 @@ class GeminiCodec:
             stream=match is not None and match.group(2) == "streamGenerateContent",
             last_user_text=last_user,
             system_text=strip_memory_block(_parts_text(instruction)),
+            previous_assistant_text=before,
         )
 
     def inject(

@@ -228,19 +228,27 @@ class OpenAIChatCodec:
             for text in (strip_memory_block(content_text(message.get("content"))),)
             if text
         ]
-        last_user = ""
+        last_user, before = "", ""
         for message in reversed(messages):
-            if isinstance(message, dict) and message.get("role") == "user":
+            if not isinstance(message, dict):
+                continue
+            role = message.get("role")
+            if last_user and role in ("user", "assistant"):
+                text = strip_memory_block(content_text(message.get("content")))
+                if text.strip():
+                    before = text if role == "assistant" else ""
+                    break
+            elif role == "user":
                 text = strip_memory_block(content_text(message.get("content")))
                 if text.strip():
                     last_user = text
-                    break
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
             stream=bool(body.get("stream")),
             last_user_text=last_user,
             system_text="\n".join(system),
+            previous_assistant_text=before,
         )
 
     def inject(

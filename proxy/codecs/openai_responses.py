@@ -237,7 +237,7 @@ class OpenAIResponsesCodec:
         instructions = body.get("instructions")
         if isinstance(instructions, str) and strip_memory_block(instructions):
             system.append(strip_memory_block(instructions))
-        last_user = ""
+        last_user, before = "", ""
         raw_input = body.get("input")
         if isinstance(raw_input, str):
             last_user = strip_memory_block(raw_input)
@@ -253,17 +253,23 @@ class OpenAIResponsesCodec:
                     if text:
                         system.append(text)
             for item in reversed(items):  # the last user turn with text
-                if item.get("role") == "user":
+                role = item.get("role")
+                if last_user and role in ("user", "assistant"):
+                    text = strip_memory_block(_input_text(item))
+                    if text.strip():
+                        before = text if role == "assistant" else ""
+                        break
+                elif role == "user":
                     text = strip_memory_block(_input_text(item))
                     if text.strip():
                         last_user = text
-                        break
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
             stream=bool(body.get("stream")),
             last_user_text=last_user,
             system_text="\n".join(system),
+            previous_assistant_text=before,
         )
 
     def inject(

@@ -386,3 +386,23 @@ async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
         assert len(loads) == 1
     finally:
         await db.close()
+
+
+async def test_neighbours_are_the_messages_said_just_before_and_after(
+    store: EpisodeStore,
+) -> None:
+    question = said("Did you go to the pride parade?", role="assistant", said_at=at(seconds=-1))
+    answer = said("Yes, last week, with my friends!", said_at=at())
+    reply = said("That sounds wonderful.", role="assistant", said_at=at(seconds=1))
+    other_session = said("Something else entirely.", session="s2", said_at=at(seconds=-2))
+    other_owner = said("Not mine at all.", owner="bob", said_at=at(seconds=-1))
+    await store.add([question, answer, reply, other_session, other_owner], at(), CAP)
+    near = await store.neighbours([answer.id, question.id, reply.id, "missing"], live())
+    assert set(near) == {answer.id, question.id, reply.id}
+    before, after = near[answer.id]
+    assert before is not None and before.id == question.id
+    assert after is not None and after.id == reply.id
+    assert near[question.id][0] is None  # the other session's message is not beside it
+    assert near[reply.id][1] is None
+    # Another owner's episodes are never neighbours, and another owner sees none of these.
+    assert await store.neighbours([answer.id], live(owner="bob")) == {}

@@ -1,0 +1,36 @@
+"""How one recalled episode reads in the memory block: one line, who said it, and the message
+beside it that completes it. One function for the block (`proxy/addons/inject.py`) and for
+the tokens the budget walk counts (`engine/episodes/recall.py`), so the two never disagree.
+
+- a user message with the assistant message it answered:
+  `assistant: Did you go to the parade? | user: Yes, last week!`
+- an assistant message with the user's answer to it:
+  `assistant: Here is the recipe: ... | user: Thanks, I'll try it`
+- alone: `user said: ...` / `assistant said: ...`
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARTNER_CHARS = 240
+"""The partner message's head kept beside a recalled one: enough for the question a short
+answer needs, without spending the budget on a second whole message."""
+
+
+def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
+    if not partner:
+        return f"{role} said: {text}"
+    other = f"{partner.get('role', 'assistant')}: {partner.get('text', '')}"
+    if partner.get("position") == "before":
+        return f"{other} | {role}: {text}"
+    return f"{role}: {text} | {other}"
+
+
+def partner_text(text: str) -> str:
+    """`text` cut to `PARTNER_CHARS` at a word boundary (an ellipsis marks the cut)."""
+    flat = " ".join(text.split())
+    if len(flat) <= PARTNER_CHARS:
+        return flat
+    cut = flat.rfind(" ", 0, PARTNER_CHARS - 1)
+    return flat[: cut if cut > PARTNER_CHARS // 2 else PARTNER_CHARS - 1].rstrip() + "\u2026"

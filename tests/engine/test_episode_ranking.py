@@ -1,0 +1,189 @@
+"""The parts of episode ranking, one by one: the owner's own BM25 (`episodes/lexical.py`), the
+line an episode is injected as (`episodes/render.py`, dates in words), the episodes one turn
+holds (`turn_episodes`), and each snippet with the message that completes it
+(`recall.with_partners`) over a real SQLite episode store."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memtap.config.schema import EpisodesConfig
+from memtap.engine.clock import iso
+from memtap.engine.episode_types import (
+    ASSISTANT_EPISODE_CHARS,
+    ChunkHit,
+    Episode,
+    NewEpisode,
+)
+from memtap.engine.episodes.lexical import idf, owner_scores
+from memtap.engine.episodes.recall import with_partners
+from memtap.engine.episodes.render import PARTNER_CHARS, episode_line, partner_text
+from memtap.engine.episodes.service import turn_episodes
+from memtap.engine.memory_block import (
+    MemoryLine,
+    build_memory_block,
+    line_tokens,
+    spoken_day,
+)
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import OutboxRow
+from memtap.engine.sqlite import migrations
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.types import Hit, Memory, Turn
+
+NOW = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def window(text: str, n: int, role: str = "user") -> ChunkHit:
+    episode = Episode(f"e{n}", "alice", None, role, text, iso(NOW), None, None, iso(NOW))  # type: ignore[arg-type]
+    return ChunkHit(episode, 0, text, 1.0, n)
+
+
+# -- the owner's own BM25 ----------------------------------------------------------------------
+def test_a_word_common_in_the_owners_history_weighs_little() -> None:
+    hits = [
+        window("Thanks, Caroline! Glad you like it.", 1),
+        window("Hey Caroline! Missed you. Anything new?", 2),
+        window("Researching adoption agencies, it has been a dream of mine.", 3),
+    ]
+    # "caroline" is in 129 of the owner's 563 windows, "research" in 4.
+    ranked = owner_scores(hits, {"caroline": 129, "research": 4}, 563)
+    assert ranked[0].episode.id == "e3"
+    assert idf(4, 563) > 3 * idf(129, 563)
+    # A window sharing no weighed word with the query is left out.
+    assert owner_scores([window("Nothing in common.", 9)], {"research": 4}, 563) == []
+
+
+def test_without_statistics_the_stores_order_stays() -> None:
+    hits = [window("b research", 2), window("a research", 1)]
+    assert owner_scores(hits, {}, 0) == hits
+
+
+# -- the injected line -------------------------------------------------------------------------
+def test_an_episode_line_says_who_said_it_with_its_partner() -> None:
+    before = {"role": "assistant", "text": "Did you go?", "position": "before"}
+    after = {"role": "user", "text": "Thanks!", "position": "after"}
+    assert episode_line("user", "Yes, last week!", None) == "user said: Yes, last week!"
+    assert episode_line("user", "Yes, last week!", before) == (
+        "assistant: Did you go? | user: Yes, last week!"
+    )
+    assert episode_line("assistant", "Here it is.", after) == (
+        "assistant: Here it is. | user: Thanks!"
+    )
+    long = "word " * 200
+    cut = partner_text(long)
+    assert len(cut) <= PARTNER_CHARS and cut.endswith("\u2026")
+    assert partner_text("  short   text ") == "short text"
+
+
+def test_dates_are_written_in_words_and_lines_cost_what_they_inject() -> None:
+    assert spoken_day("2023-05-08") == "8 May 2023"
+    assert spoken_day("2023-12-31T10:00:00Z") == "31 December 2023"
+    assert spoken_day("not a date") == "not a date"
+    line = MemoryLine("user said: I went to a support group yesterday.", "2023-05-08")
+    block = build_memory_block([line])
+    assert "- [8 May 2023] user said: I went to a support group yesterday." in block
+    written = "- [8 May 2023] user said: I went to a support group yesterday.\n"
+    assert line_tokens(line) == (len(written) + 3) // 4
+
+
+# -- the episodes of one turn ------------------------------------------------------------------
+def turn(**kw: object) -> OutboxRow:
+    fields: dict[str, object] = {
+        "request_id": "r1",
+        "owner": "alice",
+        "session": None,
+        "format": "openai-chat",
+        "user_text": "Yes, last week!",
+        "assistant_text": "Great to hear.",
+        "created_at": "2024-05-08T13:56:00.000Z",
+        "previous_assistant_text": "Did you go to the parade?",
+    }
+    fields.update(kw)
+    return OutboxRow(1, Turn(**fields), 0)  # type: ignore[arg-type]
+
+
+def test_a_turn_keeps_the_assistants_side_around_the_users_message() -> None:
+    said = turn_episodes(turn(), EpisodesConfig())
+    assert [(e.role, e.content, e.said_at) for e in said] == [
+        ("assistant", "Did you go to the parade?", "2024-05-08T13:55:59.999Z"),
+        ("user", "Yes, last week!", "2024-05-08T13:56:00.000Z"),
+        ("assistant", "Great to hear.", "2024-05-08T13:56:00.001Z"),
+    ]
+    only_user = turn_episodes(turn(), EpisodesConfig(keep_assistant=False))
+    assert [e.role for e in only_user] == ["user"]
+
+
+def test_an_assistant_message_keeps_its_head_the_same_way_everywhere() -> None:
+    reply = "Recipe: " + "flour and water " * 600
+    first = turn_episodes(turn(assistant_text=reply), EpisodesConfig())[-1]
+    later = turn_episodes(
+        turn(request_id="r2", previous_assistant_text=reply, assistant_text=""),
+        EpisodesConfig(),
+    )[0]
+    assert len(first.content) == ASSISTANT_EPISODE_CHARS
+    assert first.id == later.id  # the reply and its re-sending are one episode
+
+
+# -- partners over a real store ----------------------------------------------------------------
+@pytest.fixture
+async def store(tmp_path) -> AsyncIterator[SqliteEpisodeStore]:  # type: ignore[no-untyped-def]
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    yield SqliteEpisodeStore(db, source=lambda: None)
+    await db.close()
+
+
+def said(content: str, role: str, seconds: int) -> NewEpisode:
+    return NewEpisode(
+        owner="alice",
+        session=None,
+        role=role,  # type: ignore[arg-type]
+        content=content,
+        said_at=iso(NOW + timedelta(seconds=seconds)),
+    )
+
+
+def hit(episode: NewEpisode) -> Hit:
+    memory = Memory(
+        id=episode.id,
+        owner=episode.owner,
+        session=None,
+        type="episodic",
+        key=None,
+        content=episode.content,
+        metadata={"kind": "episode", "episode": {"role": episode.role}},
+        created_at=episode.said_at,
+        updated_at=episode.said_at,
+    )
+    return Hit(memory=memory, score=1.0, tier="keyword", tokens=1, kind="episode")
+
+
+async def test_each_snippet_comes_with_the_message_that_completes_it(
+    store: SqliteEpisodeStore,
+) -> None:
+    question = said("Did you do anything for your birthday?", "assistant", 0)
+    answer = said("The Azores, with my brother!", "user", 1)
+    reaction = said("Wow, sounds amazing!", "assistant", 2)
+    news = said("I started the cello last month.", "user", 3)
+    await store.add([question, answer, reaction, news], iso(NOW), 1000)
+    live = Live(now=iso(NOW + timedelta(days=1)), cutoff=None, owner="alice")
+    out = await with_partners(store, [hit(answer), hit(question), hit(news)], live)
+    # The answer comes with its question; the question is then shown already.
+    assert [h.memory.id for h in out] == [answer.id, news.id]
+    partner = out[0].memory.metadata["episode"]["partner"]
+    assert partner["text"] == question.content and partner["position"] == "before"
+    assert out[0].tokens > 1
+    # A statement's partner is the other side's message before it: the reaction.
+    assert out[1].memory.metadata["episode"]["partner"]["id"] == reaction.id
+    # A question comes with what follows it.
+    alone = await with_partners(store, [hit(question)], live)
+    assert alone[0].memory.metadata["episode"]["partner"]["id"] == answer.id
+    # Another owner sees no partner of alice's.
+    bob = Live(now=live.now, cutoff=None, owner="bob")
+    assert "partner" not in (await with_partners(store, [hit(answer)], bob))[0].memory.metadata["episode"]
