@@ -54,7 +54,20 @@ class MemoryLine:
     words in the block ("8 May 2023"): "when did I…" is answered in the words people use."""
 
 
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def spoken_day(date: str) -> str:

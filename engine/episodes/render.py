@@ -33,4 +33,7 @@ def partner_text(text: str) -> str:
     if len(flat) <= PARTNER_CHARS:
         return flat
     cut = flat.rfind(" ", 0, PARTNER_CHARS - 1)
-    return flat[: cut if cut > PARTNER_CHARS // 2 else PARTNER_CHARS - 1].rstrip() + "\u2026"
+    return (
+        flat[: cut if cut > PARTNER_CHARS // 2 else PARTNER_CHARS - 1].rstrip()
+        + "\u2026"
+    )

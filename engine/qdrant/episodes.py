@@ -367,7 +367,10 @@ class QdrantEpisodeStore:
                 continue
             ts = iso_to_ts(head.said_at)
             found: list[Episode | None] = []
-            for rng, order in ((models.Range(lt=ts), "desc"), (models.Range(gt=ts), "asc")):
+            for rng, order in (
+                (models.Range(lt=ts), "desc"),
+                (models.Range(gt=ts), "asc"),
+            ):
                 flt = self._live(live)
                 must = list(flt.must or []) if isinstance(flt.must, list) else []
                 must += [

@@ -23,6 +23,7 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.episode_types import EpisodeListQuery
+from memtap.engine.memory_block import spoken_day
 from memtap.engine.types import ListQuery
 from tests.conftest import MemtapServer
 from tests.support.standin import Standin
@@ -69,7 +70,9 @@ async def start(
 async def memtap(
     standin: Standin, memtap_server: ServerFactory, memtap_config: Callable[..., Config]
 ) -> MemtapServer:
-    return await start(standin, memtap_server, memtap_config)
+    # The user's own messages: most tests here count them (the assistant's side, kept by
+    # default, has its own tests below and in test_long_conversation.py).
+    return await start(standin, memtap_server, memtap_config, keep_assistant=False)
 
 
 def _chat(history: list[tuple[str, str]], text: str) -> tuple[str, dict[str, Any]]:
@@ -226,9 +229,8 @@ async def test_a_later_request_gets_a_dated_snippet_and_not_its_own_turn(
         episodes = [h for h in preview["results"] if h["kind"] == "episode"]
         assert [h["content"] for h in episodes] == [SAID[1]]
         assert "keyword" in episodes[0]["why"] and episodes[0]["said_at"][:2] == "20"
-        assert (
-            f"[{episodes[0]['said_at'][:10]}] user said: {SAID[1]}" in preview["block"]
-        )
+        day = spoken_day(episodes[0]["said_at"])
+        assert f"[{day}] user said: {SAID[1]}" in preview["block"]
         # The message being asked now is never its own snippet.
         async with http.post(
             f"{memtap.url}/_memtap/api/retrieve-preview",
@@ -267,7 +269,11 @@ async def test_a_previews_limit_bounds_facts_and_snippets_together(
         async def preview(**extra: Any) -> list[dict[str, Any]]:
             async with http.post(
                 f"{memtap.url}/_memtap/api/retrieve-preview",
-                json={"owner": owner_of(key), "query": "teal colour kitchen mug", **extra},
+                json={
+                    "owner": owner_of(key),
+                    "query": "teal colour kitchen mug",
+                    **extra,
+                },
             ) as r:
                 assert r.status == 200
                 return list((await r.json())["results"])
@@ -334,15 +340,37 @@ async def test_admin_lists_deletes_and_erase_counts_episodes(
 async def test_keep_assistant_keeps_the_reply(
     standin: Standin, memtap_server: ServerFactory, memtap_config: Callable[..., Config]
 ) -> None:
-    server = await start(standin, memtap_server, memtap_config, keep_assistant=True)
+    server = await start(standin, memtap_server, memtap_config)  # the default keeps it
     standin.reply_text = "Try calling it Gaston."
     key = "sk-episodes-assistant"
     await send(server, standin, "openai-chat", key, *_chat([], SAID[2]))
+    # The next turn re-sends that reply as history: it is the same episode, kept once.
+    standin.reply_text = "Gaston it is."
+    await send(
+        server,
+        standin,
+        "openai-chat",
+        key,
+        *_chat([(SAID[2], "Try calling it Gaston.")], "I love it!"),
+    )
     await drained(server)
     assert await episodes_of(server, owner_of(key)) == [
+        ("Gaston it is.", "s1", "assistant"),
+        ("I love it!", "s1", "user"),
         (SAID[2], "s1", "user"),
         ("Try calling it Gaston.", "s1", "assistant"),
     ]
+    async with aiohttp.ClientSession() as http:
+        async with http.post(
+            f"{server.url}/_memtap/api/retrieve-preview",
+            json={
+                "owner": owner_of(key),
+                "query": "what name did you suggest for the starter?",
+            },
+        ) as r:
+            preview = await r.json()
+    # What the assistant said is recallable, with the question it answered beside it.
+    assert "Gaston" in preview["block"] and "sourdough starter" in preview["block"]
 
 
 async def test_episodes_off_keeps_none(

@@ -82,7 +82,10 @@ SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (A, "Big news: I got the job at the marine research institute in Lisbon."),
             (B, FILLER_B[1]),
             (A, FILLER_A[0]),
-            (B, "My sister opened a bakery in Porto, she makes the best custard tarts."),
+            (
+                B,
+                "My sister opened a bakery in Porto, she makes the best custard tarts.",
+            ),
             (A, FILLER_A[1]),
             (B, FILLER_B[3]),
         ],
@@ -101,14 +104,19 @@ CHATTER = [
     "I reorganised my bookshelf by colour, it looks lovely.",
 ]
 for week in range(3):
-    for day, (first, second) in enumerate(zip(CHATTER[0::2], CHATTER[1::2], strict=True)):
+    for day, (first, second) in enumerate(
+        zip(CHATTER[0::2], CHATTER[1::2], strict=True)
+    ):
         SESSIONS.append(
             (
                 f"2024-{week + 9:02d}-{day + 10:02d}T12:00:00Z",
                 [
                     (B, f"Hi Nora! Week {week + 1} here. {first}"),
                     (A, f"Oh no, Tomas. {second} Week {week + 1} for me too."),
-                    (B, f"Haha, Nora, I know the feeling. {first} Again, week {week + 1}."),
+                    (
+                        B,
+                        f"Haha, Nora, I know the feeling. {first} Again, week {week + 1}.",
+                    ),
                     (A, f"Same here, Tomas! {second} Such a week {week + 1}."),
                 ],
             )
@@ -138,7 +146,9 @@ async def memtap(
 ) -> MemtapServer:
     config = memtap_config(
         upstreams=(
-            UpstreamConfig(name="standin", url=standin.url, format="auto", timeout_s=30.0),
+            UpstreamConfig(
+                name="standin", url=standin.url, format="auto", timeout_s=30.0
+            ),
         ),
         memory=MemoryConfig(
             enabled=True,
@@ -156,7 +166,9 @@ async def memtap(
 
 
 def turns() -> list[tuple[int, str, str]]:
-    return [(n, who, text) for n, (_, said) in enumerate(SESSIONS) for who, text in said]
+    return [
+        (n, who, text) for n, (_, said) in enumerate(SESSIONS) for who, text in said
+    ]
 
 
 async def replay(server: MemtapServer, standin: Standin) -> None:
@@ -218,7 +230,9 @@ async def asked(server: MemtapServer, mode: str, question: str) -> str:
                 assert r.status == 200
             block = str(preview.get("block") or "")
             texts += [
-                line for line in block.splitlines() if line not in (OPEN, CLOSE, PREAMBLE)
+                line
+                for line in block.splitlines()
+                if line not in (OPEN, CLOSE, PREAMBLE)
             ]
     return "\n".join(texts)
 

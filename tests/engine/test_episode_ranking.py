@@ -40,7 +40,9 @@ NOW = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
 
 
 def window(text: str, n: int, role: str = "user") -> ChunkHit:
-    episode = Episode(f"e{n}", "alice", None, role, text, iso(NOW), None, None, iso(NOW))  # type: ignore[arg-type]
+    episode = Episode(
+        f"e{n}", "alice", None, role, text, iso(NOW), None, None, iso(NOW)
+    )  # type: ignore[arg-type]
     return ChunkHit(episode, 0, text, 1.0, n)
 
 
@@ -186,4 +188,9 @@ async def test_each_snippet_comes_with_the_message_that_completes_it(
     assert alone[0].memory.metadata["episode"]["partner"]["id"] == answer.id
     # Another owner sees no partner of alice's.
     bob = Live(now=live.now, cutoff=None, owner="bob")
-    assert "partner" not in (await with_partners(store, [hit(answer)], bob))[0].memory.metadata["episode"]
+    assert (
+        "partner"
+        not in (await with_partners(store, [hit(answer)], bob))[0].memory.metadata[
+            "episode"
+        ]
+    )
