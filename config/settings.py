@@ -109,7 +109,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "memory.episodes.keep_assistant",
-        "Also keep the assistant's replies as episodes (context).",
+        "Also keep the assistant's side as episodes (the message a user turn answers and the reply).",
     ),
     SettingSpec(
         "memory.episodes.max_per_owner",

@@ -406,3 +406,21 @@ async def test_neighbours_are_the_messages_said_just_before_and_after(
     assert near[reply.id][1] is None
     # Another owner's episodes are never neighbours, and another owner sees none of these.
     assert await store.neighbours([answer.id], live(owner="bob")) == {}
+
+
+async def test_term_rows_are_the_owners_own_word_statistics(store: EpisodeStore) -> None:
+    await store.add(
+        [
+            said("Thanks, Caroline! See you soon."),
+            said("Hey Caroline, how was the weekend?", said_at=at(seconds=1)),
+            said("I was researching adoption agencies.", said_at=at(seconds=2)),
+            said("Caroline Caroline Caroline", owner="bob"),
+        ],
+        at(),
+        CAP,
+    )
+    total, rows = await store.term_rows("alice", "What did Caroline research about adoption?")
+    assert total == 3
+    assert rows["caroline"] == 2  # bob's window is not alice's
+    assert rows["adoption"] == 1
+    assert (await store.term_rows("nobody", "caroline"))[1].get("caroline", 0) == 0

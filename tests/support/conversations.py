@@ -3,7 +3,8 @@ answer-matching rule the benchmark and the data set's integrity test share.
 
 An answer is found in a text when every content word of the answer appears in it as a word
 (case-insensitive, accents kept); an ISO date answer (`YYYY-MM-DD`, a "when" question) is
-found when the text holds that date.
+found when the text holds that date, as written or as the memory block dates a line
+(`[8 May 2023]`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from memtap.engine.memory_block import spoken_day
 
 DATASET = Path(__file__).resolve().parents[1] / "datasets" / "conversations"
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -125,5 +128,6 @@ def answer_words(answer: str) -> set[str]:
 
 def answer_found(answer: str, text: str) -> bool:
     if ISO_DATE.match(answer):
-        return answer in text
+        # The date as memtap writes it in the block ("8 May 2023") or as the data set does.
+        return answer in text or f"[{spoken_day(answer)}]" in text
     return answer_words(answer) <= words(text)
