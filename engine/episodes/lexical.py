@@ -35,6 +35,13 @@ def _stem(word: str) -> str:
     return strip_suffix(word, _SUFFIXES)
 
 
+@lru_cache(maxsize=1 << 14)
+def _bag(text: str) -> Counter[str]:
+    """How often each topical stem is in `text` (cached: an owner's windows come back
+    query after query, and counting them was most of this module's time)."""
+    return Counter(topical_terms(text))
+
+
 def topical_terms(text: str) -> list[str]:
     """The stems of `text`'s words that are no stop words, in order, repeated."""
     return [_stem(w) for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
@@ -59,7 +66,7 @@ def owner_scores(
     for term, rows in term_rows.items():
         stem = _stem(term)
         weights[stem] = max(weights.get(stem, 0.0), idf(min(rows, total), total))
-    bags = [Counter(topical_terms(h.text)) for h in hits]
+    bags = [_bag(h.text) for h in hits]
     lengths = [sum(b.values()) for b in bags]
     average = (
         sum(lengths) / len(lengths) if len(lengths) >= 20 else AVERAGE_WINDOW_TERMS

@@ -73,7 +73,7 @@ ASSISTANT_WEIGHT = 0.5
 assistant said comes up when it clearly answers (a recipe asked back for) and, above all,
 beside the user's message it completes. On the dev split 0.5 / 0.7 / 1.0 gave 0.636 / 0.626 /
 0.608 live."""
-RESCORE_DEPTH = 4
+RESCORE_DEPTH = 3
 """Keyword matches read per window kept: the text index ranks by every owner's statistics,
 the owner's own may reorder them (`lexical.py`)."""
 """Snippets made per `max_snippets` slot, best fused first: the budget walk skips some (too
@@ -171,7 +171,7 @@ async def recall_episodes(
     vec = [h for h in vec if h is None or says_something(h)]
     out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
     try:
-        out.hits = await with_partners(store, out.hits, live)
+        out.hits = await with_partners(store, out.hits, live, episodes.max_snippets)
     except Exception as exc:  # noqa: BLE001 - the snippets still answer without their partners
         out.resolution["fallbacks"].append(
             {"tier": "episodes.partners", "reason": describe_error(exc)}
@@ -432,7 +432,9 @@ def _tokens(memory: Memory) -> int:
     return line_tokens(MemoryLine(line, memory.created_at[:10]))
 
 
-async def with_partners(store: EpisodeStore, hits: list[Hit], live: Live) -> list[Hit]:
+async def with_partners(
+    store: EpisodeStore, hits: list[Hit], live: Live, most: int | None = None
+) -> list[Hit]:
     """Each snippet with the message that completes it, in the same owner and session: a
     question with the message just after it (its answer), anything else with the message
     of the other side just before it (what it answers: "Yes, last week!").
@@ -440,7 +442,9 @@ async def with_partners(store: EpisodeStore, hits: list[Hit], live: Live) -> lis
     ranked one is dropped, and one whose partner is already shown comes alone."""
     if not hits:
         return hits
-    near = await store.neighbours([h.memory.id for h in hits], live)
+    # The best `most` are looked up (the walk rarely reaches further; past them a snippet
+    # comes alone): two indexed reads each.
+    near = await store.neighbours([h.memory.id for h in hits[:most]], live)
     shown: set[str] = set()
     out: list[Hit] = []
     for hit in hits:
