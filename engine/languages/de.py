@@ -1,0 +1,438 @@
+"""German: the words memtap reads in German (data only; the rule shapes are
+`engine/extraction/shapes.py`). Facts are stored in German, third person."""
+
+from __future__ import annotations
+
+from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import Phrase as P
+
+_ROLES = (
+    r"(?:(?:software|daten|web|backend|frontend|ml|devops)?(?:ingenieur|entwickler|programmierer|"
+    r"wissenschaftler|analyst|architekt|designer)(?:in)?|lehrer(?:in)?|arzt|ärztin|"
+    r"krankenpfleger(?:in)?|krankenschwester|pfleger(?:in)?|anwalt|anwältin|student(?:in)?|"
+    r"journalist(?:in)?|buchhalter(?:in)?|forscher(?:in)?|manager(?:in)?|berater(?:in)?|koch|köchin|"
+    r"schriftsteller(?:in)?|übersetzer(?:in)?|pilot(?:in)?|fotograf(?:in)?|psychologe|psychologin|"
+    r"tierarzt|tierärztin|zahnarzt|zahnärztin|rentner(?:in)?|freiberufler(?:in)?|selbstständig|"
+    r"selbständig|informatiker(?:in)?|gründer(?:in)?|professor(?:in)?|erzieher(?:in)?|"
+    r"elektriker(?:in)?|mechaniker(?:in)?)"
+)
+_ROLE_T = (
+    "ingenieur ingenieurin softwareingenieur entwickler entwicklerin softwareentwickler "
+    "softwareentwicklerin webentwickler backendentwickler frontendentwickler programmierer "
+    "programmiererin wissenschaftler datenwissenschaftler analyst architekt designer lehrer "
+    "lehrerin arzt ärztin krankenpfleger krankenschwester pfleger pflegerin anwalt anwältin "
+    "student studentin journalist journalistin buchhalter forscher forscherin manager managerin "
+    "berater beraterin koch köchin schriftsteller übersetzer übersetzerin pilot pilotin fotograf "
+    "psychologe psychologin tierarzt tierärztin zahnarzt zahnärztin rentner rentnerin "
+    "freiberufler selbstständig selbständig informatiker informatikerin gründer gründerin "
+    "professor professorin erzieher erzieherin elektriker mechaniker devopsingenieur dateningenieur"
+)
+_REL = (
+    r"(?:frau|mann|ehefrau|ehemann|partner(?:in)?|freundin|freund|sohn|tochter|söhne|töchter|kinder|"
+    r"kind|mutter|mama|vater|papa|eltern|bruder|brüder|schwester|schwestern|geschwister|oma|opa|"
+    r"großmutter|großvater|tante|onkel|cousin(?:e)?|hund|hündin|hunde|katze|kater|katzen|papagei|"
+    r"kaninchen|hamster)"
+)
+_REL_T = (
+    "frau mann ehefrau ehemann partner partnerin freundin freund sohn tochter söhne töchter kinder "
+    "kind mutter mama vater papa eltern bruder brüder schwester schwestern geschwister oma opa "
+    "großmutter großvater tante onkel cousin cousine hund hündin hunde katze kater katzen papagei "
+    "kaninchen hamster"
+)
+_DIET = r"(?:vegetarier(?:in)?|veganer(?:in)?|vegetarisch|vegan|pescetarier(?:in)?|flexitarier(?:in)?)"
+_DIET_T = "vegetarier vegetarierin veganer veganerin vegetarisch vegan pescetarier pescetarierin flexitarier flexitarierin"
+_LANG = r"(?:deutsch|englisch|spanisch|französisch|portugiesisch|italienisch)"
+_LANG_T = "deutsch englisch spanisch französisch portugiesisch italienisch"
+_POSS = {
+    "mein": "Sein {obj}",
+    "meine": "Seine {obj}",
+    "meinen": "Seinen {obj}",
+    "": "Sein {obj}",
+}
+
+PACK = LanguagePack(
+    code="de",
+    stop=(
+        r"\s+(?:und\s+(?:ich|mein|meine|\w+e)|aber|weil|obwohl|wo|seit|vor\s+\w+\s+(?:Jahren|Monaten|Wochen)|"
+        r"letztes\s+Jahr|letzte\s+Woche|letzten\s+Monat|gestern|jetzt|zurzeit|gerade)\b|[,;:(]|\s-\s"
+    ),
+    role_stop=r"\s+(?:bei|für|in|und|aber|seit|mit|im)\b|[,;:(]",
+    roles=_ROLES,
+    relatives=_REL,
+    relative_triggers=_REL_T,
+    diets=_DIET,
+    languages=_LANG,
+    language_triggers=_LANG_T,
+    goal_verb_endings=("en", "ern", "eln"),
+    goal_verb_last=True,
+    not_goals=words("wissen fragen verstehen sehen prüfen"),
+    brief_words=("kurz", "knapp", "ausf"),
+    negators=frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
+    joiners=frozenset(["und"]),
+    first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),
+    phrases=(
+        # identity
+        P(
+            "name",
+            r"(?:ich\s+hei(?:ß|ss)e|mein\s+name\s+ist)\s+(?P<obj>.+)",
+            "Heißt {obj}",
+            "heiße heisse name",
+        ),
+        P(
+            "address_as",
+            r"nenn(?:e|t)?\s+mich\s+(?:bitte\s+)?(?P<obj>.+)",
+            "Möchte {obj} genannt werden",
+            "nenne nennt nenn",
+        ),
+        P(
+            "origin",
+            r"ich\s+komme\s+(?:ursprünglich\s+)?aus\s+(?P<obj>.+)",
+            "Kommt aus {obj}",
+            "komme",
+        ),
+        P(
+            "age",
+            r"ich\s+bin\s+(?P<obj>\d{1,3})\s+(?:Jahre\s+alt)",
+            "Ist {obj} Jahre alt",
+            "jahre alt",
+        ),
+        # location
+        P(
+            "home_left",
+            r"ich\s+(?P<verb>wohne|lebe)\s+nicht\s+mehr\s+in\s+(?P<obj>.+)",
+            {"lebe": "Lebt nicht mehr in {obj}", "": "Wohnt nicht mehr in {obj}"},
+            "wohne lebe",
+        ),
+        P(
+            "home",
+            r"(?:ich|und)\s+(?P<verb>wohne|lebe)\s+(?:jetzt\s+|allein\s+|alleine\s+|seit\s+\w+\s+\w+\s+)?in\s+(?P<obj>.+)",
+            {"lebe": "Lebt in {obj}", "": "Wohnt in {obj}"},
+            "wohne lebe",
+        ),
+        P(
+            "home",
+            r"ich\s+bin\s+(?:gerade\s+|kürzlich\s+|letztes\s+Jahr\s+)?nach\s+(?P<obj>.+?)\s+(?:umgezogen|gezogen)",
+            "Ist nach {obj} gezogen",
+            "umgezogen gezogen",
+        ),
+        # work
+        P(
+            "employer_left",
+            r"ich\s+arbeite\s+nicht\s+mehr\s+(?P<prep>bei|für)\s+(?P<obj>.+)",
+            "Arbeitet nicht mehr {prep} {obj}",
+            "arbeite",
+        ),
+        P(
+            "employer_any",
+            r"(?:ich|und)\s+arbeite\s+(?:jetzt\s+|seit\s+\w+\s+\w+\s+)?(?:(?:im|in\s+der|in\s+einem|als\s+\w+)\s+\w+\s+)?(?P<prep>bei|für)\s+(?P<obj>.+)",
+            "Arbeitet {prep} {obj}",
+            "arbeite",
+        ),
+        P(
+            "role",
+            r"(?:ich|und)\s+arbeite\s+als\s+(?P<obj>.+)",
+            "Arbeitet als {obj}",
+            "arbeite",
+        ),
+        P(
+            "role",
+            r"ich\s+bin\s+(?:ein\s+|eine\s+)?(?P<obj>(?:[\w-]+\s+)?" + _ROLES + r")\b",
+            "Ist {obj}",
+            _ROLE_T,
+        ),
+        P(
+            "employer_any",
+            r"ich\s+bin\s+(?:ein\s+|eine\s+)?(?:[\w-]+\s+)?"
+            + _ROLES
+            + r"\s+(?P<prep>bei)\s+(?P<obj>.+)",
+            "Arbeitet bei {obj}",
+            _ROLE_T,
+        ),
+        P(
+            "employer_any",
+            r"ich\s+habe\s+(?:gerade\s+|letzten\s+Monat\s+)?bei\s+(?P<obj>.+?)\s+angefangen",
+            "Arbeitet bei {obj}",
+            "angefangen",
+        ),
+        # family and pets
+        P(
+            "relative",
+            r"(?P<verb>mein|meine)\s+(?P<obj>"
+            + _REL
+            + r"\b(?:\s+[A-Z]\w+)?\s+(?:ist|sind|arbeitet|arbeiten|wohnt|wohnen|lebt|leben|hat|haben|heißt|heisst|heißen|studiert|geht|gehen|spielt|macht|wird|kommt|arbeitet)\b.+)",
+            _POSS,
+            _REL_T,
+        ),
+        P(
+            "relative",
+            r"(?:ich\s+habe|wir\s+haben)\s+(?P<obj>(?:einen|eine|ein|zwei|drei|vier|\d+)\s+(?:\w+\s+)?"
+            + _REL
+            + r"\b.*)",
+            "Hat {obj}",
+            _REL_T,
+        ),
+        P(
+            "relationship",
+            r"ich\s+bin\s+(?P<obj>verheiratet|ledig|geschieden|verwitwet|verlobt|single)",
+            "Ist {obj}",
+            "verheiratet ledig geschieden verwitwet verlobt single",
+        ),
+        # constraints
+        P(
+            "allergy",
+            r"ich\s+bin\s+(?:allergisch\s+gegen\s+(?P<obj>.+))",
+            "Ist allergisch gegen {obj}",
+            "allergisch",
+        ),
+        P(
+            "allergy",
+            r"ich\s+bin\s+gegen\s+(?P<obj>.+?)\s+allergisch",
+            "Ist allergisch gegen {obj}",
+            "allergisch",
+        ),
+        P(
+            "allergy",
+            r"ich\s+habe\s+eine\s+(?P<obj>[\wäöüß-]*allergie(?:\s+gegen\s+.+)?)",
+            "Hat eine {obj}",
+            "allergie nussallergie laktoseintoleranz",
+            keep_case=True,
+        ),
+        P(
+            "diet_left",
+            r"ich\s+bin\s+(?:nicht\s+mehr|kein(?:e)?\s+)\s*(?P<obj>"
+            + _DIET
+            + r")(?:\s+mehr)?",
+            "Ist nicht mehr {obj}",
+            _DIET_T,
+        ),
+        P(
+            "diet",
+            r"ich\s+bin\s+(?P<obj>"
+            + _DIET
+            + r"|zöliakiekrank|diabetiker(?:in)?|laktoseintolerant|glutenintolerant|farbenblind|blind|gehörlos)",
+            "Ist {obj}",
+            _DIET_T
+            + " zöliakiekrank diabetiker diabetikerin laktoseintolerant glutenintolerant farbenblind blind gehörlos",
+        ),
+        P(
+            "food_refused",
+            r"ich\s+(?P<verb>esse|trinke)\s+(?P<neg>kein(?:e|en)?|nie|nicht)\s+(?P<obj>.+)",
+            {"trinke": "Trinkt {neg} {obj}", "": "Isst {neg} {obj}"},
+            "esse trinke",
+        ),
+        P(
+            "budget",
+            r"(?:mein\s+budget\s+(?:ist|liegt\s+bei|beträgt)|ich\s+habe\s+ein\s+budget\s+von)\s+(?P<obj>.+)",
+            "Sein Budget liegt bei {obj}",
+            "budget",
+        ),
+        P(
+            "platform",
+            r"(?:ich\s+bin|wir\s+sind)\s+(?:noch\s+)?(?:auf|an)\s+(?P<obj>.+?)\s+(?:festgelegt|gebunden|beschränkt|angewiesen|festgenagelt|hängen\s+geblieben)",
+            "Ist auf {obj} festgelegt",
+            "festgelegt gebunden beschränkt angewiesen festgenagelt geblieben",
+        ),
+        P(
+            "platform_refused",
+            r"ich\s+(?:kann|darf)\s+(?P<obj>.+?)\s+nicht\s+(?P<verb>aktualisieren|updaten|upgraden|verwenden|benutzen|installieren)",
+            {
+                "verwenden": "Kann {obj} nicht verwenden",
+                "benutzen": "Kann {obj} nicht verwenden",
+                "installieren": "Kann {obj} nicht installieren",
+                "": "Kann {obj} nicht aktualisieren",
+            },
+            "aktualisieren updaten upgraden verwenden benutzen installieren",
+        ),
+        # standing instructions
+        P(
+            "reply_language",
+            r"(?:bitte\s+)?(?:immer\s+)?(?:antworte|antworten\s+sie|schreib|schreibe|sprich|rede)(?:\s+mir|\s+mit\s+mir)?\s+(?:bitte\s+)?(?:immer\s+)?(?:nur\s+)?(?:auf|in)\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Möchte Antworten auf {obj}",
+            _LANG_T,
+        ),
+        P(
+            "reply_language_refused",
+            r"(?:antworte|schreib|schreibe|sprich)\s+(?:bitte\s+)?nicht\s+mehr\s+(?:auf|in)\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Möchte keine Antworten mehr auf {obj}",
+            _LANG_T,
+        ),
+        P(
+            "ban",
+            r"(?:verwende|benutze|nutze)\s+(?:bitte\s+)?(?:keine|keinen|kein|nie)\s+(?P<obj>.+)",
+            "Möchte keine {obj}",
+            "verwende benutze nutze",
+            keep_case=True,
+        ),
+        P(
+            "ban",
+            r"^(?:bitte\s+)?keine\s+(?P<obj>emojis?|smileys|floskeln|fachbegriffe)\b",
+            "Möchte keine {obj}",
+            "keine",
+            keep_case=True,
+        ),
+        P(
+            "style",
+            r"(?:bitte\s+)?(?:immer\s+)?(?:sei|antworte)\s+(?:bitte\s+)?(?:immer\s+)?(?P<obj>kurz|knapp|direkt|förmlich|formell|locker|ausführlich)",
+            "Möchte {obj}e Antworten",
+            "sei antworte",
+        ),
+        P(
+            "parent",
+            r"ich\s+bin\s+(?P<obj>(?:Vater|Mutter|Mama|Papa|Oma|Opa)\s+von\s+.+)",
+            "Ist {obj}",
+            "vater mutter mama papa oma opa",
+            keep_case=True,
+        ),
+        P(
+            "field",
+            r"(?:ich|und)\s+arbeite\s+(?P<obj>von\s+zu\s+Hause(?:\s+aus)?|remote|im\s+Homeoffice|in\s+Teilzeit|Vollzeit|nachts|im\s+Schichtdienst)",
+            "Arbeitet {obj}",
+            "arbeite",
+        ),
+        P(
+            "health",
+            r"ich\s+habe\s+(?P<obj>Zöliakie|Diabetes|Asthma|ADHS|Epilepsie|Migräne|eine\s+\w*[Ii]ntoleranz)",
+            "Hat {obj}",
+            "zöliakie diabetes asthma adhs epilepsie migräne intoleranz laktoseintoleranz",
+            keep_case=True,
+        ),
+        P(
+            "field",
+            r"ich\s+studiere\s+(?P<obj>.+)",
+            "Studiert {obj}",
+            "studiere",
+            keep_case=True,
+        ),
+        # stack and projects
+        P(
+            "stack_refused",
+            r"(?:ich|wir)\s+(?:verwende|benutze|nutze|verwenden|benutzen|nutzen)\s+(?:kein|keine|keinen|nie)\s+(?P<obj>.+)",
+            "Verwendet kein {obj}",
+            "verwende benutze nutze verwenden benutzen nutzen",
+        ),
+        P(
+            "stack_choice",
+            r"wir\s+(?:verwenden|benutzen|nutzen|setzen)\s+(?P<obj>.+?)(?:\s+ein)?$",
+            "Verwenden {obj}",
+            "verwenden benutzen nutzen setzen",
+            keep_case=True,
+        ),
+        P(
+            "stack_choice",
+            r"ich\s+(?:verwende|benutze|nutze)\s+(?P<obj>.+)",
+            "Verwendet {obj}",
+            "verwende benutze nutze",
+            keep_case=True,
+        ),
+        P(
+            "stack",
+            r"unser\s+(?P<what>backend|frontend|stack|server|projekt|produkt|datenbank|app|infrastruktur)\s+(?P<verb>ist|läuft\s+auf|nutzt|verwendet|basiert\s+auf|ist\s+in)\s+(?P<obj>.+)",
+            "Ihr {what} {verb} {obj}",
+            "backend frontend stack server projekt produkt datenbank app infrastruktur",
+            keep_case=True,
+        ),
+        P(
+            "project",
+            r"ich\s+(?P<verb>baue|entwickle|programmiere|arbeite\s+an)\s+(?P<obj>(?:ein|eine|einen|einem|einer|meine|mein|meinem|meiner)\s+.+)",
+            {
+                "baue": "Baut {obj}",
+                "entwickle": "Entwickelt {obj}",
+                "programmiere": "Programmiert {obj}",
+                "": "Arbeitet an {obj}",
+            },
+            "baue entwickle programmiere arbeite",
+            keep_case=True,
+        ),
+        # goals and plans
+        P(
+            "goal_verb",
+            r"ich\s+(?:will|möchte|moechte)\s+(?P<obj>.+)",
+            "Möchte {obj}",
+            "will möchte moechte",
+            keep_case=True,
+        ),
+        P(
+            "goal",
+            r"ich\s+(?P<verb>plane|habe\s+vor|hoffe)\s+(?:,\s*)?(?P<obj>.+)",
+            {"hoffe": "Hofft {obj}", "": "Plant {obj}"},
+            "plane vor hoffe",
+            keep_case=True,
+        ),
+        P(
+            "goal",
+            r"mein\s+(?P<what>ziel|traum|plan)\s+ist\s+(?:es\s+)?(?P<obj>.+)",
+            "Sein {what} ist {obj}",
+            "ziel traum plan",
+            keep_case=True,
+        ),
+        P(
+            "goal",
+            r"ich\s+lerne\s+(?:gerade\s+)?(?P<obj>.+)",
+            "Lernt {obj}",
+            "lerne",
+            keep_case=True,
+        ),
+        # notable events
+        P(
+            "event",
+            r"ich\s+bin\s+(?P<obj>(?:gerade|kürzlich|letzte\s+Woche|gestern)\s+(?:aus|von)\s+.+?\s+zur[üu]ckgekommen)",
+            "Ist {obj}",
+            "zurückgekommen zuruckgekommen",
+            keep_case=True,
+        ),
+        P(
+            "event",
+            r"ich\s+habe\s+(?P<obj>(?:gerade\s+|kürzlich\s+|letztes\s+Jahr\s+|letzten\s+Monat\s+)?(?:geheiratet|bei\s+.+?\s+angefangen|meinen\s+Abschluss\s+gemacht|ein\s+Baby\s+bekommen))",
+            "Hat {obj}",
+            "geheiratet angefangen abschluss baby",
+            keep_case=True,
+        ),
+        P(
+            "event",
+            r"ich\s+bin\s+(?P<obj>(?:gerade\s+|kürzlich\s+|letztes\s+Jahr\s+)?(?:in\s+Rente\s+gegangen|Vater\s+geworden|Mutter\s+geworden|befördert\s+worden))",
+            "Ist {obj}",
+            "rente vater mutter befördert",
+            keep_case=True,
+        ),
+        # preferences
+        P(
+            "dislike",
+            r"ich\s+mag\s+(?P<obj>.+?)\s+nicht\b",
+            "Mag {obj} nicht",
+            "mag",
+            keep_case=True,
+        ),
+        P(
+            "dislike",
+            r"ich\s+mag\s+(?P<neg>kein(?:e|en)?)\s+(?P<obj>.+)",
+            "Mag {neg} {obj}",
+            "mag",
+            keep_case=True,
+        ),
+        P(
+            "dislike",
+            r"ich\s+hasse\s+(?P<obj>.+)",
+            "Hasst {obj}",
+            "hasse",
+            keep_case=True,
+        ),
+        P(
+            "like",
+            r"ich\s+(?P<verb>mag|liebe)\s+(?P<obj>.+)",
+            {"liebe": "Liebt {obj}", "": "Mag {obj}"},
+            "mag liebe",
+            keep_case=True,
+        ),
+        P(
+            "prefer",
+            r"ich\s+bevorzuge\s+(?P<obj>.+)",
+            "Bevorzugt {obj}",
+            "bevorzuge",
+            keep_case=True,
+        ),
+    ),
+)

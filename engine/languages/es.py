@@ -1,0 +1,387 @@
+"""Spanish: the words memtap reads in Spanish (data only; the rule shapes are
+`engine/extraction/shapes.py`). Facts are stored in Spanish, third person."""
+
+from __future__ import annotations
+
+from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import Phrase as P
+
+_ROLES = (
+    r"(?:ingenier[oa]|desarrollador(?:a)?|programador(?:a)?|profesor(?:a)?|maestr[oa]|m[eé]dic[oa]|"
+    r"enfermer[oa]|diseñador(?:a)?|abogad[oa]|estudiante|periodista|contador(?:a)?|arquitect[oa]|"
+    r"cient[ií]fic[oa]|analista|gerente|director(?:a)?|consultor(?:a)?|investigador(?:a)?|"
+    r"cociner[oa]|chef|escritor(?:a)?|traductor(?:a)?|piloto|fot[oó]graf[oa]|psic[oó]log[oa]|"
+    r"veterinari[oa]|dentista|farmac[eé]utic[oa]|electricista|fontaner[oa]|camarer[oa]|"
+    r"vendedor(?:a)?|jubilad[oa]|aut[oó]nom[oa]|freelance|fundador(?:a)?|emprendedor(?:a)?)"
+)
+_REL = (
+    r"(?:esposa|esposo|marido|mujer|pareja|novia|novio|hijo|hija|hijos|hijas|madre|mam[aá]|padre|"
+    r"pap[aá]|padres|hermano|hermana|hermanos|hermanas|abuela|abuelo|abuelos|t[ií]a|t[ií]o|primo|"
+    r"prima|perro|perra|perros|gato|gata|gatos|mascota|mascotas|loro|conejo|h[aá]mster)"
+)
+_REL_T = (
+    "esposa esposo marido mujer pareja novia novio hijo hija hijos hijas madre mamá mama padre "
+    "papá papa padres hermano hermana hermanos hermanas abuela abuelo abuelos tía tia tío tio "
+    "primo prima perro perra perros gato gata gatos mascota mascotas loro conejo hámster hamster"
+)
+_DIET = r"(?:vegetarian[oa]|vegan[oa]|pescetarian[oa]|pescatarian[oa]|flexitarian[oa])"
+_LANG = r"(?:espa[ñn]ol|castellano|ingl[eé]s|franc[eé]s|alem[aá]n|portugu[eé]s|italiano|catal[aá]n)"
+_LANG_T = "español espanol castellano inglés ingles francés frances alemán aleman portugués portugues italiano catalán catalan"
+
+PACK = LanguagePack(
+    code="es",
+    stop=(
+        r"\s+(?:y\s+(?:yo|mi|trabajo|vivo|soy|tengo)|pero|porque|aunque|donde|desde\s+hace|hace\s+\w+|"
+        r"el\s+año\s+pasado|la\s+semana\s+pasada|el\s+mes\s+pasado|ayer|ahora|ya)\b|[,;:(]|\s-\s"
+    ),
+    role_stop=r"\s+(?:en|para|de\s+[A-Z]|y|pero|desde|con)\b|[,;:(]",
+    roles=_ROLES,
+    relatives=_REL,
+    relative_triggers=_REL_T,
+    diets=_DIET,
+    languages=_LANG,
+    language_triggers=_LANG_T,
+    foreign=r"\b(?:e|não|nao|em|você|muito|também|obrigad[oa])\b|ção|ções|ão\b|õe",
+    goal_verb_endings=("ar", "er", "ir"),
+    not_goals=words("saber preguntar entender ver comprobar confirmar hacer"),
+    brief_words=("breve", "conci"),
+    negators=frozenset(["no", "nunca", "jamás", "ni"]),
+    joiners=frozenset(["y"]),
+    first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),
+    phrases=(
+        # identity
+        P(
+            "name",
+            r"(?:me\s+llamo|mi\s+nombre\s+es)\s+(?P<obj>.+)",
+            "Se llama {obj}",
+            "llamo nombre",
+        ),
+        P(
+            "address_as",
+            r"ll[aá]mame\s+(?P<obj>.+)",
+            "Quiere que le llamen {obj}",
+            "llámame llamame",
+        ),
+        P("origin", r"soy\s+(?:de|del)\s+(?P<obj>.+)", "Es de {obj}", "soy"),
+        P("age", r"tengo\s+(?P<obj>\d{1,3})\s+años", "Tiene {obj} años", "años"),
+        # location
+        P(
+            "home_left",
+            r"ya\s+no\s+vivo\s+en\s+(?P<obj>.+)",
+            "Ya no vive en {obj}",
+            "vivo",
+        ),
+        P(
+            "home_left",
+            r"no\s+vivo\s+en\s+(?P<obj>.+?)(?:\s+desde\s+hace.*)?$",
+            "Ya no vive en {obj}",
+            "vivo",
+        ),
+        P(
+            "home",
+            r"(?:yo\s+)?(?:vivo|resido|estoy\s+viviendo)\s+(?:sol[oa]\s+|con\s+(?:mi|mis)\s+[\wáéíóúñ]+\s+)?en\s+(?P<obj>.+)",
+            "Vive en {obj}",
+            "vivo resido viviendo",
+        ),
+        P(
+            "home",
+            r"(?:me\s+mud[eé]|me\s+he\s+mudado|me\s+acabo\s+de\s+mudar|acabo\s+de\s+mudarme)\s+a\s+(?P<obj>.+)",
+            "Se mudó a {obj}",
+            "mudé mude mudado mudar mudarme",
+        ),
+        # work
+        P(
+            "employer_left",
+            r"ya\s+no\s+trabajo\s+(?:en|para)\s+(?P<obj>.+)",
+            "Ya no trabaja en {obj}",
+            "trabajo",
+        ),
+        P(
+            "employer",
+            r"(?:trabajo|estoy\s+trabajando)\s+(?:en|para)\s+(?P<obj>.+)",
+            "Trabaja en {obj}",
+            "trabajo trabajando",
+        ),
+        P(
+            "field_common",
+            r"trabajo\s+(?P<prep>con|en|en\s+el\s+sector\s+de)\s+(?P<obj>[a-záéíóúñ].+)",
+            "Trabaja {prep} {obj}",
+            "trabajo",
+        ),
+        P("role", r"trabajo\s+como\s+(?P<obj>.+)", "Trabaja como {obj}", "trabajo"),
+        P(
+            "role",
+            r"soy\s+(?:un\s+|una\s+)?(?P<obj>"
+            + _ROLES
+            + r"(?:\s+(?:de|del)\s+[\w-]+)?)\b",
+            "Es {obj}",
+            "soy",
+        ),
+        P(
+            "employer",
+            r"soy\s+(?:un\s+|una\s+)?" + _ROLES + r".{0,30}?\s+en\s+(?P<obj>[A-Z].+)",
+            "Trabaja en {obj}",
+            "soy",
+        ),
+        P(
+            "employer",
+            r"(?:empec[eé]|comenc[eé])\s+(?:a\s+trabajar\s+)?en\s+(?P<obj>.+)",
+            "Trabaja en {obj}",
+            "empecé empece comencé comence",
+        ),
+        # family and pets
+        P(
+            "relative",
+            r"(?P<verb>mi|mis)\s+(?P<obj>"
+            + _REL
+            + r"\b(?:\s+[A-Z]\w+)?\s+(?:es|son|est[aá]|est[aá]n|trabaja|trabajan|vive|viven|tiene|tienen|se\s+llama|se\s+llaman|estudia|va|van|naci[oó]|juega|hace)\b.+)",
+            {"mis": "Sus {obj}", "": "Su {obj}"},
+            _REL_T,
+        ),
+        P(
+            "relative",
+            r"tengo\s+(?P<obj>(?:un|una|dos|tres|cuatro|\d+)\s+(?:\w+\s+)?"
+            + _REL
+            + r"\b.*)",
+            "Tiene {obj}",
+            _REL_T,
+        ),
+        P(
+            "relationship",
+            r"(?:estoy|soy)\s+(?P<obj>casad[oa]|solter[oa]|divorciad[oa]|viud[oa]|prometid[oa])",
+            "Está {obj}",
+            "casado casada soltero soltera divorciado divorciada viudo viuda prometido prometida",
+        ),
+        # constraints
+        P(
+            "allergy",
+            r"soy\s+(?P<adj>al[eé]rgic[oa])\s+a\s+(?P<obj>.+)",
+            "Es {adj} a {obj}",
+            "alérgico alérgica alergico alergica",
+        ),
+        P(
+            "allergy",
+            r"tengo\s+alergia\s+a\s+(?P<obj>.+)",
+            "Tiene alergia a {obj}",
+            "alergia",
+        ),
+        P(
+            "diet_left",
+            r"ya\s+no\s+soy\s+(?P<obj>" + _DIET + r")",
+            "Ya no es {obj}",
+            "vegetariano vegetariana vegano vegana pescetariano pescetariana",
+        ),
+        P(
+            "diet",
+            r"soy\s+(?P<obj>"
+            + _DIET
+            + r"|cel[ií]ac[oa]|diab[eé]tic[oa]|intolerante\s+a\s+la\s+lactosa|intolerante\s+al\s+gluten|dalt[oó]nic[oa]|cieg[oa]|sord[oa])",
+            "Es {obj}",
+            "vegetariano vegetariana vegano vegana pescetariano pescetariana celíaco celíaca celiaco celiaca diabético diabética diabetico diabetica intolerante daltónico daltonico ciego ciega sordo sorda",
+        ),
+        P(
+            "food_refused",
+            r"(?:no|nunca|jamás)\s+(?P<verb>como|puedo\s+comer|bebo|tomo)\s+(?P<obj>.+)",
+            {
+                "como": "No come {obj}",
+                "puedo comer": "No puede comer {obj}",
+                "bebo": "No bebe {obj}",
+                "tomo": "No toma {obj}",
+                "": "No come {obj}",
+            },
+            "como comer bebo tomo",
+        ),
+        P(
+            "budget",
+            r"(?:mi\s+presupuesto\s+es|tengo\s+un\s+presupuesto)\s+(?:de\s+)?(?P<obj>.+)",
+            "Su presupuesto es de {obj}",
+            "presupuesto",
+        ),
+        P(
+            "platform",
+            r"(?:estoy|estamos)\s+(?:atascad[oa]s?|limitad[oa]s?|obligad[oa]s?\s+a\s+usar)\s+(?:en|a|con)?\s*(?P<obj>.+)",
+            "Está limitado a {obj}",
+            "atascado atascada atascados limitado limitada limitados obligado obligados",
+        ),
+        P(
+            "platform_refused",
+            r"no\s+(?:puedo|podemos)\s+(?P<verb>actualizar|usar|instalar)\s+(?P<obj>.+)",
+            {
+                "actualizar": "No puede actualizar {obj}",
+                "instalar": "No puede instalar {obj}",
+                "": "No puede usar {obj}",
+            },
+            "actualizar usar instalar",
+        ),
+        # standing instructions
+        P(
+            "reply_language",
+            r"(?:por\s+favor,?\s+)?(?:siempre\s+)?(?:resp[oó]nde(?:me)?|contesta(?:me)?|h[aá]blame|escr[ií]beme)\s+(?:siempre\s+)?en\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Quiere respuestas en {obj}",
+            _LANG_T,
+        ),
+        P(
+            "reply_language_refused",
+            r"no\s+(?:me\s+)?(?:respondas|contestes|hables|escribas)\s+(?:m[aá]s\s+)?en\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "No quiere respuestas en {obj}",
+            _LANG_T,
+        ),
+        P(
+            "ban",
+            r"(?:por\s+favor,?\s+)?(?:nunca\s+|no\s+)(?:uses|utilices|pongas|incluyas|añadas|metas)\s+(?P<obj>.+)",
+            "No quiere {obj}",
+            "uses utilices pongas incluyas añadas metas",
+        ),
+        P(
+            "ban",
+            r"^(?:por\s+favor,?\s+)?sin\s+(?P<obj>emojis?|emoticonos|jerga|rodeos|relleno)",
+            "No quiere {obj}",
+            "sin",
+        ),
+        P(
+            "style",
+            r"(?:por\s+favor,?\s+)?(?:siempre\s+)?s[eé]\s+(?P<obj>breve|conciso|concisa|directo|directa|formal|claro|clara)",
+            "Quiere que el asistente sea {obj}",
+            "sé se",
+        ),
+        P(
+            "form_of_address",
+            r"(?:por\s+favor,?\s+)?(?:h[aá]blame|tr[aá]tame|escr[ií]beme)\s+de\s+(?P<obj>t[uú]|usted|vos)\b",
+            "Quiere que le hablen de {obj}",
+            "háblame hablame trátame tratame escríbeme escribeme",
+        ),
+        P(
+            "health",
+            r"tengo\s+(?P<obj>celiaqu[ií]a|diabetes|asma|tdah|epilepsia|migra[ñn]as|intolerancia\s+a\s+.+|hipertensi[oó]n)",
+            "Tiene {obj}",
+            "celiaquía celiaquia diabetes asma tdah epilepsia migrañas migranas intolerancia hipertensión hipertension",
+        ),
+        P(
+            "parent",
+            r"soy\s+(?P<obj>(?:padre|madre|pap[aá]|mam[aá]|abuel[oa])(?:\s+solter[oa])?\s+de\s+.+)",
+            "Es {obj}",
+            "padre madre papá papa mamá mama abuelo abuela",
+        ),
+        P(
+            "field",
+            r"trabajo\s+(?P<obj>desde\s+casa|en\s+remoto|a\s+distancia|por\s+mi\s+cuenta|de\s+noche|a\s+tiempo\s+(?:parcial|completo)|por\s+turnos)",
+            "Trabaja {obj}",
+            "trabajo",
+        ),
+        P(
+            "role_as",
+            r"trabajo\s+de\s+(?P<obj>[a-záéíóúñ]+(?:\s+de\s+[a-záéíóúñ]+)?)",
+            "Trabaja de {obj}",
+            "trabajo",
+        ),
+        P(
+            "no_relative",
+            r"no\s+tengo\s+(?P<obj>coche|carro|hijos|mascotas|hermanos|pareja)\b",
+            "No tiene {obj}",
+            "tengo",
+        ),
+        # stack and projects
+        P(
+            "stack_refused",
+            r"(?:yo\s+)?no\s+(?:uso|utilizo|usamos|utilizamos)\s+(?P<obj>.+)",
+            "No usa {obj}",
+            "uso utilizo usamos utilizamos",
+        ),
+        P(
+            "stack_choice",
+            r"(?P<verb>usamos|utilizamos|trabajamos\s+con)\s+(?P<obj>.+)",
+            "Usan {obj}",
+            "usamos utilizamos trabajamos",
+        ),
+        P(
+            "stack_choice",
+            r"(?:yo\s+)?(?:uso|utilizo|programo\s+en)\s+(?P<obj>.+)",
+            "Usa {obj}",
+            "uso utilizo programo",
+        ),
+        P(
+            "stack",
+            r"nuestr[oa]\s+(?P<what>backend|frontend|stack|servidor|proyecto|producto|base\s+de\s+datos|aplicaci[oó]n|app|infraestructura)\s+(?P<verb>es|est[aá]\s+(?:hech[oa]|escrit[oa])|usa|corre)\s+(?P<obj>.+)",
+            "Su {what} {verb} {obj}",
+            "backend frontend stack servidor proyecto producto base aplicación aplicacion app infraestructura",
+        ),
+        P(
+            "project",
+            r"estoy\s+(?P<verb>construyendo|desarrollando|creando|haciendo|trabajando\s+en)\s+(?P<obj>(?:un|una|mi)\s+.+)",
+            "Está {verb} {obj}",
+            "construyendo desarrollando creando haciendo trabajando",
+        ),
+        # goals and plans
+        P("goal_verb", r"(?:yo\s+)?quiero\s+(?P<obj>.+)", "Quiere {obj}", "quiero"),
+        P(
+            "goal_verb",
+            r"(?P<verb>planeo|pienso|tengo\s+pensado|espero|voy\s+a)\s+(?P<obj>.+)",
+            {"espero": "Espera {obj}", "voy a": "Va a {obj}", "": "Planea {obj}"},
+            "planeo pienso pensado espero voy",
+        ),
+        P(
+            "goal",
+            r"mi\s+(?P<what>objetivo|meta|sueño|plan)\s+es\s+(?P<obj>.+)",
+            "Su {what} es {obj}",
+            "objetivo meta sueño plan",
+        ),
+        P(
+            "goal",
+            r"estoy\s+(?P<verb>aprendiendo|estudiando|ahorrando\s+para|prepar[aá]ndome\s+para)\s+(?P<obj>.+)",
+            "Está {verb} {obj}",
+            "aprendiendo estudiando ahorrando preparándome preparandome",
+        ),
+        # notable events
+        P("event", r"acabo\s+de\s+(?P<obj>(?!mudarme).+)", "Acaba de {obj}", "acabo"),
+        P(
+            "event",
+            r"(?P<verb>me\s+cas[eé]|me\s+gradu[eé]|me\s+jubil[eé]|volv[ií]\s+de|regres[eé]\s+de|empec[eé]\s+(?:a\s+trabajar\s+)?en|tuve\s+un\s+beb[eé])\b\s*(?P<obj>.*)",
+            {
+                "me casé": "Se casó {obj}",
+                "me case": "Se casó {obj}",
+                "me gradué": "Se graduó {obj}",
+                "me gradue": "Se graduó {obj}",
+                "me jubilé": "Se jubiló {obj}",
+                "me jubile": "Se jubiló {obj}",
+                "volví de": "Volvió de {obj}",
+                "volvi de": "Volvió de {obj}",
+                "regresé de": "Regresó de {obj}",
+                "regrese de": "Regresó de {obj}",
+                "tuve un bebé": "Tuvo un bebé {obj}",
+                "tuve un bebe": "Tuvo un bebé {obj}",
+                "": "Empezó en {obj}",
+            },
+            "casé case gradué gradue jubilé jubile volví volvi regresé regrese empecé empece tuve",
+        ),
+        # preferences
+        P(
+            "dislike",
+            r"no\s+me\s+(?P<verb>gusta|gustan|encanta|encantan)\s+(?P<obj>.+)",
+            {"gustan": "No le gustan {obj}", "": "No le gusta {obj}"},
+            "gusta gustan encanta encantan",
+        ),
+        P(
+            "dislike",
+            r"(?P<verb>odio|detesto|no\s+soporto)\s+(?P<obj>.+)",
+            {"odio": "Odia {obj}", "detesto": "Detesta {obj}", "": "No soporta {obj}"},
+            "odio detesto soporto",
+        ),
+        P(
+            "like",
+            r"(?:a\s+mí\s+)?me\s+(?P<verb>gusta|gustan|encanta|encantan)\s+(?P<obj>.+)",
+            {
+                "gusta": "Le gusta {obj}",
+                "gustan": "Le gustan {obj}",
+                "encanta": "Le encanta {obj}",
+                "encantan": "Le encantan {obj}",
+                "": "Le gusta {obj}",
+            },
+            "gusta gustan encanta encantan",
+        ),
+        P("prefer", r"prefiero\s+(?P<obj>.+)", "Prefiere {obj}", "prefiero"),
+    ),
+)

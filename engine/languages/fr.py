@@ -1,0 +1,407 @@
+"""French: the words memtap reads in French (data only; the rule shapes are
+`engine/extraction/shapes.py`). Facts are stored in French, third person."""
+
+from __future__ import annotations
+
+from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import Phrase as P
+
+_ROLES = (
+    r"(?:ing[ée]nieur(?:e)?|d[ée]veloppeur|d[ée]veloppeuse|programmeur|programmeuse|professeur(?:e)?|prof|"
+    r"enseignant(?:e)?|m[ée]decin|infirmier|infirmi[èe]re|designer|avocat(?:e)?|[ée]tudiant(?:e)?|"
+    r"journaliste|comptable|architecte|chercheur|chercheuse|scientifique|analyste|directeur|"
+    r"directrice|consultant(?:e)?|cuisinier|cuisini[èe]re|chef|[ée]crivain(?:e)?|traducteur|"
+    r"traductrice|pilote|photographe|psychologue|v[ée]t[ée]rinaire|dentiste|pharmacien(?:ne)?|"
+    r"retrait[ée](?:e)?|freelance|ind[ée]pendant(?:e)?|fondateur|fondatrice|entrepreneur(?:e)?)"
+)
+_REL = (
+    r"(?:femme|mari|[ée]pouse|[ée]poux|conjoint(?:e)?|copine|copain|compagne|compagnon|fils|fille|"
+    r"filles|enfants|enfant|m[èe]re|p[èe]re|parents|fr[èe]re|fr[èe]res|s[œo]e?ur|s[œo]e?urs|"
+    r"grand-m[èe]re|grand-p[èe]re|tante|oncle|cousin(?:e)?|chien|chienne|chiens|chat|chatte|chats|"
+    r"perroquet|lapin|hamster)"
+)
+_REL_T = (
+    "femme mari épouse epouse époux epoux conjoint conjointe copine copain compagne compagnon fils "
+    "fille filles enfants enfant mère mere père pere parents frère frere frères freres sœur soeur "
+    "sœurs soeurs grand mère père tante oncle cousin cousine chien chienne chiens chat chatte "
+    "chats perroquet lapin hamster"
+)
+_DIET = r"(?:v[ée]g[ée]tarien(?:ne)?|v[ée]gane?|vegan|v[ée]g[ée]talien(?:ne)?|flexitarien(?:ne)?|pescetarien(?:ne)?)"
+_DIET_T = "végétarien végétarienne vegetarien vegetarienne végane vegane vegan végétalien végétalienne flexitarien flexitarienne pescetarien pescetarienne"
+_LANG = r"(?:fran[çc]ais|anglais|espagnol|allemand|portugais|italien)"
+_LANG_T = "français francais anglais espagnol allemand portugais italien"
+_PREP = r"(?P<prep>à|a|en|au|aux|dans)"
+_POSS = {"mon": "Son {obj}", "ma": "Sa {obj}", "mes": "Ses {obj}", "": "Son {obj}"}
+
+PACK = LanguagePack(
+    code="fr",
+    stop=(
+        r"\s+(?:et\s+(?:je|j'|mon|ma|mes)|mais|parce\s+que|car|bien\s+que|où|depuis|il\s+y\s+a|"
+        r"l'ann[ée]e\s+derni[èe]re|la\s+semaine\s+derni[èe]re|le\s+mois\s+dernier|hier|maintenant)\b|[,;:(]|\s-\s"
+    ),
+    role_stop=r"\s+(?:chez|pour|à|a|dans|et|mais|depuis|avec|en)\b|[,;:(]",
+    roles=_ROLES,
+    relatives=_REL,
+    relative_triggers=_REL_T,
+    diets=_DIET,
+    languages=_LANG,
+    language_triggers=_LANG_T,
+    goal_verb_endings=("er", "ir", "re", "oir"),
+    not_goals=words("savoir demander comprendre voir vérifier faire dire"),
+    brief_words=("bre", "brè", "conc"),
+    negators=frozenset(["ne", "pas", "jamais"]),
+    joiners=frozenset(["et"]),
+    first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),
+    phrases=(
+        # identity
+        P(
+            "name",
+            r"(?:je\s+m'appelle|mon\s+(?:pr[ée]nom|nom)\s+est)\s+(?P<obj>.+)",
+            "S'appelle {obj}",
+            "appelle prénom prenom nom",
+        ),
+        P(
+            "address_as",
+            r"appelle[sz]?-moi\s+(?P<obj>.+)",
+            "Veut qu'on l'appelle {obj}",
+            "appelle appellez moi",
+        ),
+        P(
+            "origin",
+            r"je\s+(?:suis|viens)\s+(?:originaire\s+)?(?P<prep>de|d'|du|des)\s*(?P<obj>[A-Z].+)",
+            "Vient {prep} {obj}",
+            "suis viens",
+        ),
+        P("age", r"j'ai\s+(?P<obj>\d{1,3})\s+ans", "A {obj} ans", "ans"),
+        # location
+        P(
+            "home_left",
+            r"je\s+n'habite\s+plus\s+" + _PREP + r"\s+(?P<obj>.+)",
+            "N'habite plus {prep} {obj}",
+            "habite",
+        ),
+        P(
+            "home_left",
+            r"je\s+ne\s+vis\s+plus\s+" + _PREP + r"\s+(?P<obj>.+)",
+            "Ne vit plus {prep} {obj}",
+            "vis",
+        ),
+        P(
+            "home",
+            r"j'habite\s+(?:maintenant\s+|seule?\s+|avec\s+(?:mon|ma|mes)\s+\w+\s+)?"
+            + _PREP
+            + r"\s+(?P<obj>.+)",
+            "Habite {prep} {obj}",
+            "habite",
+        ),
+        P(
+            "home",
+            r"je\s+vis\s+(?:maintenant\s+)?" + _PREP + r"\s+(?P<obj>.+)",
+            "Vit {prep} {obj}",
+            "vis",
+        ),
+        P(
+            "home",
+            r"(?:j'ai\s+d[ée]m[ée]nag[ée]|je\s+viens\s+de\s+d[ée]m[ée]nager|je\s+me\s+suis\s+install[ée]e?)\s+"
+            + _PREP
+            + r"\s+(?P<obj>.+)",
+            "A déménagé {prep} {obj}",
+            "déménagé demenage déménager demenager installé installe installée",
+        ),
+        # work
+        P(
+            "employer_left",
+            r"je\s+ne\s+travaille\s+plus\s+(?P<prep>chez|pour|à)\s+(?P<obj>.+)",
+            "Ne travaille plus {prep} {obj}",
+            "travaille",
+        ),
+        P(
+            "employer_any",
+            r"je\s+travaille\s+(?P<prep>chez|pour)\s+(?P<obj>.+)",
+            "Travaille {prep} {obj}",
+            "travaille",
+        ),
+        P(
+            "role",
+            r"je\s+travaille\s+comme\s+(?P<obj>.+)",
+            "Travaille comme {obj}",
+            "travaille",
+        ),
+        P(
+            "role",
+            r"je\s+suis\s+(?:un\s+|une\s+)?(?P<obj>"
+            + _ROLES
+            + r"(?:\s+(?:de|en|du)\s+[\w-]+)?)\b",
+            "Est {obj}",
+            "suis",
+        ),
+        P(
+            "employer_any",
+            r"je\s+suis\s+(?:un\s+|une\s+)?"
+            + _ROLES
+            + r".{0,30}?\s+chez\s+(?P<obj>.+)",
+            "Travaille chez {obj}",
+            "suis",
+        ),
+        P(
+            "employer_any",
+            r"j'ai\s+commenc[ée]\s+(?:à\s+travailler\s+)?chez\s+(?P<obj>.+)",
+            "Travaille chez {obj}",
+            "commencé commence",
+        ),
+        # family and pets
+        P(
+            "relative",
+            r"(?P<verb>mon|ma|mes)\s+(?P<obj>"
+            + _REL
+            + r"\b(?:\s+[A-Z]\w+)?\s+(?:est|sont|travaille|travaillent|habite|habitent|vit|vivent|a|ont|s'appelle|s'appellent|[ée]tudie|va|vont|joue|fait|est\s+n[ée]e?)\b.+)",
+            _POSS,
+            _REL_T,
+        ),
+        P(
+            "relative",
+            r"j'ai\s+(?P<obj>(?:un|une|deux|trois|quatre|\d+)\s+(?:\w+\s+)?"
+            + _REL
+            + r"\b.*)",
+            "A {obj}",
+            _REL_T,
+        ),
+        P(
+            "relationship",
+            r"je\s+suis\s+(?P<obj>mari[ée]e?|c[ée]libataire|divorc[ée]e?|veu(?:f|ve)|fianc[ée]e?|pacs[ée]e?)",
+            "Est {obj}",
+            "marié mariée marie celibataire célibataire divorcé divorcée divorce veuf veuve fiancé fiancée pacsé pacsée",
+        ),
+        # constraints
+        P(
+            "allergy",
+            r"je\s+suis\s+allergique\s+(?P<prep>à|au|aux|a)\s+(?P<obj>.+)",
+            "Est allergique {prep} {obj}",
+            "allergique",
+        ),
+        P(
+            "allergy",
+            r"j'ai\s+une\s+allergie\s+(?P<prep>à|au|aux|a)\s+(?P<obj>.+)",
+            "A une allergie {prep} {obj}",
+            "allergie",
+        ),
+        P(
+            "diet_left",
+            r"je\s+ne\s+suis\s+plus\s+(?P<obj>" + _DIET + r")",
+            "N'est plus {obj}",
+            _DIET_T,
+        ),
+        P(
+            "diet",
+            r"je\s+suis\s+(?P<obj>"
+            + _DIET
+            + r"|c[œo]eliaque|diab[ée]tique|intol[ée]rant(?:e)?\s+au\s+(?:lactose|gluten)|daltonien(?:ne)?|aveugle|sourd(?:e)?)",
+            "Est {obj}",
+            _DIET_T
+            + " cœliaque coeliaque diabétique diabetique intolérant intolérante intolerant daltonien daltonienne aveugle sourd sourde",
+        ),
+        P(
+            "food_refused",
+            r"je\s+ne\s+(?P<verb>mange|bois|peux\s+pas\s+manger)\s+(?:pas|jamais|plus)?\s*(?:de\s+|d'|du\s+|de\s+la\s+)?(?P<obj>.+)",
+            {
+                "mange": "Ne mange pas de {obj}",
+                "bois": "Ne boit pas de {obj}",
+                "": "Ne peut pas manger de {obj}",
+            },
+            "mange bois manger",
+        ),
+        P(
+            "budget",
+            r"(?:mon\s+budget\s+est|j'ai\s+un\s+budget)\s+(?:de\s+)?(?P<obj>.+)",
+            "Son budget est de {obj}",
+            "budget",
+        ),
+        P(
+            "platform",
+            r"(?:je\s+suis|nous\s+sommes|on\s+est)\s+(?:bloqu[ée]e?s?|coinc[ée]e?s?|limit[ée]e?s?)\s+(?:sur|à|avec|en)\s+(?P<obj>.+)",
+            "Est bloqué sur {obj}",
+            "bloqué bloque bloquée bloqués coincé coince coincée limité limite limitée limités",
+        ),
+        P(
+            "platform_refused",
+            r"je\s+ne\s+peux\s+pas\s+(?P<verb>mettre\s+à\s+jour|utiliser|installer)\s+(?P<obj>.+)",
+            {
+                "utiliser": "Ne peut pas utiliser {obj}",
+                "installer": "Ne peut pas installer {obj}",
+                "": "Ne peut pas mettre à jour {obj}",
+            },
+            "utiliser installer mettre",
+        ),
+        # standing instructions
+        P(
+            "reply_language",
+            r"(?:s'il\s+te\s+pla[iî]t,?\s+|stp,?\s+|merci\s+de\s+)?(?:toujours\s+)?(?:r[ée]ponds(?:-moi)?|r[ée]pondez(?:-moi)?|r[ée]pondre|parle(?:-moi)?|parlez(?:-moi)?|[ée]cris(?:-moi)?|[ée]crivez(?:-moi)?)\s+(?:toujours\s+)?en\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Veut des réponses en {obj}",
+            _LANG_T,
+        ),
+        P(
+            "reply_language_refused",
+            r"ne\s+(?:me\s+)?(?:r[ée]ponds|r[ée]pondez|parle|parlez|[ée]cris)\s+plus\s+en\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Ne veut plus de réponses en {obj}",
+            _LANG_T,
+        ),
+        P(
+            "ban",
+            r"^(?:s'il\s+te\s+pla[iî]t,?\s+|stp,?\s+)?n'(?:utilise|utilisez|ajoute|ajoutez|mets|mettez)\s+(?:jamais|pas)\s+(?:de\s+|d')?(?P<obj>.+)",
+            "Ne veut pas de {obj}",
+            "utilise utilisez ajoute ajoutez mets mettez",
+        ),
+        P(
+            "ban",
+            r"ne\s+(?:mets|mettez)\s+(?:jamais|pas)\s+(?:de\s+|d')?(?P<obj>.+)",
+            "Ne veut pas de {obj}",
+            "mets mettez",
+        ),
+        P(
+            "ban",
+            r"^(?:s'il\s+te\s+pla[iî]t,?\s+)?(?:pas|sans)\s+(?:de\s+|d')(?P<obj>emojis?|[ée]mojis?|[ée]motic[ôo]nes|jargon|blabla)",
+            "Ne veut pas de {obj}",
+            "pas sans",
+        ),
+        P(
+            "style",
+            r"(?:toujours\s+)?sois\s+(?P<obj>bref|br[èe]ve|concis(?:e)?|direct(?:e)?|formel(?:le)?|clair(?:e)?)",
+            "Veut que l'assistant soit {obj}",
+            "sois",
+        ),
+        P(
+            "goal",
+            r"je\s+suis\s+en\s+train\s+d'(?P<obj>apprendre\s+.+)",
+            "Est en train d'{obj}",
+            "train",
+        ),
+        P(
+            "parent",
+            r"je\s+suis\s+(?P<obj>(?:p[èe]re|m[èe]re|maman|papa|grand-p[èe]re|grand-m[èe]re)\s+(?:de|d')\s*.+)",
+            "Est {obj}",
+            "père pere mère mere maman papa grand",
+        ),
+        P(
+            "field",
+            r"je\s+travaille\s+(?P<obj>(?:dans|en)\s+(?:la|le|l'|les)?\s*[a-zéèàç][\wéèàç' -]*|à\s+domicile|de\s+chez\s+moi|à\s+distance|en\s+télétravail|à\s+mi-temps|de\s+nuit)",
+            "Travaille {obj}",
+            "travaille",
+        ),
+        P(
+            "role_as",
+            r"je\s+suis\s+(?P<obj>à\s+la\s+retraite|au\s+chômage|en\s+recherche\s+d'emploi|indépendante?|en\s+freelance)",
+            "Est {obj}",
+            "suis",
+        ),
+        # stack and projects
+        P(
+            "stack_refused",
+            r"(?:je\s+n'utilise|nous\s+n'utilisons|on\s+n'utilise)\s+(?:pas|plus|jamais)\s+(?:de\s+|d')?(?P<obj>.+)",
+            "N'utilise pas {obj}",
+            "utilise utilisons",
+        ),
+        P(
+            "stack_choice",
+            r"(?:nous\s+utilisons|on\s+utilise)\s+(?P<obj>.+)",
+            "Utilisent {obj}",
+            "utilisons utilise",
+        ),
+        P("stack_choice", r"j'utilise\s+(?P<obj>.+)", "Utilise {obj}", "utilise"),
+        P(
+            "stack",
+            r"notre\s+(?P<what>backend|frontend|stack|serveur|projet|produit|base\s+de\s+donn[ée]es|application|appli|infrastructure)\s+(?P<verb>est|utilise|tourne\s+sur|est\s+[ée]crit\s+en)\s+(?P<obj>.+)",
+            "Leur {what} {verb} {obj}",
+            "backend frontend stack serveur projet produit base application appli infrastructure",
+        ),
+        P(
+            "project",
+            r"je\s+(?P<verb>d[ée]veloppe|construis|cr[ée]e|suis\s+en\s+train\s+de\s+d[ée]velopper|travaille\s+sur)\s+(?P<obj>(?:un|une|mon|ma)\s+.+)",
+            {
+                "développe": "Développe {obj}",
+                "developpe": "Développe {obj}",
+                "construis": "Construit {obj}",
+                "crée": "Crée {obj}",
+                "cree": "Crée {obj}",
+                "travaille sur": "Travaille sur {obj}",
+                "": "Développe {obj}",
+            },
+            "développe developpe construis crée cree train travaille",
+        ),
+        # goals and plans
+        P("goal_verb", r"je\s+veux\s+(?P<obj>.+)", "Veut {obj}", "veux"),
+        P(
+            "goal_verb",
+            r"(?:j'aimerais|je\s+voudrais|je\s+souhaite)\s+(?P<obj>.+)",
+            "Aimerait {obj}",
+            "aimerais voudrais souhaite",
+        ),
+        P(
+            "goal_verb",
+            r"je\s+(?P<verb>compte|pr[ée]vois\s+de|envisage\s+de|esp[èe]re|vais)\s+(?P<obj>.+)",
+            {
+                "compte": "Compte {obj}",
+                "vais": "Va {obj}",
+                "espère": "Espère {obj}",
+                "espere": "Espère {obj}",
+                "": "Prévoit de {obj}",
+            },
+            "compte prévois prevois envisage espère espere vais",
+        ),
+        P(
+            "goal",
+            r"mon\s+(?P<what>objectif|r[êe]ve|but|projet)\s+est\s+(?:de\s+|d')?(?P<obj>.+)",
+            "Son {what} est de {obj}",
+            "objectif rêve reve but projet",
+        ),
+        P("goal", r"j'apprends\s+(?P<obj>.+)", "Apprend {obj}", "apprends"),
+        # notable events
+        P(
+            "event",
+            r"je\s+viens\s+de\s+(?P<obj>(?!d[ée]m[ée]nager).+)",
+            "Vient de {obj}",
+            "viens",
+        ),
+        P(
+            "event",
+            r"je\s+me\s+suis\s+(?P<obj>mari[ée]e?.*)",
+            "S'est {obj}",
+            "marié mariée marie",
+        ),
+        P(
+            "event",
+            r"je\s+suis\s+(?P<obj>rentr[ée]e?\s+(?:de|du|des|d').+)",
+            "Est {obj}",
+            "rentré rentrée rentre",
+        ),
+        P(
+            "event",
+            r"j'ai\s+(?P<obj>(?:commenc[ée]\s+chez|eu\s+mon\s+dipl[ôo]me|eu\s+un\s+b[ée]b[ée]|pris\s+ma\s+retraite).*)",
+            "A {obj}",
+            "commencé commence diplôme diplome bébé bebe retraite",
+        ),
+        # preferences
+        P("dislike", r"je\s+n'aime\s+pas\s+(?P<obj>.+)", "N'aime pas {obj}", "aime"),
+        P(
+            "dislike",
+            r"je\s+d[ée]teste\s+(?P<obj>.+)",
+            "Déteste {obj}",
+            "déteste deteste",
+        ),
+        P(
+            "like",
+            r"j'(?P<verb>aime|adore)\s+(?P<obj>.+)",
+            {"adore": "Adore {obj}", "": "Aime {obj}"},
+            "aime adore",
+        ),
+        P(
+            "prefer",
+            r"je\s+pr[ée]f[èe]re\s+(?P<obj>.+)",
+            "Préfère {obj}",
+            "préfère prefere préfere",
+        ),
+    ),
+)

@@ -1,0 +1,88 @@
+"""What one language pack holds: the words of a language that memtap reads, as data.
+
+A pack is data only: regular-expression fragments and word lists, typed by `LanguagePack`.
+The code that reads them is written once for every language: the rule shapes in
+`engine/extraction/shapes.py` turn each `Phrase` of a pack into a rule, and the text tools in
+`engine/text/` read the words every layer shares (negators, joiners, fillers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+Template = str | Mapping[str, str]
+"""The stored third-person content: one template, or one per value of the `verb` group
+(lower case, spaces collapsed; "" is the default)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """What a phrase reads: `said` by the user is kept as `kept` (the fact's content)."""
+
+    said: str
+    kept: str
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """One way a language says one shape of fact.
+
+    `shape` names a shape of `engine/extraction/shapes.py` (family, polarity, slot, group and
+    checks are the shape's); `rx` is the phrase with a named group `obj` (and optionally
+    `verb`, `what`, `prep`, `adj`); `template` the stored content; `triggers` the words of
+    which one must occur in a clause for the phrase to be tried."""
+
+    shape: str
+    rx: str
+    template: Template
+    triggers: str
+    keep_case: bool = False
+    """Keep the content's case as written (German nouns)."""
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LanguagePack:
+    """The words of one language. Every field but `code` has a default, so a small pack (a
+    handful of phrases) is a complete language."""
+
+    code: str
+    """ISO 639-1 code, stored with each fact (`lang`)."""
+    phrases: tuple[Phrase, ...] = ()
+    """In priority order: the first phrase of a group that reads a clause wins."""
+    stop: str = r"\s+(?:and|but|because)\b|[,;:(]|\s-\s"
+    """Where an object ends: a joiner opening the next clause, a time phrase, punctuation."""
+    role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
+    """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
+    roles: str = ""
+    relatives: str = ""
+    relative_triggers: str = ""
+    diets: str = ""
+    """Diet words: a diet phrase's object that names one fills the `constraint.diet` slot."""
+    languages: str = ""
+    language_triggers: str = ""
+    foreign: str = ""
+    """A clause this matches reads as a neighbouring language sharing our verbs: not ours."""
+    goal_verb_endings: tuple[str, ...] = ()
+    """How an infinitive ends: a goal ("quiero aprender") needs one after its verb."""
+    goal_verb_last: bool = False
+    """The infinitive closes the clause instead of opening the object (German)."""
+    not_goals: frozenset[str] = frozenset()
+    """Infinitives that ask rather than plan ("quiero saber …")."""
+    brief_words: tuple[str, ...] = ()
+    """Starts of the style words that ask for length rather than tone ("breve", "kurz")."""
+    indefinite_preps: frozenset[str] = frozenset()
+    """Prepositions with an article that make an employer of a common noun ("numa startup")."""
+    negators: frozenset[str] = frozenset()
+    """Words that negate the verb after them."""
+    joiners: frozenset[str] = frozenset()
+    """"and": what joins two clauses that may share their subject."""
+    first_person: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The copula and "have", third person -> first ("es " -> "Soy "): what a stored "Es X"
+    was when the user said it."""
+
+
+def words(text: str) -> frozenset[str]:
+    """A word list written as one string ("saber preguntar ver")."""
+    return frozenset(text.split())

@@ -1,0 +1,372 @@
+"""Portuguese: the words memtap reads in Portuguese (data only; the rule shapes are
+`engine/extraction/shapes.py`). Facts are stored in Portuguese, third person."""
+
+from __future__ import annotations
+
+from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import Phrase as P
+
+_ROLES = (
+    r"(?:engenheir[oa]|desenvolvedor(?:a)?|programador(?:a)?|professor(?:a)?|m[eé]dic[oa]|"
+    r"enfermeir[oa]|designer|advogad[oa]|estudante|jornalista|contador(?:a)?|arquitet[oa]|cientista|"
+    r"analista|gerente|diretor(?:a)?|consultor(?:a)?|pesquisador(?:a)?|cozinheir[oa]|chef|"
+    r"escritor(?:a)?|tradutor(?:a)?|piloto|fot[oó]graf[oa]|psic[oó]log[oa]|veterin[aá]ri[oa]|"
+    r"dentista|farmac[eê]utic[oa]|eletricista|garçom|garçonete|vendedor(?:a)?|aposentad[oa]|"
+    r"freelancer|aut[oô]nom[oa]|fundador(?:a)?|empreendedor(?:a)?)"
+)
+_REL = (
+    r"(?:esposa|esposo|marido|mulher|namorada|namorado|filho|filha|filhos|filhas|m[aã]e|pai|pais|"
+    r"irm[aã]o|irm[aã]|irm[aã]os|irm[aã]s|av[oóô]|av[oó]s|tia|tio|primo|prima|cachorro|cachorra|"
+    r"cachorros|c[aã]o|gato|gata|gatos|papagaio|coelho|cachorrinho|gatinho|pet)"
+)
+_REL_T = (
+    "esposa esposo marido mulher namorada namorado filho filha filhos filhas mãe mae pai pais "
+    "irmão irmao irmã irma irmãos irmaos irmãs irmas avó avô avo avos avós tia tio primo prima "
+    "cachorro cachorra cachorros cão cao gato gata gatos papagaio coelho cachorrinho gatinho pet"
+)
+_DIET = r"(?:vegetarian[oa]|vegan[oa]|pescetarian[oa]|flexitarian[oa])"
+_LANG = r"(?:portugu[eê]s|ingl[eê]s|espanhol|franc[eê]s|alem[aã]o|italiano)"
+_LANG_T = (
+    "português portugues inglês ingles espanhol francês frances alemão alemao italiano"
+)
+_POSS = {
+    "minha": "Sua {obj}",
+    "meu": "Seu {obj}",
+    "meus": "Seus {obj}",
+    "minhas": "Suas {obj}",
+    "": "Seu {obj}",
+}
+
+PACK = LanguagePack(
+    code="pt",
+    stop=(
+        r"\s+(?:e\s+(?:eu|meu|minha|trabalho|moro|sou|tenho)|mas|porque|embora|onde|desde|h[aá]\s+\w+\s+anos|"
+        r"no\s+ano\s+passado|na\s+semana\s+passada|no\s+m[eê]s\s+passado|ontem|agora|hoje)\b|[,;:(]|\s-\s"
+    ),
+    role_stop=r"\s+(?:na|no|em|para|pra|de\s+[A-Z]|e|mas|desde|com|h[aá])\b|[,;:(]",
+    roles=_ROLES,
+    relatives=_REL,
+    relative_triggers=_REL_T,
+    diets=_DIET,
+    languages=_LANG,
+    language_triggers=_LANG_T,
+    foreign=r"\b(?:y|el|los|las|muy|también|pero|gracias)\b|ñ|ción\b|ciones\b",
+    goal_verb_endings=("ar", "er", "ir", "or"),
+    not_goals=words("saber perguntar entender ver confirmar fazer"),
+    brief_words=("breve", "conci"),
+    indefinite_preps=frozenset(["numa", "num"]),
+    negators=frozenset(["não", "nao", "nunca", "jamais", "nem"]),
+    joiners=frozenset(["e"]),
+    first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),
+    phrases=(
+        # identity
+        P(
+            "name",
+            r"(?:(?:eu\s+)?me\s+chamo|meu\s+nome\s+[eé])\s+(?P<obj>.+)",
+            "Chama-se {obj}",
+            "chamo nome",
+        ),
+        P(
+            "address_as",
+            r"(?:me\s+chame|pode\s+me\s+chamar)\s+de\s+(?P<obj>.+)",
+            "Quer ser chamado de {obj}",
+            "chame chamar",
+        ),
+        P("origin", r"sou\s+(?:de|do|da)\s+(?P<obj>.+)", "É de {obj}", "sou"),
+        P("age", r"tenho\s+(?P<obj>\d{1,3})\s+anos", "Tem {obj} anos", "anos"),
+        # location
+        P(
+            "home_left",
+            r"(?:n[aã]o\s+moro\s+mais|j[aá]\s+n[aã]o\s+moro|n[aã]o\s+vivo\s+mais)\s+(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
+            "Não mora mais {prep} {obj}",
+            "moro vivo",
+        ),
+        P(
+            "home",
+            r"(?:eu\s+)?(?:moro|vivo|resido|estou\s+morando)\s+(?:sozinh[oa]\s+|com\s+(?:minha|meu|meus|minhas)\s+[\wà-ú]+\s+)?(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
+            "Mora {prep} {obj}",
+            "moro vivo resido morando",
+        ),
+        P(
+            "home",
+            r"(?:me\s+mudei|mudei-me|acabei\s+de\s+me\s+mudar)\s+(?P<prep>para|pra|pro)\s+(?P<obj>.+)",
+            "Mudou-se {prep} {obj}",
+            "mudei mudar",
+        ),
+        # work
+        P(
+            "employer_left",
+            r"(?:n[aã]o\s+trabalho\s+mais|j[aá]\s+n[aã]o\s+trabalho)\s+(?P<prep>na|no|em|para|pra)\s+(?P<obj>.+)",
+            "Não trabalha mais {prep} {obj}",
+            "trabalho",
+        ),
+        P(
+            "employer_or_indefinite",
+            r"(?:trabalho|estou\s+trabalhando)\s+(?P<prep>na|no|em|para|pra|numa|num)\s+(?P<obj>.+)",
+            "Trabalha {prep} {obj}",
+            "trabalho trabalhando",
+        ),
+        P(
+            "field_common",
+            r"trabalho\s+(?P<prep>com|em|na\s+área\s+de)\s+(?P<obj>[a-zà-ú].+)",
+            "Trabalha {prep} {obj}",
+            "trabalho",
+        ),
+        P("role", r"trabalho\s+como\s+(?P<obj>.+)", "Trabalha como {obj}", "trabalho"),
+        P(
+            "role",
+            r"sou\s+(?:um\s+|uma\s+)?(?P<obj>"
+            + _ROLES
+            + r"(?:\s+(?:de|do|da)\s+[\w-]+)?)\b",
+            "É {obj}",
+            "sou",
+        ),
+        P(
+            "employer",
+            r"sou\s+(?:um\s+|uma\s+)?"
+            + _ROLES
+            + r".{0,30}?\s+(?P<prep>na|no|em)\s+(?P<obj>[A-Z].+)",
+            "Trabalha {prep} {obj}",
+            "sou",
+        ),
+        P(
+            "employer",
+            r"comecei\s+(?:a\s+trabalhar\s+)?(?P<prep>na|no|em)\s+(?P<obj>.+)",
+            "Trabalha {prep} {obj}",
+            "comecei",
+        ),
+        # family and pets
+        P(
+            "relative",
+            r"(?P<verb>minha|meu|meus|minhas)\s+(?P<obj>"
+            + _REL
+            + r"\b(?:\s+[A-Z]\w+)?\s+(?:[eé]|s[aã]o|est[aá]|est[aã]o|trabalha|trabalham|mora|moram|tem|t[eê]m|se\s+chama|chama-se|estuda|vai|v[aã]o|nasceu|faz|joga|gosta)\b.+)",
+            _POSS,
+            _REL_T,
+        ),
+        P(
+            "relative",
+            r"tenho\s+(?P<obj>(?:um|uma|dois|duas|tr[eê]s|quatro|\d+)\s+(?:\w+\s+)?"
+            + _REL
+            + r"\b.*)",
+            "Tem {obj}",
+            _REL_T,
+        ),
+        P(
+            "relationship",
+            r"(?:sou|estou)\s+(?P<obj>casad[oa]|solteir[oa]|divorciad[oa]|vi[uú]v[oa]|noiv[oa])",
+            "É {obj}",
+            "casado casada solteiro solteira divorciado divorciada viúvo viúva viuvo viuva noivo noiva",
+        ),
+        # constraints
+        P(
+            "allergy",
+            r"sou\s+(?P<adj>al[eé]rgic[oa])\s+(?P<prep>a|ao|à|aos|às)\s+(?P<obj>.+)",
+            "É {adj} {prep} {obj}",
+            "alérgico alérgica alergico alergica",
+        ),
+        P(
+            "allergy",
+            r"tenho\s+alergia\s+(?P<prep>a|ao|à|aos|às|de)\s+(?P<obj>.+)",
+            "Tem alergia {prep} {obj}",
+            "alergia",
+        ),
+        P(
+            "diet_left",
+            r"(?:n[aã]o\s+sou\s+mais|j[aá]\s+n[aã]o\s+sou)\s+(?P<obj>" + _DIET + r")",
+            "Não é mais {obj}",
+            "vegetariano vegetariana vegano vegana pescetariano pescetariana",
+        ),
+        P(
+            "diet",
+            r"sou\s+(?P<obj>"
+            + _DIET
+            + r"|cel[ií]ac[oa]|diab[eé]tic[oa]|intolerante\s+(?:à|a)\s+lactose|intolerante\s+ao\s+gl[uú]ten|dalt[oô]nic[oa]|ceg[oa]|surd[oa])",
+            "É {obj}",
+            "vegetariano vegetariana vegano vegana pescetariano pescetariana celíaco celíaca celiaco celiaca diabético diabética diabetico diabetica intolerante daltônico daltonico cego cega surdo surda",
+        ),
+        P(
+            "food_refused",
+            r"(?:eu\s+)?(?:n[aã]o|nunca)\s+(?P<verb>como|posso\s+comer|bebo|tomo)\s+(?P<obj>.+)",
+            {
+                "como": "Não come {obj}",
+                "posso comer": "Não pode comer {obj}",
+                "bebo": "Não bebe {obj}",
+                "tomo": "Não toma {obj}",
+                "": "Não come {obj}",
+            },
+            "como comer bebo tomo",
+        ),
+        P(
+            "budget",
+            r"(?:meu\s+or[çc]amento\s+[eé]|tenho\s+um\s+or[çc]amento)\s+(?:de\s+)?(?P<obj>.+)",
+            "Seu orçamento é de {obj}",
+            "orçamento orcamento",
+        ),
+        P(
+            "platform",
+            r"(?:estou|estamos)\s+(?:pres[oa]s?|limitad[oa]s?|travad[oa]s?)\s+(?:no|na|ao|à|em|com)\s+(?P<obj>.+)",
+            "Está preso a {obj}",
+            "preso presa presos limitado limitada limitados travado travada travados",
+        ),
+        P(
+            "platform_refused",
+            r"n[aã]o\s+(?:posso|podemos)\s+(?P<verb>atualizar|usar|instalar)\s+(?:o\s+|a\s+)?(?P<obj>.+)",
+            {
+                "atualizar": "Não pode atualizar {obj}",
+                "instalar": "Não pode instalar {obj}",
+                "": "Não pode usar {obj}",
+            },
+            "atualizar usar instalar",
+        ),
+        # standing instructions
+        P(
+            "reply_language",
+            r"(?:por\s+favor,?\s+)?(?:sempre\s+)?(?:me\s+)?(?:responda|responde|fale|escreva|respondam|fale\s+comigo|fala\s+comigo|converse\s+comigo)(?:-me)?\s+(?:sempre\s+)?em\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Quer respostas em {obj}",
+            _LANG_T,
+        ),
+        P(
+            "reply_language_refused",
+            r"n[aã]o\s+(?:me\s+)?(?:responda|fale|escreva)\s+(?:mais\s+)?em\s+(?P<obj>"
+            + _LANG
+            + r")",
+            "Não quer respostas em {obj}",
+            _LANG_T,
+        ),
+        P(
+            "ban",
+            r"(?:por\s+favor,?\s+)?(?:nunca\s+|n[aã]o\s+)(?:use|usa|coloque|inclua|adicione|ponha)\s+(?P<obj>.+)",
+            "Não quer {obj}",
+            "use usa coloque inclua adicione ponha",
+        ),
+        P(
+            "ban",
+            r"^(?:por\s+favor,?\s+)?sem\s+(?P<obj>emojis?|emoticons|jarg[aã]o|enrola[çc][aã]o|rodeios)",
+            "Não quer {obj}",
+            "sem",
+        ),
+        P(
+            "style",
+            r"(?:por\s+favor,?\s+)?(?:sempre\s+)?seja\s+(?P<obj>breve|conciso|concisa|direto|direta|formal|claro|clara)",
+            "Quer que o assistente seja {obj}",
+            "seja",
+        ),
+        P(
+            "health",
+            r"tenho\s+(?P<obj>doen[çc]a\s+cel[ií]aca|diabetes|asma|tdah|epilepsia|enxaqueca|intoler[aâ]ncia\s+.+)",
+            "Tem {obj}",
+            "doença doenca diabetes asma tdah epilepsia enxaqueca intolerância intolerancia",
+        ),
+        P(
+            "parent",
+            r"sou\s+(?P<obj>(?:pai|m[aã]e|av[oóô])\s+de\s+.+)",
+            "É {obj}",
+            "pai mãe mae avó avô avo",
+        ),
+        P(
+            "field",
+            r"trabalho\s+(?P<obj>de\s+casa|remoto|remotamente|em\s+home\s+office|à\s+noite|meio\s+período|por\s+conta\s+própria)",
+            "Trabalha {obj}",
+            "trabalho",
+        ),
+        # stack and projects
+        P(
+            "stack_refused",
+            r"(?:eu\s+)?n[aã]o\s+(?:uso|utilizo|usamos|utilizamos)\s+(?P<obj>.+)",
+            "Não usa {obj}",
+            "uso utilizo usamos utilizamos",
+        ),
+        P(
+            "stack_choice",
+            r"(?P<verb>usamos|utilizamos|trabalhamos\s+com)\s+(?P<obj>.+)",
+            "Usam {obj}",
+            "usamos utilizamos trabalhamos",
+        ),
+        P(
+            "stack_choice",
+            r"(?:eu\s+)?(?:uso|utilizo|programo\s+em)\s+(?P<obj>.+)",
+            "Usa {obj}",
+            "uso utilizo programo",
+        ),
+        P(
+            "stack",
+            r"noss[oa]\s+(?P<what>backend|frontend|stack|servidor|projeto|produto|banco\s+de\s+dados|aplica[çc][aã]o|app|infraestrutura)\s+(?P<verb>[eé]|est[aá]\s+(?:feit[oa]|escrit[oa])|usa|roda)\s+(?P<obj>.+)",
+            "Seu {what} {verb} {obj}",
+            "backend frontend stack servidor projeto produto banco aplicação aplicacao app infraestrutura",
+        ),
+        P(
+            "project",
+            r"estou\s+(?P<verb>construindo|desenvolvendo|criando|fazendo|trabalhando\s+em|trabalhando\s+num|trabalhando\s+numa)\s+(?P<obj>(?:um|uma|meu|minha|o|a)?\s*.+)",
+            "Está {verb} {obj}",
+            "construindo desenvolvendo criando fazendo trabalhando",
+        ),
+        # goals and plans
+        P("goal_verb", r"(?:eu\s+)?quero\s+(?P<obj>.+)", "Quer {obj}", "quero"),
+        P(
+            "goal_verb",
+            r"(?P<verb>pretendo|planejo|planeio|espero|vou)\s+(?P<obj>.+)",
+            {"espero": "Espera {obj}", "vou": "Vai {obj}", "": "Pretende {obj}"},
+            "pretendo planejo planeio espero vou",
+        ),
+        P(
+            "goal",
+            r"meu\s+(?P<what>objetivo|sonho|plano)\s+[eé]\s+(?P<obj>.+)",
+            "Seu {what} é {obj}",
+            "objetivo sonho plano",
+        ),
+        P(
+            "goal",
+            r"estou\s+(?P<verb>aprendendo|estudando|economizando\s+para|me\s+preparando\s+para)\s+(?P<obj>.+)",
+            "Está {verb} {obj}",
+            "aprendendo estudando economizando preparando",
+        ),
+        # notable events
+        P(
+            "event",
+            r"acabei\s+de\s+(?P<obj>(?!me\s+mudar).+)",
+            "Acabou de {obj}",
+            "acabei",
+        ),
+        P(
+            "event",
+            r"(?P<verb>me\s+casei|casei|me\s+formei|me\s+aposentei|voltei\s+(?:de|do|da)|comecei\s+(?:a\s+trabalhar\s+)?(?:na|no|em)|tive\s+um\s+beb[eê])\b\s*(?P<obj>.*)",
+            {
+                "me casei": "Casou-se {obj}",
+                "casei": "Casou-se {obj}",
+                "me formei": "Formou-se {obj}",
+                "me aposentei": "Aposentou-se {obj}",
+                "voltei de": "Voltou de {obj}",
+                "voltei do": "Voltou do {obj}",
+                "voltei da": "Voltou da {obj}",
+                "tive um bebê": "Teve um bebê {obj}",
+                "tive um bebe": "Teve um bebê {obj}",
+                "": "Começou em {obj}",
+            },
+            "casei formei aposentei voltei comecei tive",
+        ),
+        # preferences
+        P(
+            "dislike",
+            r"(?:eu\s+)?n[aã]o\s+gosto\s+(?P<obj>d[eoa]s?\s+.+)",
+            "Não gosta {obj}",
+            "gosto",
+        ),
+        P(
+            "dislike",
+            r"(?:eu\s+)?(?P<verb>odeio|detesto)\s+(?P<obj>.+)",
+            {"odeio": "Odeia {obj}", "": "Detesta {obj}"},
+            "odeio detesto",
+        ),
+        P("like", r"(?:eu\s+)?gosto\s+(?P<obj>d[eoa]s?\s+.+)", "Gosta {obj}", "gosto"),
+        P(
+            "like",
+            r"(?:eu\s+)?(?P<verb>adoro|amo)\s+(?P<obj>.+)",
+            {"adoro": "Adora {obj}", "": "Ama {obj}"},
+            "adoro amo",
+        ),
+        P("prefer", r"(?:eu\s+)?prefiro\s+(?P<obj>.+)", "Prefere {obj}", "prefiro"),
+    ),
+)
