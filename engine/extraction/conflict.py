@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memtap.engine.claims import Claim, conflict, less_specific, stored_claim
+from memtap.engine.claims import words as _words
 from memtap.engine.extraction.catalog import ALL_RULES
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.keys import normalise, stable_key
@@ -45,23 +47,6 @@ _FIRST_PERSON: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 _FIRST_EN = {"their": "my", "theirs": "mine", "them": "me", "they": "I"}
 _NOT = re.compile(r"(?:not|never|no\s+longer|nicht|no|pas|não)\b", re.IGNORECASE)
 _THIRD_WORD = re.compile(r"\b(?:their|theirs|them|they)\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """What one memory says about the user: the subject it supersedes others on."""
-
-    subject: str
-    slot: str | None
-    family: str
-    polarity: str
-    obj: str
-    """The object as stored (third person), for specificity."""
-
-    @property
-    def single_valued(self) -> bool:
-        """One live value at a time (home city, employer, editor, …)."""
-        return self.slot is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +87,16 @@ claims of up to this many contents of up to this length are kept (~5 MB for fact
 usual length, ~20 MB at most); a longer content is read each time."""
 
 
+__all__ = ["Claim", "Resolution", "claim_of", "claim_of_memory", "conflict", "resolve"]
+
+
+def claim_of_memory(memory: Memory) -> Claim | None:
+    """The claim the worker stored with `memory`, read from its content when it has none
+    (rows written before claims were stored, admin and import writes)."""
+    has, claim = stored_claim(memory)
+    return claim if has else claim_of(memory.content)
+
+
 def claim_of(content: str) -> Claim | None:
     if len(content) > CLAIM_CACHE_MAX_CHARS:
         return _read_claim(content)
@@ -124,25 +119,6 @@ def _read_claim(content: str) -> Claim | None:
 
 
 _cached_claim = lru_cache(maxsize=CLAIM_CACHE_ENTRIES)(_read_claim)
-
-
-def less_specific(new: Claim, old: Claim) -> bool:
-    """`new` says the same as `old` with fewer words ("Lives in Berlin" after "Lives in
-    Berlin, Kreuzberg"): a restatement, which never replaces the richer fact."""
-    if new.polarity != old.polarity:
-        return False
-    mine, theirs = set(_words(new.obj)), set(_words(old.obj))
-    return bool(mine) and mine < theirs
-
-
-def conflict(a: Claim, b: Claim) -> bool:
-    """Two claims that cannot both be current: the same single-valued slot with different
-    objects, or the same object with opposite polarity."""
-    if a.subject != b.subject:
-        return False
-    if a.polarity != b.polarity:
-        return True
-    return a.single_valued and _words(a.obj) != _words(b.obj)
 
 
 def resolve(new: Memory, claim: Claim, others: Sequence[Memory]) -> Resolution:
@@ -312,10 +288,6 @@ def _fold(word: str) -> str:
 
 
 _DOTTED_I = {ord("İ"): "i", ord("ı"): "i"}
-
-
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(w for w in normalise(text).split("_") if w)
 
 
 def _reverse(rule: Rule, template: str) -> _Reverse | None:
