@@ -23,11 +23,12 @@ from functools import lru_cache
 
 from memtap.engine.claims import Claim, conflict, less_specific, stored_claim
 from memtap.engine.claims import words as _words
-from memtap.engine.extraction.catalog import ALL_RULES
+from memtap.engine.extraction import catalog
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.keys import normalise, stable_key
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import subject_of
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.types import ExtractedFact, Memory
 
 _ASSISTANT = "Assistant: "
@@ -35,14 +36,6 @@ _ASSISTANT = "Assistant: "
 _ABOUT_USER = re.compile(r"^(?:the\s+)?user(?:'s|\s+is\b|\s+)\s*", re.IGNORECASE)
 _FIELD = re.compile(r"\{(\w+)\}")
 _END = ".!?;, "
-# The copula and "have" of each language, third person -> first: what a stored "Is X"
-# was when the user said it.
-_FIRST_PERSON: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
-    "es": (("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),
-    "pt": (("é ", ("Sou ",)), ("tem ", ("Tenho ",))),
-    "fr": (("est ", ("Je suis ",)), ("a ", ("J'ai ",))),
-    "de": (("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),
-}
 # Third-person possessives back to the first person extraction keyed the object with.
 _FIRST_EN = {"their": "my", "theirs": "mine", "them": "me", "they": "I"}
 _NOT = re.compile(r"(?:not|never|no\s+longer|nicht|no|pas|não)\b", re.IGNORECASE)
@@ -230,8 +223,8 @@ def _as_spoken(text: str) -> Claim | None:
 def _first_person(text: str) -> list[str]:
     lower = text.lower()
     out: list[str] = []
-    for firsts in _FIRST_PERSON.values():
-        for third, forms in firsts:
+    for pack in PACKS.values():  # "Es X" was "Soy X": each pack's copula and "have"
+        for third, forms in pack.first_person:
             if lower.startswith(third):
                 out += [form + text[len(third) :] for form in forms]
     head, _, rest = text.partition(" ")
@@ -277,6 +270,8 @@ _IRREGULAR = {"is": "am", "has": "have", "does": "do"}
 def _reverses_matching(text: str) -> list[_Reverse]:
     # Only the templates led by the text's first word (and the few led by a field) can
     # match it: ~30 regexes tried instead of all ~500 (retrieval reads a claim per hit).
+    if _built_at != catalog.version():
+        _rebuild()
     first = text.split(None, 1)
     candidates = _BY_LEAD.get(_fold(first[0]), _UNLED) if first else _UNLED
     return [r for r in candidates if r.regex.fullmatch(text)]
@@ -316,7 +311,7 @@ def _reverse(rule: Rule, template: str) -> _Reverse | None:
 def _build() -> tuple[_Reverse, ...]:
     seen: set[tuple[int, str]] = set()
     out: list[_Reverse] = []
-    for position, rule in enumerate(ALL_RULES):
+    for position, rule in enumerate(catalog.ALL_RULES):
         for template in dict.fromkeys(rule.templates.values()):
             reverse = _reverse(rule, template)
             if reverse is not None and (position, template) not in seen:
@@ -338,5 +333,15 @@ def _by_lead(
     return by_lead, unled
 
 
+def _rebuild() -> None:
+    """The reverses again, after a pack was registered (and no claim read before it)."""
+    global _REVERSES, _BY_LEAD, _UNLED, _built_at
+    _REVERSES = _build()
+    _BY_LEAD, _UNLED = _by_lead(_REVERSES)
+    _built_at = catalog.version()
+    _cached_claim.cache_clear()
+
+
 _REVERSES = _build()
 _BY_LEAD, _UNLED = _by_lead(_REVERSES)
+_built_at = catalog.version()

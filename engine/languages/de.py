@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -50,6 +50,87 @@ _POSS = {
     "": "Sein {obj}",
 }
 
+DATES = DateWords(
+    days={
+        "heute": 0,
+        "heute morgen": 0,
+        "heute abend": 0,
+        "gestern": -1,
+        "gestern abend": -1,
+        "vorgestern": -2,
+        "morgen": 1,
+        "übermorgen": 2,
+    },
+    periods=periods(
+        {
+            -1: {
+                "week": ("letzte woche", "vergangene woche"),
+                "weekend": ("letztes wochenende", "vergangenes wochenende"),
+                "month": ("letzten monat", "vergangenen monat"),
+                "year": ("letztes jahr", "vergangenes jahr"),
+            },
+            0: {
+                "week": ("diese woche",),
+                "weekend": ("dieses wochenende",),
+                "month": ("diesen monat",),
+                "year": ("dieses jahr",),
+            },
+            1: {
+                "week": ("nächste woche", "kommende woche"),
+                "weekend": ("nächstes wochenende", "kommendes wochenende"),
+                "month": ("nächsten monat", "kommenden monat"),
+                "year": ("nächstes jahr", "kommendes jahr"),
+            },
+        }
+    ),
+    numbers={
+        "einem": 1,
+        "einer": 1,
+        "zwei": 2,
+        "drei": 3,
+        "vier": 4,
+        "fünf": 5,
+        "sechs": 6,
+        "sieben": 7,
+        "acht": 8,
+        "neun": 9,
+        "zehn": 10,
+    },
+    units={
+        "tag": "day",
+        "tagen": "day",
+        "woche": "week",
+        "wochen": "week",
+        "monat": "month",
+        "monaten": "month",
+        "jahr": "year",
+        "jahren": "year",
+    },
+    ago=(r"vor\s+{n}\s+{unit}",),
+    ahead=(r"in\s+{n}\s+{unit}",),
+    weekdays={
+        "montag": 0,
+        "dienstag": 1,
+        "mittwoch": 2,
+        "donnerstag": 3,
+        "freitag": 4,
+        "samstag": 5,
+        "sonnabend": 5,
+        "sonntag": 6,
+    },
+    weekday_frames=(
+        (r"(?:letzten|vergangenen)\s+{wd}", -1),
+        (r"(?:nächsten|kommenden)\s+{wd}", 1),
+        (r"am\s+{wd}", 0),
+    ),
+    future=r"\b(?:werde|wirst|wird|werden|werdet)\b",
+    past=r"\b(?:habe|hast|hat|haben|habt|bin|bist|ist|sind|seid|war|warst|waren|hatte|hatten)\b",
+    bare_forward=True,
+    not_a_date={
+        "morgen": r"(?<!\bam\s)(?<!\bguten\s)(?<!\bjeden\s)(?<!\beinen\s)(?<!\bden\s)"
+    },
+)
+
 PACK = LanguagePack(
     code="de",
     stop=(
@@ -69,6 +150,7 @@ PACK = LanguagePack(
     brief_words=("kurz", "knapp", "ausf"),
     negators=frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
     joiners=frozenset(["und"]),
+    dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),
     phrases=(
         # identity

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -28,6 +28,90 @@ _DIET = r"(?:vegetarian[oa]|vegan[oa]|pescetarian[oa]|pescatarian[oa]|flexitaria
 _LANG = r"(?:espa[ñn]ol|castellano|ingl[eé]s|franc[eé]s|alem[aá]n|portugu[eé]s|italiano|catal[aá]n)"
 _LANG_T = "español espanol castellano inglés ingles francés frances alemán aleman portugués portugues italiano catalán catalan"
 
+DATES = DateWords(
+    days={
+        "hoy": 0,
+        "esta mañana": 0,
+        "esta tarde": 0,
+        "esta noche": 0,
+        "ayer": -1,
+        "anoche": -1,
+        "anteayer": -2,
+        "antes de ayer": -2,
+        "antier": -2,
+        "mañana": 1,
+        "pasado mañana": 2,
+    },
+    periods=periods(
+        {
+            -1: {
+                "week": ("la semana pasada",),
+                "weekend": ("el fin de semana pasado", "el finde pasado"),
+                "month": ("el mes pasado",),
+                "year": ("el año pasado",),
+            },
+            0: {
+                "week": ("esta semana",),
+                "weekend": ("este fin de semana", "este finde"),
+                "month": ("este mes",),
+                "year": ("este año",),
+            },
+            1: {
+                "week": ("la semana que viene", "la próxima semana"),
+                "weekend": ("el próximo fin de semana", "el fin de semana que viene"),
+                "month": ("el mes que viene", "el próximo mes"),
+                "year": ("el año que viene", "el próximo año"),
+            },
+        }
+    ),
+    numbers={
+        "un": 1,
+        "una": 1,
+        "dos": 2,
+        "tres": 3,
+        "cuatro": 4,
+        "cinco": 5,
+        "seis": 6,
+        "siete": 7,
+        "ocho": 8,
+        "nueve": 9,
+        "diez": 10,
+    },
+    units={
+        "día": "day",
+        "días": "day",
+        "dia": "day",
+        "dias": "day",
+        "semana": "week",
+        "semanas": "week",
+        "mes": "month",
+        "meses": "month",
+        "año": "year",
+        "años": "year",
+    },
+    ago=(r"hace\s+{n}\s+{unit}",),
+    ahead=(r"(?:dentro\s+de|en)\s+{n}\s+{unit}",),
+    weekdays={
+        "lunes": 0,
+        "martes": 1,
+        "miércoles": 2,
+        "miercoles": 2,
+        "jueves": 3,
+        "viernes": 4,
+        "sábado": 5,
+        "sabado": 5,
+        "domingo": 6,
+    },
+    weekday_frames=(
+        (r"el\s+{wd}\s+pasado", -1),
+        (r"el\s+próximo\s+{wd}", 1),
+        (r"el\s+{wd}\s+que\s+viene", 1),
+        (r"el\s+{wd}", 0),
+    ),
+    future=r"\b(?:voy|vas|va|vamos|van)\s+a\b|\b\w+(?:ré|rás|rá|remos|rán)\b",
+    not_a_date={"mañana": r"(?<!\bla\s)(?<!\bcada\s)(?<!\buna\s)"},
+)
+
 PACK = LanguagePack(
     code="es",
     stop=(
@@ -47,6 +131,7 @@ PACK = LanguagePack(
     brief_words=("breve", "conci"),
     negators=frozenset(["no", "nunca", "jamás", "ni"]),
     joiners=frozenset(["y"]),
+    dates=DATES,
     first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),
     phrases=(
         # identity

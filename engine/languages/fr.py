@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -33,6 +33,82 @@ _LANG_T = "français francais anglais espagnol allemand portugais italien"
 _PREP = r"(?P<prep>à|a|en|au|aux|dans)"
 _POSS = {"mon": "Son {obj}", "ma": "Sa {obj}", "mes": "Ses {obj}", "": "Son {obj}"}
 
+DATES = DateWords(
+    days={
+        "aujourd'hui": 0,
+        "ce matin": 0,
+        "ce soir": 0,
+        "hier": -1,
+        "hier soir": -1,
+        "avant-hier": -2,
+        "demain": 1,
+        "après-demain": 2,
+    },
+    periods=periods(
+        {
+            -1: {
+                "week": ("la semaine dernière", "la semaine passée"),
+                "weekend": ("le week-end dernier", "le weekend dernier"),
+                "month": ("le mois dernier",),
+                "year": ("l'année dernière", "l'an dernier", "l'année passée"),
+            },
+            0: {
+                "week": ("cette semaine",),
+                "weekend": ("ce week-end", "ce weekend"),
+                "month": ("ce mois-ci",),
+                "year": ("cette année",),
+            },
+            1: {
+                "week": ("la semaine prochaine",),
+                "weekend": ("le week-end prochain", "le weekend prochain"),
+                "month": ("le mois prochain",),
+                "year": ("l'année prochaine", "l'an prochain"),
+            },
+        }
+    ),
+    numbers={
+        "un": 1,
+        "une": 1,
+        "deux": 2,
+        "trois": 3,
+        "quatre": 4,
+        "cinq": 5,
+        "six": 6,
+        "sept": 7,
+        "huit": 8,
+        "neuf": 9,
+        "dix": 10,
+    },
+    units={
+        "jour": "day",
+        "jours": "day",
+        "semaine": "week",
+        "semaines": "week",
+        "mois": "month",
+        "an": "year",
+        "ans": "year",
+        "année": "year",
+        "années": "year",
+    },
+    ago=(r"il\s+y\s+a\s+{n}\s+{unit}",),
+    ahead=(r"dans\s+{n}\s+{unit}",),
+    weekdays={
+        "lundi": 0,
+        "mardi": 1,
+        "mercredi": 2,
+        "jeudi": 3,
+        "vendredi": 4,
+        "samedi": 5,
+        "dimanche": 6,
+    },
+    weekday_frames=(
+        (r"{wd}\s+dernier", -1),
+        (r"{wd}\s+prochain", 1),
+        (r"(?<!\ble\s)(?<!\bles\s){wd}", 0),
+    ),
+    future=r"\b(?:vais|vas|va|allons|allez|vont)\s+\w+|\b\w+(?:rai|ras|ra|rons|ront)\b",
+)
+
 PACK = LanguagePack(
     code="fr",
     stop=(
@@ -51,6 +127,7 @@ PACK = LanguagePack(
     brief_words=("bre", "brè", "conc"),
     negators=frozenset(["ne", "pas", "jamais"]),
     joiners=frozenset(["et"]),
+    dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),
     phrases=(
         # identity

@@ -9,11 +9,57 @@ The code that reads them is written once for every language: the rule shapes in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Template = str | Mapping[str, str]
 """The stored third-person content: one template, or one per value of the `verb` group
 (lower case, spaces collapsed; "" is the default)."""
+
+
+Unit = str
+"""day | week | weekend | month | year"""
+
+
+@dataclass(frozen=True, slots=True)
+class DateWords:
+    """The words of relative dates in one language, read by `extraction/dates.py`: fixed day
+    words (offset in days from the day said), relative periods (direction × unit, written out
+    because gender and word order differ), number words, unit words, the "N units ago" / "in
+    N units" frames, weekdays with the frames that name one, and the markers that make a bare
+    weekday point forward (or, in German, backward)."""
+
+    days: dict[str, int]
+    """"yesterday" -> -1"""
+    periods: dict[str, tuple[Unit, int]]
+    """"last weekend" -> ("weekend", -1)"""
+    numbers: dict[str, int]
+    units: dict[str, Unit]
+    ago: tuple[str, ...]
+    """Regex frames around `{n}` and `{unit}` for the past."""
+    ahead: tuple[str, ...]
+    weekdays: dict[str, int]
+    """Monday = 0."""
+    weekday_frames: tuple[tuple[str, int], ...]
+    """Regex frames around `{wd}`: direction -1 (last), +1 (next), 0 (by tense)."""
+    future: str
+    """Regex: the clause speaks of what is to come (a bare weekday then points forward)."""
+    past: str = r"(?!x)x"
+    """Regex: the clause speaks of the past, where the bare default is forward (German)."""
+    bare_forward: bool = False
+    not_a_date: dict[str, str] = field(default_factory=dict)
+    """Day words that are a date only when not a noun: a look-behind written before them
+    ("la mañana" is the morning, "am Morgen" too)."""
+
+
+def periods(
+    table: dict[int, dict[Unit, tuple[str, ...]]],
+) -> dict[str, tuple[Unit, int]]:
+    return {
+        phrase: (unit, direction)
+        for direction, units in table.items()
+        for unit, phrases in units.items()
+        for phrase in phrases
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +124,8 @@ class LanguagePack:
     """Words that negate the verb after them."""
     joiners: frozenset[str] = frozenset()
     """"and": what joins two clauses that may share their subject."""
+    dates: DateWords | None = None
+    """Relative dates ("ayer", "la semana pasada"), resolved against the turn's time."""
     first_person: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """The copula and "have", third person -> first ("es " -> "Soy "): what a stored "Es X"
     was when the user said it."""

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import LanguagePack, words
+from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -37,6 +37,90 @@ _POSS = {
     "": "Seu {obj}",
 }
 
+DATES = DateWords(
+    days={
+        "hoje": 0,
+        "hoje de manhã": 0,
+        "hoje à noite": 0,
+        "ontem": -1,
+        "anteontem": -2,
+        "antes de ontem": -2,
+        "amanhã": 1,
+        "depois de amanhã": 2,
+    },
+    periods=periods(
+        {
+            -1: {
+                "week": ("a semana passada", "semana passada"),
+                "weekend": ("o fim de semana passado", "fim de semana passado"),
+                "month": ("o mês passado", "mês passado"),
+                "year": ("o ano passado", "ano passado"),
+            },
+            0: {
+                "week": ("esta semana", "nesta semana"),
+                "weekend": ("este fim de semana", "neste fim de semana"),
+                "month": ("este mês", "neste mês"),
+                "year": ("este ano", "neste ano"),
+            },
+            1: {
+                "week": ("a próxima semana", "próxima semana", "semana que vem"),
+                "weekend": ("o próximo fim de semana", "próximo fim de semana"),
+                "month": ("o próximo mês", "próximo mês", "mês que vem"),
+                "year": ("o próximo ano", "próximo ano", "ano que vem"),
+            },
+        }
+    ),
+    numbers={
+        "um": 1,
+        "uma": 1,
+        "dois": 2,
+        "duas": 2,
+        "três": 3,
+        "tres": 3,
+        "quatro": 4,
+        "cinco": 5,
+        "seis": 6,
+        "sete": 7,
+        "oito": 8,
+        "nove": 9,
+        "dez": 10,
+    },
+    units={
+        "dia": "day",
+        "dias": "day",
+        "semana": "week",
+        "semanas": "week",
+        "mês": "month",
+        "mes": "month",
+        "meses": "month",
+        "ano": "year",
+        "anos": "year",
+    },
+    ago=(r"h[áa]\s+{n}\s+{unit}", r"{n}\s+{unit}\s+atr[áa]s"),
+    ahead=(r"(?:daqui\s+a|dentro\s+de|em)\s+{n}\s+{unit}",),
+    weekdays={
+        "segunda-feira": 0,
+        "segunda": 0,
+        "terça-feira": 1,
+        "terça": 1,
+        "quarta-feira": 2,
+        "quarta": 2,
+        "quinta-feira": 3,
+        "quinta": 3,
+        "sexta-feira": 4,
+        "sexta": 4,
+        "sábado": 5,
+        "domingo": 6,
+    },
+    weekday_frames=(
+        (r"(?:n[ao]\s+)?{wd}\s+passad[ao]", -1),
+        (r"(?:n[ao]\s+)?próxim[ao]\s+{wd}", 1),
+        (r"(?:n[ao]\s+)?{wd}\s+que\s+vem", 1),
+        (r"n[ao]\s+{wd}", 0),
+    ),
+    future=r"\b(?:vou|vais|vai|vamos|vão)\b|\b\w+(?:rei|rás|rá|remos|rão)\b",
+)
+
 PACK = LanguagePack(
     code="pt",
     stop=(
@@ -57,6 +141,7 @@ PACK = LanguagePack(
     indefinite_preps=frozenset(["numa", "num"]),
     negators=frozenset(["não", "nao", "nunca", "jamais", "nem"]),
     joiners=frozenset(["e"]),
+    dates=DATES,
     first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),
     phrases=(
         # identity
