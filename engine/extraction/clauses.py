@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from memtap.engine.text import lexicon
+
 NonFact = Literal["question", "hypothetical", "reported", "request", "fiction"]
 
 # Abbreviations do not end a sentence ("Call me Dr. Patel").
@@ -20,17 +22,6 @@ _SENTENCE_END = re.compile(
     r"(?<!\bJr\.)(?<!\bSr\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+|(?<=[。！？；])"
 )
 _PARENTHESIS = re.compile(r"\(([^()]{3,200})\)")
-_SUBJECT = (
-    r"(?:I|I'm|I've|I'd|I'll|my|we|we're|our|yo|mi|mis|eu|meu|minha|je|j'|mon|ma|mes|ich|mein|"
-    r"meine|wir|unser|unsere|nosotros|nuestro|nuestra|nós|nosso|nossa|nous|notre)"
-)
-# Spanish and Portuguese drop the subject, so a new clause may start with its verb ("y soy de
-# Valparaíso", "mas moro em São Paulo"): first-person forms of the verbs facts are stated
-# with. (German "und wohne in Hamburg" shares the subject before it, which its rules read.)
-_FIRST_PERSON_VERB = (
-    r"(?:soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|nac[ií]|sou|estou|tenho|moro|"
-    r"trabalho|prefiro|nasci)"
-)
 # What opens a question or a request for help after a statement in the same sentence, in the
 # languages other than English ("j'habite à Lyon, tu connais un bon bouchon ?"): the statement
 # before it stays a statement.
@@ -48,11 +39,11 @@ _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
     r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+"
     r"(?!I\s+(?:are|were|both|have\s+both)\b)(?="
-    + _SUBJECT
+    + lexicon.SUBJECT
     + r"\b|"
-    + _FIRST_PERSON_VERB
+    + lexicon.FIRST_PERSON_VERB
     + r"\b)"
-    r"|,\s+(?=" + _SUBJECT + r"\b)"
+    r"|,\s+(?=" + lexicon.SUBJECT + r"\b)"
     r"|,\s+(?=(?:what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
     r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)"
     r"|(?:,|\s)\s*(?=¿)|,\s+(?=" + _QUESTION_TAIL + r")"
@@ -152,258 +143,6 @@ _CREATIVE = re.compile(
 
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-# Words without which a pattern below cannot match: a set lookup spares the regex on most
-# clauses (extraction runs on every turn).
-_REQUEST_WORDS = frozenset(
-    [
-        "make",
-        "translate",
-        "translated",
-        "translation",
-        "summarize",
-        "summarise",
-        "sum",
-        "rewrite",
-        "write",
-        "rephrase",
-        "paraphrase",
-        "reword",
-        "proofread",
-        "correct",
-        "edit",
-        "polish",
-        "shorten",
-        "expand",
-        "continue",
-        "complete",
-        "improve",
-        "simplify",
-        "draft",
-        "compose",
-        "generate",
-        "create",
-        "make",
-        "come",
-        "give",
-        "tell",
-        "turn",
-        "convert",
-        "reformat",
-        "respond",
-        "reply",
-        "answer",
-        "critique",
-        "grade",
-        "spell",
-        "tl",
-        "dr",
-        "tldr",
-        "roleplay",
-        "role",
-        "pretend",
-        "act",
-        "say",
-        "voice",
-        "story",
-        "poem",
-        "song",
-        "essay",
-        "email",
-        "letter",
-        "tweet",
-        "post",
-        "bio",
-        "speech",
-        "traduce",
-        "traducir",
-        "traduzca",
-        "traduza",
-        "traduz",
-        "traduzir",
-        "resume",
-        "resuma",
-        "resumir",
-        "reescribe",
-        "reescreva",
-        "escribe",
-        "escreva",
-        "redacta",
-        "redija",
-        "corrige",
-        "corrija",
-        "traduis",
-        "traduisez",
-        "traduire",
-        "résume",
-        "résumez",
-        "réécris",
-        "écris",
-        "écrivez",
-        "rédige",
-        "rédigez",
-        "übersetze",
-        "übersetz",
-        "übersetzen",
-        "fasse",
-        "schreib",
-        "schreibe",
-        "formuliere",
-        "korrigiere",
-        "verfasse",
-    ]
-)
-_HYPOTHETICAL_WORDS = frozenset(
-    [
-        "if",
-        "suppose",
-        "supposing",
-        "imagine",
-        "imagining",
-        "let",
-        "lets",
-        "say",
-        "pretend",
-        "assume",
-        "assuming",
-        "hypothetically",
-        "what",
-        "world",
-        "picture",
-        "even",
-        "unless",
-        "si",
-        "supongamos",
-        "supón",
-        "supon",
-        "imagina",
-        "imaginemos",
-        "imagínate",
-        "imaginate",
-        "se",
-        "suponha",
-        "suponhamos",
-        "e",
-        "imaginons",
-        "imaginez",
-        "supposons",
-        "et",
-        "wenn",
-        "falls",
-        "angenommen",
-        "stell",
-        "nehmen",
-        "gesetzt",
-        "would",
-        "could",
-        "might",
-        "d",
-    ]
-)
-_FICTION_WORDS = frozenset(
-    [
-        "story",
-        "novel",
-        "game",
-        "scenario",
-        "roleplay",
-        "role",
-        "play",
-        "book",
-        "script",
-        "dream",
-        "fiction",
-        "fantasy",
-        "poem",
-        "song",
-        "screenplay",
-        "campaign",
-        "simulation",
-        "character",
-        "pretend",
-        "pretending",
-        "act",
-        "you",
-        "example",
-        "test",
-        "exercise",
-        "demo",
-        "sample",
-    ]
-)
-_REPORTED_WORDS = frozenset(
-    [
-        "said",
-        "says",
-        "say",
-        "told",
-        "tells",
-        "thinks",
-        "believes",
-        "claims",
-        "claim",
-        "claimed",
-        "insists",
-        "insisted",
-        "mentioned",
-        "wrote",
-        "writes",
-        "asked",
-        "according",
-        "apparently",
-        "supposedly",
-        "allegedly",
-        "dijo",
-        "dice",
-        "dicen",
-        "según",
-        "disse",
-        "diz",
-        "dizem",
-        "segundo",
-        "falou",
-        "dit",
-        "disent",
-        "selon",
-        "sagte",
-        "sagt",
-        "meint",
-        "laut",
-        "gesagt",
-        "behauptet",
-    ]
-)
-
-
-_JOINERS = frozenset(
-    [
-        "and",
-        "but",
-        "so",
-        "plus",
-        "also",
-        "though",
-        "although",
-        "while",
-        "whereas",
-        "because",
-        "since",
-        "as",
-        "cause",
-        "y",
-        "pero",
-        "porque",
-        "e",
-        "mas",
-        "et",
-        "mais",
-        "car",
-        "und",
-        "aber",
-        "weil",
-        "denn",
-        "sondern",
-    ]
-)
 
 
 def words_of(text: str) -> set[str]:
@@ -439,7 +178,7 @@ def clauses(sentence: str, words: set[str] | None = None) -> list[str]:
         and "—" not in sentence
         and "–" not in sentence
         and "¿" not in sentence
-        and _JOINERS.isdisjoint(words if words is not None else _words(sentence))
+        and lexicon.JOINERS.isdisjoint(words if words is not None else _words(sentence))
     ):
         return [sentence]
     return [c.strip(" ,") for c in _CLAUSE_SPLIT.split(sentence) if c and c.strip(" ,")]
@@ -452,7 +191,9 @@ def request_kind(sentence: str, words: set[str] | None = None) -> RequestScope |
     """Whether `sentence` asks for text to be produced or transformed, and how much of the
     message is its material: "all" (the request points at it: "translate this:"),
     "from_here" (fiction: the request and the details that follow it), or "sentence"."""
-    if _REQUEST_WORDS.isdisjoint(words if words is not None else _words(sentence)):
+    if lexicon.REQUEST_WORDS.isdisjoint(
+        words if words is not None else _words(sentence)
+    ):
         return None
     if _STANDING.search(sentence):
         return None  # "Please write all code with type hints" is an instruction, not a task
@@ -468,7 +209,9 @@ def request_kind(sentence: str, words: set[str] | None = None) -> RequestScope |
 def reports(clause: str, words: set[str] | None = None) -> bool:
     """Whether `clause` introduces somebody else's words ("my boss says", "Mein Chef sagt"):
     the clause after it is reported speech."""
-    if _REPORTED_WORDS.isdisjoint(words if words is not None else _words(clause)):
+    if lexicon.REPORTED_WORDS.isdisjoint(
+        words if words is not None else _words(clause)
+    ):
         return False
     for m in _REPORTED.finditer(clause):
         if not _SPEAKER_I.search(clause[: m.start()]):
@@ -490,13 +233,13 @@ def non_fact(
         return "question"
     if words is None:
         words = _words(stripped)
-    if not _HYPOTHETICAL_WORDS.isdisjoint(words) and (
+    if not lexicon.HYPOTHETICAL_WORDS.isdisjoint(words) and (
         _HYPOTHETICAL.match(stripped) or _CONDITIONAL.search(stripped)
     ):
         return "hypothetical"
-    if not _FICTION_WORDS.isdisjoint(words) and _FICTION.search(stripped):
+    if not lexicon.FICTION_WORDS.isdisjoint(words) and _FICTION.search(stripped):
         return "fiction"
-    if _REPORTED_WORDS.isdisjoint(words):
+    if lexicon.REPORTED_WORDS.isdisjoint(words):
         return None
     for m in _REPORTED.finditer(stripped):
         if m.start() <= fact_start and not _SPEAKER_I.search(stripped[: m.start()]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from memtap.engine.extraction.keys import sanitise
+from memtap.engine.text import lexicon
 
 MAX_OBJECT_CHARS = 300
 
@@ -39,65 +40,6 @@ _TRAILING = re.compile(
 _END_PUNCT = ".!?。！？…\"')]»“”,"
 _WORD = re.compile(r"[\w'-]+")
 
-# An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
-PRONOUNS = frozenset(
-    [
-        "it",
-        "this",
-        "that",
-        "them",
-        "those",
-        "these",
-        "one",
-        "ones",
-        "so",
-        "him",
-        "her",
-        "they",
-        "there",
-        "here",
-        "lo",
-        "la",
-        "los",
-        "las",
-        "le",
-        "les",
-        "isso",
-        "isto",
-        "ele",
-        "ela",
-        "eles",
-        "elas",
-        "ça",
-        "cela",
-        "ceci",
-        "le",
-        "la",
-        "les",
-        "es",
-        "das",
-        "dies",
-        "ihn",
-        "sie",
-    ]
-)
-_INTENSIFIERS = frozenset(
-    [
-        "a",
-        "lot",
-        "so",
-        "much",
-        "too",
-        "very",
-        "really",
-        "more",
-        "when",
-        "how",
-        "way",
-        "about",
-        "better",
-    ]
-)
 SECOND_PERSON = re.compile(
     r"\b(?:you|your|yours|yourself|yourselves|u|ur|tu|tus|te|ti|usted|você|vocês|teu|tua|"
     r"toi|ton|tes|vous|votre|vos|dein|deine|dich|dir|euch)\b",
@@ -121,65 +63,6 @@ _TIME = re.compile(
 )
 
 
-_TIME_ENDS = frozenset(
-    [
-        "week",
-        "weekend",
-        "month",
-        "quarter",
-        "year",
-        "summer",
-        "winter",
-        "spring",
-        "fall",
-        "autumn",
-        "sprint",
-        "days",
-        "weeks",
-        "months",
-        "years",
-        "yesterday",
-        "today",
-        "recently",
-        "ago",
-    ]
-)
-_TRAILING_ENDS = frozenset(
-    [
-        "now",
-        "being",
-        "currently",
-        "days",
-        "nowadays",
-        "anymore",
-        "more",
-        "longer",
-        "moment",
-        "lol",
-        "haha",
-        "too",
-        "well",
-        "tbh",
-        "btw",
-        "honestly",
-        "thanks",
-        "please",
-        "ahora",
-        "agora",
-        "maintenant",
-        "jetzt",
-        "mehr",
-        "plus",
-        "ya",
-        "já",
-        "también",
-        "também",
-        "aussi",
-        "auch",
-    ]
-)
-
-
 def _last_word(text: str) -> str:
     words = _TOKEN.findall(text[-24:].lower())
     return words[-1] if words else ""
@@ -188,43 +71,13 @@ def _last_word(text: str) -> str:
 def strip_time(obj: str) -> str:
     """ "Kafka this quarter" -> "Kafka": when a state holds is not part of the state."""
     last = _last_word(obj)
-    if last not in _TIME_ENDS and not (obj[-4:].isdigit()):
+    if last not in lexicon.TIME_ENDS and not (obj[-4:].isdigit()):
         return (
             obj  # the costly end-anchored search only when the object ends like a time
         )
     return _TIME.sub("", obj).strip() or obj
 
 
-_END_WORDS = frozenset(
-    [
-        "because",
-        "since",
-        "as",
-        "but",
-        "so",
-        "which",
-        "when",
-        "whenever",
-        "if",
-        "unless",
-        "though",
-        "although",
-        "except",
-        "and",
-        "or",
-        "porque",
-        "pero",
-        "mas",
-        "parce",
-        "car",
-        "mais",
-        "weil",
-        "aber",
-        "denn",
-        "si",
-        "wenn",
-    ]
-)
 _END_MARKS = frozenset(";:(-–—")
 _TOKEN = re.compile(r"[^\W\d_]+")
 
@@ -235,7 +88,7 @@ def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
     if (
         stop is not None
         or not _END_MARKS.isdisjoint(raw)
-        or not _END_WORDS.isdisjoint(_TOKEN.findall(raw.lower()))
+        or not lexicon.END_WORDS.isdisjoint(_TOKEN.findall(raw.lower()))
     ):
         raw = (stop or CLAUSE_END).split(raw, maxsplit=1)[0]
     obj = _keep_list(raw)
@@ -243,7 +96,7 @@ def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
     previous = None
     while previous != obj:  # "Oslo now." -> "Oslo"; "vim too, honestly" -> "vim"
         previous = obj
-        if _last_word(obj) in _TRAILING_ENDS:
+        if _last_word(obj) in lexicon.TRAILING_ENDS:
             obj = _TRAILING.sub("", obj).strip().rstrip(_END_PUNCT).strip()
     return sanitise(obj, MAX_OBJECT_CHARS)
 
@@ -263,9 +116,9 @@ def is_bare_pronoun(obj: str) -> bool:
     words = [w.lower() for w in _WORD.findall(obj)]
     if not words:
         return True
-    if words[0] not in PRONOUNS:
+    if words[0] not in lexicon.PRONOUNS:
         return False
-    return len(words) == 1 or all(w in _INTENSIFIERS for w in words[1:3])
+    return len(words) == 1 or all(w in lexicon.INTENSIFIERS for w in words[1:3])
 
 
 def is_second_person(obj: str) -> bool:

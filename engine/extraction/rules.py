@@ -85,6 +85,8 @@ class Rule:
     """Do not capitalise the content's first letter (German nouns, names)."""
     presupposed: bool = False
     """What the rule reads holds even in a question ("Gift ideas for my sister Hannah?")."""
+    examples: tuple[tuple[str, str], ...] = ()
+    """(what the user says, the content kept): run as tests (tests/engine/test_rule_examples.py)."""
 
     @property
     def type(self) -> MemoryType:

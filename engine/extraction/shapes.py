@@ -182,6 +182,7 @@ def _rule(
         accept=accept,
         stop=stops[shape.stop],
         keep_case=phrase.keep_case,
+        examples=tuple((e.said, e.kept) for e in phrase.examples),
     )
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -159,6 +160,7 @@ PACK = LanguagePack(
             r"(?:ich\s+hei(?:ß|ss)e|mein\s+name\s+ist)\s+(?P<obj>.+)",
             "Heißt {obj}",
             "heiße heisse name",
+            examples=(E("Ich heiße Jonas.", "Heißt Jonas"),),
         ),
         P(
             "address_as",
@@ -171,12 +173,14 @@ PACK = LanguagePack(
             r"ich\s+komme\s+(?:ursprünglich\s+)?aus\s+(?P<obj>.+)",
             "Kommt aus {obj}",
             "komme",
+            examples=(E("Ich komme aus Polen.", "Kommt aus Polen"),),
         ),
         P(
             "age",
             r"ich\s+bin\s+(?P<obj>\d{1,3})\s+(?:Jahre\s+alt)",
             "Ist {obj} Jahre alt",
             "jahre alt",
+            examples=(E("Ich bin 52 Jahre alt.", "Ist 52 Jahre alt"),),
         ),
         # location
         P(
@@ -184,12 +188,16 @@ PACK = LanguagePack(
             r"ich\s+(?P<verb>wohne|lebe)\s+nicht\s+mehr\s+in\s+(?P<obj>.+)",
             {"lebe": "Lebt nicht mehr in {obj}", "": "Wohnt nicht mehr in {obj}"},
             "wohne lebe",
+            examples=(
+                E("Ich wohne nicht mehr in Berlin.", "Wohnt nicht mehr in Berlin"),
+            ),
         ),
         P(
             "home",
             r"(?:ich|und)\s+(?P<verb>wohne|lebe)\s+(?:jetzt\s+|allein\s+|alleine\s+|seit\s+\w+\s+\w+\s+)?in\s+(?P<obj>.+)",
             {"lebe": "Lebt in {obj}", "": "Wohnt in {obj}"},
             "wohne lebe",
+            examples=(E("Ich wohne in Berlin.", "Wohnt in Berlin"),),
         ),
         P(
             "home",
@@ -209,18 +217,23 @@ PACK = LanguagePack(
             r"(?:ich|und)\s+arbeite\s+(?:jetzt\s+|seit\s+\w+\s+\w+\s+)?(?:(?:im|in\s+der|in\s+einem|als\s+\w+)\s+\w+\s+)?(?P<prep>bei|für)\s+(?P<obj>.+)",
             "Arbeitet {prep} {obj}",
             "arbeite",
+            examples=(E("Ich arbeite bei SAP.", "Arbeitet bei SAP"),),
         ),
         P(
             "role",
             r"(?:ich|und)\s+arbeite\s+als\s+(?P<obj>.+)",
             "Arbeitet als {obj}",
             "arbeite",
+            examples=(
+                E("Ich arbeite als Krankenschwester.", "Arbeitet als Krankenschwester"),
+            ),
         ),
         P(
             "role",
             r"ich\s+bin\s+(?:ein\s+|eine\s+)?(?P<obj>(?:[\w-]+\s+)?" + _ROLES + r")\b",
             "Ist {obj}",
             _ROLE_T,
+            examples=(E("Ich bin Lehrerin.", "Ist Lehrerin"),),
         ),
         P(
             "employer_any",
@@ -244,6 +257,7 @@ PACK = LanguagePack(
             + r"\b(?:\s+[A-Z]\w+)?\s+(?:ist|sind|arbeitet|arbeiten|wohnt|wohnen|lebt|leben|hat|haben|heißt|heisst|heißen|studiert|geht|gehen|spielt|macht|wird|kommt|arbeitet)\b.+)",
             _POSS,
             _REL_T,
+            examples=(E("Mein Sohn heißt Lukas.", "Sein Sohn heißt Lukas"),),
         ),
         P(
             "relative",
@@ -252,6 +266,7 @@ PACK = LanguagePack(
             + r"\b.*)",
             "Hat {obj}",
             _REL_T,
+            examples=(E("Ich habe zwei Katzen.", "Hat zwei Katzen"),),
         ),
         P(
             "relationship",
@@ -265,6 +280,9 @@ PACK = LanguagePack(
             r"ich\s+bin\s+(?:allergisch\s+gegen\s+(?P<obj>.+))",
             "Ist allergisch gegen {obj}",
             "allergisch",
+            examples=(
+                E("Ich bin allergisch gegen Nüsse.", "Ist allergisch gegen Nüsse"),
+            ),
         ),
         P(
             "allergy",
@@ -295,18 +313,26 @@ PACK = LanguagePack(
             "Ist {obj}",
             _DIET_T
             + " zöliakiekrank diabetiker diabetikerin laktoseintolerant glutenintolerant farbenblind blind gehörlos",
+            examples=(E("Ich bin Veganerin.", "Ist Veganerin"),),
         ),
         P(
             "food_refused",
             r"ich\s+(?P<verb>esse|trinke)\s+(?P<neg>kein(?:e|en)?|nie|nicht)\s+(?P<obj>.+)",
             {"trinke": "Trinkt {neg} {obj}", "": "Isst {neg} {obj}"},
             "esse trinke",
+            examples=(E("Ich esse kein Fleisch.", "Isst kein Fleisch"),),
         ),
         P(
             "budget",
             r"(?:mein\s+budget\s+(?:ist|liegt\s+bei|beträgt)|ich\s+habe\s+ein\s+budget\s+von)\s+(?P<obj>.+)",
             "Sein Budget liegt bei {obj}",
             "budget",
+            examples=(
+                E(
+                    "Mein Budget liegt bei 1000 Euro.",
+                    "Sein Budget liegt bei 1000 Euro",
+                ),
+            ),
         ),
         P(
             "platform",
@@ -333,6 +359,9 @@ PACK = LanguagePack(
             + r")",
             "Möchte Antworten auf {obj}",
             _LANG_T,
+            examples=(
+                E("Bitte antworte auf Englisch.", "Möchte Antworten auf Englisch"),
+            ),
         ),
         P(
             "reply_language_refused",
@@ -355,6 +384,7 @@ PACK = LanguagePack(
             "Möchte keine {obj}",
             "keine",
             keep_case=True,
+            examples=(E("Bitte keine Emojis.", "Möchte keine Emojis"),),
         ),
         P(
             "style",
@@ -368,12 +398,16 @@ PACK = LanguagePack(
             "Ist {obj}",
             "vater mutter mama papa oma opa",
             keep_case=True,
+            examples=(
+                E("Ich bin Vater von zwei Töchtern.", "Ist Vater von zwei Töchtern"),
+            ),
         ),
         P(
             "field",
             r"(?:ich|und)\s+arbeite\s+(?P<obj>von\s+zu\s+Hause(?:\s+aus)?|remote|im\s+Homeoffice|in\s+Teilzeit|Vollzeit|nachts|im\s+Schichtdienst)",
             "Arbeitet {obj}",
             "arbeite",
+            examples=(E("Ich arbeite von zu Hause aus.", "Arbeitet von zu Hause aus"),),
         ),
         P(
             "health",
@@ -388,6 +422,12 @@ PACK = LanguagePack(
             "Studiert {obj}",
             "studiere",
             keep_case=True,
+            examples=(
+                E(
+                    "Ich studiere Informatik in Berlin.",
+                    "Studiert Informatik in Berlin",
+                ),
+            ),
         ),
         # stack and projects
         P(
@@ -395,6 +435,7 @@ PACK = LanguagePack(
             r"(?:ich|wir)\s+(?:verwende|benutze|nutze|verwenden|benutzen|nutzen)\s+(?:kein|keine|keinen|nie)\s+(?P<obj>.+)",
             "Verwendet kein {obj}",
             "verwende benutze nutze verwenden benutzen nutzen",
+            examples=(E("Wir nutzen kein Docker.", "Verwendet kein Docker"),),
         ),
         P(
             "stack_choice",
@@ -402,6 +443,9 @@ PACK = LanguagePack(
             "Verwenden {obj}",
             "verwenden benutzen nutzen setzen",
             keep_case=True,
+            examples=(
+                E("Wir verwenden Kubernetes und Go.", "Verwenden Kubernetes und Go"),
+            ),
         ),
         P(
             "stack_choice",
@@ -409,6 +453,7 @@ PACK = LanguagePack(
             "Verwendet {obj}",
             "verwende benutze nutze",
             keep_case=True,
+            examples=(E("Ich benutze Linux seit Jahren.", "Verwendet Linux"),),
         ),
         P(
             "stack",
@@ -428,6 +473,12 @@ PACK = LanguagePack(
             },
             "baue entwickle programmiere arbeite",
             keep_case=True,
+            examples=(
+                E(
+                    "Ich entwickle eine App für Vereine.",
+                    "Entwickelt eine App für Vereine",
+                ),
+            ),
         ),
         # goals and plans
         P(
@@ -436,6 +487,7 @@ PACK = LanguagePack(
             "Möchte {obj}",
             "will möchte moechte",
             keep_case=True,
+            examples=(E("Ich möchte ein Haus kaufen.", "Möchte ein Haus kaufen"),),
         ),
         P(
             "goal",
@@ -457,6 +509,7 @@ PACK = LanguagePack(
             "Lernt {obj}",
             "lerne",
             keep_case=True,
+            examples=(E("Ich lerne Japanisch.", "Lernt Japanisch"),),
         ),
         # notable events
         P(
@@ -465,6 +518,12 @@ PACK = LanguagePack(
             "Ist {obj}",
             "zurückgekommen zuruckgekommen",
             keep_case=True,
+            examples=(
+                E(
+                    "Ich bin gerade aus Italien zurückgekommen.",
+                    "Ist gerade aus Italien zurückgekommen",
+                ),
+            ),
         ),
         P(
             "event",
@@ -494,6 +553,7 @@ PACK = LanguagePack(
             "Mag {neg} {obj}",
             "mag",
             keep_case=True,
+            examples=(E("Ich mag keine Tomaten.", "Mag keine Tomaten"),),
         ),
         P(
             "dislike",
@@ -508,6 +568,7 @@ PACK = LanguagePack(
             {"liebe": "Liebt {obj}", "": "Mag {obj}"},
             "mag liebe",
             keep_case=True,
+            examples=(E("Ich mag Jazz sehr.", "Mag Jazz sehr"),),
         ),
         P(
             "prefer",

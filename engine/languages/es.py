@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -140,6 +141,7 @@ PACK = LanguagePack(
             r"(?:me\s+llamo|mi\s+nombre\s+es)\s+(?P<obj>.+)",
             "Se llama {obj}",
             "llamo nombre",
+            examples=(E("Me llamo Lucía.", "Se llama Lucía"),),
         ),
         P(
             "address_as",
@@ -147,14 +149,27 @@ PACK = LanguagePack(
             "Quiere que le llamen {obj}",
             "llámame llamame",
         ),
-        P("origin", r"soy\s+(?:de|del)\s+(?P<obj>.+)", "Es de {obj}", "soy"),
-        P("age", r"tengo\s+(?P<obj>\d{1,3})\s+años", "Tiene {obj} años", "años"),
+        P(
+            "origin",
+            r"soy\s+(?:de|del)\s+(?P<obj>.+)",
+            "Es de {obj}",
+            "soy",
+            examples=(E("Soy de Perú y vivo en Lima.", "Es de Perú"),),
+        ),
+        P(
+            "age",
+            r"tengo\s+(?P<obj>\d{1,3})\s+años",
+            "Tiene {obj} años",
+            "años",
+            examples=(E("Tengo 29 años.", "Tiene 29 años"),),
+        ),
         # location
         P(
             "home_left",
             r"ya\s+no\s+vivo\s+en\s+(?P<obj>.+)",
             "Ya no vive en {obj}",
             "vivo",
+            examples=(E("Ya no vivo en Madrid.", "Ya no vive en Madrid"),),
         ),
         P(
             "home_left",
@@ -167,6 +182,7 @@ PACK = LanguagePack(
             r"(?:yo\s+)?(?:vivo|resido|estoy\s+viviendo)\s+(?:sol[oa]\s+|con\s+(?:mi|mis)\s+[\wáéíóúñ]+\s+)?en\s+(?P<obj>.+)",
             "Vive en {obj}",
             "vivo resido viviendo",
+            examples=(E("Vivo en Madrid.", "Vive en Madrid"),),
         ),
         P(
             "home",
@@ -180,20 +196,36 @@ PACK = LanguagePack(
             r"ya\s+no\s+trabajo\s+(?:en|para)\s+(?P<obj>.+)",
             "Ya no trabaja en {obj}",
             "trabajo",
+            examples=(E("Ya no trabajo en BBVA.", "Ya no trabaja en BBVA"),),
         ),
         P(
             "employer",
             r"(?:trabajo|estoy\s+trabajando)\s+(?:en|para)\s+(?P<obj>.+)",
             "Trabaja en {obj}",
             "trabajo trabajando",
+            examples=(E("Trabajo en BBVA.", "Trabaja en BBVA"),),
         ),
         P(
             "field_common",
             r"trabajo\s+(?P<prep>con|en|en\s+el\s+sector\s+de)\s+(?P<obj>[a-záéíóúñ].+)",
             "Trabaja {prep} {obj}",
             "trabajo",
+            examples=(
+                E(
+                    "Soy médica y trabajo en un hospital de Bilbao.",
+                    "Trabaja en un hospital de Bilbao",
+                ),
+            ),
         ),
-        P("role", r"trabajo\s+como\s+(?P<obj>.+)", "Trabaja como {obj}", "trabajo"),
+        P(
+            "role",
+            r"trabajo\s+como\s+(?P<obj>.+)",
+            "Trabaja como {obj}",
+            "trabajo",
+            examples=(
+                E("Trabajo como enfermera en Valencia.", "Trabaja como enfermera"),
+            ),
+        ),
         P(
             "role",
             r"soy\s+(?:un\s+|una\s+)?(?P<obj>"
@@ -201,6 +233,7 @@ PACK = LanguagePack(
             + r"(?:\s+(?:de|del)\s+[\w-]+)?)\b",
             "Es {obj}",
             "soy",
+            examples=(E("Soy profesor de matemáticas.", "Es profesor de matemáticas"),),
         ),
         P(
             "employer",
@@ -222,6 +255,7 @@ PACK = LanguagePack(
             + r"\b(?:\s+[A-Z]\w+)?\s+(?:es|son|est[aá]|est[aá]n|trabaja|trabajan|vive|viven|tiene|tienen|se\s+llama|se\s+llaman|estudia|va|van|naci[oó]|juega|hace)\b.+)",
             {"mis": "Sus {obj}", "": "Su {obj}"},
             _REL_T,
+            examples=(E("Mi esposa es médica.", "Su esposa es médica"),),
         ),
         P(
             "relative",
@@ -230,12 +264,14 @@ PACK = LanguagePack(
             + r"\b.*)",
             "Tiene {obj}",
             _REL_T,
+            examples=(E("Tengo dos hijos pequeños.", "Tiene dos hijos pequeños"),),
         ),
         P(
             "relationship",
             r"(?:estoy|soy)\s+(?P<obj>casad[oa]|solter[oa]|divorciad[oa]|viud[oa]|prometid[oa])",
             "Está {obj}",
             "casado casada soltero soltera divorciado divorciada viudo viuda prometido prometida",
+            examples=(E("Estoy casado y tengo tres hijos.", "Está casado"),),
         ),
         # constraints
         P(
@@ -243,6 +279,7 @@ PACK = LanguagePack(
             r"soy\s+(?P<adj>al[eé]rgic[oa])\s+a\s+(?P<obj>.+)",
             "Es {adj} a {obj}",
             "alérgico alérgica alergico alergica",
+            examples=(E("Soy alérgico a los mariscos.", "Es alérgico a los mariscos"),),
         ),
         P(
             "allergy",
@@ -263,6 +300,9 @@ PACK = LanguagePack(
             + r"|cel[ií]ac[oa]|diab[eé]tic[oa]|intolerante\s+a\s+la\s+lactosa|intolerante\s+al\s+gluten|dalt[oó]nic[oa]|cieg[oa]|sord[oa])",
             "Es {obj}",
             "vegetariano vegetariana vegano vegana pescetariano pescetariana celíaco celíaca celiaco celiaca diabético diabética diabetico diabetica intolerante daltónico daltonico ciego ciega sordo sorda",
+            examples=(
+                E("Soy intolerante a la lactosa.", "Es intolerante a la lactosa"),
+            ),
         ),
         P(
             "food_refused",
@@ -275,12 +315,16 @@ PACK = LanguagePack(
                 "": "No come {obj}",
             },
             "como comer bebo tomo",
+            examples=(E("No como carne.", "No come carne"),),
         ),
         P(
             "budget",
             r"(?:mi\s+presupuesto\s+es|tengo\s+un\s+presupuesto)\s+(?:de\s+)?(?P<obj>.+)",
             "Su presupuesto es de {obj}",
             "presupuesto",
+            examples=(
+                E("Mi presupuesto es de 500 euros.", "Su presupuesto es de 500 euros"),
+            ),
         ),
         P(
             "platform",
@@ -306,6 +350,9 @@ PACK = LanguagePack(
             + r")",
             "Quiere respuestas en {obj}",
             _LANG_T,
+            examples=(
+                E("Respóndeme siempre en español.", "Quiere respuestas en español"),
+            ),
         ),
         P(
             "reply_language_refused",
@@ -320,6 +367,7 @@ PACK = LanguagePack(
             r"(?:por\s+favor,?\s+)?(?:nunca\s+|no\s+)(?:uses|utilices|pongas|incluyas|añadas|metas)\s+(?P<obj>.+)",
             "No quiere {obj}",
             "uses utilices pongas incluyas añadas metas",
+            examples=(E("No uses emojis.", "No quiere emojis"),),
         ),
         P(
             "ban",
@@ -338,36 +386,46 @@ PACK = LanguagePack(
             r"(?:por\s+favor,?\s+)?(?:h[aá]blame|tr[aá]tame|escr[ií]beme)\s+de\s+(?P<obj>t[uú]|usted|vos)\b",
             "Quiere que le hablen de {obj}",
             "háblame hablame trátame tratame escríbeme escribeme",
+            examples=(E("Háblame de tú, por favor.", "Quiere que le hablen de tú"),),
         ),
         P(
             "health",
             r"tengo\s+(?P<obj>celiaqu[ií]a|diabetes|asma|tdah|epilepsia|migra[ñn]as|intolerancia\s+a\s+.+|hipertensi[oó]n)",
             "Tiene {obj}",
             "celiaquía celiaquia diabetes asma tdah epilepsia migrañas migranas intolerancia hipertensión hipertension",
+            examples=(E("Tengo celiaquía.", "Tiene celiaquía"),),
         ),
         P(
             "parent",
             r"soy\s+(?P<obj>(?:padre|madre|pap[aá]|mam[aá]|abuel[oa])(?:\s+solter[oa])?\s+de\s+.+)",
             "Es {obj}",
             "padre madre papá papa mamá mama abuelo abuela",
+            examples=(
+                E("Soy madre soltera de dos niños.", "Es madre soltera de dos niños"),
+            ),
         ),
         P(
             "field",
             r"trabajo\s+(?P<obj>desde\s+casa|en\s+remoto|a\s+distancia|por\s+mi\s+cuenta|de\s+noche|a\s+tiempo\s+(?:parcial|completo)|por\s+turnos)",
             "Trabaja {obj}",
             "trabajo",
+            examples=(E("Trabajo desde casa.", "Trabaja desde casa"),),
         ),
         P(
             "role_as",
             r"trabajo\s+de\s+(?P<obj>[a-záéíóúñ]+(?:\s+de\s+[a-záéíóúñ]+)?)",
             "Trabaja de {obj}",
             "trabajo",
+            examples=(
+                E("Trabajo de camarera los fines de semana.", "Trabaja de camarera"),
+            ),
         ),
         P(
             "no_relative",
             r"no\s+tengo\s+(?P<obj>coche|carro|hijos|mascotas|hermanos|pareja)\b",
             "No tiene {obj}",
             "tengo",
+            examples=(E("No tengo coche.", "No tiene coche"),),
         ),
         # stack and projects
         P(
@@ -375,33 +433,54 @@ PACK = LanguagePack(
             r"(?:yo\s+)?no\s+(?:uso|utilizo|usamos|utilizamos)\s+(?P<obj>.+)",
             "No usa {obj}",
             "uso utilizo usamos utilizamos",
+            examples=(E("No uso Windows.", "No usa Windows"),),
         ),
         P(
             "stack_choice",
             r"(?P<verb>usamos|utilizamos|trabajamos\s+con)\s+(?P<obj>.+)",
             "Usan {obj}",
             "usamos utilizamos trabajamos",
+            examples=(E("Usamos Django y PostgreSQL.", "Usan Django y PostgreSQL"),),
         ),
         P(
             "stack_choice",
             r"(?:yo\s+)?(?:uso|utilizo|programo\s+en)\s+(?P<obj>.+)",
             "Usa {obj}",
             "uso utilizo programo",
+            examples=(E("Uso Linux en el trabajo.", "Usa Linux en el trabajo"),),
         ),
         P(
             "stack",
             r"nuestr[oa]\s+(?P<what>backend|frontend|stack|servidor|proyecto|producto|base\s+de\s+datos|aplicaci[oó]n|app|infraestructura)\s+(?P<verb>es|est[aá]\s+(?:hech[oa]|escrit[oa])|usa|corre)\s+(?P<obj>.+)",
             "Su {what} {verb} {obj}",
             "backend frontend stack servidor proyecto producto base aplicación aplicacion app infraestructura",
+            examples=(
+                E(
+                    "Nuestro backend está hecho en Node.",
+                    "Su backend está hecho en Node",
+                ),
+            ),
         ),
         P(
             "project",
             r"estoy\s+(?P<verb>construyendo|desarrollando|creando|haciendo|trabajando\s+en)\s+(?P<obj>(?:un|una|mi)\s+.+)",
             "Está {verb} {obj}",
             "construyendo desarrollando creando haciendo trabajando",
+            examples=(
+                E(
+                    "Estoy construyendo una app para gestionar gastos.",
+                    "Está construyendo una app para gestionar gastos",
+                ),
+            ),
         ),
         # goals and plans
-        P("goal_verb", r"(?:yo\s+)?quiero\s+(?P<obj>.+)", "Quiere {obj}", "quiero"),
+        P(
+            "goal_verb",
+            r"(?:yo\s+)?quiero\s+(?P<obj>.+)",
+            "Quiere {obj}",
+            "quiero",
+            examples=(E("Quiero aprender alemán.", "Quiere aprender alemán"),),
+        ),
         P(
             "goal_verb",
             r"(?P<verb>planeo|pienso|tengo\s+pensado|espero|voy\s+a)\s+(?P<obj>.+)",
@@ -419,9 +498,21 @@ PACK = LanguagePack(
             r"estoy\s+(?P<verb>aprendiendo|estudiando|ahorrando\s+para|prepar[aá]ndome\s+para)\s+(?P<obj>.+)",
             "Está {verb} {obj}",
             "aprendiendo estudiando ahorrando preparándome preparandome",
+            examples=(
+                E(
+                    "Estoy aprendiendo a tocar la guitarra.",
+                    "Está aprendiendo a tocar la guitarra",
+                ),
+            ),
         ),
         # notable events
-        P("event", r"acabo\s+de\s+(?P<obj>(?!mudarme).+)", "Acaba de {obj}", "acabo"),
+        P(
+            "event",
+            r"acabo\s+de\s+(?P<obj>(?!mudarme).+)",
+            "Acaba de {obj}",
+            "acabo",
+            examples=(E("Acabo de volver de México.", "Acaba de volver de México"),),
+        ),
         P(
             "event",
             r"(?P<verb>me\s+cas[eé]|me\s+gradu[eé]|me\s+jubil[eé]|volv[ií]\s+de|regres[eé]\s+de|empec[eé]\s+(?:a\s+trabajar\s+)?en|tuve\s+un\s+beb[eé])\b\s*(?P<obj>.*)",
@@ -448,6 +539,7 @@ PACK = LanguagePack(
             r"no\s+me\s+(?P<verb>gusta|gustan|encanta|encantan)\s+(?P<obj>.+)",
             {"gustan": "No le gustan {obj}", "": "No le gusta {obj}"},
             "gusta gustan encanta encantan",
+            examples=(E("No me gusta el fútbol.", "No le gusta el fútbol"),),
         ),
         P(
             "dislike",
@@ -466,7 +558,16 @@ PACK = LanguagePack(
                 "": "Le gusta {obj}",
             },
             "gusta gustan encanta encantan",
+            examples=(
+                E("Me gusta mucho el café solo.", "Le gusta mucho el café solo"),
+            ),
         ),
-        P("prefer", r"prefiero\s+(?P<obj>.+)", "Prefiere {obj}", "prefiero"),
+        P(
+            "prefer",
+            r"prefiero\s+(?P<obj>.+)",
+            "Prefiere {obj}",
+            "prefiero",
+            examples=(E("Prefiero respuestas cortas.", "Prefiere respuestas cortas"),),
+        ),
     ),
 )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -136,6 +137,7 @@ PACK = LanguagePack(
             r"(?:je\s+m'appelle|mon\s+(?:pr[ée]nom|nom)\s+est)\s+(?P<obj>.+)",
             "S'appelle {obj}",
             "appelle prénom prenom nom",
+            examples=(E("Je m'appelle Julien.", "S'appelle Julien"),),
         ),
         P(
             "address_as",
@@ -149,13 +151,20 @@ PACK = LanguagePack(
             "Vient {prep} {obj}",
             "suis viens",
         ),
-        P("age", r"j'ai\s+(?P<obj>\d{1,3})\s+ans", "A {obj} ans", "ans"),
+        P(
+            "age",
+            r"j'ai\s+(?P<obj>\d{1,3})\s+ans",
+            "A {obj} ans",
+            "ans",
+            examples=(E("J'ai 35 ans et je suis professeur.", "A 35 ans"),),
+        ),
         # location
         P(
             "home_left",
             r"je\s+n'habite\s+plus\s+" + _PREP + r"\s+(?P<obj>.+)",
             "N'habite plus {prep} {obj}",
             "habite",
+            examples=(E("Je n'habite plus à Paris.", "N'habite plus à Paris"),),
         ),
         P(
             "home_left",
@@ -170,12 +179,14 @@ PACK = LanguagePack(
             + r"\s+(?P<obj>.+)",
             "Habite {prep} {obj}",
             "habite",
+            examples=(E("J'habite à Lyon.", "Habite à Lyon"),),
         ),
         P(
             "home",
             r"je\s+vis\s+(?:maintenant\s+)?" + _PREP + r"\s+(?P<obj>.+)",
             "Vit {prep} {obj}",
             "vis",
+            examples=(E("Je vis à Montréal depuis 2018.", "Vit à Montréal"),),
         ),
         P(
             "home",
@@ -197,12 +208,19 @@ PACK = LanguagePack(
             r"je\s+travaille\s+(?P<prep>chez|pour)\s+(?P<obj>.+)",
             "Travaille {prep} {obj}",
             "travaille",
+            examples=(E("Je travaille chez Orange.", "Travaille chez Orange"),),
         ),
         P(
             "role",
             r"je\s+travaille\s+comme\s+(?P<obj>.+)",
             "Travaille comme {obj}",
             "travaille",
+            examples=(
+                E(
+                    "Je travaille comme développeur chez Airbus.",
+                    "Travaille comme développeur",
+                ),
+            ),
         ),
         P(
             "role",
@@ -211,6 +229,7 @@ PACK = LanguagePack(
             + r"(?:\s+(?:de|en|du)\s+[\w-]+)?)\b",
             "Est {obj}",
             "suis",
+            examples=(E("Je suis infirmière.", "Est infirmière"),),
         ),
         P(
             "employer_any",
@@ -219,6 +238,9 @@ PACK = LanguagePack(
             + r".{0,30}?\s+chez\s+(?P<obj>.+)",
             "Travaille chez {obj}",
             "suis",
+            examples=(
+                E("Je suis développeur chez Ubisoft.", "Travaille chez Ubisoft"),
+            ),
         ),
         P(
             "employer_any",
@@ -234,6 +256,7 @@ PACK = LanguagePack(
             + r"\b(?:\s+[A-Z]\w+)?\s+(?:est|sont|travaille|travaillent|habite|habitent|vit|vivent|a|ont|s'appelle|s'appellent|[ée]tudie|va|vont|joue|fait|est\s+n[ée]e?)\b.+)",
             _POSS,
             _REL_T,
+            examples=(E("Ma femme est architecte.", "Sa femme est architecte"),),
         ),
         P(
             "relative",
@@ -242,6 +265,7 @@ PACK = LanguagePack(
             + r"\b.*)",
             "A {obj}",
             _REL_T,
+            examples=(E("J'ai une fille de cinq ans.", "A une fille de cinq ans"),),
         ),
         P(
             "relationship",
@@ -255,6 +279,7 @@ PACK = LanguagePack(
             r"je\s+suis\s+allergique\s+(?P<prep>à|au|aux|a)\s+(?P<obj>.+)",
             "Est allergique {prep} {obj}",
             "allergique",
+            examples=(E("Je suis allergique au pollen.", "Est allergique au pollen"),),
         ),
         P(
             "allergy",
@@ -276,6 +301,7 @@ PACK = LanguagePack(
             "Est {obj}",
             _DIET_T
             + " cœliaque coeliaque diabétique diabetique intolérant intolérante intolerant daltonien daltonienne aveugle sourd sourde",
+            examples=(E("Je suis végétarien.", "Est végétarien"),),
         ),
         P(
             "food_refused",
@@ -286,12 +312,16 @@ PACK = LanguagePack(
                 "": "Ne peut pas manger de {obj}",
             },
             "mange bois manger",
+            examples=(E("Je ne mange pas de porc.", "Ne mange pas de porc"),),
         ),
         P(
             "budget",
             r"(?:mon\s+budget\s+est|j'ai\s+un\s+budget)\s+(?:de\s+)?(?P<obj>.+)",
             "Son budget est de {obj}",
             "budget",
+            examples=(
+                E("Mon budget est de 300 euros.", "Son budget est de 300 euros"),
+            ),
         ),
         P(
             "platform",
@@ -317,6 +347,9 @@ PACK = LanguagePack(
             + r")",
             "Veut des réponses en {obj}",
             _LANG_T,
+            examples=(
+                E("Écris-moi toujours en anglais.", "Veut des réponses en anglais"),
+            ),
         ),
         P(
             "reply_language_refused",
@@ -331,6 +364,7 @@ PACK = LanguagePack(
             r"^(?:s'il\s+te\s+pla[iî]t,?\s+|stp,?\s+)?n'(?:utilise|utilisez|ajoute|ajoutez|mets|mettez)\s+(?:jamais|pas)\s+(?:de\s+|d')?(?P<obj>.+)",
             "Ne veut pas de {obj}",
             "utilise utilisez ajoute ajoutez mets mettez",
+            examples=(E("N'utilise pas Mac", "Ne veut pas de Mac"),),
         ),
         P(
             "ban",
@@ -355,24 +389,40 @@ PACK = LanguagePack(
             r"je\s+suis\s+en\s+train\s+d'(?P<obj>apprendre\s+.+)",
             "Est en train d'{obj}",
             "train",
+            examples=(
+                E(
+                    "Je suis en train d'apprendre l'espagnol.",
+                    "Est en train d'apprendre l'espagnol",
+                ),
+            ),
         ),
         P(
             "parent",
             r"je\s+suis\s+(?P<obj>(?:p[èe]re|m[èe]re|maman|papa|grand-p[èe]re|grand-m[èe]re)\s+(?:de|d')\s*.+)",
             "Est {obj}",
             "père pere mère mere maman papa grand",
+            examples=(
+                E("Je suis maman de deux enfants.", "Est maman de deux enfants"),
+            ),
         ),
         P(
             "field",
             r"je\s+travaille\s+(?P<obj>(?:dans|en)\s+(?:la|le|l'|les)?\s*[a-zéèàç][\wéèàç' -]*|à\s+domicile|de\s+chez\s+moi|à\s+distance|en\s+télétravail|à\s+mi-temps|de\s+nuit)",
             "Travaille {obj}",
             "travaille",
+            examples=(
+                E(
+                    "Je travaille dans la finance à Paris.",
+                    "Travaille dans la finance à Paris",
+                ),
+            ),
         ),
         P(
             "role_as",
             r"je\s+suis\s+(?P<obj>à\s+la\s+retraite|au\s+chômage|en\s+recherche\s+d'emploi|indépendante?|en\s+freelance)",
             "Est {obj}",
             "suis",
+            examples=(E("Je suis à la retraite depuis 2020.", "Est à la retraite"),),
         ),
         # stack and projects
         P(
@@ -380,12 +430,16 @@ PACK = LanguagePack(
             r"(?:je\s+n'utilise|nous\s+n'utilisons|on\s+n'utilise)\s+(?:pas|plus|jamais)\s+(?:de\s+|d')?(?P<obj>.+)",
             "N'utilise pas {obj}",
             "utilise utilisons",
+            examples=(E("Je n'utilise pas de Mac.", "N'utilise pas Mac"),),
         ),
         P(
             "stack_choice",
             r"(?:nous\s+utilisons|on\s+utilise)\s+(?P<obj>.+)",
             "Utilisent {obj}",
             "utilisons utilise",
+            examples=(
+                E("Nous utilisons Symfony et MySQL.", "Utilisent Symfony et MySQL"),
+            ),
         ),
         P("stack_choice", r"j'utilise\s+(?P<obj>.+)", "Utilise {obj}", "utilise"),
         P(
@@ -407,14 +461,29 @@ PACK = LanguagePack(
                 "": "Développe {obj}",
             },
             "développe developpe construis crée cree train travaille",
+            examples=(
+                E(
+                    "Je développe une application de covoiturage.",
+                    "Développe une application de covoiturage",
+                ),
+            ),
         ),
         # goals and plans
-        P("goal_verb", r"je\s+veux\s+(?P<obj>.+)", "Veut {obj}", "veux"),
+        P(
+            "goal_verb",
+            r"je\s+veux\s+(?P<obj>.+)",
+            "Veut {obj}",
+            "veux",
+            examples=(E("Je veux apprendre le piano.", "Veut apprendre le piano"),),
+        ),
         P(
             "goal_verb",
             r"(?:j'aimerais|je\s+voudrais|je\s+souhaite)\s+(?P<obj>.+)",
             "Aimerait {obj}",
             "aimerais voudrais souhaite",
+            examples=(
+                E("Je voudrais apprendre à coder.", "Aimerait apprendre à coder"),
+            ),
         ),
         P(
             "goal_verb",
@@ -441,6 +510,7 @@ PACK = LanguagePack(
             r"je\s+viens\s+de\s+(?P<obj>(?!d[ée]m[ée]nager).+)",
             "Vient de {obj}",
             "viens",
+            examples=(E("Je viens de rentrer du Japon.", "Vient de rentrer du Japon"),),
         ),
         P(
             "event",
@@ -461,24 +531,33 @@ PACK = LanguagePack(
             "commencé commence diplôme diplome bébé bebe retraite",
         ),
         # preferences
-        P("dislike", r"je\s+n'aime\s+pas\s+(?P<obj>.+)", "N'aime pas {obj}", "aime"),
+        P(
+            "dislike",
+            r"je\s+n'aime\s+pas\s+(?P<obj>.+)",
+            "N'aime pas {obj}",
+            "aime",
+            examples=(E("Je n'aime pas le fromage.", "N'aime pas le fromage"),),
+        ),
         P(
             "dislike",
             r"je\s+d[ée]teste\s+(?P<obj>.+)",
             "Déteste {obj}",
             "déteste deteste",
+            examples=(E("Je déteste le froid.", "Déteste le froid"),),
         ),
         P(
             "like",
             r"j'(?P<verb>aime|adore)\s+(?P<obj>.+)",
             {"adore": "Adore {obj}", "": "Aime {obj}"},
             "aime adore",
+            examples=(E("J'adore la randonnée.", "Adore la randonnée"),),
         ),
         P(
             "prefer",
             r"je\s+pr[ée]f[èe]re\s+(?P<obj>.+)",
             "Préfère {obj}",
             "préfère prefere préfere",
+            examples=(E("Je préfère le thé au café.", "Préfère le thé au café"),),
         ),
     ),
 )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
 _ROLES = (
@@ -150,6 +151,7 @@ PACK = LanguagePack(
             r"(?:(?:eu\s+)?me\s+chamo|meu\s+nome\s+[eé])\s+(?P<obj>.+)",
             "Chama-se {obj}",
             "chamo nome",
+            examples=(E("Meu nome é Ana.", "Chama-se Ana"),),
         ),
         P(
             "address_as",
@@ -157,26 +159,41 @@ PACK = LanguagePack(
             "Quer ser chamado de {obj}",
             "chame chamar",
         ),
-        P("origin", r"sou\s+(?:de|do|da)\s+(?P<obj>.+)", "É de {obj}", "sou"),
-        P("age", r"tenho\s+(?P<obj>\d{1,3})\s+anos", "Tem {obj} anos", "anos"),
+        P(
+            "origin",
+            r"sou\s+(?:de|do|da)\s+(?P<obj>.+)",
+            "É de {obj}",
+            "sou",
+            examples=(E("Sou de Recife, mas moro em São Paulo.", "É de Recife"),),
+        ),
+        P(
+            "age",
+            r"tenho\s+(?P<obj>\d{1,3})\s+anos",
+            "Tem {obj} anos",
+            "anos",
+            examples=(E("Tenho 40 anos e sou contador.", "Tem 40 anos"),),
+        ),
         # location
         P(
             "home_left",
             r"(?:n[aã]o\s+moro\s+mais|j[aá]\s+n[aã]o\s+moro|n[aã]o\s+vivo\s+mais)\s+(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
             "Não mora mais {prep} {obj}",
             "moro vivo",
+            examples=(E("Não moro mais no Porto.", "Não mora mais no Porto"),),
         ),
         P(
             "home",
             r"(?:eu\s+)?(?:moro|vivo|resido|estou\s+morando)\s+(?:sozinh[oa]\s+|com\s+(?:minha|meu|meus|minhas)\s+[\wà-ú]+\s+)?(?P<prep>em|no|na|nos|nas)\s+(?P<obj>.+)",
             "Mora {prep} {obj}",
             "moro vivo resido morando",
+            examples=(E("Moro em Lisboa.", "Mora em Lisboa"),),
         ),
         P(
             "home",
             r"(?:me\s+mudei|mudei-me|acabei\s+de\s+me\s+mudar)\s+(?P<prep>para|pra|pro)\s+(?P<obj>.+)",
             "Mudou-se {prep} {obj}",
             "mudei mudar",
+            examples=(E("Me mudei para o Porto.", "Mudou-se para o Porto"),),
         ),
         # work
         P(
@@ -190,14 +207,26 @@ PACK = LanguagePack(
             r"(?:trabalho|estou\s+trabalhando)\s+(?P<prep>na|no|em|para|pra|numa|num)\s+(?P<obj>.+)",
             "Trabalha {prep} {obj}",
             "trabalho trabalhando",
+            examples=(E("Trabalho na Feedzai.", "Trabalha na Feedzai"),),
         ),
         P(
             "field_common",
             r"trabalho\s+(?P<prep>com|em|na\s+área\s+de)\s+(?P<obj>[a-zà-ú].+)",
             "Trabalha {prep} {obj}",
             "trabalho",
+            examples=(
+                E("Trabalho com marketing digital.", "Trabalha com marketing digital"),
+            ),
         ),
-        P("role", r"trabalho\s+como\s+(?P<obj>.+)", "Trabalha como {obj}", "trabalho"),
+        P(
+            "role",
+            r"trabalho\s+como\s+(?P<obj>.+)",
+            "Trabalha como {obj}",
+            "trabalho",
+            examples=(
+                E("Trabalho como designer gráfico.", "Trabalha como designer gráfico"),
+            ),
+        ),
         P(
             "role",
             r"sou\s+(?:um\s+|uma\s+)?(?P<obj>"
@@ -205,6 +234,7 @@ PACK = LanguagePack(
             + r"(?:\s+(?:de|do|da)\s+[\w-]+)?)\b",
             "É {obj}",
             "sou",
+            examples=(E("Sou enfermeiro.", "É enfermeiro"),),
         ),
         P(
             "employer",
@@ -213,6 +243,9 @@ PACK = LanguagePack(
             + r".{0,30}?\s+(?P<prep>na|no|em)\s+(?P<obj>[A-Z].+)",
             "Trabalha {prep} {obj}",
             "sou",
+            examples=(
+                E("Sou engenheiro de software no Nubank.", "Trabalha no Nubank"),
+            ),
         ),
         P(
             "employer",
@@ -228,6 +261,7 @@ PACK = LanguagePack(
             + r"\b(?:\s+[A-Z]\w+)?\s+(?:[eé]|s[aã]o|est[aá]|est[aã]o|trabalha|trabalham|mora|moram|tem|t[eê]m|se\s+chama|chama-se|estuda|vai|v[aã]o|nasceu|faz|joga|gosta)\b.+)",
             _POSS,
             _REL_T,
+            examples=(E("Meu marido é médico.", "Seu marido é médico"),),
         ),
         P(
             "relative",
@@ -236,12 +270,14 @@ PACK = LanguagePack(
             + r"\b.*)",
             "Tem {obj}",
             _REL_T,
+            examples=(E("Tenho dois filhos pequenos.", "Tem dois filhos pequenos"),),
         ),
         P(
             "relationship",
             r"(?:sou|estou)\s+(?P<obj>casad[oa]|solteir[oa]|divorciad[oa]|vi[uú]v[oa]|noiv[oa])",
             "É {obj}",
             "casado casada solteiro solteira divorciado divorciada viúvo viúva viuvo viuva noivo noiva",
+            examples=(E("Sou casado e tenho uma filha.", "É casado"),),
         ),
         # constraints
         P(
@@ -249,18 +285,21 @@ PACK = LanguagePack(
             r"sou\s+(?P<adj>al[eé]rgic[oa])\s+(?P<prep>a|ao|à|aos|às)\s+(?P<obj>.+)",
             "É {adj} {prep} {obj}",
             "alérgico alérgica alergico alergica",
+            examples=(E("Sou alérgica a amendoim.", "É alérgica a amendoim"),),
         ),
         P(
             "allergy",
             r"tenho\s+alergia\s+(?P<prep>a|ao|à|aos|às|de)\s+(?P<obj>.+)",
             "Tem alergia {prep} {obj}",
             "alergia",
+            examples=(E("Tenho alergia a camarão.", "Tem alergia a camarão"),),
         ),
         P(
             "diet_left",
             r"(?:n[aã]o\s+sou\s+mais|j[aá]\s+n[aã]o\s+sou)\s+(?P<obj>" + _DIET + r")",
             "Não é mais {obj}",
             "vegetariano vegetariana vegano vegana pescetariano pescetariana",
+            examples=(E("Não sou mais vegetariano.", "Não é mais vegetariano"),),
         ),
         P(
             "diet",
@@ -269,6 +308,7 @@ PACK = LanguagePack(
             + r"|cel[ií]ac[oa]|diab[eé]tic[oa]|intolerante\s+(?:à|a)\s+lactose|intolerante\s+ao\s+gl[uú]ten|dalt[oô]nic[oa]|ceg[oa]|surd[oa])",
             "É {obj}",
             "vegetariano vegetariana vegano vegana pescetariano pescetariana celíaco celíaca celiaco celiaca diabético diabética diabetico diabetica intolerante daltônico daltonico cego cega surdo surda",
+            examples=(E("Sou vegano.", "É vegano"),),
         ),
         P(
             "food_refused",
@@ -281,12 +321,16 @@ PACK = LanguagePack(
                 "": "Não come {obj}",
             },
             "como comer bebo tomo",
+            examples=(E("Não bebo álcool.", "Não bebe álcool"),),
         ),
         P(
             "budget",
             r"(?:meu\s+or[çc]amento\s+[eé]|tenho\s+um\s+or[çc]amento)\s+(?:de\s+)?(?P<obj>.+)",
             "Seu orçamento é de {obj}",
             "orçamento orcamento",
+            examples=(
+                E("Meu orçamento é de 3 mil reais.", "Seu orçamento é de 3 mil reais"),
+            ),
         ),
         P(
             "platform",
@@ -312,6 +356,9 @@ PACK = LanguagePack(
             + r")",
             "Quer respostas em {obj}",
             _LANG_T,
+            examples=(
+                E("Responda sempre em português.", "Quer respostas em português"),
+            ),
         ),
         P(
             "reply_language_refused",
@@ -326,6 +373,7 @@ PACK = LanguagePack(
             r"(?:por\s+favor,?\s+)?(?:nunca\s+|n[aã]o\s+)(?:use|usa|coloque|inclua|adicione|ponha)\s+(?P<obj>.+)",
             "Não quer {obj}",
             "use usa coloque inclua adicione ponha",
+            examples=(E("Não usa redes sociais", "Não quer redes sociais"),),
         ),
         P(
             "ban",
@@ -363,12 +411,14 @@ PACK = LanguagePack(
             r"(?:eu\s+)?n[aã]o\s+(?:uso|utilizo|usamos|utilizamos)\s+(?P<obj>.+)",
             "Não usa {obj}",
             "uso utilizo usamos utilizamos",
+            examples=(E("Não uso redes sociais.", "Não usa redes sociais"),),
         ),
         P(
             "stack_choice",
             r"(?P<verb>usamos|utilizamos|trabalhamos\s+com)\s+(?P<obj>.+)",
             "Usam {obj}",
             "usamos utilizamos trabalhamos",
+            examples=(E("Usamos React e Node.", "Usam React e Node"),),
         ),
         P(
             "stack_choice",
@@ -387,9 +437,21 @@ PACK = LanguagePack(
             r"estou\s+(?P<verb>construindo|desenvolvendo|criando|fazendo|trabalhando\s+em|trabalhando\s+num|trabalhando\s+numa)\s+(?P<obj>(?:um|uma|meu|minha|o|a)?\s*.+)",
             "Está {verb} {obj}",
             "construindo desenvolvendo criando fazendo trabalhando",
+            examples=(
+                E(
+                    "Estou desenvolvendo um app de receitas.",
+                    "Está desenvolvendo um app de receitas",
+                ),
+            ),
         ),
         # goals and plans
-        P("goal_verb", r"(?:eu\s+)?quero\s+(?P<obj>.+)", "Quer {obj}", "quero"),
+        P(
+            "goal_verb",
+            r"(?:eu\s+)?quero\s+(?P<obj>.+)",
+            "Quer {obj}",
+            "quero",
+            examples=(E("Quero morar no Canadá.", "Quer morar no Canadá"),),
+        ),
         P(
             "goal_verb",
             r"(?P<verb>pretendo|planejo|planeio|espero|vou)\s+(?P<obj>.+)",
@@ -407,6 +469,7 @@ PACK = LanguagePack(
             r"estou\s+(?P<verb>aprendendo|estudando|economizando\s+para|me\s+preparando\s+para)\s+(?P<obj>.+)",
             "Está {verb} {obj}",
             "aprendendo estudando economizando preparando",
+            examples=(E("Estou aprendendo inglês.", "Está aprendendo inglês"),),
         ),
         # notable events
         P(
@@ -414,6 +477,7 @@ PACK = LanguagePack(
             r"acabei\s+de\s+(?P<obj>(?!me\s+mudar).+)",
             "Acabou de {obj}",
             "acabei",
+            examples=(E("Acabei de voltar do Japão.", "Acabou de voltar do Japão"),),
         ),
         P(
             "event",
@@ -438,6 +502,7 @@ PACK = LanguagePack(
             r"(?:eu\s+)?n[aã]o\s+gosto\s+(?P<obj>d[eoa]s?\s+.+)",
             "Não gosta {obj}",
             "gosto",
+            examples=(E("Não gosto de café.", "Não gosta de café"),),
         ),
         P(
             "dislike",
@@ -445,13 +510,25 @@ PACK = LanguagePack(
             {"odeio": "Odeia {obj}", "": "Detesta {obj}"},
             "odeio detesto",
         ),
-        P("like", r"(?:eu\s+)?gosto\s+(?P<obj>d[eoa]s?\s+.+)", "Gosta {obj}", "gosto"),
+        P(
+            "like",
+            r"(?:eu\s+)?gosto\s+(?P<obj>d[eoa]s?\s+.+)",
+            "Gosta {obj}",
+            "gosto",
+            examples=(E("Gosto de correr de manhã.", "Gosta de correr de manhã"),),
+        ),
         P(
             "like",
             r"(?:eu\s+)?(?P<verb>adoro|amo)\s+(?P<obj>.+)",
             {"adoro": "Adora {obj}", "": "Ama {obj}"},
             "adoro amo",
         ),
-        P("prefer", r"(?:eu\s+)?prefiro\s+(?P<obj>.+)", "Prefere {obj}", "prefiro"),
+        P(
+            "prefer",
+            r"(?:eu\s+)?prefiro\s+(?P<obj>.+)",
+            "Prefere {obj}",
+            "prefiro",
+            examples=(E("Prefiro respostas curtas.", "Prefere respostas curtas"),),
+        ),
     ),
 )
