@@ -22,19 +22,6 @@ _SENTENCE_END = re.compile(
     r"(?<!\bJr\.)(?<!\bSr\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+|(?<=[。！？；])"
 )
 _PARENTHESIS = re.compile(r"\(([^()]{3,200})\)")
-# What opens a question or a request for help after a statement in the same sentence, in the
-# languages other than English ("j'habite à Lyon, tu connais un bon bouchon ?"): the statement
-# before it stays a statement.
-_QUESTION_TAIL = (
-    r"(?:(?:tu|vous)\s+(?:peux|pourrais|connais|sais|as|aurais|pouvez|pourriez|connaissez|savez|avez)|"
-    r"(?:peux|pourrais|sais|connais)-tu|(?:pouvez|pourriez|connaissez|savez)-vous|"
-    r"qu'est-ce|est-ce\s+que|comment|pourquoi|quel|quelle|quels|quelles|o[uù]\s|"
-    r"(?:me\s+)?(?:puedes|podr[ií]as|ayudas|recomiendas|sabes|conoces)|qu[eé]\s|c[oó]mo|d[oó]nde|cu[aá]l|"
-    r"(?:voc[eê]|vc)\s+(?:pode|poderia|sabe|conhece|recomenda)|(?:me\s+)?(?:ajuda|indica|recomenda)|"
-    r"(?:pode|podes|poderia|consegue)\s|o\s+que|como|onde|qual|"
-    r"(?:kannst|k[oö]nntest|hast|wei[sß]t|kennst)\s+du|(?:k[oö]nnen|haben|wissen)\s+Sie|"
-    r"was|wie|wo|warum|welche[rsnm]?)\b"
-)
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
     r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+"
@@ -46,100 +33,23 @@ _CLAUSE_SPLIT = re.compile(
     r"|,\s+(?=" + lexicon.SUBJECT + r"\b)"
     r"|,\s+(?=(?:what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
     r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)"
-    r"|(?:,|\s)\s*(?=¿)|,\s+(?=" + _QUESTION_TAIL + r")"
+    r"|(?:,|\s)\s*(?=¿)|,\s+(?=" + lexicon.QUESTION_TAIL + r")"
     r"|,\s+(?=any\s)|\s+[—–]\s+(?=[^—–]*\?\s*$)",
     re.IGNORECASE,
 )
-_QUESTION_START = re.compile(
-    r"^(?:(?:so|and|but|ok|okay|also|hey|hi|well|now|quick\s+question)[,:]?\s+)*"
-    r"(?:do|does|did|can|could|would|should|will|shall|is|are|am|was|were|have|has|had|how|what|"
-    r"why|where|which|who|whom|whose|may|might|must|isn't|aren't|don't|doesn't|didn't|won't|"
-    r"wouldn't|shouldn't|can't|couldn't)\s+(?:I|you|we|my|it|there|the|a|an|this|that|they|he|she|"
-    r"your|u|one|anyone|someone)\b"
-    r"|^(?:how|what|why|where|when|which|who)(?:'s|\s+(?:am|are|is|do|does|did|can|could|should|would|will|"
-    r"was|were|has|have))\b",
-    re.IGNORECASE,
-)
-_HYPOTHETICAL = re.compile(
-    r"^(?:\W*(?:and|but|so|ok|okay|well|now|then|also|y|e|et|und|ahora|agora|alors)[,\s]+)*"
-    r"(?:if|suppose|supposing|imagine|imagining|let's\s+say|lets\s+say|let\s+us\s+say|say|pretend|"
-    r"assume|assuming|hypothetically|what\s+if|in\s+a\s+world|picture\s+this|even\s+if|unless|"
-    r"si|supongamos|sup[oó]n|supon|imagina|imaginemos|imag[ií]nate|se|suponha|suponhamos|"
-    r"imaginemos|e\s+se|imaginons|imaginez|supposons|suppose|et\s+si|wenn|falls|angenommen|"
-    r"stell\s+dir\s+vor|nehmen\s+wir\s+an|gesetzt\s+den\s+fall)\b",
-    re.IGNORECASE,
-)
-_CONDITIONAL = re.compile(
-    r"\b(?:I(?:'d|\s+would|\s+could|\s+might)|we(?:'d|\s+would|\s+could|\s+might))\s+"
-    r"(?!(?:really\s+|much\s+|also\s+|still\s+)*(?:like|love|rather|prefer|appreciate|enjoy|hate|"
-    r"say|describe|call)\b)\w+",
-    re.IGNORECASE,
-)
-_FICTION = re.compile(
-    r"\b(?:in\s+(?:this|the|my|our|a)\s+(?:story|novel|game|scenario|role-?play|book|script|"
-    r"dream|fiction|fantasy|poem|song|screenplay|campaign|simulation)|my\s+character|as\s+a\s+character|"
-    r"role-?play(?:ing)?|pretend(?:ing)?\s+(?:to\s+be|that|you|I)|act\s+as|you\s+are\s+now|"
-    r"for\s+(?:a|my|the)\s+(?:story|novel|game|screenplay|example|test|exercise|demo|sample))\b",
-    re.IGNORECASE,
-)
-_REPORTED = re.compile(
-    r"\b(?:said|says|say\s+that|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|thinks|believes|"
-    r"claims?|claimed|insists|insisted|mentioned|wrote|writes|asked\s+(?:me|if|whether)|"
-    r"according\s+to|apparently|supposedly|allegedly|dijo|dice\s+que|dicen\s+que|me\s+dijo|"
-    r"según|disse|diz\s+que|dizem\s+que|segundo|falou\s+que|a\s+dit|dit\s+que|disent|selon|"
-    r"m'a\s+dit|sagte|sagt|meint|laut|hat\s+gesagt|behauptet)\b",
-    re.IGNORECASE,
-)
+_QUESTION_START = re.compile(lexicon.QUESTION_START, re.IGNORECASE)
+_HYPOTHETICAL = re.compile(lexicon.HYPOTHETICAL, re.IGNORECASE)
+_CONDITIONAL = re.compile(lexicon.CONDITIONAL, re.IGNORECASE)
+_FICTION = re.compile(lexicon.FICTION, re.IGNORECASE)
+_REPORTED = re.compile(lexicon.REPORTED, re.IGNORECASE)
 _SPEAKER_I = re.compile(r"\b(?:I|yo|eu|je|j'|ich)\s*$", re.IGNORECASE)
-_PREFIX = (
-    r"^(?:(?:please|pls|plz|kindly|ok|okay|now|hey|hi|so|and|also|then|quick|just|"
-    r"(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:you\s+)?to|"
-    r"help\s+me(?:\s+to)?|i\s+need\s+help\s+(?:to|with)|por\s+favor|puedes|podrías|pode|podes|"
-    r"você\s+pode|s'il\s+te\s+pla[iî]t|stp|peux-tu|pouvez-vous|bitte|kannst\s+du|könntest\s+du)[,:\s]+)*"
-)
-_REQUEST = re.compile(
-    _PREFIX
-    + r"(?:translate|summari[sz]e|sum\s+up|rewrite|re-write|rephrase|paraphrase|reword|proofread|"
-    r"correct|edit|polish|shorten|expand|continue|complete|improve|simplify|write|draft|compose|"
-    r"generate|create|make\s+up|make\s+(?:this|it|that|these)\b|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
-    r"convert|reformat|respond\s+to|reply\s+to|answer\s+this|critique|grade|spell-?check|tl;?dr|"
-    r"roleplay|role-play|pretend|act\s+as|traduce|traducir|traduzca|traduza|traduz|traduzir|"
-    r"resume|resuma|resumir|reescribe|reescreva|escribe|escreva|redacta|redija|corrige|corrija|"
-    r"traduis|traduisez|traduire|résume|résumez|réécris|écris|écrivez|rédige|rédigez|"
-    r"übersetze|übersetz|übersetzen|fasse|schreib|schreibe|formuliere|korrigiere|verfasse)\b",
-    re.IGNORECASE,
-)
-_REQUEST_INSIDE = re.compile(
-    r"\b(?:how\s+(?:do|would)\s+(?:you|I)\s+say|how\s+to\s+say|in\s+the\s+voice\s+of|"
-    r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:translate|summari[sz]e|rewrite|rephrase|"
-    r"proofread|write|draft|compose)|tell\s+(?:him|her|them|my\s+\w+)\s+(?:that\s+)?I\b|"
-    r"translat(?:e|ed|ion)\s+(?:into|to|in)\s+\w+|story\s+(?:where|about|in\s+which)|"
-    r"(?:poem|song|story|essay|email|letter|tweet|post|bio|speech)\s+(?:where|about|in\s+which|"
-    r"that\s+says|saying|from\s+the\s+perspective))",
-    re.IGNORECASE,
-)
-_POINTS_AT_MATERIAL = re.compile(
-    r"(?::\s*$|:\s+\S|\b(?:this|it|these|those|the\s+(?:above|following|text|email|message|"
-    r"paragraph|sentence|sentences|draft|letter|passage|note)|my\s+(?:\w+\s+)?(?:cover\s+letter|"
-    r"letter|email|essay|draft|text|resume|résumé|cv|bio|post|paragraph|message|speech|story|poem|"
-    r"answer|reply|statement|profile|summary|intro|introduction)|below|above|following|esto|este|esta|"
-    r"isto|isso|ceci|cela|ça|ce\s+texte|das|dies|diesen|folgenden|folgende)\b)",
-    re.IGNORECASE,
-)
+_REQUEST = re.compile(lexicon.REQUEST, re.IGNORECASE)
+_REQUEST_INSIDE = re.compile(lexicon.REQUEST_INSIDE, re.IGNORECASE)
+_POINTS_AT_MATERIAL = re.compile(lexicon.POINTS_AT_MATERIAL, re.IGNORECASE)
 
 
-_STANDING = re.compile(
-    r"\b(?:always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
-    r"whenever|everything|all\s+(?:code|answers|responses|replies|examples|your)|siempre|sempre|toujours|"
-    r"immer)\b",
-    re.IGNORECASE,
-)
-_CREATIVE = re.compile(
-    r"\b(?:story|stories|poem|song|lyrics|scene|dialogue|role-?play|pretend|act\s+as|script|"
-    r"character|tale|fanfic|fiction|novel|screenplay|limerick|haiku|joke|historia|cuento|poema|"
-    r"história|conto|histoire|conte|poème|Geschichte|Gedicht|Märchen)\b",
-    re.IGNORECASE,
-)
+_STANDING = re.compile(lexicon.REQUEST_STANDING, re.IGNORECASE)
+_CREATIVE = re.compile(lexicon.CREATIVE, re.IGNORECASE)
 
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)

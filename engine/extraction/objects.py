@@ -40,27 +40,9 @@ _TRAILING = re.compile(
 _END_PUNCT = ".!?。！？…\"')]»“”,"
 _WORD = re.compile(r"[\w'-]+")
 
-SECOND_PERSON = re.compile(
-    r"\b(?:you|your|yours|yourself|yourselves|u|ur|tu|tus|te|ti|usted|você|vocês|teu|tua|"
-    r"toi|ton|tes|vous|votre|vos|dein|deine|dich|dir|euch)\b",
-    re.IGNORECASE,
-)
-# A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
-DEICTIC = re.compile(
-    r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
-    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|where|when|why|the\s+way|"
-    r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
-    r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
-    r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
-    r"snippet|attempt))\b",
-    re.IGNORECASE,
-)
-_TIME = re.compile(
-    r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
-    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
-    r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$",
-    re.IGNORECASE,
-)
+SECOND_PERSON = re.compile(lexicon.SECOND_PERSON, re.IGNORECASE)
+DEICTIC = re.compile(lexicon.DEICTIC, re.IGNORECASE)
+_TIME = re.compile(lexicon.TIME, re.IGNORECASE)
 
 
 def _last_word(text: str) -> str:
@@ -129,51 +111,12 @@ def is_deictic(obj: str) -> bool:
     return DEICTIC.match(obj) is not None
 
 
-_THIRD_EN = {
-    "my": "their",
-    "mine": "theirs",
-    "myself": "themselves",
-    "me": "them",
-    "i": "they",
-    "i'm": "they're",
-    "i've": "they've",
-    "i'll": "they'll",
-    "i'd": "they'd",
-    "our": "their",
-    "ours": "theirs",
-    "we": "they",
-    "us": "them",
-    "ourselves": "themselves",
-    "am": "are",
-}
-_THIRD_OTHER = {
-    "mi": "su",
-    "mis": "sus",
-    "meu": "seu",
-    "minha": "sua",
-    "meus": "seus",
-    "minhas": "suas",
-    "mon": "son",
-    "ma": "sa",
-    "mes": "ses",
-    "mein": "sein",
-    "meine": "seine",
-    "meinen": "seinen",
-    "meinem": "seinem",
-    "meiner": "seiner",
-    "nuestro": "su",
-    "nuestra": "su",
-    "nosso": "seu",
-    "nossa": "sua",
-    "notre": "leur",
-    "nos": "leurs",
-    "unser": "ihr",
-    "unsere": "ihre",
-}
 _FIRST_EN = re.compile(
     r"\b(?:I'm|I've|I'll|I'd|my|mine|myself|me|I|our|ours|we|us|ourselves)\b"
 )
-_FIRST_OTHER = re.compile(r"\b(?:" + "|".join(_THIRD_OTHER) + r")\b", re.IGNORECASE)
+_FIRST_OTHER = re.compile(
+    r"\b(?:" + "|".join(lexicon.THIRD_OTHER) + r")\b", re.IGNORECASE
+)
 _I_AM = re.compile(r"\bI\s+am\b")
 
 
@@ -182,9 +125,9 @@ def third_person(text: str, lang: str) -> str:
     if lang == "en":
         text = _I_AM.sub("they are", text)
         return _FIRST_EN.sub(
-            lambda m: _THIRD_EN.get(m.group(0).lower(), m.group(0)), text
+            lambda m: lexicon.THIRD_EN.get(m.group(0).lower(), m.group(0)), text
         )
-    return _FIRST_OTHER.sub(lambda m: _THIRD_OTHER[m.group(0).lower()], text)
+    return _FIRST_OTHER.sub(lambda m: lexicon.THIRD_OTHER[m.group(0).lower()], text)
 
 
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "be": "is"}
