@@ -13,14 +13,10 @@ import re
 from typing import Literal
 
 from memtap.engine.text import lexicon
+from memtap.engine.text.sentences import sentences as split_sentences
 
 NonFact = Literal["question", "hypothetical", "reported", "request", "fiction"]
 
-# Abbreviations do not end a sentence ("Call me Dr. Patel").
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bProf\.)(?<!\bSt\.)(?<!\bvs\.)"
-    r"(?<!\bJr\.)(?<!\bSr\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+|\n+|(?<=[。！？；])"
-)
 _PARENTHESIS = re.compile(r"\(([^()]{3,200})\)")
 _CLAUSE_SPLIT = re.compile(
     r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
@@ -65,7 +61,8 @@ def _words(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """The engine's sentences, a semicolon ending one ("I live in Oslo; I work at Acme")."""
+    return split_sentences(text, semicolons=True)
 
 
 def asides(sentence: str) -> list[str]:

@@ -91,6 +91,8 @@ def claim_of_memory(memory: Memory) -> Claim | None:
 
 
 def claim_of(content: str) -> Claim | None:
+    if _built_at != catalog.version():
+        _rebuild()  # a pack was registered: its templates are read back too
     if len(content) > CLAIM_CACHE_MAX_CHARS:
         return _read_claim(content)
     return _cached_claim(content)
@@ -270,8 +272,6 @@ _IRREGULAR = {"is": "am", "has": "have", "does": "do"}
 def _reverses_matching(text: str) -> list[_Reverse]:
     # Only the templates led by the text's first word (and the few led by a field) can
     # match it: ~30 regexes tried instead of all ~500 (retrieval reads a claim per hit).
-    if _built_at != catalog.version():
-        _rebuild()
     first = text.split(None, 1)
     candidates = _BY_LEAD.get(_fold(first[0]), _UNLED) if first else _UNLED
     return [r for r in candidates if r.regex.fullmatch(text)]

@@ -61,6 +61,13 @@ FIRST_PERSON_VERB = (
 )
 
 
+# The user as the one a question is about (retrieval/coincidence.py): the subjects above and
+# "mine", "myself", "ours"; "me" is left out ("write me a haiku" is a task).
+ABOUT_USER = (
+    r"\b(?:I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours|yo|mi|mis|eu|meu|minha|je|j'|"
+    r"mon|ma|mes|ich|mein|meine)\b"
+)
+
 # -- what ends or empties an object (extraction/objects.py) ---------------------------
 # An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
 PRONOUNS = words(
