@@ -149,6 +149,7 @@ PACK = LanguagePack(
     goal_verb_last=True,
     not_goals=words("wissen fragen verstehen sehen prüfen"),
     brief_words=("kurz", "knapp", "ausf"),
+    subjects=r"ich|mein|meine|wir|unser|unsere",
     negators=frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
     joiners=frozenset(["und"]),
     dates=DATES,

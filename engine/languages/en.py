@@ -282,6 +282,7 @@ PACK = LanguagePack(
     diets=DIETS,
     languages=LANGS,
     language_triggers=LANG_TRIGGERS,
+    subjects=r"I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours",
     negators=words("not never no nor dont"),
     joiners=words("and"),
     dates=DATES,

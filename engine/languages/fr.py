@@ -126,6 +126,7 @@ PACK = LanguagePack(
     goal_verb_endings=("er", "ir", "re", "oir"),
     not_goals=words("savoir demander comprendre voir vérifier faire dire"),
     brief_words=("bre", "brè", "conc"),
+    subjects=r"je|j'|mon|ma|mes|nous|notre",
     negators=frozenset(["ne", "pas", "jamais"]),
     joiners=frozenset(["et"]),
     dates=DATES,

@@ -120,6 +120,12 @@ class LanguagePack:
     """Starts of the style words that ask for length rather than tone ("breve", "kurz")."""
     indefinite_preps: frozenset[str] = frozenset()
     """Prepositions with an article that make an employer of a common noun ("numa startup")."""
+    subjects: str = ""
+    """The user as subject or owner: first-person pronouns and possessives, singular and
+    plural (a regex alternation: "yo|mi|mis|nosotros|nuestro|nuestra")."""
+    first_person_verbs: str = ""
+    """First-person forms that open a clause without its subject ("soy", "moro"), in a
+    language that drops it."""
     negators: frozenset[str] = frozenset()
     """Words that negate the verb after them."""
     joiners: frozenset[str] = frozenset()

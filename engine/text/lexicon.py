@@ -7,6 +7,7 @@ user is when they speak (the subject lexicon). A language's own words are in its
 from __future__ import annotations
 
 from memtap.engine.languages.pack import words
+from memtap.engine.languages.registry import PACKS
 
 # Words without which a pattern below cannot match: a set lookup spares the regex on most
 # clauses (extraction runs on every turn).
@@ -47,26 +48,21 @@ JOINERS = words(
     "porque e mas et mais car und aber weil denn sondern"
 )
 
-SUBJECT = (
-    r"(?:I|I'm|I've|I'd|I'll|my|we|we're|our|yo|mi|mis|eu|meu|minha|je|j'|mon|ma|mes|ich|mein|"
-    r"meine|wir|unser|unsere|nosotros|nuestro|nuestra|nós|nosso|nossa|nous|notre)"
-)
-
+SUBJECT = "(?:" + "|".join(p.subjects for p in PACKS.values() if p.subjects) + ")"
+"""The user as subject or owner, in every language: the one subject lexicon."""
 # Spanish and Portuguese drop the subject, so a new clause may start with its verb ("y soy de
 # Valparaíso", "mas moro em São Paulo"): first-person forms of the verbs facts are stated
 # with. (German "und wohne in Hamburg" shares the subject before it, which its rules read.)
 FIRST_PERSON_VERB = (
-    r"(?:soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|nac[ií]|sou|estou|tenho|moro|"
-    r"trabalho|prefiro|nasci)"
+    "(?:"
+    + "|".join(p.first_person_verbs for p in PACKS.values() if p.first_person_verbs)
+    + ")"
 )
 
 
-# The user as the one a question is about (retrieval/coincidence.py): the subjects above and
-# "mine", "myself", "ours"; "me" is left out ("write me a haiku" is a task).
-ABOUT_USER = (
-    r"\b(?:I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours|yo|mi|mis|eu|meu|minha|je|j'|"
-    r"mon|ma|mes|ich|mein|meine)\b"
-)
+# The user as the one a question is about (retrieval/coincidence.py); "me" is left out
+# ("write me a haiku" is a task).
+ABOUT_USER = r"\b" + SUBJECT + r"\b"
 
 # -- what ends or empties an object (extraction/objects.py) ---------------------------
 # An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
