@@ -80,7 +80,15 @@ claims of up to this many contents of up to this length are kept (~5 MB for fact
 usual length, ~20 MB at most); a longer content is read each time."""
 
 
-__all__ = ["Claim", "Resolution", "claim_of", "claim_of_memory", "conflict", "resolve"]
+__all__ = [
+    "Claim",
+    "Resolution",
+    "claim_of",
+    "claim_of_memory",
+    "conflict",
+    "resolve",
+    "subject_for",
+]
 
 
 def claim_of_memory(memory: Memory) -> Claim | None:
