@@ -18,8 +18,10 @@ def _all_rules() -> tuple[Rule, ...]:
     # English families before the seed's choices: "I don't eat pork" is a constraint before
     # it could be read as a habit; other languages after (their triggers rarely meet English
     # text).
-    packed = tuple(r for pack in registry.PACKS.values() for r in rules_of(pack))
-    return (*en.RULES, *en_choices.RULES, *packed, *named_relatives.RULES)
+    packs = registry.PACKS.values()
+    phrases = tuple(r for pack in packs for r in rules_of(pack))
+    named = tuple(r for pack in packs for r in named_relatives.rules_of(pack))
+    return (*en.RULES, *en_choices.RULES, *phrases, *named)
 
 
 ALL_RULES: tuple[Rule, ...] = _all_rules()

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import (
+    DateWords,
+    LanguagePack,
+    NamedRelatives,
+    periods,
+    words,
+)
 from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
@@ -132,6 +138,33 @@ DATES = DateWords(
     },
 )
 
+NAMED = NamedRelatives(
+    possessive=r"(?:mein|meine|unser|unsere)",
+    called=r"hei[ßs]t|namens",
+    words={
+        "frau": "wife",
+        "mann": "husband",
+        "partner": "partner",
+        "partnerin": "partner",
+        "freund": "boyfriend",
+        "freundin": "girlfriend",
+        "sohn": "son",
+        "tochter": "daughter",
+        "mutter": "mother",
+        "vater": "father",
+        "bruder": "brother",
+        "schwester": "sister",
+        "oma": "grandmother",
+        "opa": "grandfather",
+        "hund": "dog",
+        "hündin": "dog",
+        "katze": "cat",
+        "kater": "cat",
+    },
+    examples=(E("Unser Kater Mogli ist zwölf.", "Their cat (Kater) is called Mogli"),),
+)
+
+
 PACK = LanguagePack(
     code="de",
     stop=(
@@ -152,6 +185,7 @@ PACK = LanguagePack(
     subjects=r"ich|mein|meine|wir|unser|unsere",
     negators=frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
     joiners=frozenset(["und"]),
+    named_relatives=NAMED,
     dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),
     phrases=(
@@ -168,6 +202,7 @@ PACK = LanguagePack(
             r"nenn(?:e|t)?\s+mich\s+(?:bitte\s+)?(?P<obj>.+)",
             "Möchte {obj} genannt werden",
             "nenne nennt nenn",
+            examples=(E("Nenn mich bitte Flo.", "Möchte Flo genannt werden"),),
         ),
         P(
             "origin",
@@ -205,6 +240,9 @@ PACK = LanguagePack(
             r"ich\s+bin\s+(?:gerade\s+|kürzlich\s+|letztes\s+Jahr\s+)?nach\s+(?P<obj>.+?)\s+(?:umgezogen|gezogen)",
             "Ist nach {obj} gezogen",
             "umgezogen gezogen",
+            examples=(
+                E("Ich bin nach Leipzig umgezogen.", "Ist nach Leipzig gezogen"),
+            ),
         ),
         # work
         P(
@@ -212,6 +250,12 @@ PACK = LanguagePack(
             r"ich\s+arbeite\s+nicht\s+mehr\s+(?P<prep>bei|für)\s+(?P<obj>.+)",
             "Arbeitet nicht mehr {prep} {obj}",
             "arbeite",
+            examples=(
+                E(
+                    "Ich arbeite nicht mehr bei Siemens.",
+                    "Arbeitet nicht mehr bei Siemens",
+                ),
+            ),
         ),
         P(
             "employer_any",
@@ -243,12 +287,14 @@ PACK = LanguagePack(
             + r"\s+(?P<prep>bei)\s+(?P<obj>.+)",
             "Arbeitet bei {obj}",
             _ROLE_T,
+            examples=(E("Ich bin Softwareentwickler bei SAP.", "Arbeitet bei SAP"),),
         ),
         P(
             "employer_any",
             r"ich\s+habe\s+(?:gerade\s+|letzten\s+Monat\s+)?bei\s+(?P<obj>.+?)\s+angefangen",
             "Arbeitet bei {obj}",
             "angefangen",
+            examples=(E("Ich habe bei Bosch angefangen.", "Arbeitet bei Bosch"),),
         ),
         # family and pets
         P(
@@ -274,6 +320,7 @@ PACK = LanguagePack(
             r"ich\s+bin\s+(?P<obj>verheiratet|ledig|geschieden|verwitwet|verlobt|single)",
             "Ist {obj}",
             "verheiratet ledig geschieden verwitwet verlobt single",
+            examples=(E("Ich bin verheiratet.", "Ist verheiratet"),),
         ),
         # constraints
         P(
@@ -290,6 +337,9 @@ PACK = LanguagePack(
             r"ich\s+bin\s+gegen\s+(?P<obj>.+?)\s+allergisch",
             "Ist allergisch gegen {obj}",
             "allergisch",
+            examples=(
+                E("Ich bin gegen Nüsse allergisch.", "Ist allergisch gegen Nüsse"),
+            ),
         ),
         P(
             "allergy",
@@ -297,6 +347,12 @@ PACK = LanguagePack(
             "Hat eine {obj}",
             "allergie nussallergie laktoseintoleranz",
             keep_case=True,
+            examples=(
+                E(
+                    "Ich habe eine Nussallergie, also bitte keine Rezepte mit Nüssen",
+                    "Hat eine Nussallergie",
+                ),
+            ),
         ),
         P(
             "diet_left",
@@ -305,6 +361,9 @@ PACK = LanguagePack(
             + r")(?:\s+mehr)?",
             "Ist nicht mehr {obj}",
             _DIET_T,
+            examples=(
+                E("Ich bin nicht mehr Vegetarier.", "Ist nicht mehr Vegetarier"),
+            ),
         ),
         P(
             "diet",
@@ -340,6 +399,9 @@ PACK = LanguagePack(
             r"(?:ich\s+bin|wir\s+sind)\s+(?:noch\s+)?(?:auf|an)\s+(?P<obj>.+?)\s+(?:festgelegt|gebunden|beschränkt|angewiesen|festgenagelt|hängen\s+geblieben)",
             "Ist auf {obj} festgelegt",
             "festgelegt gebunden beschränkt angewiesen festgenagelt geblieben",
+            examples=(
+                E("Wir sind auf Windows festgelegt.", "Ist auf Windows festgelegt"),
+            ),
         ),
         P(
             "platform_refused",
@@ -351,6 +413,12 @@ PACK = LanguagePack(
                 "": "Kann {obj} nicht aktualisieren",
             },
             "aktualisieren updaten upgraden verwenden benutzen installieren",
+            examples=(
+                E(
+                    "Ich kann Python nicht aktualisieren.",
+                    "Kann Python nicht aktualisieren",
+                ),
+            ),
         ),
         # standing instructions
         P(
@@ -371,6 +439,12 @@ PACK = LanguagePack(
             + r")",
             "Möchte keine Antworten mehr auf {obj}",
             _LANG_T,
+            examples=(
+                E(
+                    "Antworte nicht mehr auf Englisch.",
+                    "Möchte keine Antworten mehr auf Englisch",
+                ),
+            ),
         ),
         P(
             "ban",
@@ -378,6 +452,7 @@ PACK = LanguagePack(
             "Möchte keine {obj}",
             "verwende benutze nutze",
             keep_case=True,
+            examples=(E("Verwende keine Emojis.", "Möchte keine Emojis"),),
         ),
         P(
             "ban",
@@ -392,6 +467,7 @@ PACK = LanguagePack(
             r"(?:bitte\s+)?(?:immer\s+)?(?:sei|antworte)\s+(?:bitte\s+)?(?:immer\s+)?(?P<obj>kurz|knapp|direkt|förmlich|formell|locker|ausführlich)",
             "Möchte {obj}e Antworten",
             "sei antworte",
+            examples=(E("Sei bitte immer kurz.", "Möchte kurze Antworten"),),
         ),
         P(
             "parent",
@@ -416,6 +492,7 @@ PACK = LanguagePack(
             "Hat {obj}",
             "zöliakie diabetes asthma adhs epilepsie migräne intoleranz laktoseintoleranz",
             keep_case=True,
+            examples=(E("Ich habe Zöliakie.", "Hat Zöliakie"),),
         ),
         P(
             "field",
@@ -462,6 +539,12 @@ PACK = LanguagePack(
             "Ihr {what} {verb} {obj}",
             "backend frontend stack server projekt produkt datenbank app infrastruktur",
             keep_case=True,
+            examples=(
+                E(
+                    "Unser Backend ist in Go geschrieben.",
+                    "Ihr Backend ist in Go geschrieben",
+                ),
+            ),
         ),
         P(
             "project",
@@ -496,6 +579,9 @@ PACK = LanguagePack(
             {"hoffe": "Hofft {obj}", "": "Plant {obj}"},
             "plane vor hoffe",
             keep_case=True,
+            examples=(
+                E("Ich plane einen Umzug nach Wien.", "Plant einen Umzug nach Wien"),
+            ),
         ),
         P(
             "goal",
@@ -503,6 +589,7 @@ PACK = LanguagePack(
             "Sein {what} ist {obj}",
             "ziel traum plan",
             keep_case=True,
+            examples=(E("Mein Ziel ist ein Marathon.", "Sein Ziel ist ein Marathon"),),
         ),
         P(
             "goal",
@@ -532,6 +619,7 @@ PACK = LanguagePack(
             "Hat {obj}",
             "geheiratet angefangen abschluss baby",
             keep_case=True,
+            examples=(E("Ich habe geheiratet.", "Hat geheiratet"),),
         ),
         P(
             "event",
@@ -539,6 +627,7 @@ PACK = LanguagePack(
             "Ist {obj}",
             "rente vater mutter befördert",
             keep_case=True,
+            examples=(E("Ich bin Vater geworden.", "Ist Vater geworden"),),
         ),
         # preferences
         P(
@@ -547,6 +636,7 @@ PACK = LanguagePack(
             "Mag {obj} nicht",
             "mag",
             keep_case=True,
+            examples=(E("Ich mag Koriander nicht.", "Mag Koriander nicht"),),
         ),
         P(
             "dislike",
@@ -562,6 +652,9 @@ PACK = LanguagePack(
             "Hasst {obj}",
             "hasse",
             keep_case=True,
+            examples=(
+                E("Ich hasse Rosenkohl, schon seit meiner Kindheit", "Hasst Rosenkohl"),
+            ),
         ),
         P(
             "like",
@@ -577,6 +670,7 @@ PACK = LanguagePack(
             "Bevorzugt {obj}",
             "bevorzuge",
             keep_case=True,
+            examples=(E("Ich bevorzuge Tee.", "Bevorzugt Tee"),),
         ),
     ),
 )

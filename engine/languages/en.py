@@ -90,6 +90,26 @@ DATES = DateWords(
     ),
 )
 
+# -- pieces of the English rules' regular expressions -------------------------------------
+START = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
+I = START + r"I\s+"
+I_ANY = START + r"I(?:\s+|(?='))"
+"""`I` followed by a space or a contraction ("I'm", "I'd"): for verbs listed with their "'m"."""
+I_OR_WE = START + r"(?:I|we)\s+"
+IM = START + r"I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+"
+WE = START + r"we\s+"
+ADV = (
+    r"(?:(?:really|truly|definitely|much|now|still|actually|generally|personally|also|just|"
+    r"strongly|do|would|currently|recently|finally|mostly|mainly|primarily|originally|"
+    r"already|officially|both|all|only)\s+)*"
+)
+PLEASE = (
+    r"^(?:(?:please|pls|plz|also|and|so|ok|okay|oh|hey|btw|from\s+now\s+on|going\s+forward|"
+    r"in\s+(?:the\s+)?future|by\s+default|for\s+(?:all\s+)?future\s+(?:answers|replies|chats)|"
+    r"one\s+more\s+thing|remember(?:\s+to)?|always|kindly)[,:!\s]+)*"
+)
+
+
 # -- the words of the English rules (engine/extraction/languages/en_*.py) ------------------
 ROLE_WORDS = words(
     "engineer developer programmer dev devs coder scientist analyst architect designer "
@@ -271,6 +291,66 @@ PLACE_STOP = (
 )
 
 NOT_ANY_MORE = r"(?:\s+(?:any\s?more|any\s+longer))?"
+
+
+# "Same here", "Nobody here": words that come before "here" without being a signature
+NOT_SIGNATURES = frozenset(
+    [
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *["january", "february", "march", "april", "may", "june", "july", "august"],
+        *["september", "october", "november", "december", "me", "time"],
+        "same",
+        "everyone",
+        "everybody",
+        "nobody",
+        "anyone",
+        "anybody",
+        "someone",
+        "somebody",
+        "me",
+        "us",
+        "you",
+        "back",
+        "still",
+        "right",
+        "over",
+        "out",
+        "in",
+        "up",
+        "down",
+        "all",
+        "more",
+        "stuck",
+        "new",
+        "help",
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "lost",
+    ]
+)
+
+# Capitalised words after a relative that are not their name ("visiting my sister Saturday",
+# "teach my son French").
+NOT_A_NAME = frozenset(
+    [
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *["january", "february", "march", "april", "may", "june", "july", "august"],
+        *["september", "october", "november", "december", "christmas", "easter"],
+        *["english", "french", "spanish", "german", "italian", "portuguese", "chinese"],
+        *["japanese", "korean", "arabic", "russian", "dutch", "hindi", "latin", "math"],
+        *["maths", "today", "tonight", "tomorrow", "yesterday", "thanksgiving", "eat"],
+        *["the", "and", "but", "what", "how", "why", "when", "where", "who"],
+        *["ok", "okay"],
+    ]
+)
+# One relative, not a group: a name follows only one ("my sister Hannah").
+ONE_RELATIVE = (
+    r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
+    r"baby|toddler|mom|mum|mother|dad|father|brother|sister|sibling|grandma|grandmother|grandpa|"
+    r"grandfather|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|stepmom|stepdad|twin)"
+)
 
 
 PACK = LanguagePack(

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import (
+    DateWords,
+    LanguagePack,
+    NamedRelatives,
+    periods,
+    words,
+)
 from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
@@ -113,6 +119,39 @@ DATES = DateWords(
     not_a_date={"mañana": r"(?<!\bla\s)(?<!\bcada\s)(?<!\buna\s)"},
 )
 
+NAMED = NamedRelatives(
+    possessive=r"(?:mi|nuestr[oa])",
+    called=r"se\s+llama",
+    words={
+        "esposa": "wife",
+        "esposo": "husband",
+        "marido": "husband",
+        "mujer": "wife",
+        "pareja": "partner",
+        "novio": "boyfriend",
+        "novia": "girlfriend",
+        "hijo": "son",
+        "hija": "daughter",
+        "madre": "mother",
+        "mamá": "mother",
+        "padre": "father",
+        "papá": "father",
+        "hermano": "brother",
+        "hermana": "sister",
+        "abuela": "grandmother",
+        "abuelo": "grandfather",
+        "perro": "dog",
+        "perra": "dog",
+        "perrita": "dog",
+        "perrito": "dog",
+        "gato": "cat",
+        "gata": "cat",
+        "gatito": "cat",
+    },
+    examples=(E("Mi esposa Lucía es médica.", "Their wife (esposa) is called Lucía"),),
+)
+
+
 PACK = LanguagePack(
     code="es",
     stop=(
@@ -134,6 +173,7 @@ PACK = LanguagePack(
     first_person_verbs=r"soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|nac[ií]",
     negators=frozenset(["no", "nunca", "jamás", "ni"]),
     joiners=frozenset(["y"]),
+    named_relatives=NAMED,
     dates=DATES,
     first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),
     phrases=(
@@ -150,6 +190,7 @@ PACK = LanguagePack(
             r"ll[aá]mame\s+(?P<obj>.+)",
             "Quiere que le llamen {obj}",
             "llámame llamame",
+            examples=(E("Llámame Pepe.", "Quiere que le llamen Pepe"),),
         ),
         P(
             "origin",
@@ -178,6 +219,9 @@ PACK = LanguagePack(
             r"no\s+vivo\s+en\s+(?P<obj>.+?)(?:\s+desde\s+hace.*)?$",
             "Ya no vive en {obj}",
             "vivo",
+            examples=(
+                E("No vivo en Sevilla desde hace años.", "Ya no vive en Sevilla"),
+            ),
         ),
         P(
             "home",
@@ -191,6 +235,7 @@ PACK = LanguagePack(
             r"(?:me\s+mud[eé]|me\s+he\s+mudado|me\s+acabo\s+de\s+mudar|acabo\s+de\s+mudarme)\s+a\s+(?P<obj>.+)",
             "Se mudó a {obj}",
             "mudé mude mudado mudar mudarme",
+            examples=(E("Me mudé a Valencia.", "Se mudó a Valencia"),),
         ),
         # work
         P(
@@ -242,12 +287,14 @@ PACK = LanguagePack(
             r"soy\s+(?:un\s+|una\s+)?" + _ROLES + r".{0,30}?\s+en\s+(?P<obj>[A-Z].+)",
             "Trabaja en {obj}",
             "soy",
+            examples=(E("Soy ingeniera en Telefónica.", "Trabaja en Telefónica"),),
         ),
         P(
             "employer",
             r"(?:empec[eé]|comenc[eé])\s+(?:a\s+trabajar\s+)?en\s+(?P<obj>.+)",
             "Trabaja en {obj}",
             "empecé empece comencé comence",
+            examples=(E("Empecé a trabajar en Inditex.", "Trabaja en Inditex"),),
         ),
         # family and pets
         P(
@@ -288,12 +335,14 @@ PACK = LanguagePack(
             r"tengo\s+alergia\s+a\s+(?P<obj>.+)",
             "Tiene alergia a {obj}",
             "alergia",
+            examples=(E("Tengo alergia a las nueces.", "Tiene alergia a las nueces"),),
         ),
         P(
             "diet_left",
             r"ya\s+no\s+soy\s+(?P<obj>" + _DIET + r")",
             "Ya no es {obj}",
             "vegetariano vegetariana vegano vegana pescetariano pescetariana",
+            examples=(E("Ya no soy vegetariana.", "Ya no es vegetariana"),),
         ),
         P(
             "diet",
@@ -333,6 +382,7 @@ PACK = LanguagePack(
             r"(?:estoy|estamos)\s+(?:atascad[oa]s?|limitad[oa]s?|obligad[oa]s?\s+a\s+usar)\s+(?:en|a|con)?\s*(?P<obj>.+)",
             "Está limitado a {obj}",
             "atascado atascada atascados limitado limitada limitados obligado obligados",
+            examples=(E("Estoy limitado a Windows.", "Está limitado a Windows"),),
         ),
         P(
             "platform_refused",
@@ -343,6 +393,7 @@ PACK = LanguagePack(
                 "": "No puede usar {obj}",
             },
             "actualizar usar instalar",
+            examples=(E("No puedo actualizar Python.", "No puede actualizar Python"),),
         ),
         # standing instructions
         P(
@@ -363,6 +414,9 @@ PACK = LanguagePack(
             + r")",
             "No quiere respuestas en {obj}",
             _LANG_T,
+            examples=(
+                E("No me respondas en inglés.", "No quiere respuestas en inglés"),
+            ),
         ),
         P(
             "ban",
@@ -376,12 +430,14 @@ PACK = LanguagePack(
             r"^(?:por\s+favor,?\s+)?sin\s+(?P<obj>emojis?|emoticonos|jerga|rodeos|relleno)",
             "No quiere {obj}",
             "sin",
+            examples=(E("Sin emojis.", "No quiere emojis"),),
         ),
         P(
             "style",
             r"(?:por\s+favor,?\s+)?(?:siempre\s+)?s[eé]\s+(?P<obj>breve|conciso|concisa|directo|directa|formal|claro|clara)",
             "Quiere que el asistente sea {obj}",
             "sé se",
+            examples=(E("Sé breve.", "Quiere que el asistente sea breve"),),
         ),
         P(
             "form_of_address",
@@ -488,12 +544,19 @@ PACK = LanguagePack(
             r"(?P<verb>planeo|pienso|tengo\s+pensado|espero|voy\s+a)\s+(?P<obj>.+)",
             {"espero": "Espera {obj}", "voy a": "Va a {obj}", "": "Planea {obj}"},
             "planeo pienso pensado espero voy",
+            examples=(E("Planeo aprender japonés.", "Planea aprender japonés"),),
         ),
         P(
             "goal",
             r"mi\s+(?P<what>objetivo|meta|sueño|plan)\s+es\s+(?P<obj>.+)",
             "Su {what} es {obj}",
             "objetivo meta sueño plan",
+            examples=(
+                E(
+                    "Mi objetivo es correr un maratón.",
+                    "Su objetivo es correr un maratón",
+                ),
+            ),
         ),
         P(
             "goal",
@@ -534,6 +597,7 @@ PACK = LanguagePack(
                 "": "Empezó en {obj}",
             },
             "casé case gradué gradue jubilé jubile volví volvi regresé regrese empecé empece tuve",
+            examples=(E("Me casé en junio.", "Se casó en junio"),),
         ),
         # preferences
         P(
@@ -548,6 +612,12 @@ PACK = LanguagePack(
             r"(?P<verb>odio|detesto|no\s+soporto)\s+(?P<obj>.+)",
             {"odio": "Odia {obj}", "detesto": "Detesta {obj}", "": "No soporta {obj}"},
             "odio detesto soporto",
+            examples=(
+                E(
+                    "jajaja q va odio el reguetón tio, me da dolor de cabeza",
+                    "Odia el reguetón tio",
+                ),
+            ),
         ),
         P(
             "like",

@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import (
+    DateWords,
+    LanguagePack,
+    NamedRelatives,
+    periods,
+    words,
+)
 from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
@@ -110,6 +116,36 @@ DATES = DateWords(
     future=r"\b(?:vais|vas|va|allons|allez|vont)\s+\w+|\b\w+(?:rai|ras|ra|rons|ront)\b",
 )
 
+NAMED = NamedRelatives(
+    possessive=r"(?:mon|ma|notre)",
+    called=r"s'appelle|nomm[ée]e?",
+    words={
+        "femme": "wife",
+        "mari": "husband",
+        "compagnon": "partner",
+        "compagne": "partner",
+        "copain": "boyfriend",
+        "copine": "girlfriend",
+        "fils": "son",
+        "fille": "daughter",
+        "mère": "mother",
+        "père": "father",
+        "frère": "brother",
+        "sœur": "sister",
+        "soeur": "sister",
+        "grand-mère": "grandmother",
+        "grand-père": "grandfather",
+        "chien": "dog",
+        "chienne": "dog",
+        "chat": "cat",
+        "chatte": "cat",
+    },
+    examples=(
+        E("Ma femme Claire est médecin.", "Their wife (femme) is called Claire"),
+    ),
+)
+
+
 PACK = LanguagePack(
     code="fr",
     stop=(
@@ -129,6 +165,7 @@ PACK = LanguagePack(
     subjects=r"je|j'|mon|ma|mes|nous|notre",
     negators=frozenset(["ne", "pas", "jamais"]),
     joiners=frozenset(["et"]),
+    named_relatives=NAMED,
     dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),
     phrases=(
@@ -145,12 +182,14 @@ PACK = LanguagePack(
             r"appelle[sz]?-moi\s+(?P<obj>.+)",
             "Veut qu'on l'appelle {obj}",
             "appelle appellez moi",
+            examples=(E("Appelle-moi Jeanne.", "Veut qu'on l'appelle Jeanne"),),
         ),
         P(
             "origin",
             r"je\s+(?:suis|viens)\s+(?:originaire\s+)?(?P<prep>de|d'|du|des)\s*(?P<obj>[A-Z].+)",
             "Vient {prep} {obj}",
             "suis viens",
+            examples=(E("Je viens de Lyon.", "Vient de Lyon"),),
         ),
         P(
             "age",
@@ -172,6 +211,7 @@ PACK = LanguagePack(
             r"je\s+ne\s+vis\s+plus\s+" + _PREP + r"\s+(?P<obj>.+)",
             "Ne vit plus {prep} {obj}",
             "vis",
+            examples=(E("Je ne vis plus à Paris.", "Ne vit plus à Paris"),),
         ),
         P(
             "home",
@@ -196,6 +236,12 @@ PACK = LanguagePack(
             + r"\s+(?P<obj>.+)",
             "A déménagé {prep} {obj}",
             "déménagé demenage déménager demenager installé installe installée",
+            examples=(
+                E(
+                    "Je me suis installée à Lyon il y a peu, tu connais des bons marchés le week-end ?",
+                    "A déménagé à Lyon",
+                ),
+            ),
         ),
         # work
         P(
@@ -203,6 +249,12 @@ PACK = LanguagePack(
             r"je\s+ne\s+travaille\s+plus\s+(?P<prep>chez|pour|à)\s+(?P<obj>.+)",
             "Ne travaille plus {prep} {obj}",
             "travaille",
+            examples=(
+                E(
+                    "Je ne travaille plus chez Renault.",
+                    "Ne travaille plus chez Renault",
+                ),
+            ),
         ),
         P(
             "employer_any",
@@ -248,6 +300,7 @@ PACK = LanguagePack(
             r"j'ai\s+commenc[ée]\s+(?:à\s+travailler\s+)?chez\s+(?P<obj>.+)",
             "Travaille chez {obj}",
             "commencé commence",
+            examples=(E("J'ai commencé chez Airbus.", "Travaille chez Airbus"),),
         ),
         # family and pets
         P(
@@ -273,6 +326,7 @@ PACK = LanguagePack(
             r"je\s+suis\s+(?P<obj>mari[ée]e?|c[ée]libataire|divorc[ée]e?|veu(?:f|ve)|fianc[ée]e?|pacs[ée]e?)",
             "Est {obj}",
             "marié mariée marie celibataire célibataire divorcé divorcée divorce veuf veuve fiancé fiancée pacsé pacsée",
+            examples=(E("Je suis mariée.", "Est mariée"),),
         ),
         # constraints
         P(
@@ -287,12 +341,16 @@ PACK = LanguagePack(
             r"j'ai\s+une\s+allergie\s+(?P<prep>à|au|aux|a)\s+(?P<obj>.+)",
             "A une allergie {prep} {obj}",
             "allergie",
+            examples=(
+                E("J'ai une allergie aux arachides.", "A une allergie aux arachides"),
+            ),
         ),
         P(
             "diet_left",
             r"je\s+ne\s+suis\s+plus\s+(?P<obj>" + _DIET + r")",
             "N'est plus {obj}",
             _DIET_T,
+            examples=(E("Je ne suis plus végétarienne.", "N'est plus végétarienne"),),
         ),
         P(
             "diet",
@@ -329,6 +387,7 @@ PACK = LanguagePack(
             r"(?:je\s+suis|nous\s+sommes|on\s+est)\s+(?:bloqu[ée]e?s?|coinc[ée]e?s?|limit[ée]e?s?)\s+(?:sur|à|avec|en)\s+(?P<obj>.+)",
             "Est bloqué sur {obj}",
             "bloqué bloque bloquée bloqués coincé coince coincée limité limite limitée limités",
+            examples=(E("Je suis bloqué sur Windows.", "Est bloqué sur Windows"),),
         ),
         P(
             "platform_refused",
@@ -339,6 +398,9 @@ PACK = LanguagePack(
                 "": "Ne peut pas mettre à jour {obj}",
             },
             "utiliser installer mettre",
+            examples=(
+                E("Je ne peux pas installer Docker.", "Ne peut pas installer Docker"),
+            ),
         ),
         # standing instructions
         P(
@@ -359,6 +421,12 @@ PACK = LanguagePack(
             + r")",
             "Ne veut plus de réponses en {obj}",
             _LANG_T,
+            examples=(
+                E(
+                    "Ne me réponds plus en anglais.",
+                    "Ne veut plus de réponses en anglais",
+                ),
+            ),
         ),
         P(
             "ban",
@@ -372,18 +440,21 @@ PACK = LanguagePack(
             r"ne\s+(?:mets|mettez)\s+(?:jamais|pas)\s+(?:de\s+|d')?(?P<obj>.+)",
             "Ne veut pas de {obj}",
             "mets mettez",
+            examples=(E("Ne mets jamais d'emojis.", "Ne veut pas de emojis"),),
         ),
         P(
             "ban",
             r"^(?:s'il\s+te\s+pla[iî]t,?\s+)?(?:pas|sans)\s+(?:de\s+|d')(?P<obj>emojis?|[ée]mojis?|[ée]motic[ôo]nes|jargon|blabla)",
             "Ne veut pas de {obj}",
             "pas sans",
+            examples=(E("Pas d'emojis.", "Ne veut pas de emojis"),),
         ),
         P(
             "style",
             r"(?:toujours\s+)?sois\s+(?P<obj>bref|br[èe]ve|concis(?:e)?|direct(?:e)?|formel(?:le)?|clair(?:e)?)",
             "Veut que l'assistant soit {obj}",
             "sois",
+            examples=(E("Sois bref.", "Veut que l'assistant soit bref"),),
         ),
         P(
             "goal",
@@ -442,12 +513,19 @@ PACK = LanguagePack(
                 E("Nous utilisons Symfony et MySQL.", "Utilisent Symfony et MySQL"),
             ),
         ),
-        P("stack_choice", r"j'utilise\s+(?P<obj>.+)", "Utilise {obj}", "utilise"),
+        P(
+            "stack_choice",
+            r"j'utilise\s+(?P<obj>.+)",
+            "Utilise {obj}",
+            "utilise",
+            examples=(E("J'utilise Neovim.", "Utilise Neovim"),),
+        ),
         P(
             "stack",
             r"notre\s+(?P<what>backend|frontend|stack|serveur|projet|produit|base\s+de\s+donn[ée]es|application|appli|infrastructure)\s+(?P<verb>est|utilise|tourne\s+sur|est\s+[ée]crit\s+en)\s+(?P<obj>.+)",
             "Leur {what} {verb} {obj}",
             "backend frontend stack serveur projet produit base application appli infrastructure",
+            examples=(E("Notre backend est en Rust.", "Leur backend est en Rust"),),
         ),
         P(
             "project",
@@ -497,14 +575,29 @@ PACK = LanguagePack(
                 "": "Prévoit de {obj}",
             },
             "compte prévois prevois envisage espère espere vais",
+            examples=(
+                E("Je compte apprendre le japonais.", "Compte apprendre le japonais"),
+            ),
         ),
         P(
             "goal",
             r"mon\s+(?P<what>objectif|r[êe]ve|but|projet)\s+est\s+(?:de\s+|d')?(?P<obj>.+)",
             "Son {what} est de {obj}",
             "objectif rêve reve but projet",
+            examples=(
+                E(
+                    "Mon objectif est de courir un marathon.",
+                    "Son objectif est de courir un marathon",
+                ),
+            ),
         ),
-        P("goal", r"j'apprends\s+(?P<obj>.+)", "Apprend {obj}", "apprends"),
+        P(
+            "goal",
+            r"j'apprends\s+(?P<obj>.+)",
+            "Apprend {obj}",
+            "apprends",
+            examples=(E("J'apprends le piano.", "Apprend le piano"),),
+        ),
         # notable events
         P(
             "event",
@@ -518,18 +611,21 @@ PACK = LanguagePack(
             r"je\s+me\s+suis\s+(?P<obj>mari[ée]e?.*)",
             "S'est {obj}",
             "marié mariée marie",
+            examples=(E("Je me suis mariée en mai.", "S'est mariée en mai"),),
         ),
         P(
             "event",
             r"je\s+suis\s+(?P<obj>rentr[ée]e?\s+(?:de|du|des|d').+)",
             "Est {obj}",
             "rentré rentrée rentre",
+            examples=(E("Je suis rentré du Japon.", "Est rentré du Japon"),),
         ),
         P(
             "event",
             r"j'ai\s+(?P<obj>(?:commenc[ée]\s+chez|eu\s+mon\s+dipl[ôo]me|eu\s+un\s+b[ée]b[ée]|pris\s+ma\s+retraite).*)",
             "A {obj}",
             "commencé commence diplôme diplome bébé bebe retraite",
+            examples=(E("J'ai eu un bébé.", "A eu un bébé"),),
         ),
         # preferences
         P(

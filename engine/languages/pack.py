@@ -89,6 +89,21 @@ class Phrase:
 
 
 @dataclass(frozen=True, slots=True)
+class NamedRelatives:
+    """A relative or pet named after the user's possessive ("Minha esposa Carolina"): kept in
+    English with the word as said (`Their wife (esposa) is called Carolina`), so a question
+    asked in English finds it."""
+
+    possessive: str
+    """The user's possessive (regex: "(?:mi|nuestr[oa])")."""
+    called: str
+    """"is called" between the word and the name (regex, optional in the sentence)."""
+    words: Mapping[str, str]
+    """Each relative or pet word -> its English word."""
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class LanguagePack:
     """The words of one language. Every field but `code` has a default, so a small pack (a
     handful of phrases) is a complete language."""
@@ -130,6 +145,7 @@ class LanguagePack:
     """Words that negate the verb after them."""
     joiners: frozenset[str] = frozenset()
     """"and": what joins two clauses that may share their subject."""
+    named_relatives: NamedRelatives | None = None
     dates: DateWords | None = None
     """Relative dates ("ayer", "la semana pasada"), resolved against the turn's time."""
     first_person: tuple[tuple[str, tuple[str, ...]], ...] = ()

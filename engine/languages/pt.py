@@ -3,7 +3,13 @@
 
 from __future__ import annotations
 
-from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import (
+    DateWords,
+    LanguagePack,
+    NamedRelatives,
+    periods,
+    words,
+)
 from memtap.engine.languages.pack import Example as E
 from memtap.engine.languages.pack import Phrase as P
 
@@ -122,6 +128,38 @@ DATES = DateWords(
     future=r"\b(?:vou|vais|vai|vamos|vão)\b|\b\w+(?:rei|rás|rá|remos|rão)\b",
 )
 
+NAMED = NamedRelatives(
+    possessive=r"(?:meu|minha|nosso|nossa)",
+    called=r"se\s+chama|chamad[oa]",
+    words={
+        "esposa": "wife",
+        "marido": "husband",
+        "mulher": "wife",
+        "namorado": "boyfriend",
+        "namorada": "girlfriend",
+        "filho": "son",
+        "filha": "daughter",
+        "mãe": "mother",
+        "pai": "father",
+        "irmão": "brother",
+        "irmã": "sister",
+        "avó": "grandmother",
+        "avô": "grandfather",
+        "cachorro": "dog",
+        "cachorra": "dog",
+        "cão": "dog",
+        "gato": "cat",
+        "gata": "cat",
+    },
+    examples=(
+        E(
+            "Minha esposa Carolina é professora.",
+            "Their wife (esposa) is called Carolina",
+        ),
+    ),
+)
+
+
 PACK = LanguagePack(
     code="pt",
     stop=(
@@ -144,6 +182,7 @@ PACK = LanguagePack(
     first_person_verbs=r"sou|estou|tenho|moro|trabalho|prefiro|nasci",
     negators=frozenset(["não", "nao", "nunca", "jamais", "nem"]),
     joiners=frozenset(["e"]),
+    named_relatives=NAMED,
     dates=DATES,
     first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),
     phrases=(
@@ -160,6 +199,7 @@ PACK = LanguagePack(
             r"(?:me\s+chame|pode\s+me\s+chamar)\s+de\s+(?P<obj>.+)",
             "Quer ser chamado de {obj}",
             "chame chamar",
+            examples=(E("Pode me chamar de Zé.", "Quer ser chamado de Zé"),),
         ),
         P(
             "origin",
@@ -203,6 +243,9 @@ PACK = LanguagePack(
             r"(?:n[aã]o\s+trabalho\s+mais|j[aá]\s+n[aã]o\s+trabalho)\s+(?P<prep>na|no|em|para|pra)\s+(?P<obj>.+)",
             "Não trabalha mais {prep} {obj}",
             "trabalho",
+            examples=(
+                E("Não trabalho mais na Petrobras.", "Não trabalha mais na Petrobras"),
+            ),
         ),
         P(
             "employer_or_indefinite",
@@ -254,6 +297,7 @@ PACK = LanguagePack(
             r"comecei\s+(?:a\s+trabalhar\s+)?(?P<prep>na|no|em)\s+(?P<obj>.+)",
             "Trabalha {prep} {obj}",
             "comecei",
+            examples=(E("Comecei a trabalhar na Embraer.", "Trabalha na Embraer"),),
         ),
         # family and pets
         P(
@@ -339,6 +383,7 @@ PACK = LanguagePack(
             r"(?:estou|estamos)\s+(?:pres[oa]s?|limitad[oa]s?|travad[oa]s?)\s+(?:no|na|ao|à|em|com)\s+(?P<obj>.+)",
             "Está preso a {obj}",
             "preso presa presos limitado limitada limitados travado travada travados",
+            examples=(E("Estou preso no Windows.", "Está preso a Windows"),),
         ),
         P(
             "platform_refused",
@@ -349,6 +394,7 @@ PACK = LanguagePack(
                 "": "Não pode usar {obj}",
             },
             "atualizar usar instalar",
+            examples=(E("Não posso atualizar o Java.", "Não pode atualizar Java"),),
         ),
         # standing instructions
         P(
@@ -369,6 +415,9 @@ PACK = LanguagePack(
             + r")",
             "Não quer respostas em {obj}",
             _LANG_T,
+            examples=(
+                E("Não me responda mais em inglês.", "Não quer respostas em inglês"),
+            ),
         ),
         P(
             "ban",
@@ -382,30 +431,40 @@ PACK = LanguagePack(
             r"^(?:por\s+favor,?\s+)?sem\s+(?P<obj>emojis?|emoticons|jarg[aã]o|enrola[çc][aã]o|rodeios)",
             "Não quer {obj}",
             "sem",
+            examples=(E("Sem emojis, por favor.", "Não quer emojis"),),
         ),
         P(
             "style",
             r"(?:por\s+favor,?\s+)?(?:sempre\s+)?seja\s+(?P<obj>breve|conciso|concisa|direto|direta|formal|claro|clara)",
             "Quer que o assistente seja {obj}",
             "seja",
+            examples=(E("Seja breve.", "Quer que o assistente seja breve"),),
         ),
         P(
             "health",
             r"tenho\s+(?P<obj>doen[çc]a\s+cel[ií]aca|diabetes|asma|tdah|epilepsia|enxaqueca|intoler[aâ]ncia\s+.+)",
             "Tem {obj}",
             "doença doenca diabetes asma tdah epilepsia enxaqueca intolerância intolerancia",
+            examples=(
+                E(
+                    "tenho intolerância a frutose, então cuidado com fruta nas receitas",
+                    "Tem intolerância a frutose",
+                ),
+            ),
         ),
         P(
             "parent",
             r"sou\s+(?P<obj>(?:pai|m[aã]e|av[oóô])\s+de\s+.+)",
             "É {obj}",
             "pai mãe mae avó avô avo",
+            examples=(E("Sou pai de duas meninas.", "É pai de duas meninas"),),
         ),
         P(
             "field",
             r"trabalho\s+(?P<obj>de\s+casa|remoto|remotamente|em\s+home\s+office|à\s+noite|meio\s+período|por\s+conta\s+própria)",
             "Trabalha {obj}",
             "trabalho",
+            examples=(E("Trabalho de casa.", "Trabalha de casa"),),
         ),
         # stack and projects
         P(
@@ -427,12 +486,14 @@ PACK = LanguagePack(
             r"(?:eu\s+)?(?:uso|utilizo|programo\s+em)\s+(?P<obj>.+)",
             "Usa {obj}",
             "uso utilizo programo",
+            examples=(E("Eu uso o Linux em casa.", "Usa o Linux em casa"),),
         ),
         P(
             "stack",
             r"noss[oa]\s+(?P<what>backend|frontend|stack|servidor|projeto|produto|banco\s+de\s+dados|aplica[çc][aã]o|app|infraestrutura)\s+(?P<verb>[eé]|est[aá]\s+(?:feit[oa]|escrit[oa])|usa|roda)\s+(?P<obj>.+)",
             "Seu {what} {verb} {obj}",
             "backend frontend stack servidor projeto produto banco aplicação aplicacao app infraestrutura",
+            examples=(E("Nosso backend é em Go.", "Seu backend é em Go"),),
         ),
         P(
             "project",
@@ -459,12 +520,19 @@ PACK = LanguagePack(
             r"(?P<verb>pretendo|planejo|planeio|espero|vou)\s+(?P<obj>.+)",
             {"espero": "Espera {obj}", "vou": "Vai {obj}", "": "Pretende {obj}"},
             "pretendo planejo planeio espero vou",
+            examples=(E("Pretendo aprender alemão.", "Pretende aprender alemão"),),
         ),
         P(
             "goal",
             r"meu\s+(?P<what>objetivo|sonho|plano)\s+[eé]\s+(?P<obj>.+)",
             "Seu {what} é {obj}",
             "objetivo sonho plano",
+            examples=(
+                E(
+                    "Meu objetivo é correr uma maratona.",
+                    "Seu objetivo é correr uma maratona",
+                ),
+            ),
         ),
         P(
             "goal",
@@ -497,6 +565,12 @@ PACK = LanguagePack(
                 "": "Começou em {obj}",
             },
             "casei formei aposentei voltei comecei tive",
+            examples=(
+                E(
+                    "Me formei em engenharia civil mês passado!! Como monto um currículo decente?",
+                    "Formou-se em engenharia civil mês passado",
+                ),
+            ),
         ),
         # preferences
         P(
@@ -511,6 +585,7 @@ PACK = LanguagePack(
             r"(?:eu\s+)?(?P<verb>odeio|detesto)\s+(?P<obj>.+)",
             {"odeio": "Odeia {obj}", "": "Detesta {obj}"},
             "odeio detesto",
+            examples=(E("Odeio coentro.", "Odeia coentro"),),
         ),
         P(
             "like",
@@ -524,6 +599,12 @@ PACK = LanguagePack(
             r"(?:eu\s+)?(?P<verb>adoro|amo)\s+(?P<obj>.+)",
             {"adoro": "Adora {obj}", "": "Ama {obj}"},
             "adoro amo",
+            examples=(
+                E(
+                    "Adoro ficção científica, me indica uns livros menos conhecidos?",
+                    "Adora ficção científica",
+                ),
+            ),
         ),
         P(
             "prefer",

@@ -7,9 +7,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from memtap.engine.extraction.languages.common import START
 from memtap.engine.extraction.rules import Family, Polarity, Rule, rule
 from memtap.engine.extraction.slots import domain_of
+from memtap.engine.languages.en import START
 
 _I = START + r"I\s+"
 _I_OR_WE = START + r"(?:I|we)\s+"
@@ -259,6 +259,7 @@ RULES: tuple[Rule, ...] = (
         + r"I(?:'m|\s+am)\s+not\s+going\s+to\s+(?:use|adopt|go\s+with|pick|choose|switch\s+to)\s+(?P<obj>.+)",
         "Decided not to use {obj}",
         "going",
+        examples=(("I'm not going to use MongoDB.", "Decided not to use MongoDB"),),
     ),
     # -- decisions, positive -----------------------------------------------------------
     _choice(

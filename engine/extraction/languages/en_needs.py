@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.languages.common import ADV, IM, PLEASE, START, I
 from memtap.engine.extraction.languages.en_vocab import (
     DIETS,
     LANG_TRIGGERS,
@@ -17,6 +16,7 @@ from memtap.engine.extraction.languages.en_vocab import (
     not_task,
 )
 from memtap.engine.extraction.rules import Rule
+from memtap.engine.languages.en import ADV, IM, PLEASE, START, I
 
 RULES: tuple[Rule, ...] = (
     # -- constraints -------------------------------------------------------------------
@@ -61,6 +61,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="constraint.diet",
         group="diet",
+        examples=(("I stopped being vegetarian.", "Is no longer vegetarian"),),
     ),
     en_rule(
         "constraint",
@@ -82,6 +83,7 @@ RULES: tuple[Rule, ...] = (
         "diet",
         slot=diet_slot,
         group="diet",
+        examples=(("I follow a low-carb diet.", "Follows a low-carb diet"),),
     ),
     en_rule(
         "constraint",
@@ -178,6 +180,7 @@ RULES: tuple[Rule, ...] = (
         "avoid stay cut",
         "negative",
         group="choice",
+        examples=(("I avoid gluten.", "Avoids gluten"),),
     ),
     en_rule(
         "constraint",
@@ -278,6 +281,7 @@ RULES: tuple[Rule, ...] = (
         "budget",
         slot="constraint.budget",
         group="budget",
+        examples=(("I have a budget of 500 euros.", "Budget is 500 euros"),),
     ),
     en_rule(
         "constraint",
@@ -357,6 +361,12 @@ RULES: tuple[Rule, ...] = (
         "have",
         "negative",
         group="platform",
+        examples=(
+            (
+                "I don't have admin rights on this laptop.",
+                "Does not have admin rights on this laptop",
+            ),
+        ),
     ),
     # -- standing instructions ---------------------------------------------------------
     en_rule(
@@ -395,6 +405,7 @@ RULES: tuple[Rule, ...] = (
         LANG_TRIGGERS,
         slot="instruction.language",
         group="instruction",
+        examples=(("Answers should be in German.", "Wants answers in German"),),
     ),
     en_rule(
         "instruction",
@@ -406,6 +417,7 @@ RULES: tuple[Rule, ...] = (
         LANG_TRIGGERS,
         slot="instruction.language",
         group="instruction",
+        examples=(("I want answers in Spanish.", "Wants answers in Spanish"),),
     ),
     en_rule(
         "instruction",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.languages.common import ADV, I_ANY, I_OR_WE, IM, START, I
 from memtap.engine.extraction.languages.en_vocab import (
     LANG_TRIGGERS,
     LANGS,
@@ -30,65 +29,8 @@ from memtap.engine.extraction.languages.en_vocab import (
 )
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import domain_of
-
-# "Same here", "Nobody here": words that come before "here" without being a signature
-_NOT_SIGNATURES = frozenset(
-    [
-        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
-        *["january", "february", "march", "april", "may", "june", "july", "august"],
-        *["september", "october", "november", "december", "me", "time"],
-        "same",
-        "everyone",
-        "everybody",
-        "nobody",
-        "anyone",
-        "anybody",
-        "someone",
-        "somebody",
-        "me",
-        "us",
-        "you",
-        "back",
-        "still",
-        "right",
-        "over",
-        "out",
-        "in",
-        "up",
-        "down",
-        "all",
-        "more",
-        "stuck",
-        "new",
-        "help",
-        "hi",
-        "hello",
-        "hey",
-        "thanks",
-        "lost",
-    ]
-)
-
-# Capitalised words after a relative that are not their name ("visiting my sister Saturday",
-# "teach my son French").
-NOT_A_NAME = frozenset(
-    [
-        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
-        *["january", "february", "march", "april", "may", "june", "july", "august"],
-        *["september", "october", "november", "december", "christmas", "easter"],
-        *["english", "french", "spanish", "german", "italian", "portuguese", "chinese"],
-        *["japanese", "korean", "arabic", "russian", "dutch", "hindi", "latin", "math"],
-        *["maths", "today", "tonight", "tomorrow", "yesterday", "thanksgiving", "eat"],
-        *["the", "and", "but", "what", "how", "why", "when", "where", "who"],
-        *["ok", "okay"],
-    ]
-)
-# One relative, not a group: a name follows only one ("my sister Hannah").
-_ONE_RELATIVE = (
-    r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
-    r"baby|toddler|mom|mum|mother|dad|father|brother|sister|sibling|grandma|grandmother|grandpa|"
-    r"grandfather|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|stepmom|stepdad|twin)"
-)
+from memtap.engine.languages import en
+from memtap.engine.languages.en import ADV, I_ANY, I_OR_WE, IM, START, I
 
 RULES: tuple[Rule, ...] = (
     # -- identity ----------------------------------------------------------------------
@@ -110,6 +52,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         accept=is_name,
         stop=NAME_STOP,
+        examples=(("I'm called Theo by my friends.", "Name is Theo"),),
     ),
     en_rule(
         "identity",
@@ -119,6 +62,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         accept=is_name,
         stop=NAME_STOP,
+        examples=(("Hey there, this is Omar.", "Name is Omar"),),
     ),
     en_rule(
         "identity",
@@ -139,7 +83,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         flags=0,
         keep_case=True,
-        accept=lambda m, o: o not in NOT_NAMES and o.lower() not in _NOT_SIGNATURES,
+        accept=lambda m, o: o not in NOT_NAMES and o.lower() not in en.NOT_SIGNATURES,
         examples=(
             ("Morning! It's Kenji again, with the bonsai questions.", "Name is Kenji"),
         ),
@@ -155,7 +99,7 @@ RULES: tuple[Rule, ...] = (
         keep_case=True,
         accept=lambda m, o: (
             o.split()[0] not in NOT_NAMES
-            and o.split()[0].lower() not in _NOT_SIGNATURES
+            and o.split()[0].lower() not in en.NOT_SIGNATURES
             and is_name(m, o)
         ),
         examples=(("Marco Rossi here.", "Name is Marco Rossi"),),
@@ -168,6 +112,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         group="address",
         stop=NAME_STOP,
+        examples=(("Please don't call me Bob.", "Does not want to be called Bob"),),
     ),
     en_rule(
         "identity",
@@ -304,6 +249,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="location.home",
         stop=PLACE_STOP,
+        examples=(("I'm no longer living in Austin.", "No longer lives in Austin"),),
     ),
     en_rule(
         "location",
@@ -313,6 +259,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="location.home",
         stop=PLACE_STOP,
+        examples=(("I moved away from Chicago.", "Moved away from Chicago"),),
     ),
     en_rule(
         "location",
@@ -443,6 +390,7 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(("My home is in Leeds.", "Home is Leeds"),),
     ),
     en_rule(
         "location",
@@ -562,6 +510,7 @@ RULES: tuple[Rule, ...] = (
         slot="work.employer",
         group="employer",
         stop=PLACE_STOP,
+        examples=(("I'm employed at Siemens.", "Works at Siemens"),),
     ),
     en_rule(
         "work",
@@ -671,6 +620,7 @@ RULES: tuple[Rule, ...] = (
         group="role",
         accept=is_role,
         stop=ROLE_STOP,
+        examples=(("My job title is product manager.", "Role is product manager"),),
     ),
     en_rule(
         "work",
@@ -730,6 +680,7 @@ RULES: tuple[Rule, ...] = (
         "team",
         slot="work.team",
         group="team",
+        examples=(("I work on the payments team.", "Is on the payments team"),),
     ),
     en_rule(
         "work",
@@ -781,6 +732,7 @@ RULES: tuple[Rule, ...] = (
         "Their company is {obj}",
         "company employer startup business firm",
         group="employer2",
+        examples=(("My company is Acme Robotics.", "Their company is Acme Robotics"),),
     ),
     en_rule(
         "work",
@@ -868,7 +820,7 @@ RULES: tuple[Rule, ...] = (
         # or pet does, their name is the fact
         # (the name is in the subject: "my sister Hannah" and "my sister Lea" are two sisters)
         r"\b(?i:my|our)\s+(?P<obj>(?P<rel>(?:[\w-]+\s+){0,2}?(?:"
-        + _ONE_RELATIVE
+        + en.ONE_RELATIVE
         + "|"
         + PET
         + r"))\s+(?P<name>[A-Z][a-z][\w'-]*))\b(?!\s+[A-Z])(?=\s*(?:$|[,.!?;:)]|\s+[a-z]))",
@@ -878,7 +830,7 @@ RULES: tuple[Rule, ...] = (
         resolvable=False,
         presupposed=True,
         flags=0,
-        accept=lambda m, o: m.group("name").lower() not in NOT_A_NAME,
+        accept=lambda m, o: m.group("name").lower() not in en.NOT_A_NAME,
         examples=(("my sister Lea turns 9 tomorrow", "Their sister is called Lea"),),
     ),
     en_rule(

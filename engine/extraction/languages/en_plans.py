@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.languages.common import ADV, I_ANY, I_OR_WE, IM, START
 from memtap.engine.extraction.languages.en_vocab import (
     LOOSE_VERBS,
     PLACE_STOP,
@@ -13,6 +12,7 @@ from memtap.engine.extraction.languages.en_vocab import (
     not_task,
 )
 from memtap.engine.extraction.rules import Rule
+from memtap.engine.languages.en import ADV, I_ANY, I_OR_WE, IM, START
 
 RULES: tuple[Rule, ...] = (
     en_rule(
@@ -207,6 +207,7 @@ RULES: tuple[Rule, ...] = (
         "Is moving to {obj}",
         "moving relocating emigrating",
         stop=PLACE_STOP,
+        examples=(("I'm moving to Lisbon.", "Is moving to Lisbon"),),
     ),
     en_rule(
         "goal",
