@@ -41,7 +41,12 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.events import EngineEvents
-from memtap.engine.extraction.conflict import Claim, claim_of, resolve
+from memtap.engine.extraction.conflict import (
+    Claim,
+    claim_of,
+    claim_of_memory,
+    resolve,
+)
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
@@ -286,6 +291,7 @@ class Engine:
             gate,
             own_vectors,
             partial,
+            claim_of_memory,
         )
 
     @_guarded

@@ -13,22 +13,21 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memtap.engine.stemming import strip_suffix
 from memtap.engine.stopwords import STOPWORDS
+from memtap.engine.text.sentences import sentences as split_sentences
+from memtap.engine.text.stemming import SNIPPET_SUFFIXES, strip_suffix
 
 WINDOW_CHARS = 320
 WINDOW_SENTENCES = 3
 MAX_WINDOWS = 48
 """Windows indexed per episode (the start of a very long message)."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?\u2026\u3002])[\"')\]]*\s+|\n+")
 _WORD = re.compile(r"\w+", re.UNICODE)
-_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "er", "s")
 
 
 def sentences(text: str) -> list[str]:
-    """`text` cut into sentences (end punctuation followed by space, or a line break)."""
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+    """`text` cut into sentences (`engine/text/sentences.py`)."""
+    return split_sentences(text)
 
 
 def _split_long(sentence: str, limit: int) -> list[str]:
@@ -71,7 +70,7 @@ def stem(word: str) -> str:
     """A light suffix strip, enough to match "moved" with "moving" and "cats" with "cat".
     Cached: trimming a request's snippets stems a few hundred words, mostly the same ones,
     and stemming them was most of the snippets' time on the event loop."""
-    return strip_suffix(word, _SUFFIXES)
+    return strip_suffix(word, SNIPPET_SUFFIXES)
 
 
 def topical_stems(text: str) -> set[str]:

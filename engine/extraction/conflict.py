@@ -21,11 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memtap.engine.extraction.catalog import ALL_RULES
+from memtap.engine.claims import Claim, conflict, less_specific, stored_claim
+from memtap.engine.claims import words as _words
+from memtap.engine.extraction import catalog
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.keys import normalise, stable_key
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import subject_of
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.types import ExtractedFact, Memory
 
 _ASSISTANT = "Assistant: "
@@ -33,35 +36,10 @@ _ASSISTANT = "Assistant: "
 _ABOUT_USER = re.compile(r"^(?:the\s+)?user(?:'s|\s+is\b|\s+)\s*", re.IGNORECASE)
 _FIELD = re.compile(r"\{(\w+)\}")
 _END = ".!?;, "
-# The copula and "have" of each language, third person -> first: what a stored "Is X"
-# was when the user said it.
-_FIRST_PERSON: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
-    "es": (("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),
-    "pt": (("é ", ("Sou ",)), ("tem ", ("Tenho ",))),
-    "fr": (("est ", ("Je suis ",)), ("a ", ("J'ai ",))),
-    "de": (("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),
-}
 # Third-person possessives back to the first person extraction keyed the object with.
 _FIRST_EN = {"their": "my", "theirs": "mine", "them": "me", "they": "I"}
 _NOT = re.compile(r"(?:not|never|no\s+longer|nicht|no|pas|não)\b", re.IGNORECASE)
 _THIRD_WORD = re.compile(r"\b(?:their|theirs|them|they)\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """What one memory says about the user: the subject it supersedes others on."""
-
-    subject: str
-    slot: str | None
-    family: str
-    polarity: str
-    obj: str
-    """The object as stored (third person), for specificity."""
-
-    @property
-    def single_valued(self) -> bool:
-        """One live value at a time (home city, employer, editor, …)."""
-        return self.slot is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +80,27 @@ claims of up to this many contents of up to this length are kept (~5 MB for fact
 usual length, ~20 MB at most); a longer content is read each time."""
 
 
+__all__ = [
+    "Claim",
+    "Resolution",
+    "claim_of",
+    "claim_of_memory",
+    "conflict",
+    "resolve",
+    "subject_for",
+]
+
+
+def claim_of_memory(memory: Memory) -> Claim | None:
+    """The claim the worker stored with `memory`, read from its content when it has none
+    (rows written before claims were stored, admin and import writes)."""
+    has, claim = stored_claim(memory)
+    return claim if has else claim_of(memory.content)
+
+
 def claim_of(content: str) -> Claim | None:
+    if _built_at != catalog.version():
+        _rebuild()  # a pack was registered: its templates are read back too
     if len(content) > CLAIM_CACHE_MAX_CHARS:
         return _read_claim(content)
     return _cached_claim(content)
@@ -124,25 +122,6 @@ def _read_claim(content: str) -> Claim | None:
 
 
 _cached_claim = lru_cache(maxsize=CLAIM_CACHE_ENTRIES)(_read_claim)
-
-
-def less_specific(new: Claim, old: Claim) -> bool:
-    """`new` says the same as `old` with fewer words ("Lives in Berlin" after "Lives in
-    Berlin, Kreuzberg"): a restatement, which never replaces the richer fact."""
-    if new.polarity != old.polarity:
-        return False
-    mine, theirs = set(_words(new.obj)), set(_words(old.obj))
-    return bool(mine) and mine < theirs
-
-
-def conflict(a: Claim, b: Claim) -> bool:
-    """Two claims that cannot both be current: the same single-valued slot with different
-    objects, or the same object with opposite polarity."""
-    if a.subject != b.subject:
-        return False
-    if a.polarity != b.polarity:
-        return True
-    return a.single_valued and _words(a.obj) != _words(b.obj)
 
 
 def resolve(new: Memory, claim: Claim, others: Sequence[Memory]) -> Resolution:
@@ -254,8 +233,8 @@ def _as_spoken(text: str) -> Claim | None:
 def _first_person(text: str) -> list[str]:
     lower = text.lower()
     out: list[str] = []
-    for firsts in _FIRST_PERSON.values():
-        for third, forms in firsts:
+    for pack in PACKS.values():  # "Es X" was "Soy X": each pack's copula and "have"
+        for third, forms in pack.first_person:
             if lower.startswith(third):
                 out += [form + text[len(third) :] for form in forms]
     head, _, rest = text.partition(" ")
@@ -314,10 +293,6 @@ def _fold(word: str) -> str:
 _DOTTED_I = {ord("İ"): "i", ord("ı"): "i"}
 
 
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(w for w in normalise(text).split("_") if w)
-
-
 def _reverse(rule: Rule, template: str) -> _Reverse | None:
     if "{obj}" not in template:
         return None
@@ -344,7 +319,7 @@ def _reverse(rule: Rule, template: str) -> _Reverse | None:
 def _build() -> tuple[_Reverse, ...]:
     seen: set[tuple[int, str]] = set()
     out: list[_Reverse] = []
-    for position, rule in enumerate(ALL_RULES):
+    for position, rule in enumerate(catalog.ALL_RULES):
         for template in dict.fromkeys(rule.templates.values()):
             reverse = _reverse(rule, template)
             if reverse is not None and (position, template) not in seen:
@@ -366,5 +341,15 @@ def _by_lead(
     return by_lead, unled
 
 
+def _rebuild() -> None:
+    """The reverses again, after a pack was registered (and no claim read before it)."""
+    global _REVERSES, _BY_LEAD, _UNLED, _built_at
+    _REVERSES = _build()
+    _BY_LEAD, _UNLED = _by_lead(_REVERSES)
+    _built_at = catalog.version()
+    _cached_claim.cache_clear()
+
+
 _REVERSES = _build()
 _BY_LEAD, _UNLED = _by_lead(_REVERSES)
+_built_at = catalog.version()

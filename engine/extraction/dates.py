@@ -1,7 +1,7 @@
 """Relative dates resolved against the time a turn was said.
 
 `resolve_dates(text, said_at, lang)` finds "yesterday", "last weekend", "two days ago",
-"in 3 weeks", "on Monday", "next month" (and their es/pt/fr/de forms, `date_words.py`) and
+"in 3 weeks", "on Monday", "next month" (and their forms in every language pack: `LanguagePack.dates`) and
 says which calendar date each one means; `annotate` writes the date after the expression:
 "Went to the coast last weekend" said on 2026-12-03 -> "Went to the coast last weekend
 (2026-11-28)". Facts read months later, or imported from old conversations, then still say
@@ -25,15 +25,10 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from memtap.engine.clock import iso, parse_iso
-from memtap.engine.extraction.date_words import LANGUAGES, Language
+from memtap.engine.languages.pack import DateWords
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.types import ExtractedFact
 
-# Ambiguous words that are a date only when not a noun: "la mañana" (the morning),
-# "am Morgen" / "guten Morgen" (the morning).
-_NOT_A_DATE: dict[str, str] = {
-    "mañana": r"(?<!\bla\s)(?<!\bcada\s)(?<!\buna\s)",
-    "morgen": r"(?<!\bam\s)(?<!\bguten\s)(?<!\bjeden\s)(?<!\beinen\s)(?<!\bden\s)",
-}
 _ALREADY_DATED = re.compile(r"\s*\((?:week of )?\d{4}(?:-\d{2}){0,2}\)")
 
 
@@ -62,7 +57,8 @@ def resolve_dates(
     taken: list[tuple[int, int]] = []
     languages = [lang] if lang == "en" else [lang, "en"]
     for code in languages:
-        words = LANGUAGES.get(code)
+        pack = PACKS.get(code)
+        words = pack.dates if pack is not None else None
         if words is None:
             continue
         forward = _points_forward(words, context or text)
@@ -96,13 +92,13 @@ def annotate(text: str, resolved: list[ResolvedDate]) -> str:
 # -- patterns -----------------------------------------------------------------------------
 
 
-def _alternation(phrases: list[str]) -> str:
+def _alternation(phrases: list[str], not_a_date: dict[str, str] | None = None) -> str:
     # Longest first, so "the day before yesterday" wins over "yesterday".
     ordered = sorted(phrases, key=len, reverse=True)
     parts = []
     for phrase in ordered:
         body = r"\s+".join(re.escape(w) for w in phrase.split())
-        parts.append(_NOT_A_DATE.get(phrase, "") + body)
+        parts.append((not_a_date or {}).get(phrase, "") + body)
     return "(?:" + "|".join(parts) + ")"
 
 
@@ -112,7 +108,8 @@ def _bounded(body: str) -> re.Pattern[str]:
 
 @cache
 def _patterns(code: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    words = LANGUAGES[code]
+    words = PACKS[code].dates
+    assert words is not None
     n = "(?P<n>" + _alternation(list(words.numbers)) + r"|\d{1,3})"
     unit = "(?P<unit>" + _alternation(list(words.units)) + ")"
     wd = "(?P<wd>" + _alternation(list(words.weekdays)) + ")"
@@ -126,11 +123,16 @@ def _patterns(code: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
         out.append(("ahead", _bounded(frame.format(n=n, unit=unit))))
     for frame, direction in words.weekday_frames:
         out.append((f"weekday{direction:+d}", _bounded(frame.format(wd=wd))))
-    out.append(("day", _bounded("(?P<d>" + _alternation(list(words.days)) + ")")))
+    out.append(
+        (
+            "day",
+            _bounded("(?P<d>" + _alternation(list(words.days), words.not_a_date) + ")"),
+        )
+    )
     return tuple(out)
 
 
-def _points_forward(words: Language, context: str) -> bool:
+def _points_forward(words: DateWords, context: str) -> bool:
     if words.bare_forward:
         return re.search(words.past, context, re.IGNORECASE) is None
     return re.search(words.future, context, re.IGNORECASE) is not None
@@ -144,7 +146,7 @@ def _key(raw: str) -> str:
 
 
 def _value(
-    kind: str, m: re.Match[str], words: Language, day: date, forward: bool
+    kind: str, m: re.Match[str], words: DateWords, day: date, forward: bool
 ) -> str | None:
     if kind == "day":
         return (day + timedelta(days=words.days[_key(m.group("d"))])).isoformat()

@@ -48,6 +48,7 @@ from memtap.engine.extraction.self_statement import (
 from memtap.engine.extraction.slots import subject_of
 from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
 from memtap.engine.extraction.subjectless import with_subject
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.types import ExtractedFact
 
 Role = Literal["user", "assistant"]
@@ -87,14 +88,6 @@ _ABOUT_ASSISTANT = re.compile(r"\b(?:your|yours|yourself)\b", re.IGNORECASE)
 _ASSISTANT = {"your": "its", "yours": "its", "yourself": "itself"}
 _RESOLVING = frozenset({"it", "them"})
 _WORDS = re.compile(r"[\w']+")
-# Words that negate the verb after them ("no" is "in the" in Portuguese, so per language).
-_NEGATORS: dict[str, frozenset[str]] = {
-    "en": frozenset(["not", "never", "no", "nor", "dont"]),
-    "es": frozenset(["no", "nunca", "jamás", "ni"]),
-    "pt": frozenset(["não", "nao", "nunca", "jamais", "nem"]),
-    "fr": frozenset(["ne", "pas", "jamais"]),
-    "de": frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
-}
 _NOUN_AFTER = re.compile(
     r"\b(?:got|bought|adopted|built|made|have|has|use|uses|using)\s+(?P<noun>(?:a|an|the|my|our)\s+.+)$",
     re.IGNORECASE,
@@ -171,9 +164,6 @@ def _read_part(
         _keep_self_statement(said, restored, said_words, reading)
 
 
-_SHARING_JOINERS = frozenset(["and", "e", "y", "et", "und"])
-
-
 def _spans(sentence: str, parts: list[str]) -> list[tuple[int, int]]:
     """Where each clause stands in its sentence, found in order (one pass)."""
     spans: list[tuple[int, int]] = []
@@ -195,7 +185,7 @@ def _with_shared_subject(
     if index == 0 or spans is None or len(words_of(parts[index - 1])) > 3:
         return parts[index]
     joiner = sentence[spans[index - 1][1] : spans[index][0]].strip(" ,").lower()
-    if joiner not in _SHARING_JOINERS:
+    if not any(joiner in pack.joiners for pack in PACKS.values()):
         return parts[index]  # "I tried it, I go climbing…": two clauses, two subjects
     return sentence[spans[index - 1][0] : spans[index][1]]
 
@@ -359,7 +349,8 @@ def _fact(
 
 
 def _negated(clause: str, m: re.Match[str], obj: str, lang: str) -> bool:
-    negators = _NEGATORS[lang]
+    # per language: "no" is "in the" in Portuguese
+    negators = PACKS[lang].negators
     before = _WORDS.findall(clause[: m.start("obj")].lower())[-3:]
     if any(w in negators or w.endswith("n't") or w.startswith("n'") for w in before):
         return True

@@ -1,27 +1,13 @@
-"""Normal forms and stable keys of extracted facts (pure string functions)."""
+"""Stable keys of extracted facts (pure string functions)."""
 
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 
-MAX_CONTENT_CHARS = 500
+from memtap.engine.text.normal import MAX_CONTENT_CHARS, normalise, sanitise
 
-_SPACE = re.compile(r"\s+")
-_KEY_CHARS = re.compile(r"[^\w]+", re.UNICODE)
-
-
-def sanitise(text: str, cap: int = MAX_CONTENT_CHARS) -> str:
-    """Whitespace collapsed, trimmed, at most `cap` characters."""
-    text = _SPACE.sub(" ", text).strip()
-    return text[:cap].rstrip()
-
-
-def normalise(text: str) -> str:
-    """Unicode-aware normal form for keys: NFKC, casefold, word characters joined by '_'."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _KEY_CHARS.sub("_", folded).strip("_")
+__all__ = ["MAX_CONTENT_CHARS", "normalise", "sanitise", "stable_key"]
 
 
 def stable_key(category: str, content: str, limit: int = 96) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from memtap.engine.extraction.keys import sanitise
+from memtap.engine.text import lexicon
 
 MAX_OBJECT_CHARS = 300
 
@@ -39,145 +40,9 @@ _TRAILING = re.compile(
 _END_PUNCT = ".!?。！？…\"')]»“”,"
 _WORD = re.compile(r"[\w'-]+")
 
-# An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
-PRONOUNS = frozenset(
-    [
-        "it",
-        "this",
-        "that",
-        "them",
-        "those",
-        "these",
-        "one",
-        "ones",
-        "so",
-        "him",
-        "her",
-        "they",
-        "there",
-        "here",
-        "lo",
-        "la",
-        "los",
-        "las",
-        "le",
-        "les",
-        "isso",
-        "isto",
-        "ele",
-        "ela",
-        "eles",
-        "elas",
-        "ça",
-        "cela",
-        "ceci",
-        "le",
-        "la",
-        "les",
-        "es",
-        "das",
-        "dies",
-        "ihn",
-        "sie",
-    ]
-)
-_INTENSIFIERS = frozenset(
-    [
-        "a",
-        "lot",
-        "so",
-        "much",
-        "too",
-        "very",
-        "really",
-        "more",
-        "when",
-        "how",
-        "way",
-        "about",
-        "better",
-    ]
-)
-SECOND_PERSON = re.compile(
-    r"\b(?:you|your|yours|yourself|yourselves|u|ur|tu|tus|te|ti|usted|você|vocês|teu|tua|"
-    r"toi|ton|tes|vous|votre|vos|dein|deine|dich|dir|euch)\b",
-    re.IGNORECASE,
-)
-# A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
-DEICTIC = re.compile(
-    r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
-    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|where|when|why|the\s+way|"
-    r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
-    r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
-    r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
-    r"snippet|attempt))\b",
-    re.IGNORECASE,
-)
-_TIME = re.compile(
-    r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
-    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
-    r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$",
-    re.IGNORECASE,
-)
-
-
-_TIME_ENDS = frozenset(
-    [
-        "week",
-        "weekend",
-        "month",
-        "quarter",
-        "year",
-        "summer",
-        "winter",
-        "spring",
-        "fall",
-        "autumn",
-        "sprint",
-        "days",
-        "weeks",
-        "months",
-        "years",
-        "yesterday",
-        "today",
-        "recently",
-        "ago",
-    ]
-)
-_TRAILING_ENDS = frozenset(
-    [
-        "now",
-        "being",
-        "currently",
-        "days",
-        "nowadays",
-        "anymore",
-        "more",
-        "longer",
-        "moment",
-        "lol",
-        "haha",
-        "too",
-        "well",
-        "tbh",
-        "btw",
-        "honestly",
-        "thanks",
-        "please",
-        "ahora",
-        "agora",
-        "maintenant",
-        "jetzt",
-        "mehr",
-        "plus",
-        "ya",
-        "já",
-        "también",
-        "também",
-        "aussi",
-        "auch",
-    ]
-)
+SECOND_PERSON = re.compile(lexicon.SECOND_PERSON, re.IGNORECASE)
+DEICTIC = re.compile(lexicon.DEICTIC, re.IGNORECASE)
+_TIME = re.compile(lexicon.TIME, re.IGNORECASE)
 
 
 def _last_word(text: str) -> str:
@@ -188,43 +53,13 @@ def _last_word(text: str) -> str:
 def strip_time(obj: str) -> str:
     """ "Kafka this quarter" -> "Kafka": when a state holds is not part of the state."""
     last = _last_word(obj)
-    if last not in _TIME_ENDS and not (obj[-4:].isdigit()):
+    if last not in lexicon.TIME_ENDS and not (obj[-4:].isdigit()):
         return (
             obj  # the costly end-anchored search only when the object ends like a time
         )
     return _TIME.sub("", obj).strip() or obj
 
 
-_END_WORDS = frozenset(
-    [
-        "because",
-        "since",
-        "as",
-        "but",
-        "so",
-        "which",
-        "when",
-        "whenever",
-        "if",
-        "unless",
-        "though",
-        "although",
-        "except",
-        "and",
-        "or",
-        "porque",
-        "pero",
-        "mas",
-        "parce",
-        "car",
-        "mais",
-        "weil",
-        "aber",
-        "denn",
-        "si",
-        "wenn",
-    ]
-)
 _END_MARKS = frozenset(";:(-–—")
 _TOKEN = re.compile(r"[^\W\d_]+")
 
@@ -235,7 +70,7 @@ def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
     if (
         stop is not None
         or not _END_MARKS.isdisjoint(raw)
-        or not _END_WORDS.isdisjoint(_TOKEN.findall(raw.lower()))
+        or not lexicon.END_WORDS.isdisjoint(_TOKEN.findall(raw.lower()))
     ):
         raw = (stop or CLAUSE_END).split(raw, maxsplit=1)[0]
     obj = _keep_list(raw)
@@ -243,7 +78,7 @@ def clean_object(raw: str, stop: re.Pattern[str] | None = None) -> str:
     previous = None
     while previous != obj:  # "Oslo now." -> "Oslo"; "vim too, honestly" -> "vim"
         previous = obj
-        if _last_word(obj) in _TRAILING_ENDS:
+        if _last_word(obj) in lexicon.TRAILING_ENDS:
             obj = _TRAILING.sub("", obj).strip().rstrip(_END_PUNCT).strip()
     return sanitise(obj, MAX_OBJECT_CHARS)
 
@@ -263,9 +98,9 @@ def is_bare_pronoun(obj: str) -> bool:
     words = [w.lower() for w in _WORD.findall(obj)]
     if not words:
         return True
-    if words[0] not in PRONOUNS:
+    if words[0] not in lexicon.PRONOUNS:
         return False
-    return len(words) == 1 or all(w in _INTENSIFIERS for w in words[1:3])
+    return len(words) == 1 or all(w in lexicon.INTENSIFIERS for w in words[1:3])
 
 
 def is_second_person(obj: str) -> bool:
@@ -276,51 +111,12 @@ def is_deictic(obj: str) -> bool:
     return DEICTIC.match(obj) is not None
 
 
-_THIRD_EN = {
-    "my": "their",
-    "mine": "theirs",
-    "myself": "themselves",
-    "me": "them",
-    "i": "they",
-    "i'm": "they're",
-    "i've": "they've",
-    "i'll": "they'll",
-    "i'd": "they'd",
-    "our": "their",
-    "ours": "theirs",
-    "we": "they",
-    "us": "them",
-    "ourselves": "themselves",
-    "am": "are",
-}
-_THIRD_OTHER = {
-    "mi": "su",
-    "mis": "sus",
-    "meu": "seu",
-    "minha": "sua",
-    "meus": "seus",
-    "minhas": "suas",
-    "mon": "son",
-    "ma": "sa",
-    "mes": "ses",
-    "mein": "sein",
-    "meine": "seine",
-    "meinen": "seinen",
-    "meinem": "seinem",
-    "meiner": "seiner",
-    "nuestro": "su",
-    "nuestra": "su",
-    "nosso": "seu",
-    "nossa": "sua",
-    "notre": "leur",
-    "nos": "leurs",
-    "unser": "ihr",
-    "unsere": "ihre",
-}
 _FIRST_EN = re.compile(
     r"\b(?:I'm|I've|I'll|I'd|my|mine|myself|me|I|our|ours|we|us|ourselves)\b"
 )
-_FIRST_OTHER = re.compile(r"\b(?:" + "|".join(_THIRD_OTHER) + r")\b", re.IGNORECASE)
+_FIRST_OTHER = re.compile(
+    r"\b(?:" + "|".join(lexicon.THIRD_OTHER) + r")\b", re.IGNORECASE
+)
 _I_AM = re.compile(r"\bI\s+am\b")
 
 
@@ -329,9 +125,9 @@ def third_person(text: str, lang: str) -> str:
     if lang == "en":
         text = _I_AM.sub("they are", text)
         return _FIRST_EN.sub(
-            lambda m: _THIRD_EN.get(m.group(0).lower(), m.group(0)), text
+            lambda m: lexicon.THIRD_EN.get(m.group(0).lower(), m.group(0)), text
         )
-    return _FIRST_OTHER.sub(lambda m: _THIRD_OTHER[m.group(0).lower()], text)
+    return _FIRST_OTHER.sub(lambda m: lexicon.THIRD_OTHER[m.group(0).lower()], text)
 
 
 _IRREGULAR_THIRD = {"have": "has", "do": "does", "go": "goes", "be": "is"}

@@ -4,7 +4,7 @@
 is extracted as "Lives in Berlin", the same single-valued slot with a less specific object,
 and the store would supersede the richer fact with it. Before a page is written, each such
 fact is checked against the owner's live memories about its subject
-(`conflict.less_specific`, the rule admin and import writes follow too) and dropped when one
+(`claims.less_specific`, the rule admin and import writes follow too) and dropped when one
 says the same with more: the richer fact stays current.
 """
 
@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memtap.engine.api import StoreError, StoreUnavailable
-from memtap.engine.extraction.conflict import claim_of, less_specific
+from memtap.engine.claims import less_specific
+from memtap.engine.extraction.conflict import claim_of
 from memtap.engine.ports import PlannedTurn, RecordStore
 
 

@@ -85,6 +85,8 @@ class Rule:
     """Do not capitalise the content's first letter (German nouns, names)."""
     presupposed: bool = False
     """What the rule reads holds even in a question ("Gift ideas for my sister Hannah?")."""
+    examples: tuple[tuple[str, str], ...] = ()
+    """(what the user says, the content kept): run as tests (tests/engine/test_rule_examples.py)."""
 
     @property
     def type(self) -> MemoryType:
@@ -151,8 +153,14 @@ class RuleIndex:
     """Rules by trigger word; `candidates` keeps the rules' priority order."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.rules: tuple[Rule, ...] = ()
         self._by_word: dict[str, list[int]] = {}
+        self.load(rules)
+
+    def load(self, rules: Iterable[Rule]) -> None:
+        """Index `rules` instead of the rules indexed so far."""
+        self.rules = tuple(rules)
+        self._by_word = {}
         for position, r in enumerate(self.rules):
             if not r.triggers:
                 raise ValueError(f"rule without triggers: {r.regex.pattern}")

@@ -29,115 +29,34 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memtap.engine.stopwords import STOPWORDS
+from memtap.engine.text import lexicon
 
 MAX_WORDS = 30
 MIN_WORDS = 3
 PREFIX = 'Said: "'
 Polarity = Literal["positive", "negative"]
 
-_FILLER = (
-    r"(?:(?:and|but|so|also|btw|fyi|oh|well|ok|okay|honestly|plus|anyway|hey|hi|hello|ugh|lol|"
-    r"haha|y|e|et|und|aber|mais|pero|mas|pues|bueno|bom|alors|bon|oi|hola|salut|hallo|ja|"
-    r"sí|si|sim|oui)\b[\W_]*)"
-)
-# How often: a routine said with its frequency first ("Todas las mañanas salgo a correr").
-_FREQUENCY = (
-    r"(?:every\s+\w+|each\s+\w+|on\s+\w+days|on\s+weekends|most\s+(?:days|mornings|nights|evenings|weekends)|"
-    r"daily|weekly|nightly|\d+\s*x\s+(?:a|per)\s+\w+|(?:once|twice|\w+\s+times)\s+(?:a|per)\s+\w+|"
-    r"tod[oa]s?\s+(?:l[oa]s\s+|os\s+|as\s+)?\w+|cada\s+\w+|l[oa]s\s+\w+s|aos\s+\w+s|"
-    r"tous\s+les\s+\w+|chaque\s+\w+|le\s+\w+|jede[nrs]?\s+\w+|t[äa]glich|w[öo]chentlich|am\s+\w+ende|\w+tags)"
-)
-_SUBJECT = (
-    r"(?:I'm|I\s+am|I've|I\s+have|I|we're|we\s+are|we've|we|yo|nosotr[oa]s|eu|a\s+gente|n[óo]s|"
-    r"moi,?\s+je|je|j'|nous|ich|wir)"
-)
-# Spanish and Portuguese say the verb without its subject: first-person forms that state
-# something about the speaker.
-_FIRST_PERSON_VERB = (
-    r"(?:soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|odio|juego|salgo|voy|hago|corro|estudio|"
-    r"tenemos|vivimos|trabajamos|me\s+(?:llamo|gusta|gustan|encanta|encantan)|no\s+me\s+gusta|"
-    r"sou|estou|t[ôo]|tenho|moro|trabalho|prefiro|odeio|curto|adoro|jogo|vou|fa[çc]o|estudo|"
-    r"temos|moramos|trabalhamos|n[ãa]o\s+(?:curto|gosto)|gosto|amo)"
-)
-# "My wife and I", "Meine Frau und ich": the user among the subject.
-_PARTNER = (
-    r"(?:(?:my|our|mi|mis|meu|minha|mon|ma|mes|mein|meine|[A-Z]\w+)\s+(?:[\w-]+\s+)?"
-    r"(?:and|e|y|et|und)\s+(?=(?:I|eu|yo|moi|ich)\b))?"
-)
-# Casual French says "on" for "we"; casual German drops "ich" ("Wohne seit 2020 in Graz")
-# or puts it after the verb ("Jeden Samstag geh ich auf den Markt").
-_FRENCH_ON = (
-    r"on\s+(?:a|est|va|vient|vit|habite|utilise|migre|bosse|travaille|fait|part|passe|"
-    r"d[ée]m[ée]nage|prend|joue|mange|cuisine)"
-)
-_GERMAN_NO_ICH = (
-    r"(?:bin|hab|habe|wohne|arbeite|komme|mag|liebe|hasse|spiele|fahre|gehe|geh|mache|mach|"
-    r"trinke|esse|lerne|studiere|nutze|benutze)"
-)
 _GERMAN_ICH_SECOND = r"(?:[\w-]+\s+){1,3}?\w+\s+ich"
 _OPENING = re.compile(
-    r"^[\W_]*" + _FILLER + r"*(?:" + _FREQUENCY + r"[,\s]+)?"
+    r"^[\W_]*" + lexicon.FILLER + r"*(?:" + lexicon.FREQUENCY + r"[,\s]+)?"
     r"(?:"
-    + _PARTNER
-    + _SUBJECT
+    + lexicon.PARTNER
+    + lexicon.SELF_SUBJECT
     + r"(?:\b|(?<=')|\s)|"
-    + _FIRST_PERSON_VERB
+    + lexicon.SELF_FIRST_PERSON_VERB
     + r"\b|"
-    + _FRENCH_ON
+    + lexicon.FRENCH_ON
     + r"\b|"
-    + _GERMAN_NO_ICH
+    + lexicon.GERMAN_NO_ICH
     + r"\b|"
     + _GERMAN_ICH_SECOND
     + r"\b)",
     re.IGNORECASE,
 )
-_LEAD = re.compile(r"^[\W_]*" + _FILLER + r"*", re.IGNORECASE)
-# Addressing the assistant, pointing at the conversation, quoting, or the words of a task
-# in progress (debugging, asking, thinking aloud, time-bound plans).
-_NOT_ABOUT_USER = re.compile(
-    r"[\"“”«»„]|\b(?:you|your|yours|u|ur|tu|t'|te|ti|toi|vous|votre|vos|dich|dir|dein|deine|"
-    r"usted|ustedes|você|voce|vc|this|that|these|those|it|its|there|above|below|esto|eso|"
-    r"here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|"  # "here in Porto Alegre" is a place
-    r"esta|este|isso|isto|essa|esse|disso|disto|nisso|nisto|daquilo|ello|ce|cet|cette|ça|cela|"
-    r"ceci|dies|diese|diesen|dieses|davon|damit|daf[üu]r|darauf|"
-    r"one|ones|second|third|former|latter|previous|version|option|draft|suggestion|approach|"
-    r"solution|example|says|said|thinks|told|tells|dice|dijo|diz|disse|dit|sagt|"
-    r"error|errors|erro|erreur|fehler|bug|bugs|code|código|codigo|file|files|archivo|arquivo|"
-    r"fichier|datei|script|function|command|output|log|logs|answer|question|pregunta|pergunta|"
-    r"thanks|thank|gracias|obrigad[oa]|merci|danke|sorry|perdón|desculpa|pardon|"
-    r"confused|mean|meant|see|think|thought|guess|sure|know|wonder|wondering|curious|"
-    r"tried|try|trying|works|worked|fix|fixed|help|helps|ayuda|ajuda|aide|hilfe|"
-    r"wrong|right|paste|pasted|copy|copied|run|ran|running|getting|restart|restarted|"
-    r"click|clicked|page|screen|tab|login|password|account|"
-    r"today|tonight|tomorrow|now|moment|minute|again|still|hoy|ahora|hoje|agora|"
-    r"aujourd'hui|maintenant|demain|heute|jetzt|"
-    r"will|would|could|should|can|might|may|must|maybe|probably|need|needs|have\s+to|has\s+to|"
-    r"gonna|going\s+to|hope|feel|felt|feeling|agree|understand|remember|forgot|forget|lost|"
-    r"missing|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
-    r"ideia|id[ée]e|mind|cache|fehlermeldung|versteh|verstehe|j'en|j'y|je\s+l'|ok|okay|fine|"
-    r"slept|sleep|freaking|stuck|ticket|tickets|commit|branch|merge|pipeline|sprint|deadline|"
-    r"meeting|meetings|appointment|termin|r[ée]union|reuni[óo]n|reuni[ãa]o|besprechung|exam|"
-    r"examen|pr[üu]fung|prova|gerade|gleich|brauche|suche|en\s+train\s+de|acho|creo|glaube|"
-    r"mail|e-mail|email|correo|courriel)\b",
-    re.IGNORECASE,
-)
-# What the user is doing or where they are right now is the task, not who they are ("I'm
-# writing a cover letter for Google", "I'm at the airport in Denver"), except what is a plan.
-_DOING_NOW = re.compile(
-    r"^(?:I'm|I\s+am|we're|we\s+are|estoy|estou|t[ôo]|je\s+suis\s+en\s+train|ich\s+bin\s+gerade)\s+"
-    r"(?:just\s+|currently\s+|still\s+)?"
-    r"(?!(?:learning|studying|training|saving|planning|moving|relocating|expecting|raising|"
-    r"retiring)\b)(?:\w+(?:ing|ndo)\b|at\b|in\b|on\b|with\b|off\b|away\b|out\b|back\b|"
-    r"home\b|done\b|busy\b|\d)",
-    re.IGNORECASE,
-)
-_NEGATION = re.compile(
-    r"\b(?:not|don't|dont|do\s+not|never|no\s+longer|have\s+no|nunca|"
-    r"no\s+(?:me|le|les|tengo|soy|estoy|como|bebo|uso|puedo)|"
-    r"não|nao|ne|n'|pas|jamais|nicht|kein\w*|hate|hates|dislike|can't\s+stand|refuse|"
-    r"ruled\s+out|against|horreur|d[ée]teste|renonc[ée]|desisti|odio|odeio|hasse|gegen)\b",
-    re.IGNORECASE,
-)
+_LEAD = re.compile(r"^[\W_]*" + lexicon.FILLER + r"*", re.IGNORECASE)
+_NOT_ABOUT_USER = re.compile(lexicon.NOT_ABOUT_USER, re.IGNORECASE)
+_DOING_NOW = re.compile(lexicon.DOING_NOW, re.IGNORECASE)
+_NEGATION = re.compile(lexicon.SELF_NEGATION, re.IGNORECASE)
 _WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 
 # Families by the words that name them, the most telling first: a routine is a habit
@@ -307,18 +226,7 @@ def self_statement(clause: str, restored: str | None = None) -> SelfStatement | 
     return SelfStatement(family, polarity, _quoted(said), language_of(said))
 
 
-# What comes after "so", "but", "because"… is a consequence or a contrast, often about the
-# task ("I'm originally from Kerala, so this monsoon stuff is nostalgic"): the statement is
-# what comes before it.
-_CONSEQUENCE = re.compile(
-    r",?\s+(?:so|but|because|cause|since(?!\s+\d)|which|though|although|whereas|"
-    r"and\s+(?:so|then)|pero|porque|así\s+que|ent[ãa]o|donc|parce\s+que|aber|weil|deshalb)\s+"
-    r"|\s+[—–]\s+"
-    # an order after the statement: "I was born in Lagos, write me a poem"
-    r"|,\s+(?=(?:write|give|tell|make|show|help|send|draft|plan|find|suggest|recommend|"
-    r"explain|create|list|translate|fix|check)\b)",
-    re.IGNORECASE,
-)
+_CONSEQUENCE = re.compile(lexicon.CONSEQUENCE, re.IGNORECASE)
 
 
 def _main_clause(said: str) -> str:
@@ -417,45 +325,11 @@ _EMPTY_WORDS = _word_set(
 )
 
 
-# -- standing instructions said without a subject ----------------------------------------
-# "Metric units always, please", "Nada de recomendarme series de miedo, por favor", "Du
-# kannst mich ruhig duzen": how every answer should be, said as an order or a permission.
-_ANSWER_WORDS = re.compile(
-    r"\b(?:answers?|replies|reply|responses?|explanations?|units|metric|imperial|bullets?|"
-    r"bullet\s+points|links|emojis?|tone|jargon|disclaimers?|headings|tables|examples|"
-    r"respuestas?|cont[ée]st\w*|respond\w*|respostas?|r[ée]ponses?|r[ée]pond\w*|"
-    r"antwort\w*|duz\w*|tutoy\w*|tute\w*|siez\w*|vouvoy\w*|anglizismen|recomend\w*|"
-    r"recommand\w*|empfiehl\w*|empfehl\w*|sugier\w*|sugir\w*|sugg[ée]r\w*)\b",
-    re.IGNORECASE,
-)
-_STANDING = re.compile(
-    r"\b(?:always|from\s+now\s+on|going\s+forward|whenever|every\s+time|in\s+(?:the\s+)?future|"
-    r"by\s+default|siempre|sempre|toujours|immer|de\s+ahora\s+en\s+adelante|"
-    r"a\s+partir\s+de\s+(?:ahora|agora|maintenant)|daqui\s+pra\s+frente|d[ée]sormais|ab\s+jetzt|"
-    r"ab\s+sofort|k[üu]nftig|in\s+zukunft|"
-    # how to address the user holds for every answer by itself
-    r"duz\w*|tutoy\w*|tute[aá]\w*|siez\w*|vouvoy\w*)\b",
-    re.IGNORECASE,
-)
-# "No emojis please", "Nada de…", "Keine Anglizismen bitte": a ban on every answer.
-_OPENS_AS_ORDER = re.compile(
-    r"^[\W_]*(?:(?:please|pls|bitte|por\s+favor)[,\s]+)?"
-    r"(?:no|nada\s+de|keine?|pas\s+de|sem|never|don't|do\s+not)\b",
-    re.IGNORECASE,
-)
-# An order about this conversation's text, not about every answer.
-_ABOUT_THIS = re.compile(
-    r"\b(?:this|that|it|these|those|below|above|following|email|message|question|letter|text|"
-    r"code|file|post|mail|e-mail|correo|courriel|esto|eso|isso|isto|ça|cela|dies|diese|diesen|"
-    r"das\s+hier|ce|cette|"
-    r"esta|este|essa|esse)\b",
-    re.IGNORECASE,
-)
-_ORDER_NEGATION = re.compile(
-    r"^[\W_]*(?:no|nada\s+de|keine?|pas\s+de|sem|never|don't|do\s+not)\b|"
-    r"\b(?:don't|never|do\s+not|no\s+more|nicht|nunca|jamais)\b",
-    re.IGNORECASE,
-)
+_ANSWER_WORDS = re.compile(lexicon.ANSWER_WORDS, re.IGNORECASE)
+_STANDING = re.compile(lexicon.SELF_STANDING, re.IGNORECASE)
+_OPENS_AS_ORDER = re.compile(lexicon.OPENS_AS_ORDER, re.IGNORECASE)
+_ABOUT_THIS = re.compile(lexicon.ABOUT_THIS, re.IGNORECASE)
+_ORDER_NEGATION = re.compile(lexicon.ORDER_NEGATION, re.IGNORECASE)
 
 
 def standing_instruction(clause: str) -> SelfStatement | None:

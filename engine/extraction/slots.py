@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memtap.engine.extraction.keys import normalise, stable_key
+from memtap.engine.text import lexicon
 
 SLOTS: dict[str, str] = {
     "identity.name": "the user's name",
@@ -35,85 +36,8 @@ SLOTS: dict[str, str] = {
 }
 """Single-valued slots of the fact families (`choice.<domain>` slots come from DOMAINS)."""
 
-# Mutually exclusive choices: a newer exclusive fact in the same domain supersedes the older.
-DOMAINS: dict[str, tuple[str, ...]] = {
-    "indentation": (
-        "tabs",
-        "tab",
-        "spaces",
-        "space indentation",
-        "2 spaces",
-        "4 spaces",
-        "two spaces",
-        "four spaces",
-    ),
-    "editor": (
-        "vim",
-        "neovim",
-        "nvim",
-        "emacs",
-        "vscode",
-        "vs code",
-        "visual studio code",
-        "sublime",
-        "nano",
-        "intellij",
-        "pycharm",
-        "zed",
-        "helix",
-        "cursor",
-    ),
-    "shell": ("bash", "zsh", "fish", "powershell"),
-    "os": ("linux", "macos", "mac", "windows", "ubuntu", "debian", "arch", "fedora"),
-    "language": (
-        "python",
-        "rust",
-        "go",
-        "golang",
-        "java",
-        "javascript",
-        "typescript",
-        "ruby",
-        "kotlin",
-        "swift",
-        "php",
-        "haskell",
-        "elixir",
-        "scala",
-        "c++",
-        "c#",
-        "zig",
-    ),
-    "database": (
-        "postgres",
-        "postgresql",
-        "mysql",
-        "sqlite",
-        "mongodb",
-        "mongo",
-        "redis",
-        "mariadb",
-        "dynamodb",
-        "cassandra",
-        "duckdb",
-    ),
-    "theme": ("dark mode", "light mode", "dark theme", "light theme"),
-    "quotes": ("single quotes", "double quotes"),
-    "package_manager": (
-        "npm",
-        "yarn",
-        "pnpm",
-        "pip",
-        "poetry",
-        "uv",
-        "conda",
-        "pipenv",
-    ),
-    "cloud": ("aws", "gcp", "azure", "google cloud"),
-    "frontend": ("react", "vue", "svelte", "angular", "solid"),
-    "units": ("metric", "imperial", "celsius", "fahrenheit"),
-    "formatter": ("black", "ruff", "prettier", "yapf", "autopep8"),
-}
+DOMAINS = lexicon.CHOICE_DOMAINS
+"""Mutually exclusive choices: a newer exclusive fact in the same domain supersedes the older."""
 
 _LIST = re.compile(r",|\band\b|\by\b|\be\b|\bet\b|\bund\b", re.IGNORECASE)
 # "tabs over spaces for YAML in Helm charts": the scope is what follows the qualifier.

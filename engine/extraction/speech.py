@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from memtap.engine.memory_block import CLOSE, OPEN
+from memtap.engine.text import lexicon
 
 MAX_INPUT_CHARS = 64 * 1024
 
@@ -46,51 +47,10 @@ _REPLY = re.compile(
     r"Le .{5,120} a écrit\s*:|Am .{5,120} schrieb|El .{5,120} escribió:|Em .{5,120} escreveu:)",
     re.IGNORECASE,
 )
-_GREETING = re.compile(
-    r"^\s*(?:Dear|Hi|Hello|Hey|Hiya|Good\s+(?:morning|afternoon|evening)|To\s+whom\s+it\s+may\s+concern|"
-    r"Estimad[oa]s?|Querid[oa]s?|Hola|Prezad[oa]s?|Car[oa]s?|Olá|Ol[aá]|Cher|Chère|Bonjour|"
-    r"Sehr\s+geehrte[rs]?|Liebe[rs]?|Hallo)\b[^\n]{0,60},\s*$",
-    re.IGNORECASE,
-)
-_SIGNOFF = re.compile(
-    r"^\s*(?:Best|Regards|Kind\s+regards|Best\s+regards|Warm\s+regards|Sincerely|Cheers|Thanks|"
-    r"Thank\s+you|Many\s+thanks|Best\s+wishes|Yours(?:\s+\w+)?|Love|Talk\s+soon|Saludos|Atentamente|"
-    r"Un\s+saludo|Cordialement|Bien\s+à\s+vous|Amitiés|Mit\s+freundlichen\s+Grüßen|Viele\s+Grüße|"
-    r"Liebe\s+Grüße|Beste\s+Grüße|LG|MfG|Atenciosamente|Abraços|Um\s+abraço|Obrigad[oa])\b[^\n]{0,30}$",
-    re.IGNORECASE,
-)
+_GREETING = re.compile(lexicon.GREETING, re.IGNORECASE)
+_SIGNOFF = re.compile(lexicon.SIGNOFF, re.IGNORECASE)
 _SPEAKER = re.compile(r"^\s*\[?(?P<who>[A-Z][\w .'-]{0,23})\]?:\s+\S")
-_LABELS = frozenset(
-    [
-        "note",
-        "ps",
-        "p.s",
-        "fyi",
-        "update",
-        "edit",
-        "context",
-        "background",
-        "tl;dr",
-        "tldr",
-        "question",
-        "answer",
-        "summary",
-        "important",
-        "warning",
-        "example",
-        "nota",
-        "obs",
-        "hinweis",
-        "remarque",
-    ]
-)
-_PAYLOAD_INTRO = re.compile(
-    r"\b(?:text|email|e-mail|mail|message|draft|letter|paragraph|essay|post|story|poem|log|logs|"
-    r"output|error|traceback|transcript|conversation|chat|note|review|document|article|passage|"
-    r"quote|following|below|texto|correo|mensaje|carta|"
-    r"texte|courriel|lettre|suivant|mensagem|Text|Nachricht|Brief|folgende[ns]?)\b[^\n]{0,40}:\s*$",
-    re.IGNORECASE,
-)
+_PAYLOAD_INTRO = re.compile(lexicon.PAYLOAD_INTRO, re.IGNORECASE)
 
 
 def strip_injected(text: str) -> str:
@@ -98,15 +58,7 @@ def strip_injected(text: str) -> str:
     return _BLOCK.sub(" ", text) if OPEN.lower() in text.lower() else text
 
 
-# A line that opens like a manuscript: a chapter or a scene heading, a fairy tale.
-_MANUSCRIPT = re.compile(
-    r"^[ \t]*(?:(?:chapter|chapitre|cap[íi]tulo|kapitel|scene|escena|sc[èe]ne|szene)\s+"
-    r"(?:\d+|[IVXLC]+|one|two|three|uno|dos|un|eins)[ \t]*(?:[.:\n]|$)|"
-    r"(?:prologue|prolog|pr[óo]logo|epilogue|epilog|ep[íi]logo)[ \t]*(?:[.:\n]|$)|"
-    r"once\s+upon\s+a\s+time|[ée]rase\s+una\s+vez|era\s+uma\s+vez|il\s+[ée]tait\s+une\s+fois|"
-    r"es\s+war\s+einmal|(?:INT|EXT)\.\s)",
-    re.IGNORECASE | re.MULTILINE,
-)
+_MANUSCRIPT = re.compile(lexicon.MANUSCRIPT, re.IGNORECASE | re.MULTILINE)
 # Spaces and tabs after a word (indentation, which marks pasted code, is left alone).
 _SPACE_RUN = re.compile(r"(?<=\S)[ \t]{2,}")
 
@@ -184,7 +136,7 @@ def _speakers(lines: list[str]) -> frozenset[str]:
     counts: dict[str, int] = {}
     for line in lines:
         m = _SPEAKER.match(line)
-        if m and m.group("who").strip().lower() not in _LABELS:
+        if m and m.group("who").strip().lower() not in lexicon.LABELS:
             who = m.group("who").strip()
             counts[who] = counts.get(who, 0) + 1
     if len(counts) >= 2:

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from memtap.engine.api import StoreError, StoreUnavailable
 from memtap.engine.background import cancel_and_wait
+from memtap.engine.claims import CLAIM_KEY, claim_metadata
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
+from memtap.engine.extraction.conflict import claim_of
 from memtap.engine.extraction.dates import dated_fact
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.restatement import drop_restatements
@@ -87,6 +89,8 @@ def plan(rows: list[OutboxRow], extract_from: tuple[str, ...]) -> list[PlannedTu
                         "subject": fact.subject,
                         "clause": fact.clause,
                         "lang": fact.lang,
+                        # what ranking compares without reading the content again
+                        CLAIM_KEY: claim_metadata(claim_of(fact.content), fact.content),
                         **dates,
                     }
                     facts.append((fact, meta))

@@ -9,23 +9,22 @@ deletes the summary). `run` is the one compaction over any record store.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memtap.engine.clock import iso, now_iso
 from memtap.engine.ports import RecordStore
+from memtap.engine.text.sentences import sentences as split_sentences
 from memtap.engine.types import Memory, NewMemory, estimate_tokens
 
 Conn = Any
 SUMMARY_SENTENCES = 3
 SUMMARY_CHARS = 280
 MIN_TOKENS = 40
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def summary_of(text: str) -> str:
-    sentences = _SENTENCE.split(text.strip())
+    sentences = split_sentences(text)
     out = " ".join(sentences[:SUMMARY_SENTENCES])
     if len(out) > SUMMARY_CHARS:
         out = out[: SUMMARY_CHARS - 1].rstrip() + "…"

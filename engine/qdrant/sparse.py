@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from memtap.engine.stopwords import STOPWORDS
+from memtap.engine.text.stemming import sparse_stem
 
 ID_SPACE = 1 << 31
 """Qdrant sparse indices are u32; 31 bits keeps them positive in every client."""
@@ -48,32 +49,6 @@ class SparseVector:
         return len(self.indices)
 
 
-def _undouble(stem: str) -> str:
-    # running -> runn -> run, stopped -> stopp -> stop
-    return (
-        stem[:-1]
-        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiousl"
-        else stem
-    )
-
-
-# Not `engine.stemming`: its stems differ, and these are hashed into stored token ids.
-def _stem(word: str) -> str:
-    """A deliberately small suffix strip: plural and -ing/-ed forms meet their stem.
-
-    Porter would be closer to FTS5's tokenizer, but over-stemming in hashed space cannot be
-    inspected or undone; these three rules cover what users write about preferences."""
-    if len(word) > 5 and word.endswith("ing"):
-        return _undouble(word[:-3])
-    if len(word) > 4 and word.endswith("ed"):
-        return _undouble(word[:-2])
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def tokenize(text: str) -> list[str]:
     """Normalised tokens of `text`, in order, stopwords removed."""
     normalised = unicodedata.normalize("NFKC", text[-MAX_INPUT_CHARS:]).casefold()
@@ -87,7 +62,7 @@ def tokenize(text: str) -> list[str]:
             word = _CJK.sub(" ", word)
             for rest in word.split():
                 if rest not in STOPWORDS:
-                    tokens.append(_stem(rest))
+                    tokens.append(sparse_stem(rest))
             continue
         if (
             word in STOPWORDS
@@ -95,7 +70,7 @@ def tokenize(text: str) -> list[str]:
             or (len(word) == 1 and word.isascii() and word.isalpha())
         ):
             continue
-        tokens.append(_stem(word))
+        tokens.append(sparse_stem(word))
     return tokens
 
 

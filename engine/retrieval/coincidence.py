@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memtap.engine.stemming import strip_suffix
 from memtap.engine.stopwords import STOPWORDS
+from memtap.engine.text import lexicon
+from memtap.engine.text.stemming import COINCIDENCE_SUFFIXES, strip_suffix
 
 # Verbs (and a few nouns) too common in questions and in stored facts to mean a topic.
 _GENERIC = frozenset(
@@ -69,20 +70,15 @@ _GENERIC = frozenset(
     ]
 )
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
-_SUFFIXES = ("ing", "ed", "es", "s")
 # The user as the one the question is about ("me" is left out: "write me a haiku" is a task).
-_ABOUT_USER = re.compile(
-    r"\b(?:I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours|yo|mi|mis|eu|meu|minha|je|j'|"
-    r"mon|ma|mes|ich|mein|meine)\b",
-    re.IGNORECASE,
-)
+_ABOUT_USER = re.compile(lexicon.ABOUT_USER, re.IGNORECASE)
 
 
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     # Enough to make "works"/"working"/"worked" and "writes"/"writing" meet. Cached: every
     # retrieval stems its candidates' words, mostly the same ones.
-    return strip_suffix(word, _SUFFIXES)
+    return strip_suffix(word, COINCIDENCE_SUFFIXES)
 
 
 def _stems(text: str) -> set[str]:

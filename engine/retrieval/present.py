@@ -4,8 +4,9 @@ Two live memories can contradict each other without any slot linking them (writt
 slots existed, imported, or stored by a client that never said they were about the same
 thing). Over the ranked hits of one retrieval:
 
-- hits whose claims conflict (`extraction.conflict.conflict`: one single-valued slot with
-  two values, or one object with both polarities) are one group; only its newest member
+- hits whose claims conflict (`engine.claims.conflict`: one single-valued slot with
+  two values, or one object with both polarities; each hit's claim is the one the worker
+  stored in its metadata, or what the caller's `ClaimReader` reads for older rows) are one group; only its newest member
   (`updated_at`) is kept, at the rank of the group's best hit — two conflicting facts are
   never both injected as current, whatever the question;
 - when the question is about the present ("now", "currently", "these days", "still", and
@@ -22,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memtap.engine.extraction.conflict import Claim, claim_of, conflict
+from memtap.engine.claims import Claim, ClaimReader, conflict, stored_claim
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.types import Hit
 
@@ -50,18 +51,28 @@ def asks_about_present(query: str) -> bool:
     return PRESENT.search(query) is not None
 
 
-def settle(ranked: Sequence[Hit], query: str) -> Settled:
-    """`ranked` (best first) with conflicts settled as the module says."""
+def settle(
+    ranked: Sequence[Hit], query: str, read_claim: ClaimReader | None = None
+) -> Settled:
+    """`ranked` (best first) with conflicts settled as the module says. `read_claim` reads
+    the claim of a memory that carries none (None: such a memory claims nothing)."""
     if len(ranked) < 2:
         return Settled(list(ranked), [])
-    # Each hit's claim read once, for both steps (the rules are the costly part).
-    claims = {h.memory.id: claim_of(h.memory.content) for h in ranked}
+    # Each hit's claim read once, for both steps.
+    claims = {h.memory.id: _claim(h, read_claim) for h in ranked}
     hits, dropped = _newest_of_conflicts(list(ranked), claims)
     if asks_about_present(query):
         hits = _newer_versions_first(hits)
         hits, stale = _without_stale_versions(hits, claims)
         dropped += stale
     return Settled(hits, dropped)
+
+
+def _claim(hit: Hit, read_claim: ClaimReader | None) -> Claim | None:
+    has, claim = stored_claim(hit.memory)
+    if has or read_claim is None:
+        return claim
+    return read_claim(hit.memory)
 
 
 def _newest_of_conflicts(

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memtap.config.schema import MemoryConfig
+from memtap.engine.claims import ClaimReader
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
@@ -82,6 +83,8 @@ class RetrievalContext:
     calls it before searching, the keyword leg never waits for it."""
     partial: PartialAnswer | None = None
     """Where the keyword leg offers its answer, for the engine's time limit to take."""
+    read_claim: ClaimReader | None = None
+    """The claim of a hit that carries none in its metadata (older rows, admin writes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,6 +395,7 @@ def _present(
             for c in ranked
         ],
         req.query,
+        ctx.read_claim,
     )
     if settled.dropped:
         resolution["superseded_by_newer"] = settled.dropped

@@ -7,9 +7,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from memtap.engine.extraction.languages.common import START
 from memtap.engine.extraction.rules import Family, Polarity, Rule, rule
 from memtap.engine.extraction.slots import domain_of
+from memtap.engine.languages.en import START
 
 _I = START + r"I\s+"
 _I_OR_WE = START + r"(?:I|we)\s+"
@@ -68,6 +68,7 @@ RULES: tuple[Rule, ...] = (
         "like love enjoy prefer want care",
         key_group="verb2",
         resolvable=True,
+        examples=(("I don't like Java", "Does not like Java"),),
     ),
     _choice(
         "preference",
@@ -88,6 +89,7 @@ RULES: tuple[Rule, ...] = (
         },
         "hate dislike detest despise stand avoid",
         resolvable=True,
+        examples=(("I hate YAML", "Hates YAML"),),
     ),
     _choice(
         "preference",
@@ -99,6 +101,7 @@ RULES: tuple[Rule, ...] = (
             "": "Prefers not to {obj}",
         },
         "prefer rather",
+        examples=(("I prefer not to use ORMs", "Prefers not to use ORMs"),),
     ),
     _choice(
         "preference",
@@ -108,6 +111,7 @@ RULES: tuple[Rule, ...] = (
         "Is not a fan of {obj}",
         "fan",
         resolvable=True,
+        examples=(("I'm not a fan of Java", "Is not a fan of Java"),),
     ),
     _choice(
         "preference",
@@ -115,6 +119,7 @@ RULES: tuple[Rule, ...] = (
         START + r"I(?:'d|\s+would)\s+(?P<verb>rather)\s+not\s+(?:to\s+)?(?P<obj>.+)",
         "Would rather not {obj}",
         "rather",
+        examples=(("I'd rather not use ORMs", "Would rather not use ORMs"),),
     ),
     # -- preferences, positive ---------------------------------------------------------
     _choice(
@@ -124,6 +129,7 @@ RULES: tuple[Rule, ...] = (
         "Prefers {obj}",
         "rather",
         choice=True,
+        examples=(("I'd rather use Go", "Prefers Go"),),
     ),
     _choice(
         "preference",
@@ -133,6 +139,7 @@ RULES: tuple[Rule, ...] = (
         "Is a fan of {obj}",
         "fan",
         resolvable=True,
+        examples=(("I'm a big fan of Haskell", "Is a fan of Haskell"),),
     ),
     _choice(
         "preference",
@@ -142,6 +149,7 @@ RULES: tuple[Rule, ...] = (
         "Is a fan of {obj}",
         "fan",
         resolvable=True,
+        examples=(("I'm a huge Arsenal fan.", "Is a fan of Arsenal"),),
     ),
     _choice(
         "preference",
@@ -151,6 +159,7 @@ RULES: tuple[Rule, ...] = (
         "prefer",
         choice=True,
         resolvable=True,
+        examples=(("I prefer Go. ", "Prefers Go"),),
     ),
     _choice(
         "preference",
@@ -159,6 +168,7 @@ RULES: tuple[Rule, ...] = (
         "Favourite {what} is {obj}",
         "favourite favorite",
         choice=True,
+        examples=(("My favourite tea is jasmine", "Favourite tea is jasmine"),),
     ),
     _choice(
         "preference",
@@ -168,6 +178,12 @@ RULES: tuple[Rule, ...] = (
         "Favourite {what} is {obj}",
         "favourite favorite",
         choice=True,
+        examples=(
+            (
+                "Sci-fi is my favourite genre, especially Le Guin.",
+                "Favourite genre is sci-fi",
+            ),
+        ),
     ),
     _choice(
         "preference",
@@ -176,6 +192,7 @@ RULES: tuple[Rule, ...] = (
         r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?P<verb>thing|jam|passion|obsession|happy\s+place)(?=\s*(?:$|[.!,;]))",
         "Loves {obj}",
         "thing jam passion obsession happy",
+        examples=(("Jazz is my thing, especially Coltrane.", "Loves jazz"),),
     ),
     _choice(
         "decision",
@@ -186,6 +203,9 @@ RULES: tuple[Rule, ...] = (
         "Decided to go with {obj}",
         "going gonna",
         choice=True,
+        examples=(
+            ("I'm going with the Fairphone.", "Decided to go with the Fairphone"),
+        ),
     ),
     _choice(
         "decision",
@@ -198,6 +218,12 @@ RULES: tuple[Rule, ...] = (
             "": "Chose to {obj}",
         },
         "chosen chose decided opted",
+        examples=(
+            (
+                "I've decided to learn Rust instead of C++.",
+                "Decided to learn Rust instead of C++",
+            ),
+        ),
     ),
     _choice(
         "preference",
@@ -212,6 +238,7 @@ RULES: tuple[Rule, ...] = (
         },
         "like love enjoy adore",
         resolvable=True,
+        examples=(("I like Java", "Likes Java"),),
     ),
     # -- decisions, negative -----------------------------------------------------------
     _choice(
@@ -223,6 +250,7 @@ RULES: tuple[Rule, ...] = (
         + r"(?:use|using|adopt|adopting|go\s+with|going\s+with|pick|choose|switch\s+to|switching\s+to)\s+(?P<obj>.+)",
         "Decided not to use {obj}",
         "won wont will decided going",
+        examples=(("I won't use Kubernetes", "Decided not to use Kubernetes"),),
     ),
     _choice(
         "decision",
@@ -231,6 +259,7 @@ RULES: tuple[Rule, ...] = (
         + r"I(?:'m|\s+am)\s+not\s+going\s+to\s+(?:use|adopt|go\s+with|pick|choose|switch\s+to)\s+(?P<obj>.+)",
         "Decided not to use {obj}",
         "going",
+        examples=(("I'm not going to use MongoDB.", "Decided not to use MongoDB"),),
     ),
     # -- decisions, positive -----------------------------------------------------------
     _choice(
@@ -249,6 +278,7 @@ RULES: tuple[Rule, ...] = (
         "switched moved migrated changed",
         choice=True,
         accept=_not_a_place,
+        examples=(("I switched from tabs to spaces", "Switched from tabs to spaces"),),
     ),
     _choice(
         "decision",
@@ -270,6 +300,7 @@ RULES: tuple[Rule, ...] = (
         accept=lambda m, obj: (
             m.group("verb").lower() != "move to" or domain_of(obj) is not None
         ),
+        examples=(("I'll use vim", "Decided to use vim"),),
     ),
     _choice(
         "decision",
@@ -299,6 +330,7 @@ RULES: tuple[Rule, ...] = (
             or domain_of(obj) is not None
             or obj[:1].isupper()
         ),
+        examples=(("I chose MySQL", "Chose MySQL"),),
     ),
     # -- habits, negative --------------------------------------------------------------
     _choice(
@@ -314,6 +346,7 @@ RULES: tuple[Rule, ...] = (
             "": "Does not usually {obj}",
         },
         "never rarely seldom hardly usually ever",
+        examples=(("I never use Windows", "Never use Windows"),),
     ),
     # -- habits, positive --------------------------------------------------------------
     _choice(
@@ -324,6 +357,9 @@ RULES: tuple[Rule, ...] = (
         + r"(?!(?:am|was|have\s+to|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|don't)\b)(?P<verb>[a-z]+)\s+(?P<obj>.+)",
         "{verb_s} {obj} {when}",
         "every each",
+        examples=(
+            ("Every Friday we do pizza night.", "Does pizza night every friday"),
+        ),
     ),
     _choice(
         "habit",
@@ -335,6 +371,7 @@ RULES: tuple[Rule, ...] = (
         "{verb_s} {obj}",
         "every each mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends weekdays once twice times",
         flags=0,
+        examples=(("I meal-prep on Sundays.", "Meal-preps on Sundays"),),
     ),
     _choice(
         "habit",
@@ -355,5 +392,6 @@ RULES: tuple[Rule, ...] = (
         },
         "usually always often typically normally generally regularly mostly tend",
         choice=True,
+        examples=(("I tend to work late", "Tends to work late"),),
     ),
 )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.languages.common import ADV, IM, PLEASE, START, I
 from memtap.engine.extraction.languages.en_vocab import (
     DIETS,
     LANG_TRIGGERS,
@@ -17,6 +16,7 @@ from memtap.engine.extraction.languages.en_vocab import (
     not_task,
 )
 from memtap.engine.extraction.rules import Rule
+from memtap.engine.languages.en import ADV, IM, PLEASE, START, I
 
 RULES: tuple[Rule, ...] = (
     # -- constraints -------------------------------------------------------------------
@@ -28,6 +28,7 @@ RULES: tuple[Rule, ...] = (
         "allergic",
         key_group="neg",
         group="allergy",
+        examples=(("I'm allergic to latex.", "Is allergic to latex"),),
     ),
     en_rule(
         "constraint",
@@ -37,6 +38,7 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         "allergy allergies intolerance sensitivity",
         group="allergy",
+        examples=(("I have a severe nut allergy.", "Has severe nut allergy"),),
     ),
     en_rule(
         "constraint",
@@ -49,6 +51,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="constraint.diet",
         group="diet",
+        examples=(("I'm not vegetarian anymore.", "Is no longer vegetarian"),),
     ),
     en_rule(
         "constraint",
@@ -58,6 +61,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="constraint.diet",
         group="diet",
+        examples=(("I stopped being vegetarian.", "Is no longer vegetarian"),),
     ),
     en_rule(
         "constraint",
@@ -70,6 +74,7 @@ RULES: tuple[Rule, ...] = (
         "vegetarian vegan pescatarian pescetarian keto paleo carnivore flexitarian plant diet",
         slot="constraint.diet",
         group="diet",
+        examples=(("I'm vegan now.", "Is vegan"),),
     ),
     en_rule(
         "constraint",
@@ -78,6 +83,7 @@ RULES: tuple[Rule, ...] = (
         "diet",
         slot=diet_slot,
         group="diet",
+        examples=(("I follow a low-carb diet.", "Follows a low-carb diet"),),
     ),
     en_rule(
         "constraint",
@@ -87,6 +93,7 @@ RULES: tuple[Rule, ...] = (
         "Is {obj}",
         "lactose gluten intolerant free celiac coeliac diabetic halal kosher sober teetotal color colour colorblind colourblind blind deaf hearing dyslexic autistic impaired wheelchair epileptic asthmatic medication",
         group="health",
+        examples=(("I'm celiac.", "Is celiac"),),
     ),
     en_rule(
         "constraint",
@@ -96,6 +103,7 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         "have suffer live",
         group="health",
+        examples=(("I have celiac disease.", "Has celiac disease"),),
     ),
     en_rule(
         "constraint",
@@ -105,6 +113,7 @@ RULES: tuple[Rule, ...] = (
         "Uses {obj}",
         "screen screenreader wheelchair hearing large high voice captions subtitles",
         group="health",
+        examples=(("I use a screen reader.", "Uses a screen reader"),),
     ),
     en_rule(
         "constraint",
@@ -120,6 +129,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         group="choice",
         key_group="verb2",
+        examples=(("I don't eat pork.", "Does not eat pork"),),
     ),
     en_rule(
         "constraint",
@@ -135,6 +145,7 @@ RULES: tuple[Rule, ...] = (
                 r"(?:a|an|the|any|more|much|time|fun|it|that|this)\b", o, re.IGNORECASE
             )
         ),
+        examples=(("I can't have gluten.", "Cannot have gluten"),),
     ),
     en_rule(
         "constraint",
@@ -144,6 +155,12 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         "chromebook mac macbook imac iphone ipad android pc laptop pixel galaxy thinkpad surface raspberry linux windows",
         group="device",
+        examples=(
+            (
+                "I only have a Chromebook, so no desktop apps please.",
+                "Has a Chromebook",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -152,6 +169,7 @@ RULES: tuple[Rule, ...] = (
         "Is {obj}",
         "user person guy girl",
         group="device",
+        examples=(("I'm a Mac user and I live in Vim.", "Is a Mac user"),),
     ),
     en_rule(
         "constraint",
@@ -162,6 +180,7 @@ RULES: tuple[Rule, ...] = (
         "avoid stay cut",
         "negative",
         group="choice",
+        examples=(("I avoid gluten.", "Avoids gluten"),),
     ),
     en_rule(
         "constraint",
@@ -171,6 +190,12 @@ RULES: tuple[Rule, ...] = (
         "budget",
         slot="constraint.budget",
         group="budget",
+        examples=(
+            (
+                "OK so context: I'm a solo founder, I'm building a SaaS for dentists, and I'm on a budget of $200/month.",
+                "Is on a budget of $200/month",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -179,6 +204,7 @@ RULES: tuple[Rule, ...] = (
         "budget",
         slot="constraint.budget",
         group="budget",
+        examples=(("My budget is around $800.", "Budget is around $800"),),
     ),
     en_rule(
         "constraint",
@@ -187,6 +213,12 @@ RULES: tuple[Rule, ...] = (
         "Budget for {what} is {obj}",
         "budget",
         group="budget",
+        examples=(
+            (
+                "My budget for the laptop is around 1200 euros.",
+                "Budget for the laptop is around 1200 euros",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -195,6 +227,7 @@ RULES: tuple[Rule, ...] = (
         "Only eats {obj}",
         "only",
         group="diet",
+        examples=(("I only eat halal meat.", "Only eats halal meat"),),
     ),
     en_rule(
         "constraint",
@@ -205,6 +238,7 @@ RULES: tuple[Rule, ...] = (
         "do climb walk lift carry",
         "negative",
         group="physical",
+        examples=(("Cannot do stairs", "Cannot do stairs"),),
     ),
     en_rule(
         "constraint",
@@ -214,6 +248,12 @@ RULES: tuple[Rule, ...] = (
         "Can only {obj}",
         "only",
         group="time",
+        examples=(
+            (
+                "I can only code on weekends because of my day job.",
+                "Can only code on weekends",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -225,6 +265,12 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         "have get spare find",
         group="time",
+        examples=(
+            (
+                "I only have about 20 minutes a day to study.",
+                "Has about 20 minutes a day to study",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -235,6 +281,7 @@ RULES: tuple[Rule, ...] = (
         "budget",
         slot="constraint.budget",
         group="budget",
+        examples=(("I have a budget of 500 euros.", "Budget is 500 euros"),),
     ),
     en_rule(
         "constraint",
@@ -245,6 +292,12 @@ RULES: tuple[Rule, ...] = (
         "spend pay",
         slot="constraint.budget",
         group="budget",
+        examples=(
+            (
+                "I can't spend more than 50 euros a month on software.",
+                "Cannot spend more than 50 euros a month on software",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -253,6 +306,7 @@ RULES: tuple[Rule, ...] = (
         "Is stuck on {obj}",
         "stuck pinned locked limited restricted tied",
         group="platform",
+        examples=(("We're stuck on Python 3.8.", "Is stuck on Python 3.8"),),
     ),
     en_rule(
         "constraint",
@@ -270,6 +324,12 @@ RULES: tuple[Rule, ...] = (
         key_group="verb2",
         group="platform",
         accept=is_technical,
+        examples=(
+            (
+                "I can't install Docker on my work laptop.",
+                "Cannot install Docker on their work laptop",
+            ),
+        ),
     ),
     en_rule(
         "constraint",
@@ -279,6 +339,7 @@ RULES: tuple[Rule, ...] = (
         "support stay target run stick compatible deploy ship",
         group="platform",
         accept=is_technical,
+        examples=(("We have to stay on Node 16 for now.", "Has to stay on Node 16"),),
     ),
     en_rule(
         "constraint",
@@ -289,6 +350,7 @@ RULES: tuple[Rule, ...] = (
         "windows macos mac macbook linux ubuntu debian fedora arch nixos ios iphone ipad android chromeos chromebook m intel amd raspberry wsl",
         group="platform",
         choice=True,
+        examples=(("I'm on Windows 11 with WSL2.", "Is on Windows 11 with WSL2"),),
     ),
     en_rule(
         "constraint",
@@ -299,6 +361,12 @@ RULES: tuple[Rule, ...] = (
         "have",
         "negative",
         group="platform",
+        examples=(
+            (
+                "I don't have admin rights on this laptop.",
+                "Does not have admin rights on this laptop",
+            ),
+        ),
     ),
     # -- standing instructions ---------------------------------------------------------
     en_rule(
@@ -312,6 +380,9 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="instruction.language",
         group="instruction",
+        examples=(
+            ("Don't answer in French anymore.", "Does not want answers in French"),
+        ),
     ),
     en_rule(
         "instruction",
@@ -323,6 +394,7 @@ RULES: tuple[Rule, ...] = (
         LANG_TRIGGERS,
         slot="instruction.language",
         group="instruction",
+        examples=(("Reply only in Dutch.", "Wants answers in Dutch"),),
     ),
     en_rule(
         "instruction",
@@ -333,6 +405,7 @@ RULES: tuple[Rule, ...] = (
         LANG_TRIGGERS,
         slot="instruction.language",
         group="instruction",
+        examples=(("Answers should be in German.", "Wants answers in German"),),
     ),
     en_rule(
         "instruction",
@@ -344,6 +417,7 @@ RULES: tuple[Rule, ...] = (
         LANG_TRIGGERS,
         slot="instruction.language",
         group="instruction",
+        examples=(("I want answers in Spanish.", "Wants answers in Spanish"),),
     ),
     en_rule(
         "instruction",
@@ -353,6 +427,7 @@ RULES: tuple[Rule, ...] = (
         "no",
         "negative",
         group="instruction",
+        examples=(("No emojis please.", "Does not want emojis"),),
     ),
     en_rule(
         "instruction",
@@ -367,6 +442,7 @@ RULES: tuple[Rule, ...] = (
         group="instruction",
         accept=is_standing,
         slot=instruction_slot,
+        examples=(("Never use emojis.", "Does not want the assistant to use emojis"),),
     ),
     en_rule(
         "instruction",
@@ -377,6 +453,9 @@ RULES: tuple[Rule, ...] = (
         group="instruction",
         accept=is_standing,
         slot=instruction_slot,
+        examples=(
+            ("Always use metric units.", "Wants the assistant to use metric units"),
+        ),
     ),
     en_rule(
         "instruction",
@@ -387,6 +466,12 @@ RULES: tuple[Rule, ...] = (
         group="instruction",
         accept=is_standing,
         slot=instruction_slot,
+        examples=(
+            (
+                "I want you to always include sources.",
+                "Wants the assistant to include sources",
+            ),
+        ),
     ),
     en_rule(
         "instruction",
@@ -396,6 +481,12 @@ RULES: tuple[Rule, ...] = (
         "prefer like rather appreciate",
         "negative",
         group="instruction",
+        examples=(
+            (
+                "I'd prefer if you didn't use emojis.",
+                "Does not want the assistant to use emojis",
+            ),
+        ),
     ),
     en_rule(
         "instruction",
@@ -406,6 +497,12 @@ RULES: tuple[Rule, ...] = (
         "like want prefer need",
         group="instruction",
         slot=instruction_slot,
+        examples=(
+            (
+                "I'd like all answers as numbered steps.",
+                "Wants all answers as numbered steps",
+            ),
+        ),
     ),
     en_rule(
         "instruction",
@@ -414,6 +511,12 @@ RULES: tuple[Rule, ...] = (
         "need",
         "negative",
         group="instruction",
+        examples=(
+            (
+                "No need to explain the basics, I'm a senior engineer.",
+                "Does not want the assistant to explain the basics",
+            ),
+        ),
     ),
     en_rule(
         "stack",
@@ -422,6 +525,12 @@ RULES: tuple[Rule, ...] = (
         "building developing working maintaining",
         group="project",
         accept=not_task,
+        examples=(
+            (
+                "Context: solo dev, building a budgeting app with SvelteKit and Supabase.",
+                "Is building a budgeting app with SvelteKit and Supabase",
+            ),
+        ),
     ),
     en_rule(
         "instruction",
@@ -431,5 +540,11 @@ RULES: tuple[Rule, ...] = (
         "make",
         group="instruction",
         slot=instruction_slot,
+        examples=(
+            (
+                "Make your answers shorter please.",
+                "Wants the assistant to make answers shorter",
+            ),
+        ),
     ),
 )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.languages.common import ADV, I_ANY, I_OR_WE, IM, START, I
 from memtap.engine.extraction.languages.en_vocab import (
     LANG_TRIGGERS,
     LANGS,
@@ -30,65 +29,8 @@ from memtap.engine.extraction.languages.en_vocab import (
 )
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import domain_of
-
-# "Same here", "Nobody here": words that come before "here" without being a signature
-_NOT_SIGNATURES = frozenset(
-    [
-        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
-        *["january", "february", "march", "april", "may", "june", "july", "august"],
-        *["september", "october", "november", "december", "me", "time"],
-        "same",
-        "everyone",
-        "everybody",
-        "nobody",
-        "anyone",
-        "anybody",
-        "someone",
-        "somebody",
-        "me",
-        "us",
-        "you",
-        "back",
-        "still",
-        "right",
-        "over",
-        "out",
-        "in",
-        "up",
-        "down",
-        "all",
-        "more",
-        "stuck",
-        "new",
-        "help",
-        "hi",
-        "hello",
-        "hey",
-        "thanks",
-        "lost",
-    ]
-)
-
-# Capitalised words after a relative that are not their name ("visiting my sister Saturday",
-# "teach my son French").
-NOT_A_NAME = frozenset(
-    [
-        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
-        *["january", "february", "march", "april", "may", "june", "july", "august"],
-        *["september", "october", "november", "december", "christmas", "easter"],
-        *["english", "french", "spanish", "german", "italian", "portuguese", "chinese"],
-        *["japanese", "korean", "arabic", "russian", "dutch", "hindi", "latin", "math"],
-        *["maths", "today", "tonight", "tomorrow", "yesterday", "thanksgiving", "eat"],
-        *["the", "and", "but", "what", "how", "why", "when", "where", "who"],
-        *["ok", "okay"],
-    ]
-)
-# One relative, not a group: a name follows only one ("my sister Hannah").
-_ONE_RELATIVE = (
-    r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
-    r"baby|toddler|mom|mum|mother|dad|father|brother|sister|sibling|grandma|grandmother|grandpa|"
-    r"grandfather|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|stepmom|stepdad|twin)"
-)
+from memtap.engine.languages import en
+from memtap.engine.languages.en import ADV, I_ANY, I_OR_WE, IM, START, I
 
 RULES: tuple[Rule, ...] = (
     # -- identity ----------------------------------------------------------------------
@@ -100,6 +42,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         accept=is_name,
         stop=NAME_STOP,
+        examples=(("Name is Ana", "Name is Ana"),),
     ),
     en_rule(
         "identity",
@@ -109,6 +52,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         accept=is_name,
         stop=NAME_STOP,
+        examples=(("I'm called Theo by my friends.", "Name is Theo"),),
     ),
     en_rule(
         "identity",
@@ -118,6 +62,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         accept=is_name,
         stop=NAME_STOP,
+        examples=(("Hey there, this is Omar.", "Name is Omar"),),
     ),
     en_rule(
         "identity",
@@ -127,6 +72,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         flags=0,
         accept=lambda m, o: o.split()[0] not in NOT_NAMES,
+        examples=(("I'm Sofia, by the way.", "Name is Sofia"),),
     ),
     en_rule(
         "identity",
@@ -137,7 +83,10 @@ RULES: tuple[Rule, ...] = (
         slot="identity.name",
         flags=0,
         keep_case=True,
-        accept=lambda m, o: o not in NOT_NAMES and o.lower() not in _NOT_SIGNATURES,
+        accept=lambda m, o: o not in NOT_NAMES and o.lower() not in en.NOT_SIGNATURES,
+        examples=(
+            ("Morning! It's Kenji again, with the bonsai questions.", "Name is Kenji"),
+        ),
     ),
     en_rule(
         "identity",
@@ -150,9 +99,10 @@ RULES: tuple[Rule, ...] = (
         keep_case=True,
         accept=lambda m, o: (
             o.split()[0] not in NOT_NAMES
-            and o.split()[0].lower() not in _NOT_SIGNATURES
+            and o.split()[0].lower() not in en.NOT_SIGNATURES
             and is_name(m, o)
         ),
+        examples=(("Marco Rossi here.", "Name is Marco Rossi"),),
     ),
     en_rule(
         "identity",
@@ -162,6 +112,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         group="address",
         stop=NAME_STOP,
+        examples=(("Please don't call me Bob.", "Does not want to be called Bob"),),
     ),
     en_rule(
         "identity",
@@ -171,6 +122,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.address_as",
         group="address",
         stop=NAME_STOP,
+        examples=(("Call me Dr. Patel.", "Wants to be called Dr. Patel"),),
     ),
     en_rule(
         "identity",
@@ -180,6 +132,7 @@ RULES: tuple[Rule, ...] = (
         slot="identity.address_as",
         group="address",
         stop=NAME_STOP,
+        examples=(("I go by Alex at work.", "Goes by Alex at work"),),
     ),
     en_rule(
         "identity",
@@ -188,6 +141,7 @@ RULES: tuple[Rule, ...] = (
         "pronouns",
         slot="identity.pronouns",
         stop=NAME_STOP,
+        examples=(("Pronouns are they/them", "Pronouns are they/them"),),
     ),
     en_rule(
         "identity",
@@ -195,6 +149,12 @@ RULES: tuple[Rule, ...] = (
         "Is {obj} years old",
         "old yo",
         slot="identity.age",
+        examples=(
+            (
+                "I'm 34 years old, if that matters for the insurance stuff.",
+                "Is 34 years old",
+            ),
+        ),
     ),
     en_rule(
         "identity",
@@ -204,6 +164,9 @@ RULES: tuple[Rule, ...] = (
         slot="identity.origin",
         accept=is_proper,
         stop=PLACE_STOP,
+        examples=(
+            ("I'm from Kerala originally, now in Dubai.", "Is from Kerala originally"),
+        ),
     ),
     en_rule(
         "identity",
@@ -213,6 +176,7 @@ RULES: tuple[Rule, ...] = (
         "Is {obj}",
         "left right handed ambidextrous introvert extrovert introverted extroverted neurodivergent owl bird native bilingual trilingual",
         group="trait",
+        examples=(("I'm a night owl.", "Is a night owl"),),
     ),
     en_rule(
         "identity",
@@ -224,6 +188,12 @@ RULES: tuple[Rule, ...] = (
         "Speaks {obj}",
         LANG_TRIGGERS,
         group="speaks",
+        examples=(
+            (
+                "I speak French and a bit of Arabic.",
+                "Speaks French and a bit of Arabic",
+            ),
+        ),
     ),
     en_rule(
         "identity",
@@ -231,6 +201,7 @@ RULES: tuple[Rule, ...] = (
         "Native language is {obj}",
         "native first mother",
         group="speaks",
+        examples=(("My first language is Tagalog.", "Native language is Tagalog"),),
     ),
     en_rule(
         "identity",
@@ -240,6 +211,7 @@ RULES: tuple[Rule, ...] = (
         "i",
         slot="identity.age",
         group="age",
+        examples=(("I'm 34 and I live alone.", "Is 34 years old"),),
     ),
     en_rule(
         "family",
@@ -249,6 +221,7 @@ RULES: tuple[Rule, ...] = (
         "Is {obj}",
         "only eldest oldest youngest middle twin one adopted",
         group="sibling",
+        examples=(("I'm an only child.", "Is an only child"),),
     ),
     # -- location ----------------------------------------------------------------------
     en_rule(
@@ -263,6 +236,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="location.home",
         stop=PLACE_STOP,
+        examples=(("I don't live in Oslo anymore.", "No longer lives in Oslo"),),
     ),
     en_rule(
         "location",
@@ -275,6 +249,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="location.home",
         stop=PLACE_STOP,
+        examples=(("I'm no longer living in Austin.", "No longer lives in Austin"),),
     ),
     en_rule(
         "location",
@@ -284,6 +259,7 @@ RULES: tuple[Rule, ...] = (
         "negative",
         slot="location.home",
         stop=PLACE_STOP,
+        examples=(("I moved away from Chicago.", "Moved away from Chicago"),),
     ),
     en_rule(
         "location",
@@ -295,6 +271,7 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=lambda m, o: domain_of(o) is None,
+        examples=(("I live in Oslo", "Lives in Oslo"),),
     ),
     en_rule(
         "location",
@@ -310,6 +287,7 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(("I'm based in Austin.", "Is based in Austin"),),
     ),
     en_rule(
         "location",
@@ -320,6 +298,7 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(("I'm Irish, living in Boston.", "Lives in Boston"),),
     ),
     en_rule(
         "location",
@@ -330,6 +309,7 @@ RULES: tuple[Rule, ...] = (
         "timezone time zone utc gmt cet cest est edt pst pdt cst bst ist jst aest",
         slot="location.timezone",
         group="timezone",
+        examples=(("I'm in the Eastern time zone.", "Is in the Eastern time zone"),),
     ),
     en_rule(
         "location",
@@ -339,6 +319,9 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(
+            ("Currently based out of Singapore for work.", "Is based in Singapore"),
+        ),
     ),
     en_rule(
         "location",
@@ -349,6 +332,7 @@ RULES: tuple[Rule, ...] = (
         group="whereabouts",  # no slot: "I'm in Paris" may be a visit, not a new home
         flags=0,
         accept=lambda m, o: domain_of(o) is None and o.split()[0] not in NOT_PLACES,
+        examples=(("I'm in Sydney, so please use AEST for times.", "Is in Sydney"),),
     ),
     en_rule(
         "location",
@@ -360,6 +344,7 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(("Moved to Denver", "Moved to Denver"),),
     ),
     en_rule(
         "location",
@@ -369,6 +354,7 @@ RULES: tuple[Rule, ...] = (
         "lived",
         slot="location.home",
         flags=0,
+        examples=(("I've lived in Melbourne my whole life.", "Lives in Melbourne"),),
     ),
     en_rule(
         "identity",
@@ -376,6 +362,12 @@ RULES: tuple[Rule, ...] = (
         "Grew up in {obj}",
         "grew",
         stop=PLACE_STOP,
+        examples=(
+            (
+                "I grew up in Ghana and now I live in Leeds.",
+                "Grew up in Ghana and now they live in Leeds",
+            ),
+        ),
     ),
     en_rule(
         "location",
@@ -383,6 +375,12 @@ RULES: tuple[Rule, ...] = (
         "Home is {obj}",
         "home",
         slot="location.home",
+        examples=(
+            (
+                "Home for me is a little village in Wales.",
+                "Home is a little village in Wales",
+            ),
+        ),
     ),
     en_rule(
         "location",
@@ -392,6 +390,7 @@ RULES: tuple[Rule, ...] = (
         slot="location.home",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(("My home is in Leeds.", "Home is Leeds"),),
     ),
     en_rule(
         "location",
@@ -401,6 +400,7 @@ RULES: tuple[Rule, ...] = (
         group="whereabouts",
         stop=PLACE_STOP,
         accept=is_proper,
+        examples=(("Working from Lisbon this month.", "Is working from Lisbon"),),
     ),
     # -- work --------------------------------------------------------------------------------
     en_rule(
@@ -414,6 +414,7 @@ RULES: tuple[Rule, ...] = (
         key_group="prep",
         stop=PLACE_STOP,
         accept=lambda m, o: o.split(maxsplit=1)[0].lower() not in VERBISH,
+        examples=(("I've worked at Amazon for six years.", "Works at Amazon"),),
     ),
     en_rule(
         "work",
@@ -428,6 +429,7 @@ RULES: tuple[Rule, ...] = (
         slot="work.employer",
         group="employer",
         stop=PLACE_STOP,
+        examples=(("I no longer work at Deloitte.", "No longer works at Deloitte"),),
     ),
     en_rule(
         "work",
@@ -439,6 +441,7 @@ RULES: tuple[Rule, ...] = (
         group="employer",
         accept=is_proper,
         stop=PLACE_STOP,
+        examples=(("I left Acme.", "Left Acme"),),
     ),
     en_rule(
         "stack",
@@ -446,6 +449,12 @@ RULES: tuple[Rule, ...] = (
         "Their {what} {verb} {obj}",
         "startup company team group lab agency business studio",
         group="project",
+        examples=(
+            (
+                "Our startup is building a marketplace for used bikes.",
+                "Their startup is building a marketplace for used bikes",
+            ),
+        ),
     ),
     en_rule(
         "stack",
@@ -453,6 +462,7 @@ RULES: tuple[Rule, ...] = (
         + r"we(?:'re|\s+are)\s+(?P<obj>(?:a|an)\s+[\w.+#/ -]{1,30}?\s+(?:shop|house|team|company|startup|org|organi[sz]ation|agency))\b",
         "Their team is {obj}",
         "shop house team company startup org organization organisation agency",
+        examples=(("We're a Rails shop, mostly.", "Their team is a Rails shop"),),
     ),
     en_rule(
         "stack",
@@ -464,12 +474,19 @@ RULES: tuple[Rule, ...] = (
         key_group="who",
         choice=True,
         accept=lambda m, o: is_technical(m, o),
+        examples=(("I never use Windows", "Does not use Windows"),),
     ),
     en_rule(
         "stack",
         r"\b(?:the|my|our)\s+(?P<what>company|employer|team|startup|org|organi[sz]ation|client|department)\s+(?:I|we)\s+(?:work\s+(?:for|at|with|in)|am\s+in|'m\s+in|'m\s+at)\s+(?P<verb>uses|use|runs\s+on|is\s+on|relies\s+on)\s+(?P<obj>.+)",
         "Their {what} {verb} {obj}",
         "company employer team startup org organization organisation client department",
+        examples=(
+            (
+                "The company I work for uses Azure DevOps.",
+                "Their company uses Azure DevOps",
+            ),
+        ),
     ),
     en_rule(
         "work",
@@ -483,6 +500,7 @@ RULES: tuple[Rule, ...] = (
         key_group="prep",
         stop=PLACE_STOP,
         accept=lambda m, o: o.split(maxsplit=1)[0].lower() not in VERBISH,
+        examples=(("I work at Acme.", "Works at Acme"),),
     ),
     en_rule(
         "work",
@@ -492,6 +510,7 @@ RULES: tuple[Rule, ...] = (
         slot="work.employer",
         group="employer",
         stop=PLACE_STOP,
+        examples=(("I'm employed at Siemens.", "Works at Siemens"),),
     ),
     en_rule(
         "work",
@@ -504,6 +523,7 @@ RULES: tuple[Rule, ...] = (
         group="employer",
         accept=role_then_org,
         stop=PLACE_STOP,
+        examples=(("Data engineer at Shopify here.", "Works at Shopify"),),
     ),
     en_rule(
         "work",
@@ -516,6 +536,7 @@ RULES: tuple[Rule, ...] = (
         group="employer",
         accept=is_proper,
         stop=ROLE_STOP,
+        examples=(("Started at Stripe last week", "Works at Stripe"),),
     ),
     en_rule(
         "work",
@@ -525,6 +546,12 @@ RULES: tuple[Rule, ...] = (
         slot="work.role",
         group="role",
         stop=ROLE_STOP,
+        examples=(
+            (
+                "I work for myself as a wedding photographer.",
+                "Works as a wedding photographer",
+            ),
+        ),
     ),
     en_rule(
         "work",
@@ -534,6 +561,7 @@ RULES: tuple[Rule, ...] = (
         group="past_role",
         stop=ROLE_STOP,
         accept=is_role,
+        examples=(("Used to be an accountant", "Used to be an accountant"),),
     ),
     en_rule(
         "work",
@@ -549,6 +577,7 @@ RULES: tuple[Rule, ...] = (
         },
         "lead manage run head own",
         group="team",
+        examples=(("I lead the infra team.", "Leads the infra team"),),
     ),
     en_rule(
         "work",
@@ -565,6 +594,12 @@ RULES: tuple[Rule, ...] = (
         slot="work.role",
         group="role",
         stop=ROLE_STOP,
+        examples=(
+            (
+                "I freelance as a wedding photographer on weekends.",
+                "Freelances as a wedding photographer",
+            ),
+        ),
     ),
     en_rule(
         "work",
@@ -574,6 +609,7 @@ RULES: tuple[Rule, ...] = (
         slot="work.role",
         group="role",
         stop=ROLE_STOP,
+        examples=(("I work as a data analyst.", "Works as a data analyst"),),
     ),
     en_rule(
         "work",
@@ -584,6 +620,7 @@ RULES: tuple[Rule, ...] = (
         group="role",
         accept=is_role,
         stop=ROLE_STOP,
+        examples=(("My job title is product manager.", "Role is product manager"),),
     ),
     en_rule(
         "work",
@@ -598,6 +635,7 @@ RULES: tuple[Rule, ...] = (
         group="role",
         accept=is_role,
         stop=OBJ_STOP,
+        examples=(("I'm a data analyst.", "Is a data analyst"),),
     ),
     en_rule(
         "work",
@@ -608,6 +646,7 @@ RULES: tuple[Rule, ...] = (
         "retired unemployed self employed freelancing between hunting parental",
         slot="work.role",
         group="role",
+        examples=(("I'm retired, used to be an accountant.", "Is retired"),),
     ),
     en_rule(
         "work",
@@ -617,6 +656,9 @@ RULES: tuple[Rule, ...] = (
         slot="work.role",
         group="role",
         stop=ROLE_STOP,
+        examples=(
+            ("I was promoted to engineering manager.", "Is engineering manager"),
+        ),
     ),
     en_rule(
         "work",
@@ -627,6 +669,7 @@ RULES: tuple[Rule, ...] = (
         "team",
         slot="work.team",
         group="team",
+        examples=(("I'm on the payments team.", "Is on the payments team"),),
     ),
     en_rule(
         "work",
@@ -637,6 +680,7 @@ RULES: tuple[Rule, ...] = (
         "team",
         slot="work.team",
         group="team",
+        examples=(("I work on the payments team.", "Is on the payments team"),),
     ),
     en_rule(
         "work",
@@ -647,6 +691,12 @@ RULES: tuple[Rule, ...] = (
         accept=lambda m, o: (
             not o.lower().startswith(("great", "awesome", "small", "big", "busy"))
         ),
+        examples=(
+            (
+                "Our team is six engineers and one designer.",
+                "Their team is six engineers and one designer",
+            ),
+        ),
     ),
     en_rule(
         "work",
@@ -655,6 +705,7 @@ RULES: tuple[Rule, ...] = (
         "work",
         group="field",
         stop=PLACE_STOP,
+        examples=(("I work in finance, mostly risk modelling.", "Works in finance"),),
     ),
     en_rule(
         "work",
@@ -663,6 +714,7 @@ RULES: tuple[Rule, ...] = (
         "teach tutor coach",
         group="field",
         accept=lambda m, o: not is_task(o),
+        examples=(("I teach high school chemistry.", "Teaches high school chemistry"),),
     ),
     en_rule(
         "work",
@@ -672,6 +724,7 @@ RULES: tuple[Rule, ...] = (
         "Works {obj}",
         "work",
         group="field",
+        examples=(("I work 4 days a week.", "Works 4 days a week"),),
     ),
     en_rule(
         "work",
@@ -679,6 +732,7 @@ RULES: tuple[Rule, ...] = (
         "Their company is {obj}",
         "company employer startup business firm",
         group="employer2",
+        examples=(("My company is Acme Robotics.", "Their company is Acme Robotics"),),
     ),
     en_rule(
         "work",
@@ -697,6 +751,12 @@ RULES: tuple[Rule, ...] = (
         },
         "run own co have started founded manage",
         group="business",
+        examples=(
+            (
+                "I run a small Etsy shop selling ceramics.",
+                "Runs a small Etsy shop selling ceramics",
+            ),
+        ),
     ),
     en_rule(
         "family",
@@ -704,6 +764,7 @@ RULES: tuple[Rule, ...] = (
         "Is a {obj}",
         "mum mom mother dad father parent",
         group="parent",
+        examples=(("Mum of three here, living in Bristol.", "Is a mum of three here"),),
     ),
     en_rule(
         "family",
@@ -711,6 +772,12 @@ RULES: tuple[Rule, ...] = (
         "They and their {rel} are {obj}",
         "and",
         group="family_pair",
+        examples=(
+            (
+                "My husband and I are both teachers.",
+                "They and their husband are both teachers",
+            ),
+        ),
     ),
     en_rule(
         "work",
@@ -720,6 +787,12 @@ RULES: tuple[Rule, ...] = (
         "Is on the {obj}",
         "shift shifts",
         group="field",
+        examples=(
+            (
+                "I'm on the night shift at a warehouse.",
+                "Is on the night shift at a warehouse",
+            ),
+        ),
     ),
     # -- family and pets ---------------------------------------------------------------
     en_rule(
@@ -739,6 +812,7 @@ RULES: tuple[Rule, ...] = (
                 re.IGNORECASE,
             )
         ),
+        examples=(("My sister is a pilot.", "Their sister is a pilot"),),
     ),
     en_rule(
         "family",
@@ -746,7 +820,7 @@ RULES: tuple[Rule, ...] = (
         # or pet does, their name is the fact
         # (the name is in the subject: "my sister Hannah" and "my sister Lea" are two sisters)
         r"\b(?i:my|our)\s+(?P<obj>(?P<rel>(?:[\w-]+\s+){0,2}?(?:"
-        + _ONE_RELATIVE
+        + en.ONE_RELATIVE
         + "|"
         + PET
         + r"))\s+(?P<name>[A-Z][a-z][\w'-]*))\b(?!\s+[A-Z])(?=\s*(?:$|[,.!?;:)]|\s+[a-z]))",
@@ -756,7 +830,8 @@ RULES: tuple[Rule, ...] = (
         resolvable=False,
         presupposed=True,
         flags=0,
-        accept=lambda m, o: m.group("name").lower() not in NOT_A_NAME,
+        accept=lambda m, o: m.group("name").lower() not in en.NOT_A_NAME,
+        examples=(("my sister Lea turns 9 tomorrow", "Their sister is called Lea"),),
     ),
     en_rule(
         "family",
@@ -770,6 +845,7 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         REL_TRIGGERS + " " + PET_TRIGGERS,
         resolvable=True,
+        examples=(("I have two kids.", "Has two kids"),),
     ),
     en_rule(
         "family",
@@ -780,6 +856,12 @@ RULES: tuple[Rule, ...] = (
         "named called",
         group="family",
         resolvable=True,
+        examples=(
+            (
+                "We have a cat called Miso who hates the vacuum.",
+                "Has a cat called Miso who hates the vacuum",
+            ),
+        ),
     ),
     en_rule(
         "family",
@@ -792,6 +874,12 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         REL_TRIGGERS + " " + PET_TRIGGERS,
         group="family_count",
+        examples=(
+            (
+                "I live just outside Manchester with my girlfriend and our two dogs.",
+                "Has two dogs",
+            ),
+        ),
     ),
     en_rule(
         "family",
@@ -804,6 +892,7 @@ RULES: tuple[Rule, ...] = (
         "Has {obj}",
         REL_TRIGGERS + " " + PET_TRIGGERS,
         resolvable=True,
+        examples=(("We have two cats, Miso and Tofu.", "Has two cats, Miso and Tofu"),),
     ),
     en_rule(
         "family",
@@ -813,6 +902,7 @@ RULES: tuple[Rule, ...] = (
         "Does not have {obj}",
         "kids children pets siblings partner car",
         "negative",
+        examples=(("I don't have kids.", "Does not have kids"),),
     ),
     en_rule(
         "family",
@@ -823,6 +913,7 @@ RULES: tuple[Rule, ...] = (
         "married engaged divorced single widowed separated relationship",
         slot="family.relationship",
         group="relationship",
+        examples=(("I'm married.", "Is married"),),
     ),
     en_rule(
         "family",
@@ -832,6 +923,7 @@ RULES: tuple[Rule, ...] = (
         "Is {obj}",
         "mom mum mother dad father parent grandparent grandma grandpa stepmom stepdad pregnant expecting",
         group="parent",
+        examples=(("I'm a stay-at-home dad.", "Is a stay-at-home dad"),),
     ),
     en_rule(
         "preference",
@@ -842,6 +934,7 @@ RULES: tuple[Rule, ...] = (
         "person",
         key_group="neg",
         group="choice",
+        examples=(("I'm not a morning person at all.", "Is not a morning person"),),
     ),
     en_rule(
         "preference",
@@ -852,5 +945,6 @@ RULES: tuple[Rule, ...] = (
         "obsessed into crazy passionate addicted mad hooked keen",
         group="choice",
         resolvable=True,
+        examples=(("I'm really into bouldering lately.", "Is into bouldering lately"),),
     ),
 )

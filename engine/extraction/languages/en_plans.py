@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from memtap.engine.extraction.languages.common import ADV, I_ANY, I_OR_WE, IM, START
 from memtap.engine.extraction.languages.en_vocab import (
     LOOSE_VERBS,
     PLACE_STOP,
@@ -13,6 +12,7 @@ from memtap.engine.extraction.languages.en_vocab import (
     not_task,
 )
 from memtap.engine.extraction.rules import Rule
+from memtap.engine.languages.en import ADV, I_ANY, I_OR_WE, IM, START
 
 RULES: tuple[Rule, ...] = (
     en_rule(
@@ -23,6 +23,7 @@ RULES: tuple[Rule, ...] = (
         "laptop machine computer desktop workstation phone editor ide os car",
         slot="device.{what}",
         accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
+        examples=(("My phone is a Pixel 8.", "Their phone is a Pixel 8"),),
     ),
     en_rule(
         "stack",
@@ -31,6 +32,7 @@ RULES: tuple[Rule, ...] = (
         "Their {what} {verb} {obj}",
         "laptop machine computer desktop workstation phone editor ide os car",
         accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
+        examples=(("My laptop runs Arch Linux.", "Their laptop runs Arch Linux"),),
     ),
     # -- stack and projects ------------------------------------------------------------
     en_rule(
@@ -57,6 +59,7 @@ RULES: tuple[Rule, ...] = (
                 r"(?:a\s+)?(?:screen\s*reader|wheelchair|hearing)", o, re.IGNORECASE
             )
         ),
+        examples=(("I use Vim.", "Uses Vim"),),
     ),
     en_rule(
         "stack",
@@ -77,6 +80,7 @@ RULES: tuple[Rule, ...] = (
                 or is_technical(m, o)
             )
         ),
+        examples=(("My blog runs on Hugo.", "Their blog runs on Hugo"),),
     ),
     en_rule(
         "stack",
@@ -98,6 +102,12 @@ RULES: tuple[Rule, ...] = (
             )
             and (m.group("verb").lower() not in LOOSE_VERBS or is_technical(m, o))
         ),
+        examples=(
+            (
+                "I'm developing a Discord bot in Python.",
+                "Is developing a Discord bot in Python",
+            ),
+        ),
     ),
     en_rule(
         "stack",
@@ -105,6 +115,12 @@ RULES: tuple[Rule, ...] = (
         "Their project is {obj}",
         "project",
         group="project",
+        examples=(
+            (
+                "My side project is a recipe search engine.",
+                "Their project is a recipe search engine",
+            ),
+        ),
     ),
     # -- goals and plans ---------------------------------------------------------------
     en_rule(
@@ -136,6 +152,7 @@ RULES: tuple[Rule, ...] = (
         },
         "want wanna hope plan intend aim love like planning hoping trying aiming dream determined",
         accept=not_task,
+        examples=(("I'd like to learn Rust", "Would like to learn Rust"),),
     ),
     en_rule(
         "goal",
@@ -145,6 +162,12 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<verb>going\s+to|gonna)\s+(?P<obj>(?:move|travel|visit|start|begin|retire|graduate|quit|leave|apply|launch|run|get|take|fly|go|learn|study|buy|sell|build|open|have|become|marry|propose|switch\s+careers|change\s+jobs)\b.+)",
         "Is going to {obj}",
         "going gonna",
+        examples=(
+            (
+                "I'm going to move to Lisbon next spring.",
+                "Is going to move to Lisbon next spring",
+            ),
+        ),
     ),
     en_rule(
         "goal",
@@ -152,6 +175,12 @@ RULES: tuple[Rule, ...] = (
         + r"I(?:'ll|\s+will)\s+(?P<obj>(?:be\s+moving|be\s+starting|be\s+travel+ing|be\s+visiting|be\s+retiring|be\s+graduating|move|travel|visit|retire|graduate|start\s+(?:a|my)\s+new|fly|relocate)\b.+)",
         "Will {obj}",
         "moving starting traveling travelling visiting retiring graduating move travel visit retire graduate start fly relocate",
+        examples=(
+            (
+                "I will move to Berlin next year if I get the job",
+                "Will move to Berlin next year",
+            ),
+        ),
     ),
     en_rule(
         "goal",
@@ -168,6 +197,9 @@ RULES: tuple[Rule, ...] = (
         },
         "trying planning hoping aiming saving",
         accept=not_task,
+        examples=(
+            ("We're trying to get pregnant.", "They are trying to get pregnant"),
+        ),
     ),
     en_rule(
         "goal",
@@ -175,6 +207,7 @@ RULES: tuple[Rule, ...] = (
         "Is moving to {obj}",
         "moving relocating emigrating",
         stop=PLACE_STOP,
+        examples=(("I'm moving to Lisbon.", "Is moving to Lisbon"),),
     ),
     en_rule(
         "goal",
@@ -186,6 +219,9 @@ RULES: tuple[Rule, ...] = (
                 ("simple", "this", "that", "to ask", "to know", "to understand")
             )
         ),
+        examples=(
+            ("My dream is to open a bookshop.", "Their dream is to open a bookshop"),
+        ),
     ),
     en_rule(
         "goal",
@@ -195,6 +231,9 @@ RULES: tuple[Rule, ...] = (
         "Is {verb} {obj}",
         "learning studying preparing training practicing practising saving applying looking getting towards toward",
         accept=not_task,
+        examples=(
+            ("I'm learning Spanish on Duolingo.", "Is learning Spanish on Duolingo"),
+        ),
     ),
     en_rule(
         "goal",
@@ -204,6 +243,12 @@ RULES: tuple[Rule, ...] = (
         "Is {verb} {obj}",
         "thinking considering contemplating",
         accept=not_task,
+        examples=(
+            (
+                "I'm thinking of switching to a standing desk.",
+                "Is thinking of switching to a standing desk",
+            ),
+        ),
     ),
     en_rule(
         "goal",
@@ -212,6 +257,12 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<verb>planning|organi[sz]ing|booking)\s+(?P<obj>(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?(?:trip|holiday|vacation|move|wedding|party|renovation|career\s+change|sabbatical|honeymoon|launch|visit|marathon)\b.*)",
         "Is {verb} {obj}",
         "planning organising organizing booking",
+        examples=(
+            (
+                "I'm planning a trip to Vietnam in April with my mom.",
+                "Is planning a trip to Vietnam in April with their mom",
+            ),
+        ),
     ),
     en_rule(
         "goal",
@@ -220,6 +271,9 @@ RULES: tuple[Rule, ...] = (
         "Started {verb} {obj}",
         "started begun began taken",
         accept=not_task,
+        examples=(
+            ("I've just started learning the guitar.", "Started learning the guitar"),
+        ),
     ),
     en_rule(
         "goal",
@@ -229,6 +283,12 @@ RULES: tuple[Rule, ...] = (
         "Plans on {obj}",
         "plan planning",
         accept=not_task,
+        examples=(
+            (
+                "I plan on learning Korean next year.",
+                "Plans on learning Korean next year",
+            ),
+        ),
     ),
     en_rule(
         "goal",
@@ -237,6 +297,12 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<verb>doing|pursuing|taking|studying\s+for|working\s+on|halfway\s+through|enrolled\s+in)\s+(?P<obj>(?:a|an|my)\s+(?:[\w'-]+\s+){0,2}?(?:master'?s|masters|phd|degree|mba|bootcamp|course|certificate|certification|diploma|apprenticeship|residency|internship|bachelor'?s|thesis|dissertation)\b.*)",
         "Is {verb} {obj}",
         "doing pursuing taking studying working halfway enrolled",
+        examples=(
+            (
+                "I'm doing a master's in data science at Edinburgh.",
+                "Is doing a master's in data science at Edinburgh",
+            ),
+        ),
     ),
     en_rule(
         "habit",
@@ -245,6 +311,9 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<obj>(?:a|an)\s+(?:big|heavy|huge|light|avid|keen|regular|daily|occasional|casual|social)\s+(?:[\w-]+\s+)?(?:drinker|eater|reader|smoker|runner|gamer|sleeper|cyclist|swimmer|walker|hiker|snacker|user|riser|cook|baker))\b",
         "Is {obj}",
         "drinker eater reader smoker runner gamer sleeper cyclist swimmer walker hiker snacker user riser cook baker",
+        examples=(
+            ("I'm a big coffee drinker, like 5 cups a day.", "Is a big coffee drinker"),
+        ),
     ),
     # -- notable events ----------------------------------------------------------------------
     en_rule(
@@ -259,6 +328,9 @@ RULES: tuple[Rule, ...] = (
                 re.IGNORECASE,
             )
         ),
+        examples=(
+            ("Just moved to Denver last week", "Just moved to Denver last week"),
+        ),
     ),
     en_rule(
         "event",
@@ -266,6 +338,12 @@ RULES: tuple[Rule, ...] = (
         + r"(?:me\s+and\s+my\s+(?P<rel>\w+)|my\s+(?P<rel2>\w+)\s+and\s+I)\s+(?P<obj>(?:just\s+|recently\s+|finally\s+)?(?:got\s+(?:married|engaged)|bought|moved|adopted|had|welcomed|started|opened|launched)\b.+)",
         "{obj} with their {rel}{rel2}",
         "me and",
+        examples=(
+            (
+                "Me and my wife just bought a house in Asheville.",
+                "Just bought a house in Asheville with their wife",
+            ),
+        ),
     ),
     en_rule(
         "event",
@@ -273,6 +351,12 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:got\s+back|came\s+back|returned|flew\s+back|arrived\s+back|am\s+back|'m\s+back)\s+from\s+.+)",
         "{obj}",
         "back returned",
+        examples=(
+            (
+                "I just got back from two weeks in Japan.",
+                "Just got back from two weeks in Japan",
+            ),
+        ),
     ),
     en_rule(
         "event",
@@ -280,6 +364,7 @@ RULES: tuple[Rule, ...] = (
         + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:got|became|was|were)\s+(?:married|engaged|divorced|promoted|hired|laid\s+off|fired|diagnosed\s+with|accepted\s+(?:to|into|at)|admitted\s+to|elected|a\s+(?:mom|mum|dad|parent|grandparent|grandma|grandpa|citizen|father|mother|uncle|aunt)|(?:my|a|an|our)\s+(?:first\s+|new\s+)?(?:job|promotion|puppy|kitten|dog|cat|car|house|apartment|flat|degree|diploma|license|licence|certification|black\s+belt|raise|offer|visa|green\s+card|phd|masters?|scholarship|tattoo|bike|tesla|steam\s+deck|macbook|laptop|iphone)\b).*)",
         "{obj}",
         "got became was were",
+        examples=(("I got married in May.", "Got married in May"),),
     ),
     en_rule(
         "event",
@@ -288,6 +373,7 @@ RULES: tuple[Rule, ...] = (
         "{obj}",
         "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
         accept=lambda m, o: not re.search(r"\b(?:this|that|it)\b\s*$", o),
+        examples=(("I just turned 30!", "Just turned 30"),),
     ),
     en_rule(
         "event",
@@ -302,6 +388,12 @@ RULES: tuple[Rule, ...] = (
                 re.IGNORECASE,
             )
         ),
+        examples=(
+            (
+                "I just had my first baby last month.",
+                "Just had their first baby last month",
+            ),
+        ),
     ),
     en_rule(
         "event",
@@ -310,6 +402,12 @@ RULES: tuple[Rule, ...] = (
         "{obj} {when}",
         "last this yesterday recently ago in",
         keep_case=False,
+        examples=(
+            (
+                "Last week I visited my grandparents in Kraków.",
+                "Visited their grandparents in Kraków last week",
+            ),
+        ),
     ),
     en_rule(
         "event",
@@ -324,5 +422,6 @@ RULES: tuple[Rule, ...] = (
                 re.IGNORECASE,
             )
         ),
+        examples=(("I moved to Berlin in 2019.", "Moved to Berlin in 2019"),),
     ),
 )

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from memtap.engine.extraction.rules import Rule, rule
+from memtap.engine.languages import en
 
 _CAP = (
     r"(?=[A-Z0-9])"  # a proper name follows (checked case-sensitively by `is_proper`)
@@ -14,466 +15,38 @@ _CAP = (
 _NAME = re.compile(
     r"^[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|da|van|von|der|del|la|le|al|bin|ben))*$"
 )
-_ROLE_WORDS = frozenset(
-    [
-        "engineer",
-        "developer",
-        "programmer",
-        "dev",
-        "devs",
-        "coder",
-        "scientist",
-        "analyst",
-        "architect",
-        "designer",
-        "manager",
-        "teacher",
-        "professor",
-        "lecturer",
-        "tutor",
-        "nurse",
-        "doctor",
-        "physician",
-        "surgeon",
-        "dentist",
-        "pharmacist",
-        "therapist",
-        "psychologist",
-        "psychiatrist",
-        "lawyer",
-        "attorney",
-        "paralegal",
-        "accountant",
-        "auditor",
-        "consultant",
-        "founder",
-        "cofounder",
-        "co-founder",
-        "ceo",
-        "cto",
-        "cfo",
-        "coo",
-        "cmo",
-        "vp",
-        "director",
-        "lead",
-        "head",
-        "intern",
-        "student",
-        "freelancer",
-        "contractor",
-        "writer",
-        "author",
-        "journalist",
-        "editor",
-        "translator",
-        "researcher",
-        "postdoc",
-        "phd",
-        "economist",
-        "banker",
-        "trader",
-        "chef",
-        "cook",
-        "baker",
-        "waiter",
-        "waitress",
-        "bartender",
-        "barista",
-        "pilot",
-        "mechanic",
-        "electrician",
-        "plumber",
-        "carpenter",
-        "firefighter",
-        "officer",
-        "soldier",
-        "sailor",
-        "driver",
-        "farmer",
-        "artist",
-        "musician",
-        "photographer",
-        "filmmaker",
-        "actor",
-        "actress",
-        "dancer",
-        "singer",
-        "marketer",
-        "recruiter",
-        "librarian",
-        "veterinarian",
-        "vet",
-        "paramedic",
-        "midwife",
-        "pm",
-        "po",
-        "sre",
-        "devops",
-        "administrator",
-        "admin",
-        "sysadmin",
-        "tester",
-        "qa",
-        "specialist",
-        "strategist",
-        "officer",
-        "owner",
-        "entrepreneur",
-        "nanny",
-        "caregiver",
-        "clerk",
-        "cashier",
-        "receptionist",
-        "secretary",
-        "assistant",
-        "technician",
-        "illustrator",
-        "animator",
-        "copywriter",
-        "planner",
-        "retiree",
-        "homemaker",
-        "academic",
-        "mathematician",
-        "statistician",
-        "physicist",
-        "chemist",
-        "biologist",
-        "geologist",
-        "astronomer",
-        "linguist",
-        "historian",
-        "pastor",
-        "priest",
-        "rabbi",
-        "imam",
-        "coach",
-        "practitioner",
-        "worker",
-        "agent",
-        "representative",
-        "rep",
-        "associate",
-        "operator",
-        "attendant",
-        "inspector",
-        "broker",
-        "realtor",
-        "paramedic",
-        "hygienist",
-        "optometrist",
-        "surveyor",
-        "lifeguard",
-        "trainer",
-    ]
-)
-NOT_NAMES = frozenset(
-    [
-        # a faith or a trait after "I'm" is not a name
-        "Muslim",
-        "Christian",
-        "Jewish",
-        "Hindu",
-        "Buddhist",
-        "Catholic",
-        "Sikh",
-        "Mormon",
-        "Atheist",
-        "Agnostic",
-        "Vegan",
-        "Vegetarian",
-        "Canadian",
-        "American",
-        "British",
-        "English",
-        "German",
-        "French",
-        "Spanish",
-        "Italian",
-        "Brazilian",
-        "Indian",
-        "Chinese",
-        "Japanese",
-        "Mexican",
-        "Australian",
-        "Irish",
-        "Scottish",
-        "Welsh",
-        "Dutch",
-        "Polish",
-        "Swedish",
-        "Norwegian",
-        "Danish",
-        "Finnish",
-        "Russian",
-        "Ukrainian",
-        "Korean",
-        "Turkish",
-        "Greek",
-        "Portuguese",
-        "Swiss",
-        "Austrian",
-        "Belgian",
-        "Vegan",
-        "Vegetarian",
-        "Here",
-        "Back",
-        "Done",
-        "Ready",
-        "Sorry",
-        "Good",
-        "Fine",
-        "Ok",
-        "Okay",
-        "Sure",
-        "New",
-        "Home",
-        "Confused",
-        "Lost",
-        "Stuck",
-        "Curious",
-        "Tired",
-        "Happy",
-        "Sad",
-        "Excited",
-        "Glad",
-        "Busy",
-        "Free",
-        "Available",
-        "Late",
-        "Early",
-        "Still",
-        "Not",
-        "Also",
-        "Just",
-        "So",
-        "Very",
-        "Really",
-        "Using",
-        "On",
-        "In",
-        "At",
-        "From",
-        "Working",
-        "Going",
-        "Trying",
-        "Looking",
-        "Thinking",
-        "Wondering",
-    ]
-)
-NOT_PLACES = frozenset(
-    [
-        "Excel",
-        "Word",
-        "Chrome",
-        "Firefox",
-        "Safari",
-        "Slack",
-        "Zoom",
-        "Teams",
-        "Chapter",
-        "Python",
-        "Java",
-        "JavaScript",
-        "TypeScript",
-        "Rust",
-        "Docker",
-        "Kubernetes",
-        "Figma",
-        "Notion",
-        "Jira",
-        "GitHub",
-        "Discord",
-        "Photoshop",
-        "Unity",
-        "Minecraft",
-        "Year",
-        "Grade",
-        "Class",
-        "Section",
-        "Step",
-        "Part",
-        "Level",
-        "Stage",
-        "Phase",
-        "Room",
-        "Love",
-        "Charge",
-        "Trouble",
-        "Luck",
-        "Pain",
-        "Debt",
-        "Shock",
-        "Bed",
-        "Hospital",
-        "School",
-        "College",
-    ]
-)
-_ROLE_SUFFIXES = ("ologist", "ician", "grapher", "eer", "ist")
-_NOT_A_JOB = re.compile(
-    r"\b(?:terrible|bad|good|great|awful|decent|amateur|home|hobby|wannabe|aspiring|lazy|picky|"
-    r"messy|slow|fast|quick|big|huge|keen|avid|casual|weekend|former|ex|retired)\b",
-    re.IGNORECASE,
-)
-_NOT_ROLES = frozenset(
-    ["list", "twist", "fist", "gist", "mist", "wrist", "beginner", "fan", "bit", "lot"]
-)
-REL = (
-    r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|sons|daughter|daughters|"
-    r"kid|kids|child|children|baby|toddler|teenager|mom|mum|mother|dad|father|parents|brother|"
-    r"brothers|sister|sisters|sibling|siblings|grandma|grandmother|grandpa|grandfather|"
-    r"grandparents|grandson|granddaughter|grandkids|grandchildren|aunt|uncle|cousin|cousins|niece|"
-    r"teenagers|teens|teenage\s+\w+|toddlers|boys|girls|babies|stepkids|stepchildren|newborn|infant|"
-    r"nephew|twins|stepson|stepdaughter|stepmom|stepdad|in-laws|mother-in-law|father-in-law|"
-    r"family)"
-)
-PET = (
-    r"(?:dog|dogs|cat|cats|puppy|puppies|kitten|kittens|parrot|hamster|rabbit|bunny|goldfish|"
-    r"fish|turtle|tortoise|horse|pony|guinea\s+pigs?|lizard|gecko|snake|bearded\s+dragon|bird|birds|budgie|"
-    r"ferret|chickens|pet|pets|retriever|labrador|lab|poodle|terrier|beagle|husky|spaniel|shepherd|"
-    r"corgi|dachshund|chihuahua|pug|bulldog|collie|greyhound|mutt|tabby|siamese|labradoodle|"
-    r"cockapoo|sheepdog|rottweiler|boxer|whippet|schnauzer|doodle)"
-)
-REL_TRIGGERS = (
-    "wife husband partner spouse girlfriend boyfriend fiance fiancee son sons daughter daughters "
-    "kid kids child children baby toddler teenager mom mum mother dad father parents brother "
-    "brothers sister sisters sibling siblings grandma grandmother grandpa grandfather "
-    "grandparents grandson granddaughter grandkids grandchildren aunt uncle cousin cousins niece "
-    "teenagers teens teenage toddlers boys girls babies stepkids stepchildren newborn infant "
-    "nephew twins stepson stepdaughter stepmom stepdad laws family"
-)
-PET_TRIGGERS = (
-    "dog dogs cat cats puppy puppies kitten kittens parrot hamster rabbit bunny goldfish fish "
-    "turtle tortoise horse pony guinea pig pigs lizard gecko snake dragon bird birds budgie ferret "
-    "chickens pet pets retriever labrador lab poodle terrier beagle husky spaniel shepherd corgi "
-    "dachshund chihuahua pug bulldog collie greyhound mutt tabby siamese labradoodle cockapoo "
-    "sheepdog rottweiler boxer whippet schnauzer doodle"
-)
-LANGS = (
-    r"(?:English|Spanish|French|German|Portuguese|Italian|Dutch|Japanese|Chinese|Mandarin|"
-    r"Cantonese|Korean|Russian|Polish|Swedish|Norwegian|Danish|Finnish|Turkish|Arabic|Hindi|"
-    r"Hebrew|Greek|Czech|Ukrainian|Vietnamese|Indonesian|Catalan|Romanian|Hungarian|Thai|"
-    r"British\s+English|American\s+English|Brazilian\s+Portuguese|plain\s+English|"
-    r"simple\s+English|español|français|deutsch|português)"
-)
-LANG_TRIGGERS = (
-    "english spanish french german portuguese italian dutch japanese chinese mandarin "
-    "cantonese korean russian polish swedish norwegian danish finnish turkish arabic hindi "
-    "hebrew greek czech ukrainian vietnamese indonesian catalan romanian hungarian thai "
-    "español français deutsch português"
-)
-_STYLE = re.compile(
-    r"\b(?:short|shorter|brief|briefer|concise|terse|succinct|detailed|thorough|long|longer|"
-    r"formal|informal|casual|friendly|direct|blunt|polite|simple|plain|technical|jargon|metric|"
-    r"imperial|celsius|fahrenheit|british|american|spelling|bullet|bullets|markdown|tables?|"
-    r"emojis?|emoticons|tone|language|code\s+comments|comments|examples?|sources|citations|"
-    r"steps|summary|summaries|tl;?dr|answers?|responses?|replies|reply|format|units|words|"
-    r"sentences?|paragraphs?|headings|headers|snake_case|camelcase|type\s+hints|docstrings|"
-    r"apolog\w*|disclaimers?|caveats|sarcasm|humou?r|exclamation|first\s+name|lists?|"
-    r"code\s+blocks?|explanations?|questions?|preamble|fluff|filler|word|phrases?|terms?|"
-    r"expressions?|friend|human|peer|expert|beginner|five-year-old|child|colleague|mentor|teacher|"
-    r"eli5|textbook|robot|corporate|salesy|condescending|patronizing|patronising|"
-    r"like\s+I'?m\s+\w+|(?:British|American|Australian|Canadian|plain|simple)\s+English|everything)\b",
-    re.IGNORECASE,
-)
-_STANDING = re.compile(
-    r"\b(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|"
-    r"every\s+time|whenever|each\s+time|all\s+(?:your\s+)?(?:answers|replies|responses)|"
-    r"in\s+general|as\s+a\s+rule|remember|everything)\b",
-    re.IGNORECASE,
-)
-_LENGTH = re.compile(
-    r"\b(?:short|shorter|brief|concise|terse|succinct|detailed|thorough|long|longer|length)\b",
-    re.IGNORECASE,
-)
-_TONE = re.compile(
-    r"\b(?:formal|informal|casual|friendly|direct|blunt|polite|professional|warm|tone)\b",
-    re.IGNORECASE,
-)
-DIETS = (
-    r"(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|carnivore|flexitarian|plant-based|"
-    r"on\s+(?:a|the)\s+[\w -]{2,25}?\s+diet)"
-)
-_TECH = re.compile(
-    r"(?-i:[A-Z0-9])|\b(?:python|rust|go|java|node|react|vue|postgres|mysql|sqlite|redis|docker|"
-    r"kubernetes|k8s|linux|aws|gcp|azure|terraform|django|flask|rails|kafka|spark|graphql|"
-    r"typescript|javascript|php|ruby|swift|kotlin|scala|elixir|haskell|c\+\+|c#|\.net|vim|"
-    r"emacs|tabs|spaces)\b",
-    re.IGNORECASE,
-)
-# "I'm running on no sleep": these verbs make a project only with a technical object.
-LOOSE_VERBS = frozenset(
-    ["running", "hosting", "training", "self-hosting", "fine-tuning", "making"]
-)
-VERBISH = frozenset(
-    [
-        "uses",
-        "is",
-        "has",
-        "does",
-        "makes",
-        "pays",
-        "was",
-        "sucks",
-        "sells",
-        "builds",
-        "lets",
-        "wants",
-        "needs",
-        "gives",
-    ]
-)
-_TASK_VERBS = frozenset(
-    [
-        "know",
-        "ask",
-        "understand",
-        "see",
-        "check",
-        "confirm",
-        "clarify",
-        "find",
-        "figure",
-        "double",
-        "verify",
-        "say",
-        "thank",
-        "share",
-        "tell",
-        "show",
-        "add",
-        "change",
-        "fix",
-        "convert",
-        "rename",
-        "remove",
-        "delete",
-        "update",
-        "refactor",
-        "debug",
-        "test",
-        "ensure",
-        "compare",
-        "print",
-        "return",
-        "call",
-        "import",
-        "read",
-        "look",
-        "hear",
-        "talk",
-        "discuss",
-        "continue",
-        "stop",
-        "generate",
-        "implement",
-        "install",
-        "parse",
-    ]
-)
+
+
+# The English words these checks read (engine/languages/en.py).
+_ROLE_WORDS = en.ROLE_WORDS
+NOT_NAMES = en.NOT_NAMES
+NOT_PLACES = en.NOT_PLACES
+_ROLE_SUFFIXES = en.ROLE_SUFFIXES
+_NOT_A_JOB = re.compile(en.NOT_A_JOB, re.IGNORECASE)
+_NOT_ROLES = en.NOT_ROLES
+REL = en.REL
+PET = en.PET
+REL_TRIGGERS = en.REL_TRIGGERS
+PET_TRIGGERS = en.PET_TRIGGERS
+LANGS = en.LANGS
+LANG_TRIGGERS = en.LANG_TRIGGERS
+_STYLE = re.compile(en.STYLE, re.IGNORECASE)
+_STANDING = re.compile(en.STANDING, re.IGNORECASE)
+_LENGTH = re.compile(en.LENGTH, re.IGNORECASE)
+_TONE = re.compile(en.TONE, re.IGNORECASE)
+DIETS = en.DIETS
+_TECH = re.compile(en.TECH, re.IGNORECASE)
+LOOSE_VERBS = en.LOOSE_VERBS
+VERBISH = en.VERBISH
+_TASK_VERBS = en.TASK_VERBS
+_HORIZON = re.compile(en.HORIZON, re.IGNORECASE)
+_BEHAVIOUR = re.compile(en.BEHAVIOUR, re.IGNORECASE)
+_WHEN = en.WHEN
+ROLE_STOP = re.compile(en.ROLE_STOP, re.IGNORECASE)
+OBJ_STOP = re.compile(en.OBJ_STOP, re.IGNORECASE)
+NAME_STOP = re.compile(en.NAME_STOP, re.IGNORECASE)
+PLACE_STOP = re.compile(en.PLACE_STOP, re.IGNORECASE)
+NOT_ANY_MORE = en.NOT_ANY_MORE
 
 
 def is_proper(match: re.Match[str], obj: str) -> bool:
@@ -516,13 +89,6 @@ def is_task(obj: str) -> bool:
     )
 
 
-_HORIZON = re.compile(
-    r"\b(?:(?:this|next)\s+(?:year|month|summer|winter|spring|autumn|fall|semester|decade)|"
-    r"by\s+(?:the\s+end\s+of\s+)?(?:19|20)\d\d|before\s+I\s+turn\s+\d+)\b",
-    re.IGNORECASE,
-)
-
-
 def not_task(match: re.Match[str], obj: str) -> bool:
     """Not a task for the assistant ("I want to read this file"); a goal with a horizon
     ("I want to read 50 books this year") is a plan even with a task verb."""
@@ -532,14 +98,6 @@ def not_task(match: re.Match[str], obj: str) -> bool:
     return (horizon or first not in _TASK_VERBS) and not re.search(
         r"\b(?:this|that|it|these|those)\b", obj_without_time, re.IGNORECASE
     )
-
-
-_BEHAVIOUR = re.compile(
-    r"^(?:suggest|suggesting|recommend|recommending|mention|mentioning|assume|assuming|apologi[sz]e|"
-    r"apologi[sz]ing|lecture|lecturing|moraliz\w*|sugarcoat\w*|ask(?:ing)?\s+(?:me\s+)?(?:follow-up|clarifying)|"
-    r"repeat(?:ing)?\s+(?:the\s+)?question|call(?:ing)?\s+me)\b",
-    re.IGNORECASE,
-)
 
 
 def is_standing(match: re.Match[str], obj: str) -> bool:
@@ -567,31 +125,6 @@ def diet_slot(obj: str) -> str | None:
     return "constraint.diet" if re.search(DIETS, obj, re.IGNORECASE) else None
 
 
-_WHEN = (
-    r"(?:last|this|next)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn)|yesterday|"
-    r"recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d"
-)
-ROLE_STOP = re.compile(
-    r"\s+(?:at|for|in|with|and|who|from|on|of|since|because|but|so|working|based|living|by|"
-    + _WHEN
-    + r")\b|,|;|\(|\s-\s",
-    re.IGNORECASE,
-)
-OBJ_STOP = re.compile(
-    r"\s+(?:and\s+(?:I|we|my)|but|because|since|which|so|though|if|who\s+(?:is|are))\b|;|\(|\s-\s|,\s+(?:and\s+)?(?:I|we|my)\b",
-    re.IGNORECASE,
-)
-NAME_STOP = re.compile(
-    r"\s+(?:and|but|from|i|i'm|here|by|btw)\b|,|;|\.(?!\s*[A-Z])|!|\(|\s-\s",
-    re.IGNORECASE,
-)
-PLACE_STOP = re.compile(
-    r"\s+(?:and\s+(?:I|we|my|work|commute)|but|because|since|with\s+my|for\s+(?:work|now|the\s+last|\d+|a\s+few|many|several)|"
-    r"where|which|so|though|if|as\s+(?:a|an|the)|" + _WHEN + r")\b|;|\(|\s-\s",
-    re.IGNORECASE,
-)
-
-
 def en_rule(
     family: str,
     rx: str,
@@ -601,6 +134,3 @@ def en_rule(
     **options: Any,
 ) -> Rule:
     return rule("en", family, rx, template, triggers, polarity, **options)  # type: ignore[arg-type]
-
-
-NOT_ANY_MORE = r"(?:\s+(?:any\s?more|any\s+longer))?"

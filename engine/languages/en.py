@@ -1,0 +1,369 @@
+"""English: the words memtap reads in English (data only). English facts are read by the
+rule modules of `engine/extraction/languages/en_*.py`; the words they share with the other
+languages' readers (dates, negators, joiners) are here."""
+
+from __future__ import annotations
+
+from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+
+DATES = DateWords(
+    days={
+        "today": 0,
+        "tonight": 0,
+        "this morning": 0,
+        "this afternoon": 0,
+        "this evening": 0,
+        "yesterday": -1,
+        "last night": -1,
+        "the day before yesterday": -2,
+        "tomorrow": 1,
+        "the day after tomorrow": 2,
+    },
+    periods=periods(
+        {
+            -1: {
+                "week": ("last week", "previous week"),
+                "weekend": ("last weekend", "previous weekend"),
+                "month": ("last month", "previous month"),
+                "year": ("last year", "previous year"),
+            },
+            0: {
+                "week": ("this week",),
+                "weekend": ("this weekend",),
+                "month": ("this month",),
+                "year": ("this year",),
+            },
+            1: {
+                "week": ("next week",),
+                "weekend": ("next weekend",),
+                "month": ("next month",),
+                "year": ("next year",),
+            },
+        }
+    ),
+    numbers={
+        "a": 1,
+        "an": 1,
+        "one": 1,
+        "a couple of": 2,
+        "two": 2,
+        "three": 3,
+        "four": 4,
+        "five": 5,
+        "six": 6,
+        "seven": 7,
+        "eight": 8,
+        "nine": 9,
+        "ten": 10,
+        "eleven": 11,
+        "twelve": 12,
+    },
+    units={
+        "day": "day",
+        "days": "day",
+        "week": "week",
+        "weeks": "week",
+        "month": "month",
+        "months": "month",
+        "year": "year",
+        "years": "year",
+    },
+    ago=(r"{n}\s+{unit}\s+ago",),
+    ahead=(r"in\s+{n}\s+{unit}", r"{n}\s+{unit}\s+from\s+now"),
+    weekdays={
+        "monday": 0,
+        "tuesday": 1,
+        "wednesday": 2,
+        "thursday": 3,
+        "friday": 4,
+        "saturday": 5,
+        "sunday": 6,
+    },
+    weekday_frames=(
+        (r"last\s+{wd}", -1),
+        (r"next\s+{wd}", 1),
+        (r"(?:on\s+|this\s+)?{wd}", 0),
+    ),
+    future=(
+        r"\b(?:will|'ll|shall|going\s+to|gonna|plan(?:s|ning)?\s+to|want(?:s)?\s+to|"
+        r"(?:am|'m|are|'re|is|'s)\s+\w+ing)\b"
+    ),
+)
+
+# -- pieces of the English rules' regular expressions -------------------------------------
+START = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
+I = START + r"I\s+"
+I_ANY = START + r"I(?:\s+|(?='))"
+"""`I` followed by a space or a contraction ("I'm", "I'd"): for verbs listed with their "'m"."""
+I_OR_WE = START + r"(?:I|we)\s+"
+IM = START + r"I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+"
+WE = START + r"we\s+"
+ADV = (
+    r"(?:(?:really|truly|definitely|much|now|still|actually|generally|personally|also|just|"
+    r"strongly|do|would|currently|recently|finally|mostly|mainly|primarily|originally|"
+    r"already|officially|both|all|only)\s+)*"
+)
+PLEASE = (
+    r"^(?:(?:please|pls|plz|also|and|so|ok|okay|oh|hey|btw|from\s+now\s+on|going\s+forward|"
+    r"in\s+(?:the\s+)?future|by\s+default|for\s+(?:all\s+)?future\s+(?:answers|replies|chats)|"
+    r"one\s+more\s+thing|remember(?:\s+to)?|always|kindly)[,:!\s]+)*"
+)
+
+
+# -- the words of the English rules (engine/extraction/languages/en_*.py) ------------------
+ROLE_WORDS = words(
+    "engineer developer programmer dev devs coder scientist analyst architect designer "
+    "manager teacher professor lecturer tutor nurse doctor physician surgeon dentist "
+    "pharmacist therapist psychologist psychiatrist lawyer attorney paralegal "
+    "accountant auditor consultant founder cofounder co-founder ceo cto cfo coo cmo vp "
+    "director lead head intern student freelancer contractor writer author journalist "
+    "editor translator researcher postdoc phd economist banker trader chef cook baker "
+    "waiter waitress bartender barista pilot mechanic electrician plumber carpenter "
+    "firefighter officer soldier sailor driver farmer artist musician photographer "
+    "filmmaker actor actress dancer singer marketer recruiter librarian veterinarian "
+    "vet paramedic midwife pm po sre devops administrator admin sysadmin tester qa "
+    "specialist strategist officer owner entrepreneur nanny caregiver clerk cashier "
+    "receptionist secretary assistant technician illustrator animator copywriter "
+    "planner retiree homemaker academic mathematician statistician physicist chemist "
+    "biologist geologist astronomer linguist historian pastor priest rabbi imam coach "
+    "practitioner worker agent representative rep associate operator attendant "
+    "inspector broker realtor paramedic hygienist optometrist surveyor lifeguard "
+    "trainer"
+)
+
+NOT_NAMES = words(
+    # a faith or a trait after "I'm" is not a name
+    "Muslim Christian Jewish Hindu Buddhist Catholic Sikh Mormon Atheist Agnostic "
+    "Vegan Vegetarian Canadian American British English German French Spanish Italian "
+    "Brazilian Indian Chinese Japanese Mexican Australian Irish Scottish Welsh Dutch "
+    "Polish Swedish Norwegian Danish Finnish Russian Ukrainian Korean Turkish Greek "
+    "Portuguese Swiss Austrian Belgian Vegan Vegetarian Here Back Done Ready Sorry "
+    "Good Fine Ok Okay Sure New Home Confused Lost Stuck Curious Tired Happy Sad "
+    "Excited Glad Busy Free Available Late Early Still Not Also Just So Very Really "
+    "Using On In At From Working Going Trying Looking Thinking Wondering"
+)
+
+NOT_PLACES = words(
+    "Excel Word Chrome Firefox Safari Slack Zoom Teams Chapter Python Java JavaScript "
+    "TypeScript Rust Docker Kubernetes Figma Notion Jira GitHub Discord Photoshop "
+    "Unity Minecraft Year Grade Class Section Step Part Level Stage Phase Room Love "
+    "Charge Trouble Luck Pain Debt Shock Bed Hospital School College"
+)
+
+ROLE_SUFFIXES = ("ologist", "ician", "grapher", "eer", "ist")
+
+NOT_A_JOB = (
+    r"\b(?:terrible|bad|good|great|awful|decent|amateur|home|hobby|wannabe|aspiring|lazy|picky|"
+    r"messy|slow|fast|quick|big|huge|keen|avid|casual|weekend|former|ex|retired)\b"
+)
+
+NOT_ROLES = words("list twist fist gist mist wrist beginner fan bit lot")
+
+REL = (
+    r"(?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|sons|daughter|daughters|"
+    r"kid|kids|child|children|baby|toddler|teenager|mom|mum|mother|dad|father|parents|brother|"
+    r"brothers|sister|sisters|sibling|siblings|grandma|grandmother|grandpa|grandfather|"
+    r"grandparents|grandson|granddaughter|grandkids|grandchildren|aunt|uncle|cousin|cousins|niece|"
+    r"teenagers|teens|teenage\s+\w+|toddlers|boys|girls|babies|stepkids|stepchildren|newborn|infant|"
+    r"nephew|twins|stepson|stepdaughter|stepmom|stepdad|in-laws|mother-in-law|father-in-law|"
+    r"family)"
+)
+
+PET = (
+    r"(?:dog|dogs|cat|cats|puppy|puppies|kitten|kittens|parrot|hamster|rabbit|bunny|goldfish|"
+    r"fish|turtle|tortoise|horse|pony|guinea\s+pigs?|lizard|gecko|snake|bearded\s+dragon|bird|birds|budgie|"
+    r"ferret|chickens|pet|pets|retriever|labrador|lab|poodle|terrier|beagle|husky|spaniel|shepherd|"
+    r"corgi|dachshund|chihuahua|pug|bulldog|collie|greyhound|mutt|tabby|siamese|labradoodle|"
+    r"cockapoo|sheepdog|rottweiler|boxer|whippet|schnauzer|doodle)"
+)
+
+REL_TRIGGERS = (
+    "wife husband partner spouse girlfriend boyfriend fiance fiancee son sons daughter daughters "
+    "kid kids child children baby toddler teenager mom mum mother dad father parents brother "
+    "brothers sister sisters sibling siblings grandma grandmother grandpa grandfather "
+    "grandparents grandson granddaughter grandkids grandchildren aunt uncle cousin cousins niece "
+    "teenagers teens teenage toddlers boys girls babies stepkids stepchildren newborn infant "
+    "nephew twins stepson stepdaughter stepmom stepdad laws family"
+)
+
+PET_TRIGGERS = (
+    "dog dogs cat cats puppy puppies kitten kittens parrot hamster rabbit bunny goldfish fish "
+    "turtle tortoise horse pony guinea pig pigs lizard gecko snake dragon bird birds budgie ferret "
+    "chickens pet pets retriever labrador lab poodle terrier beagle husky spaniel shepherd corgi "
+    "dachshund chihuahua pug bulldog collie greyhound mutt tabby siamese labradoodle cockapoo "
+    "sheepdog rottweiler boxer whippet schnauzer doodle"
+)
+
+LANGS = (
+    r"(?:English|Spanish|French|German|Portuguese|Italian|Dutch|Japanese|Chinese|Mandarin|"
+    r"Cantonese|Korean|Russian|Polish|Swedish|Norwegian|Danish|Finnish|Turkish|Arabic|Hindi|"
+    r"Hebrew|Greek|Czech|Ukrainian|Vietnamese|Indonesian|Catalan|Romanian|Hungarian|Thai|"
+    r"British\s+English|American\s+English|Brazilian\s+Portuguese|plain\s+English|"
+    r"simple\s+English|español|français|deutsch|português)"
+)
+
+LANG_TRIGGERS = (
+    "english spanish french german portuguese italian dutch japanese chinese mandarin "
+    "cantonese korean russian polish swedish norwegian danish finnish turkish arabic hindi "
+    "hebrew greek czech ukrainian vietnamese indonesian catalan romanian hungarian thai "
+    "español français deutsch português"
+)
+
+STYLE = (
+    r"\b(?:short|shorter|brief|briefer|concise|terse|succinct|detailed|thorough|long|longer|"
+    r"formal|informal|casual|friendly|direct|blunt|polite|simple|plain|technical|jargon|metric|"
+    r"imperial|celsius|fahrenheit|british|american|spelling|bullet|bullets|markdown|tables?|"
+    r"emojis?|emoticons|tone|language|code\s+comments|comments|examples?|sources|citations|"
+    r"steps|summary|summaries|tl;?dr|answers?|responses?|replies|reply|format|units|words|"
+    r"sentences?|paragraphs?|headings|headers|snake_case|camelcase|type\s+hints|docstrings|"
+    r"apolog\w*|disclaimers?|caveats|sarcasm|humou?r|exclamation|first\s+name|lists?|"
+    r"code\s+blocks?|explanations?|questions?|preamble|fluff|filler|word|phrases?|terms?|"
+    r"expressions?|friend|human|peer|expert|beginner|five-year-old|child|colleague|mentor|teacher|"
+    r"eli5|textbook|robot|corporate|salesy|condescending|patronizing|patronising|"
+    r"like\s+I'?m\s+\w+|(?:British|American|Australian|Canadian|plain|simple)\s+English|everything)\b"
+)
+
+STANDING = (
+    r"\b(?:always|never|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|"
+    r"every\s+time|whenever|each\s+time|all\s+(?:your\s+)?(?:answers|replies|responses)|"
+    r"in\s+general|as\s+a\s+rule|remember|everything)\b"
+)
+
+LENGTH = r"\b(?:short|shorter|brief|concise|terse|succinct|detailed|thorough|long|longer|length)\b"
+
+TONE = r"\b(?:formal|informal|casual|friendly|direct|blunt|polite|professional|warm|tone)\b"
+
+DIETS = (
+    r"(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|carnivore|flexitarian|plant-based|"
+    r"on\s+(?:a|the)\s+[\w -]{2,25}?\s+diet)"
+)
+
+TECH = (
+    r"(?-i:[A-Z0-9])|\b(?:python|rust|go|java|node|react|vue|postgres|mysql|sqlite|redis|docker|"
+    r"kubernetes|k8s|linux|aws|gcp|azure|terraform|django|flask|rails|kafka|spark|graphql|"
+    r"typescript|javascript|php|ruby|swift|kotlin|scala|elixir|haskell|c\+\+|c#|\.net|vim|"
+    r"emacs|tabs|spaces)\b"
+)
+
+# "I'm running on no sleep": these verbs make a project only with a technical object.
+LOOSE_VERBS = words("running hosting training self-hosting fine-tuning making")
+
+VERBISH = words(
+    "uses is has does makes pays was sucks sells builds lets wants needs gives"
+)
+
+TASK_VERBS = words(
+    "know ask understand see check confirm clarify find figure double verify say thank "
+    "share tell show add change fix convert rename remove delete update refactor debug "
+    "test ensure compare print return call import read look hear talk discuss continue "
+    "stop generate implement install parse"
+)
+
+HORIZON = (
+    r"\b(?:(?:this|next)\s+(?:year|month|summer|winter|spring|autumn|fall|semester|decade)|"
+    r"by\s+(?:the\s+end\s+of\s+)?(?:19|20)\d\d|before\s+I\s+turn\s+\d+)\b"
+)
+
+BEHAVIOUR = (
+    r"^(?:suggest|suggesting|recommend|recommending|mention|mentioning|assume|assuming|apologi[sz]e|"
+    r"apologi[sz]ing|lecture|lecturing|moraliz\w*|sugarcoat\w*|ask(?:ing)?\s+(?:me\s+)?(?:follow-up|clarifying)|"
+    r"repeat(?:ing)?\s+(?:the\s+)?question|call(?:ing)?\s+me)\b"
+)
+
+WHEN = (
+    r"(?:last|this|next)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn)|yesterday|"
+    r"recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d"
+)
+
+ROLE_STOP = (
+    r"\s+(?:at|for|in|with|and|who|from|on|of|since|because|but|so|working|based|living|by|"
+    + WHEN
+    + r")\b|,|;|\(|\s-\s"
+)
+
+OBJ_STOP = r"\s+(?:and\s+(?:I|we|my)|but|because|since|which|so|though|if|who\s+(?:is|are))\b|;|\(|\s-\s|,\s+(?:and\s+)?(?:I|we|my)\b"
+
+NAME_STOP = r"\s+(?:and|but|from|i|i'm|here|by|btw)\b|,|;|\.(?!\s*[A-Z])|!|\(|\s-\s"
+
+PLACE_STOP = (
+    r"\s+(?:and\s+(?:I|we|my|work|commute)|but|because|since|with\s+my|for\s+(?:work|now|the\s+last|\d+|a\s+few|many|several)|"
+    r"where|which|so|though|if|as\s+(?:a|an|the)|" + WHEN + r")\b|;|\(|\s-\s"
+)
+
+NOT_ANY_MORE = r"(?:\s+(?:any\s?more|any\s+longer))?"
+
+
+# "Same here", "Nobody here": words that come before "here" without being a signature
+NOT_SIGNATURES = frozenset(
+    [
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *["january", "february", "march", "april", "may", "june", "july", "august"],
+        *["september", "october", "november", "december", "me", "time"],
+        "same",
+        "everyone",
+        "everybody",
+        "nobody",
+        "anyone",
+        "anybody",
+        "someone",
+        "somebody",
+        "me",
+        "us",
+        "you",
+        "back",
+        "still",
+        "right",
+        "over",
+        "out",
+        "in",
+        "up",
+        "down",
+        "all",
+        "more",
+        "stuck",
+        "new",
+        "help",
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "lost",
+    ]
+)
+
+# Capitalised words after a relative that are not their name ("visiting my sister Saturday",
+# "teach my son French").
+NOT_A_NAME = frozenset(
+    [
+        *["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+        *["january", "february", "march", "april", "may", "june", "july", "august"],
+        *["september", "october", "november", "december", "christmas", "easter"],
+        *["english", "french", "spanish", "german", "italian", "portuguese", "chinese"],
+        *["japanese", "korean", "arabic", "russian", "dutch", "hindi", "latin", "math"],
+        *["maths", "today", "tonight", "tomorrow", "yesterday", "thanksgiving", "eat"],
+        *["the", "and", "but", "what", "how", "why", "when", "where", "who"],
+        *["ok", "okay"],
+    ]
+)
+# One relative, not a group: a name follows only one ("my sister Hannah").
+ONE_RELATIVE = (
+    r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
+    r"baby|toddler|mom|mum|mother|dad|father|brother|sister|sibling|grandma|grandmother|grandpa|"
+    r"grandfather|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|stepmom|stepdad|twin)"
+)
+
+
+PACK = LanguagePack(
+    code="en",
+    stop=OBJ_STOP,
+    role_stop=ROLE_STOP,
+    relatives=REL,
+    relative_triggers=REL_TRIGGERS,
+    diets=DIETS,
+    languages=LANGS,
+    language_triggers=LANG_TRIGGERS,
+    subjects=r"I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours",
+    negators=words("not never no nor dont"),
+    joiners=words("and"),
+    dates=DATES,
+)

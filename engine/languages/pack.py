@@ -1,0 +1,158 @@
+"""What one language pack holds: the words of a language that memtap reads, as data.
+
+A pack is data only: regular-expression fragments and word lists, typed by `LanguagePack`.
+The code that reads them is written once for every language: the rule shapes in
+`engine/extraction/shapes.py` turn each `Phrase` of a pack into a rule, and the text tools in
+`engine/text/` read the words every layer shares (negators, joiners, fillers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+Template = str | Mapping[str, str]
+"""The stored third-person content: one template, or one per value of the `verb` group
+(lower case, spaces collapsed; "" is the default)."""
+
+
+Unit = str
+"""day | week | weekend | month | year"""
+
+
+@dataclass(frozen=True, slots=True)
+class DateWords:
+    """The words of relative dates in one language, read by `extraction/dates.py`: fixed day
+    words (offset in days from the day said), relative periods (direction × unit, written out
+    because gender and word order differ), number words, unit words, the "N units ago" / "in
+    N units" frames, weekdays with the frames that name one, and the markers that make a bare
+    weekday point forward (or, in German, backward)."""
+
+    days: dict[str, int]
+    """"yesterday" -> -1"""
+    periods: dict[str, tuple[Unit, int]]
+    """"last weekend" -> ("weekend", -1)"""
+    numbers: dict[str, int]
+    units: dict[str, Unit]
+    ago: tuple[str, ...]
+    """Regex frames around `{n}` and `{unit}` for the past."""
+    ahead: tuple[str, ...]
+    weekdays: dict[str, int]
+    """Monday = 0."""
+    weekday_frames: tuple[tuple[str, int], ...]
+    """Regex frames around `{wd}`: direction -1 (last), +1 (next), 0 (by tense)."""
+    future: str
+    """Regex: the clause speaks of what is to come (a bare weekday then points forward)."""
+    past: str = r"(?!x)x"
+    """Regex: the clause speaks of the past, where the bare default is forward (German)."""
+    bare_forward: bool = False
+    not_a_date: dict[str, str] = field(default_factory=dict)
+    """Day words that are a date only when not a noun: a look-behind written before them
+    ("la mañana" is the morning, "am Morgen" too)."""
+
+
+def periods(
+    table: dict[int, dict[Unit, tuple[str, ...]]],
+) -> dict[str, tuple[Unit, int]]:
+    return {
+        phrase: (unit, direction)
+        for direction, units in table.items()
+        for unit, phrases in units.items()
+        for phrase in phrases
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """What a phrase reads: `said` by the user is kept as `kept` (the fact's content)."""
+
+    said: str
+    kept: str
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """One way a language says one shape of fact.
+
+    `shape` names a shape of `engine/extraction/shapes.py` (family, polarity, slot, group and
+    checks are the shape's); `rx` is the phrase with a named group `obj` (and optionally
+    `verb`, `what`, `prep`, `adj`); `template` the stored content; `triggers` the words of
+    which one must occur in a clause for the phrase to be tried."""
+
+    shape: str
+    rx: str
+    template: Template
+    triggers: str
+    keep_case: bool = False
+    """Keep the content's case as written (German nouns)."""
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NamedRelatives:
+    """A relative or pet named after the user's possessive ("Minha esposa Carolina"): kept in
+    English with the word as said (`Their wife (esposa) is called Carolina`), so a question
+    asked in English finds it."""
+
+    possessive: str
+    """The user's possessive (regex: "(?:mi|nuestr[oa])")."""
+    called: str
+    """"is called" between the word and the name (regex, optional in the sentence)."""
+    words: Mapping[str, str]
+    """Each relative or pet word -> its English word."""
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LanguagePack:
+    """The words of one language. Every field but `code` has a default, so a small pack (a
+    handful of phrases) is a complete language."""
+
+    code: str
+    """ISO 639-1 code, stored with each fact (`lang`)."""
+    phrases: tuple[Phrase, ...] = ()
+    """In priority order: the first phrase of a group that reads a clause wins."""
+    stop: str = r"\s+(?:and|but|because)\b|[,;:(]|\s-\s"
+    """Where an object ends: a joiner opening the next clause, a time phrase, punctuation."""
+    role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
+    """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
+    roles: str = ""
+    relatives: str = ""
+    relative_triggers: str = ""
+    diets: str = ""
+    """Diet words: a diet phrase's object that names one fills the `constraint.diet` slot."""
+    languages: str = ""
+    language_triggers: str = ""
+    foreign: str = ""
+    """A clause this matches reads as a neighbouring language sharing our verbs: not ours."""
+    goal_verb_endings: tuple[str, ...] = ()
+    """How an infinitive ends: a goal ("quiero aprender") needs one after its verb."""
+    goal_verb_last: bool = False
+    """The infinitive closes the clause instead of opening the object (German)."""
+    not_goals: frozenset[str] = frozenset()
+    """Infinitives that ask rather than plan ("quiero saber …")."""
+    brief_words: tuple[str, ...] = ()
+    """Starts of the style words that ask for length rather than tone ("breve", "kurz")."""
+    indefinite_preps: frozenset[str] = frozenset()
+    """Prepositions with an article that make an employer of a common noun ("numa startup")."""
+    subjects: str = ""
+    """The user as subject or owner: first-person pronouns and possessives, singular and
+    plural (a regex alternation: "yo|mi|mis|nosotros|nuestro|nuestra")."""
+    first_person_verbs: str = ""
+    """First-person forms that open a clause without its subject ("soy", "moro"), in a
+    language that drops it."""
+    negators: frozenset[str] = frozenset()
+    """Words that negate the verb after them."""
+    joiners: frozenset[str] = frozenset()
+    """"and": what joins two clauses that may share their subject."""
+    named_relatives: NamedRelatives | None = None
+    dates: DateWords | None = None
+    """Relative dates ("ayer", "la semana pasada"), resolved against the turn's time."""
+    first_person: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The copula and "have", third person -> first ("es " -> "Soy "): what a stored "Es X"
+    was when the user said it."""
+
+
+def words(text: str) -> frozenset[str]:
+    """A word list written as one string ("saber preguntar ver")."""
+    return frozenset(text.split())
