@@ -19,20 +19,19 @@ from dataclasses import replace
 from functools import lru_cache
 
 from memtap.engine.episode_types import ChunkHit
-from memtap.engine.stemming import strip_suffix
 from memtap.engine.stopwords import STOPWORDS
+from memtap.engine.text.stemming import SNIPPET_SUFFIXES, strip_suffix
 
 K1, B = 1.2, 0.75
 AVERAGE_WINDOW_TERMS = 24.0
 """A window's topical words on average (a window is a chat message of up to three
 sentences): the length BM25 normalises by, when the pool is too small to say."""
 _WORD = re.compile(r"\w+", re.UNICODE)
-_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s")
 
 
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    return strip_suffix(word, _SUFFIXES)
+    return strip_suffix(word, SNIPPET_SUFFIXES)
 
 
 @lru_cache(maxsize=1 << 14)
