@@ -43,6 +43,7 @@ from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.conflict import Claim, claim_of, resolve
 from memtap.engine.extraction.worker import OutboxWorker
+from memtap.engine.extractors.choice import ConfiguredExtractor
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
 from memtap.engine.loop_lag import LoopLag
@@ -163,11 +164,14 @@ class Engine:
         self.retrieval_slots = RetrievalSlots()
         self.loop_lag = LoopLag()
         """How late the event loop runs: retrieval sheds multi-hop legs while it lags."""
+        self.extractor = ConfiguredExtractor(lambda: holder.current, store, metrics)
+        """The rules, or a model falling back to them (`extraction.kind`)."""
         self.worker = OutboxWorker(
             outbox,
             store,
             holder,
             metrics,
+            extractor=self.extractor,
             on_written=self._vector_upsert,
             events=self.events,
             pending=self.pending,
@@ -220,6 +224,8 @@ class Engine:
             await self.backfill.stop()
         await self.loop_lag.stop()
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
+        with contextlib.suppress(Exception):
+            await self.extractor.close()
         if self.episodes is not None:
             with contextlib.suppress(Exception):
                 await self.episodes.stop()
@@ -800,6 +806,7 @@ class Engine:
                 "processed": self.worker.processed,
                 "last_error": self.worker.last_error,
             },
+            "extraction": self.extractor.status(),
             "counts": counts,
             "memory": memory_status(self.config.memory),
             "retrievals": {

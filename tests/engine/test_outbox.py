@@ -224,8 +224,8 @@ async def test_poison_row_is_retried_then_dropped(
         await engine.enqueue_turn(turn(2, "I prefer bad rows."))
         real_plan = worker_mod.plan
 
-        def plan(rows: list[outbox.OutboxRow], extract_from: tuple[str, ...]) -> Any:
-            planned = real_plan(rows, extract_from)
+        def plan(extracted: list[Any]) -> Any:
+            planned = real_plan(extracted)
             for item in planned:
                 if item.row.turn.request_id == "req-2":
                     object.__setattr__(item, "facts", (("not a fact", {}),))
