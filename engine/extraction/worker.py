@@ -233,7 +233,9 @@ class OutboxWorker:
         by_seq = {item.row.seq: item for item in extracted}
         if len(by_seq) != len(rows) or any(row.seq not in by_seq for row in rows):
             # The port's promise, checked: a row left out would never be acked.
-            raise RuntimeError("the extractor did not account for every row of the page")
+            raise RuntimeError(
+                "the extractor did not account for every row of the page"
+            )
         planned = await asyncio.to_thread(plan, extracted)
         # A store failing here is unwell: the page is retried later, like a failed write.
         planned = await drop_restatements(planned, self.records)

@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from memtap.engine.extractors.prompt import FAMILIES, Prompt
 from memtap.engine.extraction.keys import MAX_CONTENT_CHARS
+from memtap.engine.extractors.prompt import FAMILIES, Prompt
 from memtap.engine.types import MEMORY_TYPES, MemoryType
 
 MAX_FACTS_PER_TURN = 32
@@ -70,11 +70,17 @@ def usage_of(body: bytes) -> Usage:
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
         return Usage(None, None)
-    return Usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+    return Usage(
+        _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    )
 
 
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    return (
+        value
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        else None
+    )
 
 
 def read_answer(body: bytes, prompt: Prompt) -> Answer:
@@ -125,7 +131,11 @@ def _fact(item: Any, index: int, prompt: Prompt) -> ModelFact:
     if not isinstance(item, dict) or set(item) != _FACT_FIELDS:
         raise BadAnswer("wrong_schema", f"{where} does not have the schema's fields")
     turn = item["turn"]
-    if not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn < prompt.turns:
+    if (
+        not isinstance(turn, int)
+        or isinstance(turn, bool)
+        or not 0 <= turn < prompt.turns
+    ):
         raise BadAnswer("wrong_schema", f"{where}.turn is not a turn that was sent")
     if item["type"] not in MEMORY_TYPES:
         raise BadAnswer("wrong_schema", f"{where}.type is not a memory type")

@@ -48,4 +48,3 @@ def turn_facts(facts: list[ModelFact], turns: int) -> list[tuple[ExtractedFact, 
             merged = tuple(dict.fromkeys(kept.replaces + item.replaces))
             out[fact.turn][item.key] = replace(kept, replaces=merged)
     return [tuple(turn.values()) for turn in out]
-

@@ -150,7 +150,11 @@ class ModelExtractor:
         started = time.perf_counter()
         try:
             body = await post_chat(
-                self._client(), settings.url, settings.api_key, prompt.body, settings.timeout_s
+                self._client(),
+                settings.url,
+                settings.api_key,
+                prompt.body,
+                settings.timeout_s,
             )
         except CallFailed as exc:
             # A call that timed out may still be billed: its input counts.
@@ -163,7 +167,11 @@ class ModelExtractor:
         try:
             answer = read_answer(body, prompt)
         except BadAnswer as exc:
-            self._spend(usage_of(body), prompt.estimated_tokens, estimate_tokens(body.decode("utf-8", "replace")))
+            self._spend(
+                usage_of(body),
+                prompt.estimated_tokens,
+                estimate_tokens(body.decode("utf-8", "replace")),
+            )
             return await self._failed(batch, exc.reason, str(exc))
         self._spend(answer.usage, prompt.estimated_tokens, estimate_tokens(answer.text))
         self.metrics.extraction_model_calls.inc("ok")
@@ -202,7 +210,9 @@ class ModelExtractor:
             for row, found in zip(batch.rows, facts, strict=True)
         ]
 
-    async def _failed(self, batch: TurnBatch, reason: str, detail: str) -> list[TurnFacts]:
+    async def _failed(
+        self, batch: TurnBatch, reason: str, detail: str
+    ) -> list[TurnFacts]:
         self.metrics.extraction_model_calls.inc("failed")
         self.metrics.extraction_model_failures.inc(reason)
         return await self._fallback(batch, reason, detail)

@@ -11,7 +11,9 @@ from memtap.engine.ports import ExtractorName, OutboxRow, TurnBatch, TurnFacts
 from memtap.engine.types import ExtractedFact
 
 
-def rule_facts(row: OutboxRow, extract_from: tuple[str, ...]) -> tuple[ExtractedFact, ...]:
+def rule_facts(
+    row: OutboxRow, extract_from: tuple[str, ...]
+) -> tuple[ExtractedFact, ...]:
     """Pure: the facts the rules read in one turn, user before assistant, one per key."""
     turn = row.turn
     if not turn.owner:

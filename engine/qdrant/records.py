@@ -438,7 +438,11 @@ class QdrantMemoryStore:
         mine: list[str] = []
         for memory_id in dict.fromkeys(ids):
             found = await self.get_memory(memory_id) if memory_id != new_id else None
-            if found is not None and found.owner == owner and found.superseded_by is None:
+            if (
+                found is not None
+                and found.owner == owner
+                and found.superseded_by is None
+            ):
                 mine.append(memory_id)
         if mine:
             await self.mark_superseded(mine, new_id, now)

@@ -45,7 +45,9 @@ def model_config(standin: Standin, **changes: Any) -> ExtractionConfig:
         model="standin-extractor",
         timeout_s=5.0,
     )
-    return ExtractionConfig(kind="model", model=dataclasses.replace(settings, **changes))
+    return ExtractionConfig(
+        kind="model", model=dataclasses.replace(settings, **changes)
+    )
 
 
 async def start(
@@ -56,7 +58,9 @@ async def start(
 ) -> MemtapServer:
     config = memtap_config(
         upstreams=(
-            UpstreamConfig(name="standin", url=standin.url, format="auto", timeout_s=30.0),
+            UpstreamConfig(
+                name="standin", url=standin.url, format="auto", timeout_s=30.0
+            ),
         ),
         memory=MemoryConfig(enabled=True, strategy="recent", scope="owner"),
         extraction=model_config(standin, **model),
@@ -94,14 +98,16 @@ async def say(
 
 
 async def request_entry(server: MemtapServer, request_id: str) -> dict[str, Any]:
-    async with aiohttp.ClientSession() as http:
-        async with http.get(f"{server.url}/_memtap/api/requests?limit=200") as response:
-            assert response.status == 200
-            items = (await response.json())["items"]
+    url = f"{server.url}/_memtap/api/requests?limit=200"
+    async with aiohttp.ClientSession() as http, http.get(url) as response:
+        assert response.status == 200
+        items = (await response.json())["items"]
     return next(item for item in items if item["request_id"] == request_id)
 
 
-async def extracted(server: MemtapServer, request_id: str, timeout: float = 30.0) -> dict[str, Any]:
+async def extracted(
+    server: MemtapServer, request_id: str, timeout: float = 30.0
+) -> dict[str, Any]:
     """The request log entry once the worker handled the turn."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -126,12 +132,15 @@ async def every(server: MemtapServer) -> list[Memory]:
 
 
 async def seed(server: MemtapServer, owner: str, content: str) -> str:
-    async with aiohttp.ClientSession() as http:
-        async with http.post(
-            f"{server.url}/_memtap/api/memories", json={"owner": owner, "content": content}
-        ) as response:
-            assert response.status == 201, await response.text()
-            return str((await response.json())["id"])
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{server.url}/_memtap/api/memories",
+            json={"owner": owner, "content": content},
+        ) as response,
+    ):
+        assert response.status == 201, await response.text()
+        return str((await response.json())["id"])
 
 
 def fallbacks(server: MemtapServer, reason: str) -> float:
@@ -293,7 +302,9 @@ async def test_the_owner_rate_sends_the_next_batch_to_the_rules(
     third = await extracted(server, await say(server, other, "I live in Paris."))
 
     assert first["extractor"] == "model"
-    assert second["extractor"] == "rules" and second["extractor_fallback"] == "rate_owner"
+    assert (
+        second["extractor"] == "rules" and second["extractor_fallback"] == "rate_owner"
+    )
     assert third["extractor"] == "model"  # another owner has a rate of its own
     assert sorted(m.content for m in await live(server, owner_of(key))) == [
         "Lives in Oslo",

@@ -85,7 +85,9 @@ def test_limits_take_nothing_from_a_refused_call() -> None:
     knobs = {"per_minute": 2, "owner_per_minute": 1, "daily_tokens": 100}
     assert limits.admit("a", 10, **knobs) is None
     assert limits.admit("a", 10, **knobs) == "rate_owner"
-    assert limits.admit("b", 10, **knobs) is None  # the refused call took no global call
+    assert (
+        limits.admit("b", 10, **knobs) is None
+    )  # the refused call took no global call
     assert limits.admit("c", 10, **knobs) == "rate_global"
     assert limits.admit("c", 101, **knobs) == "budget"  # checked first
     clock.now += 30
@@ -113,7 +115,9 @@ def prompt_for(turns: int = 1) -> Any:
 
 
 def completion(content: str, usage: dict[str, int] | None = None) -> bytes:
-    body: dict[str, Any] = {"choices": [{"message": {"role": "assistant", "content": content}}]}
+    body: dict[str, Any] = {
+        "choices": [{"message": {"role": "assistant", "content": content}}]
+    }
     if usage is not None:
         body["usage"] = usage
     return json.dumps(body).encode()
@@ -138,7 +142,10 @@ def test_a_good_answer_maps_aliases_back_to_ids() -> None:
     prompt = prompt_for()
     assert prompt.aliases == {"m1": "id-oslo", "m2": "id-tea"}
     answer = read_answer(
-        completion(json.dumps({"facts": [fact()]}), {"prompt_tokens": 7, "completion_tokens": 3}),
+        completion(
+            json.dumps({"facts": [fact()]}),
+            {"prompt_tokens": 7, "completion_tokens": 3},
+        ),
         prompt,
     )
     [only] = answer.facts
@@ -147,7 +154,9 @@ def test_a_good_answer_maps_aliases_back_to_ids() -> None:
     [[stored]] = turn_facts(list(answer.facts), 1)
     assert stored.subject == "slot:location.home" and stored.slot == "location.home"
     assert stored.replaces == ("id-oslo",)
-    fenced = read_answer(completion("```json\n" + json.dumps({"facts": []}) + "\n```"), prompt)
+    fenced = read_answer(
+        completion("```json\n" + json.dumps({"facts": []}) + "\n```"), prompt
+    )
     assert fenced.facts == () and fenced.usage.tokens_in is None
 
 
@@ -181,7 +190,11 @@ def test_a_bad_answer_is_refused_with_its_reason(content: str, reason: str) -> N
 
 @pytest.mark.parametrize(
     "body",
-    [b"<html>oops</html>", b'{"choices": []}', b'{"choices": [{"message": {"content": null}}]}'],
+    [
+        b"<html>oops</html>",
+        b'{"choices": []}',
+        b'{"choices": [{"message": {"content": null}}]}',
+    ],
 )
 def test_a_response_that_is_no_chat_completion_is_refused(body: bytes) -> None:
     with pytest.raises(BadAnswer):
@@ -199,14 +212,23 @@ def sample() -> list[str]:
     return texts
 
 
-async def test_the_rules_through_the_port_give_exactly_the_facts_of_extract_facts() -> None:
+async def test_the_rules_through_the_port_give_exactly_the_facts_of_extract_facts() -> (
+    None
+):
     texts = sample()
     assert len(texts) > 150
     rows = [
         OutboxRow(
             seq,
-            Turn(f"req-{seq}", f"owner-{seq % 3}", None, "openai-chat", text, "ok",
-                 created_at="2026-12-07T10:00:00.000Z"),
+            Turn(
+                f"req-{seq}",
+                f"owner-{seq % 3}",
+                None,
+                "openai-chat",
+                text,
+                "ok",
+                created_at="2026-12-07T10:00:00.000Z",
+            ),
             0,
         )
         for seq, text in enumerate(texts, start=1)
@@ -247,9 +269,13 @@ def test_model_extraction_needs_a_url_and_a_model() -> None:
     assert {"extraction.model.url", "extraction.model.model"} <= paths
     good = ExtractionConfig(
         kind="model",
-        model=ModelExtractionConfig(url="http://127.0.0.1:11434/v1", model="qwen2.5:3b"),
+        model=ModelExtractionConfig(
+            url="http://127.0.0.1:11434/v1", model="qwen2.5:3b"
+        ),
     )
-    assert not [i for i in validate(Config(extraction=good)) if i.path.startswith("extraction")]
+    assert not [
+        i for i in validate(Config(extraction=good)) if i.path.startswith("extraction")
+    ]
     bad = ExtractionConfig(model=ModelExtractionConfig(url="ftp://x", concurrency=0))
     assert {"extraction.model.url", "extraction.model.concurrency"} <= {
         i.path for i in validate(Config(extraction=bad))

@@ -90,7 +90,9 @@ async def test_enqueue_commits_and_worker_extracts(tmp_path: Path) -> None:
         # counter moves right after, so a loaded machine may see an empty outbox first.
         deadline = time.monotonic() + 10
         while engine.metrics.memories_extracted.value() < 1:
-            assert time.monotonic() < deadline, "memories_extracted never counted the fact"
+            assert time.monotonic() < deadline, (
+                "memories_extracted never counted the fact"
+            )
             await asyncio.sleep(0.01)
         assert engine.metrics.memories_extracted.value() == 1
     finally:

@@ -109,7 +109,8 @@ class ExtractionAnswer:
 def good(facts: Facts, usage: dict[str, int] | None = None) -> ExtractionAnswer:
     return ExtractionAnswer(
         facts=facts,
-        usage=usage or {"prompt_tokens": 300, "completion_tokens": 40, "total_tokens": 340},
+        usage=usage
+        or {"prompt_tokens": 300, "completion_tokens": 40, "total_tokens": 340},
     )
 
 
@@ -118,7 +119,9 @@ def malformed_json() -> ExtractionAnswer:
 
 
 def wrong_schema() -> ExtractionAnswer:
-    return ExtractionAnswer(content=json.dumps({"memories": [{"text": "Lives in Oslo"}]}))
+    return ExtractionAnswer(
+        content=json.dumps({"memories": [{"text": "Lives in Oslo"}]})
+    )
 
 
 def slow(seconds: float, facts: Facts = ()) -> ExtractionAnswer:

@@ -495,7 +495,9 @@ class Standin:
             }
         )
 
-    async def _extraction(self, request: web.Request, body: bytes) -> web.StreamResponse:
+    async def _extraction(
+        self, request: web.Request, body: bytes
+    ) -> web.StreamResponse:
         self.extraction_requests.append(_recorded(request, body))
         answer = (
             self.extraction_answers.popleft()
