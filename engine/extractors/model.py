@@ -24,7 +24,13 @@ import aiohttp
 from memtap.config.schema import Config, ModelExtractionConfig
 from memtap.engine.api import StoreError, StoreUnavailable
 from memtap.engine.clock import cutoff_for, now_iso
-from memtap.engine.extractors.answer import BadAnswer, Usage, read_answer, usage_of
+from memtap.engine.extractors.answer import (
+    Answer,
+    BadAnswer,
+    Usage,
+    read_answer,
+    usage_of,
+)
 from memtap.engine.extractors.client import CallFailed, new_session, post_chat
 from memtap.engine.extractors.facts import turn_facts
 from memtap.engine.extractors.limits import Limits
@@ -138,7 +144,7 @@ class ModelExtractor:
             if refused is not None:
                 return await self._fallback(batch, refused, "limit reached")
             return await self._ask(batch, prompt, settings)
-        except (StoreError, StoreUnavailable, asyncio.CancelledError):
+        except (StoreError, StoreUnavailable):
             raise
         except Exception as exc:  # noqa: BLE001 - whatever it was, the rules take the batch
             return await self._fallback(batch, "error", f"{type(exc).__name__}: {exc}")
@@ -263,6 +269,33 @@ class ModelExtractor:
                     break
                 found.setdefault(memory.id, memory)
         return [m for m in found.values() if m.owner == batch.owner][:limit]
+
+
+async def ask_model(
+    session: aiohttp.ClientSession,
+    settings: ModelExtractionConfig,
+    turns: list[Turn],
+    memories: list[Memory],
+    extract_from: tuple[str, ...] = ("user",),
+) -> tuple[Answer, list[tuple[ExtractedFact, ...]]]:
+    """One call as the extractor makes it, without limits or fallback: the answer and each
+    turn's facts. Raises `CallFailed` or `BadAnswer` (what `scripts/eval_extraction.py`
+    counts when it measures a model)."""
+    assert settings.url is not None and settings.model is not None
+    prompt = build_prompt(
+        turns,
+        memories,
+        model=settings.model,
+        extract_from=extract_from,
+        max_turn_chars=settings.max_turn_chars,
+        max_output_tokens=settings.max_output_tokens,
+        temperature=settings.temperature,
+    )
+    body = await post_chat(
+        session, settings.url, settings.api_key, prompt.body, settings.timeout_s
+    )
+    answer = read_answer(body, prompt)
+    return answer, await asyncio.to_thread(turn_facts, list(answer.facts), prompt.turns)
 
 
 def _said(turn: Turn, extract_from: tuple[str, ...]) -> bool:

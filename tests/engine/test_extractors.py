@@ -4,7 +4,9 @@ exactly the facts `extract_facts` gives (on a sample of tests/datasets/extractio
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ from memtap.engine.extractors.prompt import build_prompt
 from memtap.engine.extractors.rules import RulesExtractor
 from memtap.engine.ports import OutboxRow, TurnBatch
 from memtap.engine.types import Memory, Turn
+from tests.support import extraction_answers as answers
+from tests.support.standin import Standin
 
 DATASET = Path(__file__).resolve().parents[1] / "datasets" / "extraction_set.json"
 
@@ -280,3 +284,66 @@ def test_model_extraction_needs_a_url_and_a_model() -> None:
     assert {"extraction.model.url", "extraction.model.concurrency"} <= {
         i.path for i in validate(Config(extraction=bad))
     }
+
+
+# -- measuring a model (scripts/eval_extraction.py) --------------------------------------
+
+
+async def test_eval_extraction_measures_a_model_like_the_rules(
+    standin: Standin, tmp_path: Path
+) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "eval_extraction", Path(__file__).resolve().parents[2] / "scripts/eval_extraction.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = script  # its dataclasses look their module up
+    spec.loader.exec_module(script)
+    data = {
+        "facts": [
+            {"id": "f1", "lang": "en", "text": "I live in Oslo.",
+             "expect": [{"family": "location", "polarity": "positive", "has": ["Oslo"]}]},
+            {"id": "f2", "lang": "en", "text": "I'm vegetarian.",
+             "expect": [{"family": "constraint", "polarity": "positive", "has": ["vegetarian"]}]},
+        ],
+        "non_facts": [{"id": "n1", "lang": "en", "kind": "question", "text": "Is Oslo big?"}],
+        "sequences": [
+            {"id": "s1", "lang": "en", "slot": "location.home",
+             "messages": ["I live in Oslo.", "I moved to Bergen."],
+             "final": "Bergen", "stale": ["Lives in Oslo"]},
+        ],
+    }
+    standin.extraction_answers.extend(
+        [
+            answers.good([answers.fact("Lives in Oslo")]),
+            answers.malformed_json(),
+            answers.good([]),
+            answers.good([answers.fact("Lives in Oslo")]),
+            answers.good(
+                lambda prompt: [
+                    answers.fact(
+                        "Lives in Bergen",
+                        replaces=[answers.alias_of(prompt, "Lives in Oslo")],
+                    )
+                ]
+            ),
+        ]
+    )
+    args = script.argparse.Namespace(
+        extractor="model",
+        model_url=f"{standin.url}/v1",
+        model_name="standin-extractor",
+        model_key_env=None,
+        model_timeout=5.0,
+        concurrency=1,
+    )
+    result, _ = await script.evaluate(data, args)
+    assert result["recall"]["all"] == {"rate": 0.5, "n": 2}
+    assert result["clean"]["all"] == {"rate": 1.0, "n": 1}
+    assert result["updates"]["all"] == {"rate": 1.0, "n": 1}
+    assert result["model"]["calls"] == 5
+    assert result["model"]["failures"] == {"malformed_json": 1}
+    assert len(standin.extraction_requests) == 5
+    args.extractor = "rules"
+    rules, _ = await script.evaluate(data, args)
+    assert rules["recall"]["all"]["n"] == 2 and "model" not in rules
