@@ -57,10 +57,6 @@ class RateLimit:
     def take(self, per_minute: int) -> None:
         self._level = self._refilled(per_minute) - 1.0
 
-    @property
-    def full(self) -> bool:
-        return self._level is None
-
 
 class OwnerRates:
     """One `RateLimit` per owner, bounded in how many owners it remembers."""
