@@ -52,6 +52,9 @@ MAX_QUERY_CHARS = 2000
 """Characters of the turns' words the related-memory search reads (the newest)."""
 QUIET_REASONS = frozenset(("budget", "rate_global", "rate_owner"))
 """Fallbacks by design, logged at info (a failure is a warning)."""
+LOG_EVERY_S = 10.0
+"""One `extraction.fallback` line per reason in this long at most (an endpoint that is down
+fails every batch); the line says how many it stands for (`suppressed`). Counted always."""
 
 
 class ModelExtractor:
@@ -73,6 +76,8 @@ class ModelExtractor:
         self.limits = limits if limits is not None else Limits()
         self._session_factory = session_factory
         self._session: aiohttp.ClientSession | None = None
+        self._logged: dict[str, tuple[float | None, int]] = {}
+        """reason -> (time.monotonic() of its last line, fallbacks not logged since)."""
 
     async def close(self) -> None:
         if self._session is not None:
@@ -227,6 +232,21 @@ class ModelExtractor:
         self, batch: TurnBatch, reason: str, detail: str
     ) -> list[TurnFacts]:
         self.metrics.extraction_fallbacks.inc(reason)
+        now = time.monotonic()
+        last, suppressed = self._logged.get(reason, (None, 0))
+        if last is not None and now - last < LOG_EVERY_S:
+            self._logged[reason] = (last, suppressed + 1)
+        else:
+            self._logged[reason] = (now, 0)
+            self._log_fallback(batch, reason, detail, suppressed)
+        kept = await self.rules.extract([batch])
+        self.metrics.extraction_batches.inc("rules")
+        return [replace(item, fallback=reason) for item in kept]
+
+    @staticmethod
+    def _log_fallback(
+        batch: TurnBatch, reason: str, detail: str, suppressed: int
+    ) -> None:
         log.log(
             logging.INFO if reason in QUIET_REASONS else logging.WARNING,
             "extraction.fallback",
@@ -237,12 +257,10 @@ class ModelExtractor:
                     "turns": len(batch.rows),
                     "request_ids": [row.turn.request_id for row in batch.rows],
                     "error": detail[:200],
+                    "suppressed": suppressed,
                 }
             },
         )
-        kept = await self.rules.extract([batch])
-        self.metrics.extraction_batches.inc("rules")
-        return [replace(item, fallback=reason) for item in kept]
 
     async def _related(
         self, batch: TurnBatch, settings: ModelExtractionConfig
