@@ -2,12 +2,14 @@
 
 Loop: read a page of outbox rows (oldest first), hand its turns, grouped by owner, to the
 configured `Extractor` (`engine/extractors/`: the rules off the event loop, or a model that
-hands any batch it cannot read to the rules), resolve the facts' relative dates against their
-turn's time, drop restatements, then hand the page to `RecordStore.write_facts`, which stores the facts (upsert on (owner, key),
-supersession) and acks the rows: in ONE transaction when the record store shares the SQLite
-file with the outbox, turn by turn (write, then ack) otherwise. A crash before the ack leaves
-the rows for the next start; facts are keyed by content, so a replay updates its memories in
-place instead of duplicating them.
+hands any batch it cannot read to the rules), resolve the facts' relative dates against
+their turn's time, drop restatements, then hand the page to `RecordStore.write_facts`, which
+stores the facts (upsert on (owner, key), supersession) and acks the rows: in ONE
+transaction when the record store shares the SQLite file with the outbox, turn by turn
+(write, then ack) otherwise. A crash before the ack leaves the rows for the next start; facts
+are keyed by content, so a replay updates its memories in place instead of duplicating them
+(a model asked again may answer otherwise: its facts are new memories then, the old ones
+stay unless its answer replaces them).
 
 Rows are read in pages, so a burst waits on disk, not in RAM. A store that is unwell
 (`StoreError`, Qdrant down) makes the worker back off and retry the page: the rows wait in
