@@ -216,7 +216,7 @@ class Metrics:
         self.extraction_fallbacks = Counter(
             "memtap_extraction_fallbacks_total",
             "Batches the model did not extract (the rules did), by reason: a failed "
-            "call's reason, or budget|rate_global|rate_owner.",
+            "call's reason, or budget|rate_global|rate_owner|store.",
             ["reason"],
         )
         self.extraction_model_duration = Histogram(

@@ -8,7 +8,8 @@ with a time limit, and its answer read strictly (`answer.py`). Past a limit, on 
 (connection, timeout, a status that is not 2xx) or a malformed answer, the batch goes to the
 rules at once: counted (`memtap_extraction_fallbacks_total{reason}`), logged
 (`extraction.fallback`) and marked on each turn (`TurnFacts.fallback`). No turn waits for the
-model and none is lost; only a store failure is raised (the worker retries the page)."""
+model and none is lost. A store that cannot give the related memories sends the batch to
+the rules too (`store`); the rules' own store reads raise as always (the worker retries)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from datetime import UTC, datetime
 import aiohttp
 
 from memtap.config.schema import Config, ModelExtractionConfig
-from memtap.engine.api import StoreError, StoreUnavailable
+from memtap.engine.api import StoreError
 from memtap.engine.clock import cutoff_for, now_iso
 from memtap.engine.extractors.answer import (
     Answer,
@@ -130,6 +131,11 @@ class ModelExtractor:
             return await self._fallback(batch, "error", "no model url or name")
         try:
             memories = await self._related(batch, settings)
+        except StoreError as exc:
+            # The memories could not be read in time (a busy store): the rules take the
+            # batch, rather than the worker retrying a page whose other calls were paid for.
+            return await self._fallback(batch, "store", f"{type(exc).__name__}: {exc}")
+        try:
             prompt = build_prompt(
                 turns,
                 memories,
@@ -149,8 +155,6 @@ class ModelExtractor:
             if refused is not None:
                 return await self._fallback(batch, refused, "limit reached")
             return await self._ask(batch, prompt, settings)
-        except (StoreError, StoreUnavailable):
-            raise
         except Exception as exc:  # noqa: BLE001 - whatever it was, the rules take the batch
             return await self._fallback(batch, "error", f"{type(exc).__name__}: {exc}")
 
