@@ -25,6 +25,7 @@ from memtap.config.schema import (
     UpstreamConfig,
     VectorStoreConfig,
 )
+from memtap.engine.sqlite.database import StoreTimeout
 from memtap.engine.types import ListQuery, Memory
 from tests.conftest import MemtapServer
 from tests.support import extraction_answers as answers
@@ -390,3 +391,24 @@ async def test_a_model_url_pointing_at_memtap_itself_makes_no_loop(
     assert len(standin.extraction_requests) == 1
     assert {m.owner for m in await every(memtap)} == {owner_of(key)}
     assert not await live(memtap, owner_of(EXTRACTOR_KEY))
+
+
+async def test_memories_not_readable_in_time_send_the_batch_to_the_rules(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    engine = memtap.runtime.engine
+    assert engine is not None
+
+    async def busy(*args: Any, **kwargs: Any) -> Any:
+        raise StoreTimeout("the store is busy")
+
+    real, engine.store.keyword = engine.store.keyword, busy  # type: ignore[method-assign]
+    try:
+        key = "sk-model-busy-store"
+        entry = await extracted(memtap, await say(memtap, key, "I live in Oslo."))
+    finally:
+        engine.store.keyword = real  # type: ignore[method-assign]
+    assert entry["extractor"] == "rules" and entry["extractor_fallback"] == "store"
+    assert [m.content for m in await live(memtap, owner_of(key))] == ["Lives in Oslo"]
+    assert not standin.extraction_requests
+    assert fallbacks(memtap, "store") == 1

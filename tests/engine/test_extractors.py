@@ -293,7 +293,8 @@ async def test_eval_extraction_measures_a_model_like_the_rules(
     standin: Standin, tmp_path: Path
 ) -> None:
     spec = importlib.util.spec_from_file_location(
-        "eval_extraction", Path(__file__).resolve().parents[2] / "scripts/eval_extraction.py"
+        "eval_extraction",
+        Path(__file__).resolve().parents[2] / "scripts/eval_extraction.py",
     )
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
@@ -301,16 +302,39 @@ async def test_eval_extraction_measures_a_model_like_the_rules(
     spec.loader.exec_module(script)
     data = {
         "facts": [
-            {"id": "f1", "lang": "en", "text": "I live in Oslo.",
-             "expect": [{"family": "location", "polarity": "positive", "has": ["Oslo"]}]},
-            {"id": "f2", "lang": "en", "text": "I'm vegetarian.",
-             "expect": [{"family": "constraint", "polarity": "positive", "has": ["vegetarian"]}]},
+            {
+                "id": "f1",
+                "lang": "en",
+                "text": "I live in Oslo.",
+                "expect": [
+                    {"family": "location", "polarity": "positive", "has": ["Oslo"]}
+                ],
+            },
+            {
+                "id": "f2",
+                "lang": "en",
+                "text": "I'm vegetarian.",
+                "expect": [
+                    {
+                        "family": "constraint",
+                        "polarity": "positive",
+                        "has": ["vegetarian"],
+                    }
+                ],
+            },
         ],
-        "non_facts": [{"id": "n1", "lang": "en", "kind": "question", "text": "Is Oslo big?"}],
+        "non_facts": [
+            {"id": "n1", "lang": "en", "kind": "question", "text": "Is Oslo big?"}
+        ],
         "sequences": [
-            {"id": "s1", "lang": "en", "slot": "location.home",
-             "messages": ["I live in Oslo.", "I moved to Bergen."],
-             "final": "Bergen", "stale": ["Lives in Oslo"]},
+            {
+                "id": "s1",
+                "lang": "en",
+                "slot": "location.home",
+                "messages": ["I live in Oslo.", "I moved to Bergen."],
+                "final": "Bergen",
+                "stale": ["Lives in Oslo"],
+            },
         ],
     }
     standin.extraction_answers.extend(

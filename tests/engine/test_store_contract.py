@@ -624,21 +624,38 @@ async def test_a_fact_replaces_only_the_named_live_memories_of_its_owner(
     supersedes those that are the owner's and live, and never another owner's, whatever the
     fact names."""
     old, _ = await store.upsert_memory(new("Abita a Roma", key="k-roma"), at())
-    theirs, _ = await store.upsert_memory(new("Abita a Napoli", owner="bob", key="k-napoli"), at())
+    theirs, _ = await store.upsert_memory(
+        new("Abita a Napoli", owner="bob", key="k-napoli"), at()
+    )
     db = await Database.open(tmp_path / "outbox.db", choose_driver())
     await db.write_outside_transaction(migrations.migrate)
     outbox = SqliteOutbox(db)
     try:
-        turn = Turn("req-1", "alice", None, "openai-chat", "Mi sono trasferito a Milano.", "",
-                    created_at=at(seconds=1))
+        turn = Turn(
+            "req-1",
+            "alice",
+            None,
+            "openai-chat",
+            "Mi sono trasferito a Milano.",
+            "",
+            created_at=at(seconds=1),
+        )
         seq = await outbox.insert(turn, at(seconds=1))
         fact = ExtractedFact(
-            type="factual", category="location", content="Abita a Milano",
-            key="location:abita_a_milano", subject="location:abita_a_milano",
-            polarity="positive", role="user", family="location", lang="it",
+            type="factual",
+            category="location",
+            content="Abita a Milano",
+            key="location:abita_a_milano",
+            subject="location:abita_a_milano",
+            polarity="positive",
+            role="user",
+            family="location",
+            lang="it",
             replaces=(old.id, theirs.id, "no-such-id"),
         )
-        planned = PlannedTurn(OutboxRow(seq, turn, 0), ((fact, {"extractor": "model"}),))
+        planned = PlannedTurn(
+            OutboxRow(seq, turn, 0), ((fact, {"extractor": "model"}),)
+        )
         [written] = await store.write_facts([planned], outbox, at(seconds=2))
     finally:
         await db.close()
@@ -646,5 +663,7 @@ async def test_a_fact_replaces_only_the_named_live_memories_of_its_owner(
     assert written.superseded == [old.id]
     assert (await store.get_memory(old.id)).superseded_by == memory.id  # type: ignore[union-attr]
     assert (await store.get_memory(theirs.id)).superseded_by is None  # type: ignore[union-attr]
-    assert [m.content for m in await store.recent(live("bob"), 10)] == ["Abita a Napoli"]
+    assert [m.content for m in await store.recent(live("bob"), 10)] == [
+        "Abita a Napoli"
+    ]
     assert [m.content for m in await store.recent(live(), 10)] == ["Abita a Milano"]
