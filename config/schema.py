@@ -22,6 +22,7 @@ LogFormat = Literal["json", "text"]
 InterceptOthers = Literal["tunnel", "deny"]
 PrivateNetworks = Literal["deny", "allow"]
 RequestLogStoreKind = Literal["memory", "database"]
+ExtractionKind = Literal["rules", "model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,43 @@ class EmbeddingConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelExtractionConfig:
+    """An OpenAI-compatible chat endpoint that extracts facts (`engine/extractors/model.py`)."""
+
+    url: str | None = None
+    """Base URL as in `OPENAI_BASE_URL` (`http://127.0.0.1:11434/v1`); memtap posts to
+    `{url}/chat/completions`."""
+    api_key: str | None = None
+    """Sent as `Authorization: Bearer {api_key}`; None sends no Authorization."""
+    model: str | None = None
+    timeout_s: float = 20.0
+    calls_per_minute: int = 60
+    """All owners together; past it a batch goes to the rules."""
+    owner_calls_per_minute: int = 6
+    """One owner; past it that owner's batch goes to the rules."""
+    daily_tokens: int = 1_000_000
+    """Tokens in and out per UTC day (the answer's `usage`, estimated when absent)."""
+    max_turns_per_call: int = 8
+    """An owner's batch of more turns is sent in several calls."""
+    max_turn_chars: int = 4000
+    """Characters of each turn's text sent (the tail: the newest words)."""
+    related_memories: int = 20
+    """The owner's live memories sent with the turns, that the answer may replace."""
+    max_output_tokens: int = 1024
+    concurrency: int = 4
+    """Calls in flight at once (different owners of one page)."""
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionConfig:
+    """Who reads facts out of the turns: the rules (offline) or a model (opt-in)."""
+
+    kind: ExtractionKind = "rules"
+    model: ModelExtractionConfig = field(default_factory=ModelExtractionConfig)
+
+
+@dataclass(frozen=True, slots=True)
 class QdrantConfig:
     url: str | None = None
     path: str | None = None
@@ -219,6 +257,7 @@ class Config:
     intercept: InterceptConfig = field(default_factory=InterceptConfig)
     admin: AdminConfig = field(default_factory=AdminConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
     log: LogConfig = field(default_factory=LogConfig)

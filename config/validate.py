@@ -234,6 +234,36 @@ def _embedding(config: Config) -> Iterator[ConfigIssue]:
     yield from _at_least("embedding.timeout_ms", embedding.timeout_ms, 1)
 
 
+def _extraction(config: Config) -> Iterator[ConfigIssue]:
+    model = config.extraction.model
+    if model.url is not None:
+        problem = url_problem(model.url)
+        if problem:
+            yield ConfigIssue("extraction.model.url", problem)
+    elif config.extraction.kind == "model":
+        yield ConfigIssue(
+            "extraction.model.url", "required when extraction.kind is model"
+        )
+    if config.extraction.kind == "model" and not (model.model or "").strip():
+        yield ConfigIssue(
+            "extraction.model.model", "required when extraction.kind is model"
+        )
+    yield from _positive("extraction.model.timeout_s", model.timeout_s)
+    for name, value, minimum in (
+        ("calls_per_minute", model.calls_per_minute, 1),
+        ("owner_calls_per_minute", model.owner_calls_per_minute, 1),
+        ("daily_tokens", model.daily_tokens, 1),
+        ("max_turns_per_call", model.max_turns_per_call, 1),
+        ("max_turn_chars", model.max_turn_chars, 100),
+        ("related_memories", model.related_memories, 0),
+        ("max_output_tokens", model.max_output_tokens, 64),
+        ("concurrency", model.concurrency, 1),
+    ):
+        yield from _at_least(f"extraction.model.{name}", value, minimum)
+    if not 0.0 <= model.temperature <= 2.0:
+        yield ConfigIssue("extraction.model.temperature", "must be from 0 to 2")
+
+
 def _vector_store(config: Config) -> Iterator[ConfigIssue]:
     qdrant = config.vector_store.qdrant
     if qdrant.url is not None:
@@ -285,6 +315,7 @@ CHECKS: tuple[Check, ...] = (
     _upstreams,
     _intercept,
     _memory,
+    _extraction,
     _embedding,
     _vector_store,
     _log_and_server,

@@ -48,6 +48,7 @@ from memtap.engine.extraction.conflict import (
     resolve,
 )
 from memtap.engine.extraction.worker import OutboxWorker
+from memtap.engine.extractors.choice import ConfiguredExtractor
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
 from memtap.engine.loop_lag import LoopLag
@@ -168,11 +169,14 @@ class Engine:
         self.retrieval_slots = RetrievalSlots()
         self.loop_lag = LoopLag()
         """How late the event loop runs: retrieval sheds multi-hop legs while it lags."""
+        self.extractor = ConfiguredExtractor(lambda: holder.current, store, metrics)
+        """The rules, or a model falling back to them (`extraction.kind`)."""
         self.worker = OutboxWorker(
             outbox,
             store,
             holder,
             metrics,
+            extractor=self.extractor,
             on_written=self._vector_upsert,
             events=self.events,
             pending=self.pending,
@@ -225,6 +229,8 @@ class Engine:
             await self.backfill.stop()
         await self.loop_lag.stop()
         await self.worker.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
+        with contextlib.suppress(Exception):
+            await self.extractor.close()
         if self.episodes is not None:
             with contextlib.suppress(Exception):
                 await self.episodes.stop()
@@ -806,6 +812,7 @@ class Engine:
                 "processed": self.worker.processed,
                 "last_error": self.worker.last_error,
             },
+            "extraction": self.extractor.status(),
             "counts": counts,
             "memory": memory_status(self.config.memory),
             "retrievals": {

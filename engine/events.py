@@ -25,6 +25,10 @@ class TurnExtracted:
     memory_ids: tuple[str, ...]
     episode_ids: tuple[str, ...] = ()
     """The turn's episodes (stored now, or already stored: a re-sent message)."""
+    extractor: str = "rules"
+    """Which extractor kept the turn's facts: rules | model."""
+    fallback: str | None = None
+    """Why the configured model did not (the rules did instead), e.g. `timeout`."""
 
 
 TurnExtractedListener = Callable[[TurnExtracted], None]

@@ -190,6 +190,39 @@ class Metrics:
         self.memories_extracted = Counter(
             "memtap_memories_extracted_total", "Memories written by extraction."
         )
+        self.extraction_batches = Counter(
+            "memtap_extraction_batches_total",
+            "Batches of one owner's turns extracted, by the extractor that kept their "
+            "facts (rules|model).",
+            ["extractor"],
+        )
+        self.extraction_model_calls = Counter(
+            "memtap_extraction_model_calls_total",
+            "Calls to the extraction model, by outcome (ok|failed).",
+            ["outcome"],
+        )
+        self.extraction_model_tokens = Counter(
+            "memtap_extraction_model_tokens_total",
+            "Tokens of extraction model calls, by direction (in|out): the answer's usage, "
+            "estimated when it gives none.",
+            ["direction"],
+        )
+        self.extraction_model_failures = Counter(
+            "memtap_extraction_model_failures_total",
+            "Failed extraction model calls, by reason (timeout|connection|status_429|"
+            "status_5xx|status_4xx|malformed_json|wrong_schema|foreign_id|error).",
+            ["reason"],
+        )
+        self.extraction_fallbacks = Counter(
+            "memtap_extraction_fallbacks_total",
+            "Batches the model did not extract (the rules did), by reason: a failed "
+            "call's reason, or budget|rate_global|rate_owner|store.",
+            ["reason"],
+        )
+        self.extraction_model_duration = Histogram(
+            "memtap_extraction_model_duration_ms",
+            "Extraction model call latency in milliseconds (answered calls).",
+        )
         self.retrieval_duration = Histogram(
             "memtap_retrieval_duration_ms",
             "Retrieval latency in milliseconds, by strategy.",

@@ -12,6 +12,8 @@ a new adapter, never a second engine.
 | SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
 | ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
 | EpisodeStore  | `sqlite.episode_store.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
+| Extractor     | `extractors.rules.RulesExtractor`, `extractors.model.ModelExtractor`   |
+|               | (chosen per page by `extractors.choice.ConfiguredExtractor`)         |
 
 `tests/test_store_contract.py` runs one suite against both record stores,
 `tests/engine/test_vector_index_contract.py` one against sqlite-vec and Qdrant.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from memtap.engine.episode_types import (
     ChunkHit,
@@ -90,6 +92,50 @@ class WrittenTurn:
     row: OutboxRow
     written: list[Memory]
     superseded: list[str]
+
+
+ExtractorName = Literal["rules", "model"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnBatch:
+    """One owner's turns of an outbox page, oldest first: what an `Extractor` reads at once.
+    Each row's turn carries its time (`turn.created_at`), the time its relative dates mean."""
+
+    owner: str
+    rows: tuple[OutboxRow, ...]
+    extract_from: tuple[str, ...]
+    """Whose words to read: `memory.extract_from` ("user", "assistant")."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFacts:
+    """The facts one extractor kept from one outbox row, each with its claim (family, slot,
+    subject, polarity): the worker dates them, drops restatements and writes them."""
+
+    row: OutboxRow
+    facts: tuple[ExtractedFact, ...]
+    extractor: ExtractorName
+    """Which extractor kept these facts (memory metadata `extractor`, the request log)."""
+    fallback: str | None = None
+    """Why the configured extractor did not keep them (the rules did instead); None when
+    it did."""
+    model: str | None = None
+    """The extraction model's name, when `extractor` is "model"."""
+
+
+class Extractor(Protocol):
+    """Turns in, facts with claims out (`engine/extractors/`). The outbox worker calls it
+    once per page with the page's turns grouped by owner."""
+
+    @property
+    def name(self) -> ExtractorName: ...
+
+    async def extract(self, batches: Sequence[TurnBatch]) -> list[TurnFacts]:
+        """One `TurnFacts` per row of `batches`, every row accounted for: an extractor that
+        cannot read a batch hands it to the rules, never drops it. Raises only what the
+        page must be retried for (`StoreError`, `StoreUnavailable`, a bug in the rules)."""
+        ...
 
 
 class Outbox(Protocol):

@@ -122,7 +122,12 @@ class ExtractedFact:
     clause: str = ""
     """The clause the fact was read from, trimmed (provenance)."""
     lang: str = "en"
-    """Language of the rule that matched: en | es | pt | fr | de."""
+    """Language of the rule that matched: en | es | pt | fr | de (a model's facts: the
+    language the user wrote in, as the model names it)."""
+    replaces: tuple[str, ...] = ()
+    """Ids of the owner's live memories this fact replaces, beyond what its subject
+    supersedes: set by the model extractor only, and only to ids it showed the model for
+    that owner (`engine/extractors/answer.py`); the store checks the owner again."""
 
 
 @dataclass(frozen=True, slots=True)

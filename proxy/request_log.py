@@ -41,6 +41,10 @@ class RequestRecord:
     skipped_reason: str | None
     captured: bool = False
     """A turn went to the outbox: `extracted` fills in when the worker has handled it."""
+    extractor: str | None = None
+    """Which extractor kept the turn's facts (rules | model), once the worker handled it."""
+    extractor_fallback: str | None = None
+    """Why the configured model did not extract the turn (the rules did), e.g. `timeout`."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +57,8 @@ class RequestRecord:
             "injected": list(self.injected),
             "extracted": [] if self.extracted is None else list(self.extracted),
             "extraction": self.extraction_state,
+            "extractor": self.extractor,
+            "extractor_fallback": self.extractor_fallback,
             "skipped_reason": self.skipped_reason,
         }
 
@@ -74,6 +80,8 @@ class RequestRecord:
             extracted=None if extracted is None else tuple(extracted),
             skipped_reason=data.get("skipped_reason"),
             captured=bool(data.get("captured", False)),
+            extractor=data.get("extractor"),
+            extractor_fallback=data.get("extractor_fallback"),
         )
 
     @property
@@ -89,7 +97,7 @@ class RequestLog:
 
     def __init__(self) -> None:
         self._records: OrderedDict[str, RequestRecord] = OrderedDict()
-        self._early: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._early: OrderedDict[str, TurnExtracted] = OrderedDict()
         self.on_change: Callable[[RequestRecord], None] | None = None
         """Told of every entry written or completed (the database store listens)."""
 
@@ -113,11 +121,11 @@ class RequestLog:
     def turn_extracted(self, event: TurnExtracted) -> None:
         record = self._records.get(event.request_id)
         if record is None:
-            self._early[event.request_id] = event.memory_ids
+            self._early[event.request_id] = event
             while len(self._early) > _EARLY_LIMIT:
                 self._early.popitem(last=False)
             return
-        updated = _with_extraction(record, event.memory_ids)
+        updated = _with_extraction(record, event)
         self._records[event.request_id] = updated
         if self.on_change is not None:
             self.on_change(updated)
@@ -147,10 +155,14 @@ class RequestLog:
         return len(self._records)
 
 
-def _with_extraction(
-    record: RequestRecord, memory_ids: tuple[str, ...]
-) -> RequestRecord:
+def _with_extraction(record: RequestRecord, event: TurnExtracted) -> RequestRecord:
     reason = record.skipped_reason
-    if not memory_ids and reason is None:
+    if not event.memory_ids and reason is None:
         reason = "no_facts_in_turn"
-    return dataclasses.replace(record, extracted=memory_ids, skipped_reason=reason)
+    return dataclasses.replace(
+        record,
+        extracted=event.memory_ids,
+        skipped_reason=reason,
+        extractor=event.extractor,
+        extractor_fallback=event.fallback,
+    )

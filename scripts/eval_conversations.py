@@ -7,6 +7,9 @@ retrieve-preview and score what would be injected against simple baselines.
     .venv/bin/python scripts/eval_conversations.py --limit-conversations 3 --json
     .venv/bin/python scripts/eval_conversations.py --dataset tests/datasets/conversations_blind
                                                    # two personas written blind (2026-12-06)
+    .venv/bin/python scripts/eval_conversations.py --extractor model \
+        --model-url http://127.0.0.1:11434/v1 --model-name qwen2.5:7b [--model-key-env VAR]
+                                                   # memtap with extraction.kind: model
 
 What it does, in one run:
 1. starts `memtap serve` (a subprocess, loopback port, data dir in a temp folder) in front of
@@ -30,6 +33,11 @@ A live replay cannot know those dates (every turn is sent today), so one more ba
 the comparison with the same knowledge as the live replay (the imported conversations are
 compared with the data set's dates).
 Tokens are memtap's own estimate (4 characters a token).
+
+With `--extractor model` the memtap under test runs `extraction.kind: model` against that
+endpoint (its rate and budget limits lifted, so the figures are the model's; a batch whose
+call fails still goes to the rules, as in production): the same figures are printed, plus
+how many batches each extractor kept and the fallbacks by reason (from `/_memtap/metrics`).
 """
 
 from __future__ import annotations
@@ -166,17 +174,36 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def model_extraction_yaml(args: argparse.Namespace) -> str:
+    """The `extraction` section of `--extractor model`: the endpoint, its limits lifted."""
+    key = f"${{{args.model_key_env}}}" if args.model_key_env else "null"
+    return (
+        "extraction:\n  kind: model\n  model:\n"
+        f"    url: {json.dumps(args.model_url)}\n    model: {json.dumps(args.model_name)}\n"
+        f"    api_key: {key}\n    timeout_s: {args.model_timeout}\n"
+        "    calls_per_minute: 1000000\n    owner_calls_per_minute: 1000000\n"
+        "    daily_tokens: 1000000000\n"
+    )
+
+
 def start_memtap(
-    port: int, upstream: str, data_dir: Path, embedding_source: str = "", config_file: Path | None = None
+    port: int,
+    upstream: str,
+    data_dir: Path,
+    embedding_source: str = "",
+    extraction: str = "",
+    config_file: Path | None = None,
 ) -> tuple[subprocess.Popen[bytes], Any]:
     """`memtap serve` of this venv, its output in data_dir/memtap.log (closed by the caller).
-    With an embedding source, a config file of its own that sets only that; else
-    `config_file` when given (flags still set the port, upstream and data dir)."""
+    With an embedding source or an extraction section, a config file of its own that sets
+    only those; else `config_file` when given (flags still set the port, upstream and data
+    dir)."""
     command = [str(Path(sys.executable).with_name("memtap")), "serve", "--listen", f"127.0.0.1:{port}",
                "--upstream", upstream, "--data-dir", str(data_dir), "--log-level", "warning"]
-    if embedding_source:
+    if embedding_source or extraction:
         config = data_dir / "memtap.yaml"
-        config.write_text(f"embedding:\n  source: {embedding_source}\n")
+        embedding = f"embedding:\n  source: {embedding_source}\n" if embedding_source else ""
+        config.write_text(embedding + extraction)
         command += ["-c", str(config)]
     elif config_file is not None:
         command += ["-c", str(config_file)]
@@ -301,7 +328,8 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
-        process, log = start_memtap(port, standin.url, Path(tmp), args.embedding_source)
+        extraction = model_extraction_yaml(args) if args.extractor == "model" else ""
+        process, log = start_memtap(port, standin.url, Path(tmp), args.embedding_source, extraction)
         try:
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
                 await wait_ready(client, base, process)
@@ -335,6 +363,7 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
         systems.insert(1, "memtap_import")
     await wait_drained(client, base)
     replay_s = time.perf_counter() - replay_s
+    extraction = await extraction_figures(client, base, args.extractor)
     async with client.get(base + "/_memtap/api/owners") as r:
         owners_seen = {item["owner"]: item["live"] for item in (await r.json())["items"]}
     live = {c.id: owners_seen.get(owner_of(f"sk-eval-{c.id}"), 0) for c in conversations}
@@ -421,7 +450,22 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
         "replay_seconds": round(replay_s, 1),
         "total_seconds": round(time.perf_counter() - started, 1),
         "memtap_misses": misses,
+        "extraction": extraction,
     }
+
+
+EXTRACTION_METRIC = re.compile(
+    r'^memtap_extraction_(batches|fallbacks|model_tokens)_total\{\w+="([\w]+)"\} ([0-9.e+]+)$', re.MULTILINE)
+
+
+async def extraction_figures(client: aiohttp.ClientSession, base: str, extractor: str) -> dict[str, Any]:
+    """Which extractor kept how many batches, the fallbacks by reason, the model's tokens."""
+    async with client.get(base + "/_memtap/metrics") as r:
+        text = await r.text()
+    out: dict[str, Any] = {"kind": extractor, "batches": {}, "fallbacks": {}, "model_tokens": {}}
+    for metric, label, value in EXTRACTION_METRIC.findall(text):
+        out[metric if metric != "model_tokens" else "model_tokens"][label] = int(float(value))
+    return out
 
 
 def table(report: dict[str, Any]) -> str:
@@ -446,6 +490,9 @@ def table(report: dict[str, Any]) -> str:
     lines.append(f"questions whose vector legs were skipped (memory.vector_skip_coverage): {skipped}")
     lines.append(f"memtap live memories per conversation: {report['memtap_live_memories']}")
     lines.append(f"recent requests' skipped_reason: {report['recent_skipped_reasons']}")
+    x = report["extraction"]
+    lines.append(f"extraction ({x['kind']}): batches by extractor {x['batches']}, "
+                 f"fallbacks {x['fallbacks']}, model tokens {x['model_tokens']}")
     if not report["import_endpoint"]:
         lines.append("(POST /_memtap/api/import/conversations answered 404: no import figures)")
     return "\n".join(lines)
@@ -464,7 +511,19 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="a runtime setting for the run, e.g. memory.episodes.keep_assistant=true")
     parser.add_argument("--embedding-source", default="", choices=["", "auto", "onnx", "static", "none"],
                         help="embedding.source of the memtap under test (default: its config/memtap.yaml)")
-    return parser.parse_args(argv)
+    parser.add_argument("--extractor", choices=["rules", "model"], default="rules",
+                        help="extraction.kind of the memtap under test (default: rules)")
+    parser.add_argument("--model-url", help="the extraction model's base URL, as in OPENAI_BASE_URL")
+    parser.add_argument("--model-name", help="the model name sent in each request")
+    parser.add_argument("--model-key-env", metavar="VAR",
+                        help="the environment variable holding its API key (none: no key sent)")
+    parser.add_argument("--model-timeout", type=float, default=60.0, help="seconds per call (default 60)")
+    args = parser.parse_args(argv)
+    if args.extractor == "model" and not (args.model_url and args.model_name):
+        parser.error("--extractor model needs --model-url and --model-name")
+    if args.model_key_env and not os.environ.get(args.model_key_env):
+        parser.error(f"{args.model_key_env} is not set")
+    return args
 
 
 if __name__ == "__main__":

@@ -291,7 +291,7 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         fed = data.is_dir() and (data / "memtap.db").exists()
         data.mkdir(parents=True, exist_ok=True)
         config = Path(args.config) if args.config else Path(__file__).resolve().parents[1] / "config" / "memtap.yaml"
-        process, log = start_memtap(port, standin.url, data, "", config)
+        process, log = start_memtap(port, standin.url, data, config_file=config)
         try:
             async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as client:
                 await wait_ready(client, base, process)

@@ -417,13 +417,36 @@ class QdrantMemoryStore:
         for item in turns:
             written: list[Memory] = []
             superseded: list[str] = []
-            for new, subject in item.new_memories():
+            for (new, subject), (fact, _) in zip(
+                item.new_memories(), item.facts, strict=True
+            ):
                 memory, _ = await self.upsert_memory(new, now, subject=subject)
                 written.append(memory)
                 superseded += await self.supersede(new.owner, subject, memory.id, now)
+                if fact.replaces:
+                    superseded += await self._replace_ids(
+                        new.owner, fact.replaces, memory.id, now
+                    )
             await outbox.ack([item.row.seq])
             results.append(WrittenTurn(item.row, written, superseded))
         return results
+
+    async def _replace_ids(
+        self, owner: str, ids: Sequence[str], new_id: str, now: str
+    ) -> list[str]:
+        """Mark `ids` superseded by `new_id`: only those that are `owner`'s and live."""
+        mine: list[str] = []
+        for memory_id in dict.fromkeys(ids):
+            found = await self.get_memory(memory_id) if memory_id != new_id else None
+            if (
+                found is not None
+                and found.owner == owner
+                and found.superseded_by is None
+            ):
+                mine.append(memory_id)
+        if mine:
+            await self.mark_superseded(mine, new_id, now)
+        return mine
 
     async def compact(
         self, pairs: Sequence[tuple[Memory, NewMemory]], now: str

@@ -258,6 +258,23 @@ def supersede(conn: Conn, owner: str, subject: str, new_id: str, now: str) -> li
     return [r[0] for r in rows]
 
 
+def replace_ids(
+    conn: Conn, owner: str, ids: Sequence[str], new_id: str, now: str
+) -> list[str]:
+    """Mark `ids` superseded by `new_id`: only those that are `owner`'s and live (an id of
+    another owner is never touched, whoever named it)."""
+    wanted = [i for i in dict.fromkeys(ids) if i != new_id]
+    if not wanted:
+        return []
+    marks = ",".join("?" * len(wanted))
+    rows = conn.execute(
+        "UPDATE memories SET superseded_by = ?, valid_to = ? "
+        f"WHERE owner = ? AND superseded_by IS NULL AND id IN ({marks}) RETURNING id",
+        (new_id, now, owner, *wanted),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
 def live_about(conn: Conn, owner: str, subject: str) -> list[Memory]:
     rows = conn.execute(
         f"SELECT {COLUMNS} FROM memories "

@@ -33,10 +33,16 @@ def apply_facts(
     for item in turns:
         written: list[Memory] = []
         superseded: list[str] = []
-        for new, subject in item.new_memories():
+        for (new, subject), (fact, _) in zip(
+            item.new_memories(), item.facts, strict=True
+        ):
             memory, _ = memories.upsert(conn, new, now, subject=subject)
             written.append(memory)
             superseded += memories.supersede(conn, new.owner, subject, memory.id, now)
+            if fact.replaces:
+                superseded += memories.replace_ids(
+                    conn, new.owner, fact.replaces, memory.id, now
+                )
         results.append(WrittenTurn(item.row, written, superseded))
     return results
 

@@ -16,7 +16,8 @@ from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.shapes import SHAPES
 from memtap.engine.extraction.subjectless import with_subject
-from memtap.engine.extraction.worker import plan
+from memtap.engine.extraction.worker import owner_batches, plan
+from memtap.engine.extractors.rules import read_batches
 from memtap.engine.languages.pack import DateWords, Example, LanguagePack, Phrase, words
 from memtap.engine.languages.registry import PACKS
 from memtap.engine.ports import OutboxRow
@@ -156,7 +157,8 @@ def test_the_worker_stores_each_facts_claim() -> None:
     turn = Turn(
         "r1", "owner", None, "openai_chat", "I live in Oslo and I love sushi.", "ok"
     )
-    [planned] = plan([OutboxRow(1, turn, 0)], ("user",))
+    extracted = read_batches(owner_batches([OutboxRow(1, turn, 0)], ("user",)))
+    [planned] = plan(extracted)
     metas = {fact.content: meta for fact, meta in planned.facts}
     home = metas["Lives in Oslo"][CLAIM_KEY]
     assert home["subject"] == "slot:location.home" and home["slot"] == "location.home"

@@ -90,7 +90,9 @@ async def test_enqueue_commits_and_worker_extracts(tmp_path: Path) -> None:
         # counter moves right after, so a loaded machine may see an empty outbox first.
         deadline = time.monotonic() + 10
         while engine.metrics.memories_extracted.value() < 1:
-            assert time.monotonic() < deadline, "memories_extracted never counted the fact"
+            assert time.monotonic() < deadline, (
+                "memories_extracted never counted the fact"
+            )
             await asyncio.sleep(0.01)
         assert engine.metrics.memories_extracted.value() == 1
     finally:
@@ -224,8 +226,8 @@ async def test_poison_row_is_retried_then_dropped(
         await engine.enqueue_turn(turn(2, "I prefer bad rows."))
         real_plan = worker_mod.plan
 
-        def plan(rows: list[outbox.OutboxRow], extract_from: tuple[str, ...]) -> Any:
-            planned = real_plan(rows, extract_from)
+        def plan(extracted: list[Any]) -> Any:
+            planned = real_plan(extracted)
             for item in planned:
                 if item.row.turn.request_id == "req-2":
                     object.__setattr__(item, "facts", (("not a fact", {}),))

@@ -24,7 +24,7 @@ from memtap.config.schema import QdrantConfig
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso
 from memtap.engine.memory_rules import Live
-from memtap.engine.ports import RecordStore
+from memtap.engine.ports import OutboxRow, PlannedTurn, RecordStore
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
@@ -35,8 +35,9 @@ from memtap.engine.sqlite.database import (
     StoreTimeout,
 )
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
-from memtap.engine.types import ListQuery, MemoryPatch, NewMemory
+from memtap.engine.types import ExtractedFact, ListQuery, MemoryPatch, NewMemory, Turn
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
@@ -614,3 +615,55 @@ def test_stores_agree_and_never_leak(
         match_session=scope == "session",
     )
     asyncio.run(_both(items, " ".join(query_words), view))
+
+
+async def test_a_fact_replaces_only_the_named_live_memories_of_its_owner(
+    store: RecordStore, tmp_path: Path
+) -> None:
+    """A model's fact names the memories it replaces (`ExtractedFact.replaces`): the store
+    supersedes those that are the owner's and live, and never another owner's, whatever the
+    fact names."""
+    old, _ = await store.upsert_memory(new("Abita a Roma", key="k-roma"), at())
+    theirs, _ = await store.upsert_memory(
+        new("Abita a Napoli", owner="bob", key="k-napoli"), at()
+    )
+    db = await Database.open(tmp_path / "outbox.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    outbox = SqliteOutbox(db)
+    try:
+        turn = Turn(
+            "req-1",
+            "alice",
+            None,
+            "openai-chat",
+            "Mi sono trasferito a Milano.",
+            "",
+            created_at=at(seconds=1),
+        )
+        seq = await outbox.insert(turn, at(seconds=1))
+        fact = ExtractedFact(
+            type="factual",
+            category="location",
+            content="Abita a Milano",
+            key="location:abita_a_milano",
+            subject="location:abita_a_milano",
+            polarity="positive",
+            role="user",
+            family="location",
+            lang="it",
+            replaces=(old.id, theirs.id, "no-such-id"),
+        )
+        planned = PlannedTurn(
+            OutboxRow(seq, turn, 0), ((fact, {"extractor": "model"}),)
+        )
+        [written] = await store.write_facts([planned], outbox, at(seconds=2))
+    finally:
+        await db.close()
+    [memory] = written.written
+    assert written.superseded == [old.id]
+    assert (await store.get_memory(old.id)).superseded_by == memory.id  # type: ignore[union-attr]
+    assert (await store.get_memory(theirs.id)).superseded_by is None  # type: ignore[union-attr]
+    assert [m.content for m in await store.recent(live("bob"), 10)] == [
+        "Abita a Napoli"
+    ]
+    assert [m.content for m in await store.recent(live(), 10)] == ["Abita a Milano"]

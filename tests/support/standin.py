@@ -37,6 +37,11 @@ Endpoints
 - `GET  /close-before-headers` closes the connection without answering
 - anything else                200 JSON describing the request (method, path, query, body size)
 
+Extraction model: a chat completion whose `response_format` names the schema
+`memtap_extraction` (memtap's own call with `extraction.kind: model`) is recorded in
+`standin.extraction_requests` and answered with the next of `standin.extraction_answers`
+(`tests/support/extraction_answers.py`: good, malformed JSON, wrong schema, slow, a status).
+
 Scripted replies: `standin.enqueue(Reply(...))` or `standin.enqueue_fixture(family, name)`
 answers the NEXT request (any path) with that reply instead; FIFO, one reply per request.
 """
@@ -60,6 +65,7 @@ from typing import Any, Self
 from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 
+from tests.support.extraction_answers import ExtractionAnswer, is_extraction
 from tests.support.pki import Pki
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "llm-traffic"
@@ -333,6 +339,8 @@ class Standin:
         self.chunk_delay_s = 0.0
         self.requests: list[RecordedRequest] = []
         self.replies: deque[Reply] = deque()
+        self.extraction_answers: deque[ExtractionAnswer] = deque()
+        self.extraction_requests: list[RecordedRequest] = []
         self.sent_at: list[tuple[int, float]] = []
         """(event index, time.monotonic() right after the write) for /sse-timed."""
         self.disconnects = 0
@@ -406,6 +414,8 @@ class Standin:
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
+        if request.path.endswith("/chat/completions") and is_extraction(body):
+            return await self._extraction(request, body)
         if self.record:
             self.requests.append(_recorded(request, body))
         if self.replies:
@@ -483,6 +493,22 @@ class Standin:
                 "query": request.query_string,
                 "body_bytes": len(body),
             }
+        )
+
+    async def _extraction(
+        self, request: web.Request, body: bytes
+    ) -> web.StreamResponse:
+        self.extraction_requests.append(_recorded(request, body))
+        answer = (
+            self.extraction_answers.popleft()
+            if self.extraction_answers
+            else ExtractionAnswer()
+        )
+        if answer.delay_s:
+            await asyncio.sleep(answer.delay_s)
+        status, payload = answer.response(body)
+        return web.Response(
+            status=status, body=payload, headers={"Content-Type": "application/json"}
         )
 
     async def _write_all(

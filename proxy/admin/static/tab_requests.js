@@ -41,7 +41,7 @@ function detail(item) {
     h("h2", {}, "Request " + item.request_id),
     h("dl", {},
       ...[["owner", item.owner || "(no key)"], ["time", item.ts], ["format", item.format], ["model", item.model],
-        ["status", item.status], ["extraction", item.extraction], ["why nothing", item.skipped_reason || "–"]]
+        ["status", item.status], ["extraction", item.extraction], ["extractor", item.extractor ? item.extractor + (item.extractor_fallback ? " (model: " + item.extractor_fallback + ")" : "") : "–"], ["why nothing", item.skipped_reason || "–"]]
         .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v === null || v === undefined ? "" : String(v))]),
       h("dt", {}, "injected"), h("dd", { class: "ids" }, ...memoryLinks(item.injected, true)),
       h("dt", {}, "extracted"), h("dd", { class: "ids" }, ...memoryLinks(item.extracted, true))),
