@@ -28,7 +28,9 @@ NO_END_USER: Final = "no_end_user"
 `memory.users: required`."""
 
 
-def name_from_body(flow: Flow, config: MemoryConfig, format: ApiFormat, body: Any) -> None:
+def name_from_body(
+    flow: Flow, config: MemoryConfig, format: ApiFormat, body: Any
+) -> None:
     """Make the body's end user the request's owner when `memory.user_from` reads the body
     and ranks it above whatever else named one (the header)."""
     key_owner = flow.key_owner_id

@@ -12,7 +12,6 @@ from typing import IO, Any
 from urllib.parse import quote
 
 from memtap.proxy.adminclient import AdminClient
-from memtap.proxy.owners import end_user_owner, user_tag
 from memtap.proxy.cli.client import (
     EXIT_API_ERROR,
     EXIT_OK,
@@ -24,6 +23,7 @@ from memtap.proxy.cli.client import (
     print_table,
     run_api_command,
 )
+from memtap.proxy.owners import end_user_owner, user_tag
 
 MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
 LIST_COLUMNS = (
