@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from memtap.config.schema import EndUserSource
+from memtap.config.schema import EndUserSource, Scope
 
 OWNER_ID_RE: Final = re.compile(r"[A-Za-z0-9_:@-][A-Za-z0-9_.:@-]{0,255}")
 
@@ -61,3 +61,10 @@ def chosen_end_user(
         if tag:
             return source, tag
     return None
+
+
+def scope_for(owner: str, scope: Scope) -> Scope:
+    """The scope a retrieval for `owner` runs with: `global` shares memories across keys
+    (single-user setups), but an end user's owner says several people share its key, so
+    it reads only its own (`owner`). The proxy and retrieve-preview both apply it."""
+    return "owner" if scope == "global" and key_owner_of(owner) is not None else scope

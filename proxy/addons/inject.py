@@ -33,10 +33,10 @@ from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replace
 from memtap.proxy.codecs.base import NotPlaced
 from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
+from memtap.proxy.owners import scope_for
 from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
-    from memtap.config.schema import Scope
     from memtap.engine.api import MemoryEngine
     from memtap.proxy.appkeys import Runtime
     from memtap.proxy.flow import Flow
@@ -200,14 +200,8 @@ class InjectAddon(Addon):
     async def _retrieve(
         self, flow: Flow, engine: MemoryEngine, owner: str, query: str, timeout_ms: int
     ) -> Retrieval | None:
-        # `global` shares memories across keys (single-user setups); a request that names
-        # an end user says several people share this key: it reads only its own.
-        scope: Scope | None = (
-            "owner"
-            if flow.end_user is not None
-            and self.runtime.config.current.memory.scope == "global"
-            else None
-        )
+        # An end user never reads another's memory, `global` or not (proxy/owners.py).
+        scope = scope_for(owner, self.runtime.config.current.memory.scope)
         request = RetrievalRequest(
             owner=owner, query=query, session=flow.session_id, scope=scope
         )
