@@ -300,7 +300,11 @@ async def test_owners_tab_groups_the_end_users_of_a_key_under_it(
         assert cells[OWNER][1:3] == ["2", "1"]
         assert cells[users["ann"]][1:3] == ["", "2"]
         assert cells[users["ben"]][1:3] == ["", "1"] and cells[users["ben"]][5] == "1"
-        assert cells[other_key][1:4] == ["1", "0", "0"]  # made up: only its user has any
+        assert cells[other_key][1:4] == [
+            "1",
+            "0",
+            "0",
+        ]  # made up: only its user has any
         for user in (*users.values(), lone):
             row = rows[owners.index(user)]
             assert "end-user" in (row.get_attribute("class") or "")

@@ -229,7 +229,9 @@ async def test_episode_listing_reads_its_query_like_the_memories_listing(
     )
 
 
-async def test_an_end_users_owner_works_wherever_an_owner_is_taken(admin: Admin) -> None:
+async def test_an_end_users_owner_works_wherever_an_owner_is_taken(
+    admin: Admin,
+) -> None:
     """`KEYOWNER:USERTAG`: listed, searched, previewed, counted, exported and erased like any
     owner; erasing it leaves the key's own owner and its other users, and erasing the key's
     owner leaves its users."""

@@ -166,7 +166,10 @@ async def test_end_user_settings_change_at_run_time_and_are_checked(
     for bad, field in (
         ({"memory.users": "always"}, "memory.users"),
         ({"memory.user_from": ["cookie"]}, "memory.user_from[0]"),
-        ({"memory.user_from": []}, "memory.user_from"),  # required: someone must name one
+        (
+            {"memory.user_from": []},
+            "memory.user_from",
+        ),  # required: someone must name one
     ):
         reply = await admin.call("PUT", "/api/settings", json=bad)
         assert reply.status == 400 and reply.body["error"]["field"] == field, bad

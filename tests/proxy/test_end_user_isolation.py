@@ -235,4 +235,3 @@ def test_no_end_user_carries_anothers_memory_and_erase_takes_exactly_theirs(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(scenario(Path(tmp), scope, memories, requests, erased))
-

@@ -135,7 +135,9 @@ def test_the_handler_makes_the_header_user_the_owner() -> None:
     assert body_only.owner_id == KEY_OWNER and body_only.end_user is None
     assert "X-Memtap-User" not in body_only.request_headers
     # No key, no owner: an end user alone names nobody's memory.
-    keyless = tflow(body=chat_body("hi"), api_key=None, headers={"X-Memtap-User": ALICE})
+    keyless = tflow(
+        body=chat_body("hi"), api_key=None, headers={"X-Memtap-User": ALICE}
+    )
     assert keyless.owner_id is None and keyless.end_user is None
 
 

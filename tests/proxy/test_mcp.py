@@ -178,7 +178,10 @@ async def test_an_end_user_behind_the_key_is_an_owner_of_its_own(admin: Admin) -
     person alone, not on the key's own memories nor on the key's other users."""
     alice = end_user_owner(ME, user_tag("alice@example.com"))
     bob = end_user_owner(ME, user_tag("bob@example.com"))
-    for owner, content in ((ME, "Uses Postgres for the app"), (bob, "Uses Postgres at home")):
+    for owner, content in (
+        (ME, "Uses Postgres for the app"),
+        (bob, "Uses Postgres at home"),
+    ):
         reply = await admin.call(
             "POST", "/api/memories", json={"owner": owner, "content": content}
         )
@@ -193,7 +196,9 @@ async def test_an_end_user_behind_the_key_is_an_owner_of_its_own(admin: Admin) -
         ClientSession(read, write) as session,
     ):
         await session.initialize()
-        added = await session.call_tool("memory_add", {"content": "Uses Postgres daily"})
+        added = await session.call_tool(
+            "memory_add", {"content": "Uses Postgres daily"}
+        )
         assert structured(added)["memory"]["owner"] == alice
         found = await session.call_tool("memory_search", {"query": "postgres"})
         assert [r["content"] for r in structured(found)["results"]] == [
