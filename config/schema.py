@@ -15,6 +15,8 @@ Strategy = Literal["recent", "keyword", "semantic", "hybrid"]
 Scope = Literal["session", "owner", "global"]
 Placement = Literal["prepend", "after_prefix", "last_user"]
 Role = Literal["user", "assistant"]
+EndUsers = Literal["optional", "required"]
+EndUserSource = Literal["header", "body"]
 EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
 QueryProjectionMode = Literal["auto", "always", "off"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
@@ -100,6 +102,12 @@ class MemoryConfig:
     retention_days: int | None = None
     extract_from: tuple[Role, ...] = ("user",)
     placement: Placement = "last_user"
+    users: EndUsers = "optional"
+    """required: a request that names no end user gets no memory at all (still proxied)."""
+    user_from: tuple[EndUserSource, ...] = ("header", "body")
+    """Where a request names its end user, in order of precedence: the X-Memtap-User
+    header, the body's own field (OpenAI `safety_identifier` / `user`, Anthropic
+    `metadata.user_id`)."""
     rrf_k: int = 60
     top_k: int = 20
     min_score: float = 0.0

@@ -59,6 +59,16 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Where memories go: after_prefix, prepend or last_user (with the last user turn).",
     ),
     SettingSpec(
+        "memory.users",
+        "End users behind one key: optional | required (a request naming none gets no "
+        "memory).",
+    ),
+    SettingSpec(
+        "memory.user_from",
+        "Where a request names its end user, in order of precedence: [header, body] "
+        "(X-Memtap-User; OpenAI safety_identifier / user, Anthropic metadata.user_id).",
+    ),
+    SettingSpec(
         "memory.rrf_k",
         "Reciprocal-rank-fusion constant k of the hybrid strategy (>= 1).",
     ),

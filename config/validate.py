@@ -185,6 +185,13 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
             yield ConfigIssue(path, "must be at least 1, or null for never")
     if len(set(memory.extract_from)) != len(memory.extract_from):
         yield ConfigIssue("memory.extract_from", "lists a role twice")
+    if len(set(memory.user_from)) != len(memory.user_from):
+        yield ConfigIssue("memory.user_from", "lists a source twice")
+    if memory.users == "required" and not memory.user_from:
+        yield ConfigIssue(
+            "memory.user_from",
+            "is empty: with memory.users: required no request could name an end user",
+        )
     if memory.min_score < 0:
         yield ConfigIssue("memory.min_score", "must be 0 or more")
     if not -1.0 <= memory.min_similarity <= 1.0:

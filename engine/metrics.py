@@ -187,6 +187,12 @@ class Metrics:
             "Requests that went through memory, by outcome.",
             ["outcome"],
         )
+        self.memory_skipped = Counter(
+            "memtap_memory_skipped_total",
+            "Requests to a memory endpoint that memory stayed out of, by reason "
+            "(no_end_user: memory.users is required and the request names none).",
+            ["reason"],
+        )
         self.memories_extracted = Counter(
             "memtap_memories_extracted_total", "Memories written by extraction."
         )

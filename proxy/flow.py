@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from multidict import CIMultiDict
 
 if TYPE_CHECKING:
+    from memtap.config.schema import EndUserSource
     from memtap.proxy.codecs.base import Codec, ConversationView, ResponseFollower
     from memtap.proxy.routing import Route
 
@@ -59,6 +60,15 @@ class Flow:
     upstream ahead of the rest (streamed)."""
     body_rewritten: bool = False
     owner_id: str | None = None
+    """Whose memory: the key's owner, or `KEYOWNER:USERTAG` when the request names an end
+    user (`proxy/owners.py`)."""
+    key_owner_id: str | None = None
+    """The owner of the API key (None: no key); `owner_id` without the end user."""
+    header_user_tag: str | None = None
+    """The X-Memtap-User value hashed (`proxy/owners.py:user_tag`); the raw value is never
+    kept."""
+    end_user: EndUserSource | None = None
+    """Where the end user of `owner_id` was named (header or body); None: none named."""
     session_id: str | None = None
     memory_mode: MemoryMode = "on"
     codec: Codec | None = None

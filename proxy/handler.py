@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -20,6 +20,7 @@ from aiohttp import web
 from aiohttp.payload import AsyncIterablePayload, Payload
 from yarl import URL
 
+from memtap.config.schema import EndUserSource
 from memtap.proxy.appkeys import RUNTIME, Runtime
 from memtap.proxy.client_edges import closed_reason, closed_with, upstream_watchdog
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
@@ -32,6 +33,7 @@ from memtap.proxy.headers import (
     upstream_request_headers,
 )
 from memtap.proxy.modes.access.gate import FORWARD_ACCESS, Denied
+from memtap.proxy.owners import chosen_end_user, end_user_owner
 from memtap.proxy.routing import Route, resolve_route
 from memtap.proxy.tee import UpstreamBodyError, relay_body
 from memtap.proxy.upstream import IdleWatchdog, UpstreamFailure, open_response
@@ -51,11 +53,25 @@ def _upstream_host(base_url: str) -> str:
 # -- the flow ----------------------------------------------------------------------------
 
 
-def new_flow(request: web.BaseRequest, route: Route) -> Flow:
-    """The per-request Flow: upstream headers prepared, X-Memtap-* values and owner read."""
+def new_flow(
+    request: web.BaseRequest,
+    route: Route,
+    user_from: Sequence[EndUserSource] = ("header", "body"),
+) -> Flow:
+    """The per-request Flow: upstream headers prepared, X-Memtap-* values and owner read.
+
+    The owner is the key's, or its end user's when X-Memtap-User names one and `user_from`
+    (`memory.user_from`) reads the header; an end user named in the body is read with the
+    body, by the memory addon (`proxy/addons/end_user.py`)."""
     client_headers = request.headers
     memtap = read_memtap_headers(client_headers)
     api_key = api_key_from(client_headers, route.query)
+    key_owner = owner_id_for_key(api_key) if api_key else None
+    owner, end_user = key_owner, None
+    if key_owner is not None and memtap.user_tag is not None:
+        chosen = chosen_end_user(user_from, memtap.user_tag, None)
+        if chosen is not None:
+            end_user, owner = chosen[0], end_user_owner(key_owner, chosen[1])
     return Flow(
         request_id=new_request_id(),
         method=request.method,
@@ -64,7 +80,10 @@ def new_flow(request: web.BaseRequest, route: Route) -> Flow:
             client_headers, _upstream_host(route.base_url)
         ),
         client_ip=request.remote,
-        owner_id=owner_id_for_key(api_key) if api_key else None,
+        owner_id=owner,
+        key_owner_id=key_owner,
+        header_user_tag=memtap.user_tag,
+        end_user=end_user,
         session_id=memtap.session,
         memory_mode=_MEMORY_MODES.get(memtap.memory or "on", "on"),
         request_length=request.content_length,
@@ -270,7 +289,7 @@ async def handle(request: web.Request) -> web.StreamResponse:
             "no_route", f"no upstream is configured for {request.path!r}", None
         )
         return web.Response(status=404, body=body, content_type="application/json")
-    flow = new_flow(request, route)
+    flow = new_flow(request, route, runtime.config.current.memory.user_from)
     metrics = runtime.metrics
     metrics.inflight.inc()
     try:

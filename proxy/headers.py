@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl
 
 from multidict import CIMultiDict, MultiMapping
 
+from memtap.proxy.owners import user_tag
+
 # RFC 9110 section 7.6.1 plus the legacy names still seen in the wild. Proxy-* is matched by prefix.
 HOP_BY_HOP: frozenset[str] = frozenset(
     {
@@ -31,13 +33,22 @@ HOP_BY_HOP: frozenset[str] = frozenset(
 MEMTAP_PREFIX = "x-memtap-"
 SESSION_HEADER = "X-Memtap-Session"
 MEMORY_HEADER = "X-Memtap-Memory"
+USER_HEADER = "X-Memtap-User"
+"""The end user behind the key (`proxy/owners.py`): its value is hashed at once, never kept."""
 MEMORIES_HEADER = "X-Memtap-Memories"
 REQUEST_ID_HEADER = "X-Memtap-Request-Id"
 
 SECRET_HEADERS: frozenset[str] = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key"}
+    {
+        "authorization",
+        "proxy-authorization",
+        "x-api-key",
+        "api-key",
+        "x-goog-api-key",
+        "x-memtap-user",
+    }
 )
-"""Headers whose values are credentials: never logged (see proxy/logs.py)."""
+"""Headers whose values are credentials or a person's id: never logged (see proxy/logs.py)."""
 
 # Headers the upstream request must not inherit: the client already got its 100 Continue
 # from memtap, and Host is rewritten for the upstream.
@@ -117,17 +128,28 @@ class MemtapRequestHeaders:
 
     session: str | None
     memory: str | None
+    user_tag: str | None = None
+    """The X-Memtap-User value as memtap keeps it (`proxy/owners.py:user_tag`), never raw."""
 
 
 _NO_MEMTAP_HEADERS = MemtapRequestHeaders(session=None, memory=None)
 
 
 def read_memtap_headers(headers: MultiMapping[str]) -> MemtapRequestHeaders:
-    if SESSION_HEADER not in headers and MEMORY_HEADER not in headers:
+    if (
+        SESSION_HEADER not in headers
+        and MEMORY_HEADER not in headers
+        and USER_HEADER not in headers
+    ):
         return _NO_MEMTAP_HEADERS  # the usual request: nothing to read
     session = (headers.get(SESSION_HEADER) or "").strip()
     memory = (headers.get(MEMORY_HEADER) or "").strip().lower()
-    return MemtapRequestHeaders(session=session or None, memory=memory or None)
+    user = (headers.get(USER_HEADER) or "").strip()
+    return MemtapRequestHeaders(
+        session=session or None,
+        memory=memory or None,
+        user_tag=user_tag(user) if user else None,
+    )
 
 
 def upstream_request_headers(

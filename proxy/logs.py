@@ -26,7 +26,9 @@ from memtap.engine.clock import epoch_iso
 
 REDACTED = "[REDACTED]"
 
-_SECRET_NAMES = r"authorization|proxy-authorization|x-api-key|x-goog-api-key|api[_-]?key|admin[_-]?token"
+# x-memtap-user is no credential but a person's id (an end user behind a shared key): memtap
+# never logs it, and a line that would (a header dump) gets it redacted like a key.
+_SECRET_NAMES = r"authorization|proxy-authorization|x-api-key|x-goog-api-key|api[_-]?key|admin[_-]?token|x-memtap-user"
 _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     # name: value / name=value / 'name', 'value' / "name":"Bearer value" (JSON, reprs, headers)
     (
@@ -52,9 +54,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = 
 
 
 # Substrings (lower-case) without which no pattern can match: most lines skip the regexes.
-# Each secret name holds "authoriz", "key" or "admin" (admin_token); "bearer" and "basic"
-# after a name need the name. Not "token": every memory line has a "tokens" field.
-_TRIGGERS = ("authoriz", "key", "admin", "bearer", "sk-", "aiza")
+# Each secret name holds "authoriz", "key", "admin" (admin_token) or "memtap-user";
+# "bearer" and "basic" after a name need the name. Not "token": every memory line has a
+# "tokens" field.
+_TRIGGERS = ("authoriz", "key", "admin", "memtap-user", "bearer", "sk-", "aiza")
 
 
 def _may_hold_secret(text: str) -> bool:
@@ -72,6 +75,7 @@ def _may_hold_secret(text: str) -> bool:
         or "admin" in lowered
         or "sk-" in lowered
         or "aiza" in lowered
+        or "memtap-user" in lowered
     )
 
 

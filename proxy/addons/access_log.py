@@ -53,6 +53,10 @@ class AccessLog(Addon):
         }
         if flow.session_id is not None:
             fields["session"] = flow.session_id
+        if flow.endpoint is not None and flow.memory.skipped_reason is not None:
+            # A memory endpoint's request that memory stayed out of (or stopped short in):
+            # why, as in the request log (`no_end_user`, `memory_header_off`, ...).
+            fields["skipped_reason"] = flow.memory.skipped_reason
         if flow.response_headers is not None:
             for name in _UPSTREAM_ID_HEADERS:
                 if name in flow.response_headers:

@@ -23,11 +23,18 @@ from memtap.engine.episodes.render import episode_line
 from memtap.engine.memory_block import MemoryLine, build_memory_block
 from memtap.engine.types import Hit, Retrieval, RetrievalRequest
 from memtap.proxy.addons import memory_policy
+from memtap.proxy.addons.end_user import (
+    NO_END_USER,
+    must_name_one,
+    name_from_body,
+    skip_unnamed,
+)
 from memtap.proxy.addons.fail_open import memory_failed
 from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
 from memtap.proxy.codecs.base import NotPlaced
 from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
+from memtap.proxy.owners import scope_for
 from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
@@ -95,6 +102,8 @@ class InjectAddon(Addon):
         flow.endpoint = decision.endpoint
         flow.read_body = decision.read_body
         flow.memory.skipped_reason = decision.skipped_reason
+        if decision.skipped_reason == NO_END_USER:
+            skip_unnamed(flow, self.runtime.metrics)
 
     async def request(self, flow: Flow) -> None:
         engine, owner = self.runtime.engine, flow.owner_id
@@ -128,6 +137,13 @@ class InjectAddon(Addon):
             return
         if parsed.had_surrogates:
             log_surrogates_replaced(flow)
+        # Whose memory is decided here, once, before anything is read or learned.
+        name_from_body(flow, config, codec.format, parsed.readable)
+        if must_name_one(flow, config):
+            flow.codec = None  # no extraction either; the request goes on unchanged
+            skip_unnamed(flow, self.runtime.metrics)
+            return
+        owner = flow.owner_id or owner
         flow.memory.conversation = view
         flow.extra_response_headers[MEMORIES_HEADER] = "0"
         # A pasted document can make the last user turn huge; its end (where the question
@@ -188,7 +204,11 @@ class InjectAddon(Addon):
     async def _retrieve(
         self, flow: Flow, engine: MemoryEngine, owner: str, query: str, timeout_ms: int
     ) -> Retrieval | None:
-        request = RetrievalRequest(owner=owner, query=query, session=flow.session_id)
+        # An end user never reads another's memory, `global` or not (proxy/owners.py).
+        scope = scope_for(owner, self.runtime.config.current.memory.scope)
+        request = RetrievalRequest(
+            owner=owner, query=query, session=flow.session_id, scope=scope
+        )
         started = time.monotonic()
         try:
             # The engine keeps the limit itself, answering then with what it read before

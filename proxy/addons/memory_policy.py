@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memtap.proxy.addons.end_user import NO_END_USER, must_name_one
 from memtap.proxy.codecs.registry import detect
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
     key (the owner), X-Memtap-Memory is not `off`, the path is a memory endpoint of the
     route's format, and the declared body fits `server.max_rewrite_body_bytes` (a chunked
     body of unknown size is read up to that size; past it, the `request` hook keeps memory
-    out)."""
+    out). Under `memory.users: required` the request must name an end user: by a header
+    here, else by the body, read in the `request` hook (`proxy/addons/end_user.py`)."""
     endpoint = endpoint_of(flow)
     if not engine_ready:
         return MemoryDecision(None, "engine_unavailable", endpoint)
@@ -57,6 +59,9 @@ def decide(flow: Flow, config: Config, engine_ready: bool) -> MemoryDecision:
         return MemoryDecision(None, "body_not_buffered", endpoint)
     if endpoint is None:
         return MemoryDecision(None, "not_a_memory_endpoint")
+    if must_name_one(flow, config.memory) and "body" not in config.memory.user_from:
+        # The body cannot name the end user: no need to read it.
+        return MemoryDecision(None, NO_END_USER, endpoint)
     return MemoryDecision(endpoint, None, endpoint)
 
 

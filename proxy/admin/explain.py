@@ -3,6 +3,7 @@ and engine-status."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from aiohttp import web
@@ -10,7 +11,8 @@ from aiohttp import web
 from memtap.engine.types import Hit, Retrieval
 from memtap.proxy.addons.inject import injected_block
 from memtap.proxy.admin import validation
-from memtap.proxy.admin.common import engine_of, json_response
+from memtap.proxy.admin.common import engine_of, json_response, runtime_of
+from memtap.proxy.owners import scope_for
 
 routes = web.RouteTableDef()
 
@@ -63,6 +65,11 @@ async def retrieve_preview(request: web.Request) -> web.Response:
     retrieval_request = validation.retrieval_request(
         await validation.read_json_object(request)
     )
+    # As the proxy does: an end user's owner never reads across owners (proxy/owners.py).
+    configured = runtime_of(request).config.current.memory.scope
+    scope = scope_for(retrieval_request.owner, retrieval_request.scope or configured)
+    if scope != (retrieval_request.scope or configured):
+        retrieval_request = dataclasses.replace(retrieval_request, scope=scope)
     # The proxy's inject addon calls this same method; side_effects=False only skips lazy
     # backfill writes and counters, never changes ranking, floor or budget.
     retrieval = await engine_of(request).retrieve(retrieval_request, side_effects=False)

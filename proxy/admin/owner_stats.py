@@ -4,7 +4,8 @@ per-owner stats of its Memories tab).
 Computed from the memories API (no store-specific query), paging through at most
 `MAX_SCANNED` memories; past that the answer says `"truncated": true`. Last activity is the
 newest memory change or request in the request log, whichever is later. `episodes` counts
-the owner's episodes (for the first `MAX_EPISODE_COUNTS` owners).
+the owner's episodes (for the first `MAX_EPISODE_COUNTS` owners). An end user behind a key
+(`KEYOWNER:USERTAG`) is an owner like any other, with `key_owner` naming its key's owner.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from memtap.engine.episode_types import EpisodeListQuery
 from memtap.engine.types import ListQuery, Memory, estimate_tokens
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
+from memtap.proxy.owners import key_owner_of
 
 routes = web.RouteTableDef()
 
@@ -50,6 +52,9 @@ class OwnerStats:
     def as_json(self) -> dict[str, Any]:
         return {
             "owner": self.owner,
+            # An end user's owner names the key's owner it belongs to (the Studio groups
+            # the users of a key under it); null for any other owner.
+            "key_owner": key_owner_of(self.owner),
             "live": self.live,
             "superseded": self.superseded,
             "tokens": self.tokens,

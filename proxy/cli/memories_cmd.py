@@ -23,6 +23,7 @@ from memtap.proxy.cli.client import (
     print_table,
     run_api_command,
 )
+from memtap.proxy.owners import end_user_owner, user_tag
 
 MEMORY_TYPES = ("factual", "episodic", "procedural", "semantic")
 LIST_COLUMNS = (
@@ -48,6 +49,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "api_key",
         metavar="API_KEY",
         help="the key, or - to read it from stdin (keeps it out of history)",
+    )
+    owner.add_argument(
+        "--user",
+        metavar="ID",
+        help="an end user behind the key (X-Memtap-User, or the body's user field): "
+        "prints that user's owner id, KEYOWNER:USERTAG",
     )
     owner.set_defaults(handler=_owner_id)
 
@@ -129,7 +136,13 @@ def _owner_id(args: argparse.Namespace) -> int:
     if not key:
         print("memtap: empty API key", file=sys.stderr)
         return EXIT_USAGE
-    print(owner_id_of(key))
+    owner = owner_id_of(key)
+    if args.user is not None:
+        if not args.user.strip():
+            print("memtap: empty end user ID", file=sys.stderr)
+            return EXIT_USAGE
+        owner = end_user_owner(owner, user_tag(args.user))
+    print(owner)
     return EXIT_OK
 
 

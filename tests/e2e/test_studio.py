@@ -25,6 +25,7 @@ from memtap.config.schema import (
     QdrantConfig,
     VectorStoreConfig,
 )
+from memtap.proxy.owners import end_user_owner, user_tag
 from tests.conftest import MemtapServer
 from tests.e2e.browser import Page
 from tests.support.admin import TOKEN, Admin, start_admin
@@ -254,6 +255,84 @@ async def test_owners_tab_erases_with_a_typed_confirmation_and_shows_the_receipt
     await asyncio.to_thread(script)
     left = await admin.call("GET", "/api/memories", params={"owner": OWNER})
     assert left.body["total"] == 0
+
+
+async def test_owners_tab_groups_the_end_users_of_a_key_under_it(
+    admin: Admin, browser: object
+) -> None:
+    """End users behind one key (`KEYOWNER:USERTAG`) are listed under their key's row with
+    their own counts; the key's row says how many it has, and exists (with zeros) when only
+    its users have memories; one user is erased alone."""
+    users = {name: end_user_owner(OWNER, user_tag(name)) for name in ("ann", "ben")}
+    await admin.create(owner=OWNER, content="the app is called Hive")
+    await admin.create(owner=users["ann"], content="keeps bees")
+    await admin.create(owner=users["ann"], content="rides a cargo bike")
+    await admin.create(owner=users["ben"], content="restores old radios")
+    # A request naming ben by the header: counted under ben, not under the key.
+    async with admin.http.post(
+        admin.server.url + "/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": "radios?"}]},
+        headers={"Authorization": f"Bearer {KEY}", "X-Memtap-User": "ben"},
+    ) as response:
+        assert response.status == 200
+        await response.read()
+    other_key = "fedcba9876543210fedcba98"
+    lone = end_user_owner(other_key, user_tag("cy"))
+    await admin.create(owner=lone, content="only a user of this key has memories")
+
+    def script() -> None:
+        page = studio(browser, admin)
+        page.tab("Owners")
+        page.wait(lambda: len(page.all("#o-rows tr")) == 5)
+        rows = page.all("#o-rows tr")
+        owners = [r.get_attribute("data-owner") for r in rows]
+        # Each key's row first, its users right under it.
+        for key, members in ((OWNER, set(users.values())), (other_key, {lone})):
+            at = owners.index(key)
+            assert set(owners[at + 1 : at + 1 + len(members)]) == members, owners
+        cells = {
+            r.get_attribute("data-owner"): [
+                td.text for td in r.find_elements("css selector", "td")
+            ]
+            for r in rows
+        }
+        # owner, users, live, superseded, tokens, requests
+        assert cells[OWNER][1:3] == ["2", "1"]
+        assert cells[users["ann"]][1:3] == ["", "2"]
+        assert cells[users["ben"]][1:3] == ["", "1"] and cells[users["ben"]][5] == "1"
+        assert cells[other_key][1:4] == [
+            "1",
+            "0",
+            "0",
+        ]  # made up: only its user has any
+        for user in (*users.values(), lone):
+            row = rows[owners.index(user)]
+            assert "end-user" in (row.get_attribute("class") or "")
+            assert row.get_attribute("data-key-owner") in (OWNER, other_key)
+        assert "2 owners, 3 end users" in page.text("#status")
+        page.screenshot("owners-end-users")
+
+        ann_css = f'#o-rows tr[data-owner="{users["ann"]}"]'
+        page.find(ann_css).find_element("css selector", "button.erase").click()
+        page.type("#o-erase-confirm", users["ann"])
+        go = page.find("#o-erase-go")
+        page.wait(go.is_enabled)
+        go.click()
+        receipt = page.wait_text("#o-erase", "removed.memories")
+        assert "Erased " + users["ann"] in receipt
+        assert "removed.memories\n2" in receipt or "removed.memories 2" in receipt
+        page.wait(lambda: page.all(ann_css) == [])
+        assert page.all(f'#o-rows tr[data-owner="{users["ben"]}"]')
+        assert page.all(f'#o-rows tr[data-owner="{OWNER}"]')
+
+        # The key's own erase says its users stay.
+        key_row = page.find(f'#o-rows tr[data-owner="{OWNER}"]')
+        key_row.find_element("css selector", "button.erase").click()
+        assert "end users (1) keep" in page.wait_text("#o-erase", "end users")
+
+    await asyncio.to_thread(script)
+    left = await admin.call("GET", "/api/memories", params={"owner": users["ben"]})
+    assert left.body["total"] == 1
 
 
 async def test_engine_tab_reindexes_with_progress_and_edits_a_setting(

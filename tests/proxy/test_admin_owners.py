@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from memtap.proxy.admin import owners
+from memtap.proxy.owners import end_user_owner, user_tag
 from tests.support.admin import OWNER, Admin
 
 OTHER = "fedcba9876543210fedcba98"
@@ -226,3 +227,53 @@ async def test_episode_listing_reads_its_query_like_the_memories_listing(
         and listed.body["total"] == 0
         and listed.body["items"] == []
     )
+
+
+async def test_an_end_users_owner_works_wherever_an_owner_is_taken(
+    admin: Admin,
+) -> None:
+    """`KEYOWNER:USERTAG`: listed, searched, previewed, counted, exported and erased like any
+    owner; erasing it leaves the key's own owner and its other users, and erasing the key's
+    owner leaves its users."""
+    alice = end_user_owner(OWNER, user_tag("alice@example.com"))
+    bob = end_user_owner(OWNER, user_tag("bob@example.com"))
+    await admin.create(owner=OWNER, content="The app is called Hive")
+    made = [
+        await admin.create(owner=alice, content="Alice keeps bees", session="s1"),
+        await admin.create(owner=alice, content="Alice rides a cargo bike"),
+    ]
+    await admin.create(owner=bob, content="Bob restores old radios")
+
+    listed = await admin.call(
+        "GET", "/api/memories", params={"owner": alice, "q": "bees"}
+    )
+    assert [m["id"] for m in listed.body["items"]] == [made[0]["id"]]
+    preview = await admin.call(
+        "POST",
+        "/api/retrieve-preview",
+        json={"owner": alice, "query": "bees radios Hive", "scope": "global"},
+    )
+    assert preview.status == 200, preview.body
+    assert [r["content"] for r in preview.body["results"]] == ["Alice keeps bees"]
+    stats = await admin.call("GET", "/api/owners")
+    by_owner = {i["owner"]: i for i in stats.body["items"]}
+    assert by_owner[alice]["key_owner"] == OWNER and by_owner[alice]["live"] == 2
+    assert by_owner[bob]["key_owner"] == OWNER
+    assert by_owner[OWNER]["key_owner"] is None
+    for path in ("/api/episodes", "/api/requests"):
+        reply = await admin.call("GET", path, params={"owner": alice})
+        assert reply.status == 200 and reply.body["items"] == [], path
+    export = await admin.call("GET", f"/api/owners/{alice}/export")
+    assert export.status == 200
+    assert {m["id"] for m in lines(export.raw)} == {m["id"] for m in made}
+
+    erase = await admin.call("DELETE", f"/api/owners/{alice}")
+    assert erase.status == 200 and erase.body["owner"] == alice
+    assert erase.body["removed"]["memories"] == 2
+    left = await admin.call("GET", "/api/owners")
+    assert {i["owner"] for i in left.body["items"]} == {OWNER, bob}
+
+    erase = await admin.call("DELETE", f"/api/owners/{OWNER}")
+    assert erase.body["removed"]["memories"] == 1  # exactly the key's own owner
+    left = await admin.call("GET", "/api/owners")
+    assert {i["owner"] for i in left.body["items"]} == {bob}

@@ -138,6 +138,48 @@ async def test_invalid_settings_name_the_field_and_change_nothing(
     assert await admin.engine.load_overrides() == {}
 
 
+async def test_end_user_settings_change_at_run_time_and_are_checked(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+    tmp_path: Path,
+) -> None:
+    """memory.users and memory.user_from are memory.* runtime settings like the others:
+    listed with their source, set (either shape), validated like the file, dropped."""
+    admin = await start(memtap_server, http, write_yaml(tmp_path, standin))
+    settings = by_name((await admin.call("GET", "/api/settings")).body)
+    assert settings["memory.users"]["value"] == "optional"
+    assert settings["memory.user_from"]["value"] == ["header", "body"]
+    assert settings["memory.users"]["source"] == "default"
+
+    reply = await admin.call(
+        "PUT",
+        "/api/settings",
+        json={"memory": {"users": "required", "user_from": ["body", "header"]}},
+    )
+    assert reply.status == 200, reply.body
+    settings = by_name(reply.body)
+    assert settings["memory.users"]["source"] == "override"
+    memory = admin.server.runtime.config.current.memory
+    assert memory.users == "required" and memory.user_from == ("body", "header")
+
+    for bad, field in (
+        ({"memory.users": "always"}, "memory.users"),
+        ({"memory.user_from": ["cookie"]}, "memory.user_from[0]"),
+        (
+            {"memory.user_from": []},
+            "memory.user_from",
+        ),  # required: someone must name one
+    ):
+        reply = await admin.call("PUT", "/api/settings", json=bad)
+        assert reply.status == 400 and reply.body["error"]["field"] == field, bad
+    assert admin.server.runtime.config.current.memory.users == "required"
+
+    reply = await admin.call("DELETE", "/api/settings/memory.users")
+    assert reply.status == 200
+    assert admin.server.runtime.config.current.memory.users == "optional"
+
+
 async def test_overrides_survive_a_restart(
     memtap_server: Callable[..., Awaitable[MemtapServer]],
     http: aiohttp.ClientSession,

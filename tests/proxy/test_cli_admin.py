@@ -66,6 +66,15 @@ async def test_owner_id() -> None:
     from_stdin = await memtap("owner-id", "-", stdin=b"sk-abc\n")
     assert from_stdin.code == 0 and from_stdin.out.strip() == expected
     assert (await memtap("owner-id", "-", stdin=b"")).code == 2
+    # An end user behind the key: KEYOWNER:first 16 hex of sha256(ID).
+    user = hashlib.sha256(b"alice@example.com").hexdigest()[:16]
+    named = await memtap("owner-id", "sk-abc", "--user", "alice@example.com")
+    assert named.code == 0 and named.out.strip() == f"{expected}:{user}"
+    from_stdin = await memtap(
+        "owner-id", "-", "--user", "alice@example.com", stdin=b"sk-abc\n"
+    )
+    assert from_stdin.out.strip() == f"{expected}:{user}"
+    assert (await memtap("owner-id", "sk-abc", "--user", " ")).code == 2
 
 
 async def test_add_list_delete(admin: Admin, tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memtap.config.schema import Config, MemoryConfig
 from memtap.proxy.cli.memories_cmd import owner_id_of
+from memtap.proxy.owners import end_user_owner, user_tag
 from tests.conftest import MemtapServer
 from tests.support.admin import TOKEN, Admin, start_admin
 from tests.support.standin import Standin
@@ -170,6 +171,41 @@ async def test_another_owners_memories_are_out_of_reach(admin: Admin) -> None:
         assert owner_arg.is_error and "unknown argument: owner" in text_of(owner_arg)
     still = await admin.call("GET", f"/api/memories/{their_id}")
     assert still.body["content"] == "Their secret: uses Postgres at night"
+
+
+async def test_an_end_user_behind_the_key_is_an_owner_of_its_own(admin: Admin) -> None:
+    """`--owner KEYOWNER:USERTAG` (`memtap owner-id KEY --user ID`): the tools act on that
+    person alone, not on the key's own memories nor on the key's other users."""
+    alice = end_user_owner(ME, user_tag("alice@example.com"))
+    bob = end_user_owner(ME, user_tag("bob@example.com"))
+    for owner, content in (
+        (ME, "Uses Postgres for the app"),
+        (bob, "Uses Postgres at home"),
+    ):
+        reply = await admin.call(
+            "POST", "/api/memories", json={"owner": owner, "content": content}
+        )
+        assert reply.status == 201
+    params = StdioServerParameters(
+        command=MEMTAP,
+        args=["mcp", "--url", admin.server.url, "--token", TOKEN, "--owner", alice],
+        env=_env(),
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        added = await session.call_tool(
+            "memory_add", {"content": "Uses Postgres daily"}
+        )
+        assert structured(added)["memory"]["owner"] == alice
+        found = await session.call_tool("memory_search", {"query": "postgres"})
+        assert [r["content"] for r in structured(found)["results"]] == [
+            "Uses Postgres daily"
+        ]
+        listed = await session.call_tool("memory_list", {})
+        assert [m["owner"] for m in structured(listed)["items"]] == [alice]
 
 
 async def test_session_default_and_any_owner_mode(admin: Admin) -> None:

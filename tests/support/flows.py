@@ -15,14 +15,14 @@ hooks on it directly, no network needed:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 from aiohttp.test_utils import make_mocked_request
 from multidict import CIMultiDict
 
-from memtap.config.schema import ApiFormat
+from memtap.config.schema import ApiFormat, EndUserSource
 from memtap.proxy.flow import Flow
 from memtap.proxy.handler import new_flow
 from memtap.proxy.routing import Route
@@ -58,12 +58,14 @@ def tflow(
     headers: Mapping[str, str] | None = None,
     format: ApiFormat = "auto",
     chunked: bool = False,
+    user_from: Sequence[EndUserSource] = ("header", "body"),
 ) -> Flow:
     """A reverse-mode flow to `path` (query allowed) as the handler has it before any hook.
 
     `body` (a JSON object or raw bytes) is declared with a Content-Length, or as chunked
     (`chunked=True`: no declared size); it is not read: `give_body` does that. `headers` are
-    the client's (X-Memtap-Memory, X-Memtap-Session, Accept-Encoding...).
+    the client's (X-Memtap-Memory, X-Memtap-Session, X-Memtap-User, Accept-Encoding...);
+    `user_from` is `memory.user_from` as the handler passes it.
     """
     client_headers: CIMultiDict[str] = CIMultiDict(headers or {})
     if api_key is not None and "Authorization" not in client_headers:
@@ -78,7 +80,7 @@ def tflow(
     request = make_mocked_request(method, path, headers=client_headers)
     path_only, _, query = path.partition("?")
     route = Route("upstream", UPSTREAM_URL, path_only, query, format, 30.0, 10.0)
-    flow = new_flow(request, route)
+    flow = new_flow(request, route, user_from)
     flow.client_ip = "127.0.0.1"
     return flow
 
