@@ -57,6 +57,14 @@ class ConversationView:
     with any memtap-injected block removed."""
     system_text: str
     """All system-level text joined with "\\n" (informational; used by tests and logs)."""
+    turn_key: str = ""
+    """Names the user turn this request belongs to: a digest of the conversation up to and
+    including its last user turn with text (and the stored state it continues). Every step
+    of that turn's tool loop has the same key; "" when the request holds no user text."""
+    continues_turn: bool = False
+    """The request continues a user turn through tool results (a `tool` message, a
+    `function_call_output` item, a `tool_result` block, a `functionResponse` part after the
+    last user text): its user text came with an earlier step, which read it already."""
 
 
 @dataclass(frozen=True, slots=True)

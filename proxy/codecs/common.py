@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
+
+import orjson
 
 from memtap.engine.turn_bounds import TailText
 from memtap.proxy.codecs.base import Completion
@@ -40,6 +43,16 @@ def parse_arguments(raw: str) -> Any:
         return json.loads(raw) if raw else {}
     except ValueError:
         return raw
+
+
+def turn_key(*scope: Any) -> str:
+    """A digest of `scope` (parsed JSON: the conversation up to and including its last user
+    text turn, and what it continues): the same on every step of one user turn."""
+    try:
+        raw = orjson.dumps(scope)
+    except TypeError:  # an integer past 64 bits: json.dumps writes it
+        raw = json.dumps(scope, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 def error_of(err: Any) -> str:
