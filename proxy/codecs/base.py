@@ -65,6 +65,9 @@ class ConversationView:
     """The request continues a user turn through tool results (a `tool` message, a
     `function_call_output` item, a `tool_result` block, a `functionResponse` part after the
     last user text): its user text came with an earlier step, which read it already."""
+    continues_response: str | None = None
+    """The stored response this request continues (Responses `previous_response_id`): with
+    no user text of its own, the turn that response was a step of is this one's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,9 @@ class Completion:
     dropped_chars: int = 0
     """Characters cut from the head of `assistant_text`: a follower keeps only the tail the
     extractor reads (`engine.limits.MAX_TURN_TEXT_CHARS`), in constant memory."""
+    response_id: str | None = None
+    """The id the provider stored the response under (Responses), for a later request's
+    `previous_response_id`."""
 
 
 class ResponseFollower(Protocol):

@@ -18,6 +18,7 @@ before a new one is placed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -62,10 +63,11 @@ def _usage(usage: Any) -> dict[str, int]:
 
 
 class ResponsesStreamState(TurnState):
-    __slots__ = ("_calls",)
+    __slots__ = ("_calls", "_response_id")
 
     def __init__(self) -> None:
         super().__init__()
+        self._response_id: str | None = None
         # item id -> {"id": call_id, "name", "arguments"}, in output order
         self._calls: dict[str, dict[str, Any]] = {}
 
@@ -96,11 +98,17 @@ class ResponsesStreamState(TurnState):
             )
         elif kind == "error":
             self._error = error_of(payload.get("error") or payload)
+        elif kind in ("response.created", "response.in_progress"):
+            response = payload.get("response") or {}
+            if isinstance(response, dict) and isinstance(response.get("id"), str):
+                self._response_id = response["id"]
         elif kind in _TERMINAL:
             self._done = True
             self._on_response(payload.get("response") or {})
 
     def _on_response(self, response: dict[str, Any]) -> None:
+        if isinstance(response.get("id"), str):
+            self._response_id = response["id"]
         if isinstance(response.get("status"), str):
             self._finish = response["status"]
         if response.get("usage"):
@@ -149,7 +157,8 @@ class ResponsesStreamState(TurnState):
             }
             for c in self._calls.values()
         )
-        return self._completion(eof_clean, finish, calls)
+        completion = self._completion(eof_clean, finish, calls)
+        return dataclasses.replace(completion, response_id=self._response_id)
 
 
 def _input_text(item: dict[str, Any]) -> str:
@@ -204,6 +213,10 @@ def _stateful(body: dict[str, Any]) -> bool:
     """The provider keeps this conversation (`previous_response_id`, `conversation`): every
     input item is stored and comes back in every later turn, `instructions` do not."""
     return bool(body.get("previous_response_id") or body.get("conversation"))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _state_of(body: dict[str, Any]) -> Any:
@@ -303,6 +316,7 @@ class OpenAIResponsesCodec:
             system_text="\n".join(system),
             turn_key=key,
             continues_turn=continues,
+            continues_response=_string(body.get("previous_response_id")),
         )
 
     def inject(
@@ -316,7 +330,10 @@ class OpenAIResponsesCodec:
             # memtap could not remove it (a block per turn would pile up): the block goes
             # into `instructions`, which a continued response does not inherit.
             return Placed(
-                {**body, "instructions": _with_instructions(body, memory_text, placement)},
+                {
+                    **body,
+                    "instructions": _with_instructions(body, memory_text, placement),
+                },
                 "prepend" if placement == "prepend" else "after_prefix",
                 stripped,
             )
