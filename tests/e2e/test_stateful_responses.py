@@ -48,7 +48,11 @@ def start(
 ) -> Callable[[str], Awaitable[MemtapServer]]:
     async def make(placement: str) -> MemtapServer:
         server = await start_memtap(
-            standin, memtap_server, memtap_config, placement=placement, strategy="keyword"
+            standin,
+            memtap_server,
+            memtap_config,
+            placement=placement,
+            strategy="keyword",
         )
         await seed(server, KEY, CAT, DECOY)
         return server

@@ -143,7 +143,11 @@ async def responses_loop(server: MemtapServer, standin: Standin, stream: bool) -
                 responses_reply(f"resp_{step}", call=call, text=FINAL, stream=stream)
             )
             response = await responses_call(
-                client, stream, instructions=SYSTEM, input=items, tools=responses_tools()
+                client,
+                stream,
+                instructions=SYSTEM,
+                input=items,
+                tools=responses_tools(),
             )
             if call is None:
                 assert response.output_text == FINAL
@@ -214,7 +218,9 @@ async def gemini_loop(server: MemtapServer, standin: Standin, stream: bool) -> N
         tools=[
             genai_types.Tool(
                 function_declarations=[
-                    genai_types.FunctionDeclaration(name=name, description=f"The {name}.")
+                    genai_types.FunctionDeclaration(
+                        name=name, description=f"The {name}."
+                    )
                     for _, name, _ in CALLS
                 ]
             )
@@ -384,7 +390,11 @@ def start(
     async def make(placement: str) -> MemtapServer:
         # Keyword retrieval (no embeddings): what the block holds shows what was asked.
         server = await start_memtap(
-            standin, memtap_server, memtap_config, placement=placement, strategy="keyword"
+            standin,
+            memtap_server,
+            memtap_config,
+            placement=placement,
+            strategy="keyword",
         )
         await seed(server, KEY, CAT, DECOY)
         return server
