@@ -4,8 +4,10 @@
 Injection: a separate message at the system level, so the application's own messages stay
 byte-identical. Models that reject the `system` role get a `user` message instead; a
 conversation written with the `developer` role gets a `developer` message. `last_user`
-appends the block to the last user message instead (a string stays a string; a parts list
-gets a text part), which is also where it goes when parts carry `cache_control`.
+appends the block to the last user message with text instead (a string stays a string; a
+parts list gets a text part), which is also where it goes when parts carry `cache_control`.
+The `tool` messages of a tool loop come after it: every step carries the block in the same
+place, and nothing ever goes between an assistant's `tool_calls` and their results.
 """
 
 from __future__ import annotations
