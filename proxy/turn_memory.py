@@ -8,7 +8,8 @@ extracted in between (what the person just said is a memory now, or re-dated an 
 another request wrote, a time limit cut one retrieval short.
 
 So the inject addon keeps, per owner and turn (`ConversationView.turn_key`), which memories
-the turn's first step injected and the line each was shown as. A step that continues the
+the turn's first step injected and how (ids, a digest of each content and the date its line
+carried: no memory text). A step that continues the
 turn retrieves again (an erased, deleted or edited memory is never shown from here) and
 shows, in the first step's order and words, those of the first step's memories that are
 still found, unchanged; nothing the turn itself taught is added. A first step that found
@@ -24,6 +25,7 @@ restart, an evicted turn) only means one step retrieves afresh.
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -41,13 +43,21 @@ MAX_RESPONSES = 4096
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """One memory as a turn's first step showed it."""
+    """One memory as a turn's first step showed it (no memory text is kept here)."""
 
     memory_id: str
-    content: str
-    """The memory's content then: a memory edited since is shown as it is now."""
-    line: MemoryLine
-    """Its line of the block (its date included: a memory re-dated since keeps it)."""
+    digest: str
+    """Of the memory's content then: a memory edited since is shown as it is now."""
+    date: str | None
+    """The date its line carried: a memory re-dated since (the turn restated it) keeps it."""
+
+    @classmethod
+    def of(cls, memory_id: str, content: str, line: MemoryLine) -> Shown:
+        return cls(memory_id, content_digest(content), line.date)
+
+
+def content_digest(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from memtap.proxy.codecs.base import NotPlaced
 from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.pipeline import Addon
-from memtap.proxy.turn_memory import Shown, TurnRef
+from memtap.proxy.turn_memory import Shown, TurnRef, content_digest
 
 if TYPE_CHECKING:
     from memtap.engine.api import MemoryEngine
@@ -84,15 +84,15 @@ WIDEN = 2
 
 
 def _shown(hit: Hit, line: MemoryLine) -> Shown:
-    return Shown(hit.memory.id, hit.memory.content, line)
+    return Shown.of(hit.memory.id, hit.memory.content, line)
 
 
 def as_first_step_showed(
     first: tuple[Shown, ...], retrieval: Retrieval
 ) -> tuple[Retrieval, list[MemoryLine]]:
     """Of a tool step's hits, those its turn's first step showed, in that order and with
-    the lines it showed them as (a memory edited since with its new line); a memory no
-    longer found is gone, one the turn taught is not added."""
+    the dates it showed them with (a memory edited since shows its new text and date); a
+    memory no longer found is gone, one the turn taught is not added."""
     found = {hit.memory.id: hit for hit in retrieval.hits}
     hits: list[Hit] = []
     lines: list[MemoryLine] = []
@@ -101,7 +101,10 @@ def as_first_step_showed(
         if hit is None:
             continue
         hits.append(hit)
-        lines.append(shown.line if hit.memory.content == shown.content else _line(hit))
+        line = _line(hit)
+        if content_digest(hit.memory.content) == shown.digest:
+            line = dataclasses.replace(line, date=shown.date)
+        lines.append(line)
     return Retrieval(tuple(hits), retrieval.resolution), lines
 
 

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from memtap.engine.memory_block import MemoryLine, build_memory_block
+from memtap.engine.types import Hit, Memory, Retrieval
 from memtap.proxy.addons.capture import spoken
+from memtap.proxy.addons.inject import _line, _shown, as_first_step_showed
 from memtap.proxy.codecs.base import Completion, Placed
 from memtap.proxy.codecs.registry import (
     ANTHROPIC,
@@ -277,7 +279,7 @@ def test_what_a_step_adds_to_memory() -> None:
 
 def test_turn_memory_is_bounded_and_per_owner() -> None:
     memory = TurnMemory(max_turns=2, max_responses=1)
-    shown = (Shown("m1", "My cat is called Miso.", MemoryLine("x")),)
+    shown = (Shown.of("m1", "My cat is called Miso.", MemoryLine("x", "2026-11-30")),)
     memory.shown("a", "k1", shown)
     memory.shown("a", "k2", ())
     assert memory.first_step("b", "k1") is None  # another owner's turn is not theirs
@@ -289,3 +291,45 @@ def test_turn_memory_is_bounded_and_per_owner() -> None:
     memory.answered("a", "r2", TurnRef("k3", ASK))
     assert memory.turn_after("a", "r1") is None
     assert memory.turn_after("a", "r2") == TurnRef("k3", ASK)
+
+
+def _hit(memory_id: str, content: str, updated: str) -> Hit:
+    memory = Memory(memory_id, "o", None, "factual", None, content, {}, updated, updated)
+    return Hit(memory, 1.0, "keyword", 5)
+
+
+def test_a_tool_step_shows_what_the_first_step_showed() -> None:
+    first = Retrieval(
+        (
+            _hit("cat", "My cat is called Miso.", "2026-01-02T00:00:00.000Z"),
+            _hit("gone", "I live in Lyon.", "2026-01-03T00:00:00.000Z"),
+            _hit("edited", "I drink tea.", "2026-01-04T00:00:00.000Z"),
+        ),
+        {},
+    )
+    lines = [_line(hit) for hit in first.hits]
+    shown = tuple(map(_shown, first.hits, lines))
+    later = Retrieval(
+        (
+            _hit(
+                "new", "Is vegetarian", "2026-12-07T00:00:00.000Z"
+            ),  # the turn taught it
+            _hit("edited", "I drink coffee.", "2026-12-07T00:00:00.000Z"),
+            _hit(
+                "cat", "My cat is called Miso.", "2026-12-07T00:00:00.000Z"
+            ),  # re-dated
+        ),
+        {},
+    )
+    kept, kept_lines = as_first_step_showed(shown, later)
+    assert [hit.memory.id for hit in kept.hits] == [
+        "cat",
+        "edited",
+    ]  # first step's order
+    assert kept_lines == [
+        MemoryLine(
+            "My cat is called Miso.", "2026-01-02"
+        ),  # as the first step showed it
+        MemoryLine("I drink coffee.", "2026-12-07"),  # edited: as it is now
+    ]
+    assert kept.tokens == 10
