@@ -15,9 +15,9 @@ shows, in the first step's order and words, those of the first step's memories t
 still found, unchanged; nothing the turn itself taught is added. A first step that found
 nothing makes every later step find nothing.
 
-A Responses conversation the provider keeps (`previous_response_id`) sends a tool step
-without the person's words: the response a step produced names its turn and its query, so
-the next step retrieves for the same words.
+A Responses conversation the provider keeps (`previous_response_id`, `conversation`) sends a
+tool step without the person's words: the response a step produced (or the conversation it
+added to) names its turn and its query, so the next step retrieves for the same words.
 
 In memory, per process, bounded (least recently used go first): a miss (another replica, a
 restart, an evicted turn) only means one step retrieves afresh.
@@ -104,10 +104,11 @@ class TurnMemory:
         """The turn's first step (or the first this process saw) showed `shown`."""
         self._turns.put((owner, turn_key), shown)
 
-    def answered(self, owner: str, response_id: str, turn: TurnRef) -> None:
-        """The provider stored `response_id` as a step of `turn`."""
-        self._responses.put((owner, response_id), turn)
+    def answered(self, owner: str, state: str, turn: TurnRef) -> None:
+        """The provider stored a step of `turn` as `state` (a response id, or
+        `conversation:<id>`)."""
+        self._responses.put((owner, state), turn)
 
-    def turn_after(self, owner: str, response_id: str) -> TurnRef | None:
-        """The turn a request continuing `response_id` belongs to, when known."""
-        return self._responses.get((owner, response_id))
+    def turn_after(self, owner: str, state: str) -> TurnRef | None:
+        """The turn a request continuing `state` belongs to, when known."""
+        return self._responses.get((owner, state))

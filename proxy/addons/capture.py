@@ -156,11 +156,12 @@ class CaptureAddon(Addon):
                 )
                 return
             turn_ref = flow.memory.turn
-            if completion.response_id and turn_ref is not None:
-                # A stateful conversation's next step names this response, not the turn.
-                self.runtime.turn_memory.answered(
-                    owner, completion.response_id, turn_ref
-                )
+            if turn_ref is not None:
+                # A stateful conversation's next step names this response (or the
+                # conversation), not the turn.
+                for state in (completion.response_id, view.stored_as):
+                    if state:
+                        self.runtime.turn_memory.answered(owner, state, turn_ref)
             if not _learnable(completion):
                 flow.memory.skipped_reason = f"not_learnable: finish={completion.finish} clean_end={completion.clean_end}"
                 return

@@ -66,8 +66,12 @@ class ConversationView:
     `function_call_output` item, a `tool_result` block, a `functionResponse` part after the
     last user text): its user text came with an earlier step, which read it already."""
     continues_response: str | None = None
-    """The stored response this request continues (Responses `previous_response_id`): with
-    no user text of its own, the turn that response was a step of is this one's."""
+    """The stored state this request continues (Responses `previous_response_id`, or
+    `conversation:<id>`): with no user text of its own, the turn that state last belonged
+    to is this one's."""
+    stored_as: str | None = None
+    """The stored state this request's turn will be found under besides its response's id
+    (`conversation:<id>`: the conversation's next request names the conversation)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -219,6 +219,15 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _conversation(body: dict[str, Any]) -> str | None:
+    """`conversation:<id>` of a request that adds to a stored conversation (an id, or an
+    object with one)."""
+    conversation = body.get("conversation")
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    return f"conversation:{conversation}" if _string(conversation) else None
+
+
 def _state_of(body: dict[str, Any]) -> Any:
     return [body.get("previous_response_id"), body.get("conversation")]
 
@@ -316,7 +325,9 @@ class OpenAIResponsesCodec:
             system_text="\n".join(system),
             turn_key=key,
             continues_turn=continues,
-            continues_response=_string(body.get("previous_response_id")),
+            continues_response=_string(body.get("previous_response_id"))
+            or _conversation(body),
+            stored_as=_conversation(body),
         )
 
     def inject(

@@ -118,6 +118,7 @@ async def test_conversation_requests_get_memory_in_instructions(
     assert body["instructions"].startswith(f"{SYSTEM}\n\n{OPEN}")
 
 
+@pytest.mark.parametrize("state", ["previous_response_id", "conversation"])
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 @pytest.mark.parametrize("placement", PLACEMENTS)
 async def test_a_stateful_tool_loop_keeps_one_block_for_the_persons_words(
@@ -125,9 +126,11 @@ async def test_a_stateful_tool_loop_keeps_one_block_for_the_persons_words(
     standin: Standin,
     placement: str,
     stream: bool,
+    state: str,
 ) -> None:
-    """Each step sends only the new items and the previous response's id: the steps after
-    the first hold none of the person's words, yet get the block of their turn."""
+    """Each step sends only the new items and the previous response's id (or the stored
+    conversation's): the steps after the first hold none of the person's words, yet get the
+    block of their turn."""
     server = await start(placement)
     client = openai.AsyncOpenAI(base_url=f"{server.url}/v1", api_key=KEY, max_retries=0)
     items: list[Any] = [{"role": "user", "content": ASK}]
@@ -138,13 +141,18 @@ async def test_a_stateful_tool_loop_keeps_one_block_for_the_persons_words(
             standin.enqueue(
                 responses_reply(f"resp_s{step}", call=call, text=FINAL, stream=stream)
             )
+            kept: Any = (
+                {"previous_response_id": previous}
+                if state == "previous_response_id"
+                else {"conversation": "conv_tools"}
+            )
             response = await responses_call(
                 client,
                 stream,
                 instructions=SYSTEM,
                 input=items,
                 tools=responses_tools(),
-                previous_response_id=previous,
+                **kept,
             )
             previous = response.id
             if call is not None:
