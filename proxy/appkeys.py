@@ -17,6 +17,7 @@ from aiohttp import web
 from memtap.engine.events import EngineEvents
 from memtap.engine.metrics import Metrics
 from memtap.proxy.request_log import RequestLog
+from memtap.proxy.turn_memory import TurnMemory
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
@@ -39,6 +40,8 @@ class Runtime:
     engine_events: EngineEvents = field(default_factory=EngineEvents)
     """Handed to every engine this runtime opens; the request log listens to it."""
     request_log: RequestLog = field(default_factory=RequestLog)
+    turn_memory: TurnMemory = field(default_factory=TurnMemory)
+    """What each user turn's first step injected, for the later steps of its tool loop."""
 
 
 RUNTIME = web.AppKey("runtime", Runtime)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from memtap.config.schema import EndUserSource
     from memtap.proxy.codecs.base import Codec, ConversationView, ResponseFollower
     from memtap.proxy.routing import Route
+    from memtap.proxy.turn_memory import TurnRef
 
 MemoryMode = Literal["on", "off", "read"]
 
@@ -32,6 +33,8 @@ class MemoryState:
     """What the memory addons decided and saw for one request."""
 
     conversation: ConversationView | None = None
+    turn: TurnRef | None = None
+    """The user turn this request is a step of, when known (`proxy/turn_memory.py`)."""
     injected_ids: tuple[str, ...] = ()
     injected_tokens: int = 0
     follower: ResponseFollower | None = None

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from multidict import CIMultiDict
 
     from memtap.proxy.appkeys import Runtime
-    from memtap.proxy.codecs.base import Completion
+    from memtap.proxy.codecs.base import Completion, ConversationView
     from memtap.proxy.flow import Flow
 
 log = logging.getLogger("memtap.memory")
@@ -61,6 +61,17 @@ def _learnable(completion: Completion) -> bool:
         and finish not in _UNLEARNABLE_FINISH
         and not finish.startswith("BLOCKED:")
     )
+
+
+def spoken(view: ConversationView, completion: Completion) -> tuple[str, str]:
+    """What a step of a user turn adds to memory: the person's words once, with the step
+    that brought them (a step continuing the turn through tool results re-sends them), and
+    the model's answer once, with the step that ends the turn (one that calls tools is not
+    the answer yet). Tool calls and tool results are never read: a ten-step tool loop is one
+    user message and one answer."""
+    user_text = "" if view.continues_turn else view.last_user_text
+    assistant_text = "" if completion.tool_calls else completion.assistant_text
+    return user_text, assistant_text
 
 
 class CaptureAddon(Addon):
@@ -144,14 +155,23 @@ class CaptureAddon(Addon):
                     ValueError(completion.error or "finish failed"),
                 )
                 return
+            turn_ref = flow.memory.turn
+            if turn_ref is not None:
+                # A stateful conversation's next step names this response (or the
+                # conversation), not the turn.
+                for state in (completion.response_id, view.stored_as):
+                    if state:
+                        self.runtime.turn_memory.answered(owner, state, turn_ref)
             if not _learnable(completion):
                 flow.memory.skipped_reason = f"not_learnable: finish={completion.finish} clean_end={completion.clean_end}"
                 return
-            if (
-                not view.last_user_text.strip()
-                and not completion.assistant_text.strip()
-            ):
-                flow.memory.skipped_reason = "empty_turn"
+            user_text, assistant_text = spoken(view, completion)
+            if not user_text.strip() and not assistant_text.strip():
+                flow.memory.skipped_reason = (
+                    "tool_step"
+                    if view.continues_turn or completion.tool_calls
+                    else "empty_turn"
+                )
                 return
             # Bounded: the answer's tail came from the follower, the user's is cut here;
             # both counts travel with the turn (never dropped silently).
@@ -161,9 +181,12 @@ class CaptureAddon(Addon):
                     owner=owner,
                     session=flow.session_id,
                     format=flow.codec.format,
-                    user_text=view.last_user_text,
-                    assistant_text=completion.assistant_text,
-                    previous_assistant_text=view.previous_assistant_text,
+                    user_text=user_text,
+                    assistant_text=assistant_text,
+                    # A step continuing a tool loop teaches no new user text: nor context.
+                    previous_assistant_text=view.previous_assistant_text
+                    if user_text
+                    else "",
                     model=view.model,
                     created_at=now_iso(),
                     truncated_chars=completion.dropped_chars,

@@ -13,6 +13,7 @@ bytes.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -36,10 +37,12 @@ from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.owners import scope_for
 from memtap.proxy.pipeline import Addon
+from memtap.proxy.turn_memory import Shown, TurnRef, content_digest
 
 if TYPE_CHECKING:
     from memtap.engine.api import MemoryEngine
     from memtap.proxy.appkeys import Runtime
+    from memtap.proxy.codecs.base import ConversationView
     from memtap.proxy.flow import Flow
 
 log = logging.getLogger("memtap.memory")
@@ -85,6 +88,35 @@ def cut_at_limit(retrieval: Retrieval) -> dict[str, str]:
         ):
             return {"cut_at_limit": str(fallback.get("answered_with"))}
     return {}
+
+
+WIDEN = 2
+"""How much wider a tool step's retrieval walks than the first step's (tokens and items)."""
+
+
+def _shown(hit: Hit, line: MemoryLine) -> Shown:
+    return Shown.of(hit.memory.id, hit.memory.content, line)
+
+
+def as_first_step_showed(
+    first: tuple[Shown, ...], retrieval: Retrieval
+) -> tuple[Retrieval, list[MemoryLine]]:
+    """Of a tool step's hits, those its turn's first step showed, in that order and with
+    the dates it showed them with (a memory edited since shows its new text and date); a
+    memory no longer found is gone, one the turn taught is not added."""
+    found = {hit.memory.id: hit for hit in retrieval.hits}
+    hits: list[Hit] = []
+    lines: list[MemoryLine] = []
+    for shown in first:
+        hit = found.get(shown.memory_id)
+        if hit is None:
+            continue
+        hits.append(hit)
+        line = _line(hit)
+        if content_digest(hit.memory.content) == shown.digest:
+            line = dataclasses.replace(line, date=shown.date)
+        lines.append(line)
+    return Retrieval(tuple(hits), retrieval.resolution), lines
 
 
 class InjectAddon(Addon):
@@ -148,17 +180,39 @@ class InjectAddon(Addon):
         flow.extra_response_headers[MEMORIES_HEADER] = "0"
         # A pasted document can make the last user turn huge; its end (where the question
         # usually is) is what retrieval needs, and a bounded query keeps retrieval fast.
-        query = view.last_user_text[-MAX_QUERY_CHARS:]
+        turn = self._turn_of(view, owner)
+        flow.memory.turn = turn
+        query = (
+            turn.query if turn is not None else view.last_user_text[-MAX_QUERY_CHARS:]
+        )
+        first = (
+            self.runtime.turn_memory.first_step(owner, turn.key)
+            if turn is not None and view.continues_turn
+            else None
+        )
         retrieval = await self._retrieve(
-            flow, engine, owner, query, config.retrieval_timeout_ms
+            flow,
+            engine,
+            owner,
+            query,
+            config.retrieval_timeout_ms,
+            widen=first is not None,
         )
         if retrieval is None:
             return
+        if first is not None:
+            # A step of a tool loop: the first step's memories, as it showed them.
+            retrieval, lines = as_first_step_showed(first, retrieval)
+        else:
+            lines = [_line(hit) for hit in retrieval.hits]
+            if turn is not None:
+                self.runtime.turn_memory.shown(
+                    owner, turn.key, tuple(map(_shown, retrieval.hits, lines))
+                )
         if not retrieval.hits:
             self.runtime.metrics.memory_requests.inc("empty")
             return
-        block = injected_block(retrieval)
-        assert block is not None  # there are hits
+        block = build_memory_block(lines)
         injection = codec.inject(body, block, config.placement, view.model)
         if isinstance(injection, NotPlaced):
             self._not_placed(flow, injection.reason)
@@ -191,6 +245,15 @@ class InjectAddon(Addon):
             },
         )
 
+    def _turn_of(self, view: ConversationView, owner: str) -> TurnRef | None:
+        """The user turn the request is a step of: its own last user text, or (a stateful
+        Responses tool step, which holds none) the turn of the response it continues."""
+        if view.turn_key:
+            return TurnRef(view.turn_key, view.last_user_text[-MAX_QUERY_CHARS:])
+        if view.continues_response:
+            return self.runtime.turn_memory.turn_after(owner, view.continues_response)
+        return None
+
     def _not_placed(self, flow: Flow, reason: str) -> None:
         # Not a failure: this request has no place memory may go (a cached prefix, Gemini
         # cachedContent without a user turn); it goes on with its original bytes.
@@ -202,13 +265,29 @@ class InjectAddon(Addon):
         )
 
     async def _retrieve(
-        self, flow: Flow, engine: MemoryEngine, owner: str, query: str, timeout_ms: int
+        self,
+        flow: Flow,
+        engine: MemoryEngine,
+        owner: str,
+        query: str,
+        timeout_ms: int,
+        *,
+        widen: bool = False,
     ) -> Retrieval | None:
         # An end user never reads another's memory, `global` or not (proxy/owners.py).
         scope = scope_for(owner, self.runtime.config.current.memory.scope)
         request = RetrievalRequest(
             owner=owner, query=query, session=flow.session_id, scope=scope
         )
+        if widen:
+            # A tool step looks for its first step's memories, which a memory learned
+            # since (from the person's own words) may now outrank: a wider walk keeps them.
+            config = self.runtime.config.current.memory
+            request = dataclasses.replace(
+                request,
+                max_tokens=config.max_tokens * WIDEN,
+                limit=config.max_items * WIDEN,
+            )
         started = time.monotonic()
         try:
             # The engine keeps the limit itself, answering then with what it read before

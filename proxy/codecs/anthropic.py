@@ -5,10 +5,18 @@ a string stays a string; a block list stays a block list and gets a new text blo
 `after_prefix` that block goes after the existing blocks and carries no `cache_control`, so
 every cached prefix (tools -> system blocks up to a marker) stays byte-identical.
 
-`last_user` appends a text block at the end of the last user message. A request with any
-`cache_control` marker always gets `last_user`: everything up to and including the last
-marked block reaches the upstream unchanged (a memtap block inside that prefix is left
-alone and no second one is added; a marker after the last user turn means no memory).
+`last_user` appends a text block at the end of the person's last turn: the last user
+message with text. In a tool loop the newer user messages hold `tool_result` blocks; the
+block stays with the person's turn, so every step of the loop is the previous step's request
+plus the new `tool_use` / `tool_result` messages, byte for byte (a prompt cache keeps
+hitting), and no text ever goes ahead of a `tool_result` block.
+
+A request with any `cache_control` marker always gets `last_user`: everything up to and
+including the last marked block reaches the upstream unchanged (a memtap block inside that
+prefix is left alone and no second one is added). When the person's turn is inside that
+prefix, the block goes at the end of the last user message (after its `tool_result` blocks,
+where text is allowed), so it is never part of a cached prefix; a marker after the last user
+message means no memory.
 """
 
 from __future__ import annotations
@@ -30,9 +38,11 @@ from memtap.proxy.codecs.base import (
 )
 from memtap.proxy.codecs.common import (
     TurnState,
+    assistant_before,
     capped,
     error_of,
     parse_arguments,
+    turn_key,
 )
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
@@ -149,8 +159,9 @@ def _carries_own_before(body: dict[str, Any], frozen: _Frozen) -> bool:
     if frozen.system:
         if isinstance(system, str) and remove_joined_blocks(system)[1]:
             return True
-        if isinstance(system, list) and any(
-            _is_own_block(b) for b in system[: frozen.system]
+        if (
+            isinstance(system, list)
+            and without_own_parts(system[: frozen.system], _is_own_block)[1]
         ):
             return True
     messages = body.get("messages") or []
@@ -173,6 +184,38 @@ def _last_user(messages: list[Any]) -> int:
         if isinstance(m, dict) and m.get("role") == "user"
     ]
     return (users or [-1])[-1]
+
+
+def _has_tool_result(message: Any) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_result"
+        for block in content
+    )
+
+
+def _user_text(message: dict[str, Any]) -> str:
+    return strip_memory_block(_blocks_text(message.get("content")))
+
+
+def _human_turn(messages: list[Any]) -> int:
+    """The person's last turn: the last user message with text, else the last one that is
+    not only tool results; -1 if none. In a tool loop the newest user messages carry
+    `tool_result` blocks: the person's turn (and memory with it) stays where it was."""
+    users = [
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, dict) and m.get("role") == "user"
+    ]
+    with_text = [i for i in users if _user_text(messages[i]).strip()]
+    if with_text:
+        return with_text[-1]
+    return ([i for i in users if not _has_tool_result(messages[i])] or [-1])[-1]
+
+
+def _continues(messages: list[Any], human: int) -> bool:
+    """A `tool_result` after the person's turn: this request is a step of its tool loop."""
+    return any(_has_tool_result(m) for m in messages[human + 1 :])
 
 
 def _usage(usage: Any, into: dict[str, int]) -> None:
@@ -274,27 +317,25 @@ class AnthropicCodec:
     def read_request(self, body: Any, path: str, query: str) -> ConversationView:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise ValueError("not a messages body: no messages list")  # noqa: TRY004 - the Codec protocol promises ValueError
-        last_user, before = "", ""
-        for message in reversed(body["messages"]):  # the last user turn with text
-            if not isinstance(message, dict):
-                continue
-            role = message.get("role")
-            if last_user and role in ("user", "assistant"):
-                text = strip_memory_block(_blocks_text(message.get("content")))
-                if text.strip():
-                    before = text if role == "assistant" else ""
-                    break
-            elif role == "user":
-                text = strip_memory_block(_blocks_text(message.get("content")))
-                if text.strip():
-                    last_user = text
+        messages = body["messages"]
+        human = _human_turn(messages)
+        last_user = ""
+        if human >= 0 and _user_text(messages[human]).strip():
+            last_user = _user_text(messages[human])
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
             stream=bool(body.get("stream")),
             last_user_text=last_user,
             system_text=strip_memory_block(_blocks_text(body.get("system"))),
-            previous_assistant_text=before,
+            turn_key=turn_key(self.format, messages[: human + 1]) if last_user else "",
+            continues_turn=_continues(messages, human),
+            previous_assistant_text=assistant_before(
+                messages,
+                human,
+                lambda m: m.get("role"),
+                lambda m: _blocks_text(m.get("content")),
+            ),
         )
 
     def inject(
@@ -307,8 +348,14 @@ class AnthropicCodec:
         if frozen.marked:
             placement = "last_user"
         messages: list[Any] = list(body["messages"])
-        user = _last_user(messages)
         if placement == "last_user":
+            user = _human_turn(messages)
+            if frozen.marked and user < frozen.message:
+                # The person's turn is inside the cached prefix (a client that marks its
+                # newest message, tool results included): the block goes after the last
+                # breakpoint, at the end of the last user message. Text after `tool_result`
+                # blocks is allowed there, and no cached prefix ever holds the block.
+                user = _last_user(messages)
             if user >= 0 and user >= frozen.message:
                 message = messages[user]
                 messages[user] = {

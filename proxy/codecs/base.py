@@ -57,6 +57,21 @@ class ConversationView:
     with any memtap-injected block removed."""
     system_text: str
     """All system-level text joined with "\\n" (informational; used by tests and logs)."""
+    turn_key: str = ""
+    """Names the user turn this request belongs to: a digest of the conversation up to and
+    including its last user turn with text (and the stored state it continues). Every step
+    of that turn's tool loop has the same key; "" when the request holds no user text."""
+    continues_turn: bool = False
+    """The request continues a user turn through tool results (a `tool` message, a
+    `function_call_output` item, a `tool_result` block, a `functionResponse` part after the
+    last user text): its user text came with an earlier step, which read it already."""
+    continues_response: str | None = None
+    """The stored state this request continues (Responses `previous_response_id`, or
+    `conversation:<id>`): with no user text of its own, the turn that state last belonged
+    to is this one's."""
+    stored_as: str | None = None
+    """The stored state this request's turn will be found under besides its response's id
+    (`conversation:<id>`: the conversation's next request names the conversation)."""
     previous_assistant_text: str = ""
     """Text of the assistant message just before that user turn (what the user answers:
     "Yes, the red one" needs the question before it), memtap's block removed; "" when the
@@ -79,6 +94,9 @@ class Completion:
     dropped_chars: int = 0
     """Characters cut from the head of `assistant_text`: a follower keeps only the tail the
     extractor reads (`engine.limits.MAX_TURN_TEXT_CHARS`), in constant memory."""
+    response_id: str | None = None
+    """The id the provider stored the response under (Responses), for a later request's
+    `previous_response_id`."""
 
 
 class ResponseFollower(Protocol):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
+
+from memtap.engine.memory_block import strip_memory_block
 from memtap.engine.turn_bounds import TailText
 from memtap.proxy.codecs.base import Completion
 
@@ -40,6 +45,16 @@ def parse_arguments(raw: str) -> Any:
         return json.loads(raw) if raw else {}
     except ValueError:
         return raw
+
+
+def turn_key(*scope: Any) -> str:
+    """A digest of `scope` (parsed JSON: the conversation up to and including its last user
+    text turn, and what it continues): the same on every step of one user turn."""
+    try:
+        raw = orjson.dumps(scope)
+    except TypeError:  # an integer past 64 bits: json.dumps writes it
+        raw = json.dumps(scope, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(raw).hexdigest()[:32]
 
 
 def error_of(err: Any) -> str:
@@ -79,3 +94,24 @@ class TurnState:
             usage=self._usage,
             dropped_chars=self._text.dropped,
         )
+
+
+def assistant_before(
+    items: Sequence[Any],
+    index: int,
+    role_of: Callable[[dict[str, Any]], Any],
+    text_of: Callable[[dict[str, Any]], str],
+) -> str:
+    """The text of the assistant message just before `items[index]` (the user turn), memtap's
+    block removed: what that user turn answers. "" when a user message with text comes
+    first, or nothing does. Items with no text (tool calls, tool results) are passed over."""
+    for item in reversed(items[: max(index, 0)]):
+        if not isinstance(item, dict):
+            continue
+        role = role_of(item)
+        if role not in ("user", "assistant"):
+            continue
+        text = strip_memory_block(text_of(item))
+        if text.strip():
+            return text if role == "assistant" else ""
+    return ""

@@ -4,8 +4,10 @@
 Injection goes into `systemInstruction.parts` (or `system_instruction`, when the request is
 written with the snake_case proto names, as Google's own curl examples are): `after_prefix`
 appends a part after the existing ones, `prepend` puts it first. `last_user` appends a part
-to the last user turn, which is also where memory goes in a request with `cachedContent`:
-the API rejects a `systemInstruction` next to a cache (400 INVALID_ARGUMENT).
+to the person's last turn (the last user content with text: the `functionResponse` turns of
+a tool loop come after it and never get one, so each step of the loop extends the previous
+step's request), which is also where memory goes in a request with `cachedContent`: the API
+rejects a `systemInstruction` next to a cache (400 INVALID_ARGUMENT).
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memtap.engine.memory_block import is_memory_block, strip_memory_block
+from memtap.engine.memory_block import (
+    is_memory_block,
+    remove_joined_blocks,
+    strip_memory_block,
+)
 from memtap.engine.turn_bounds import TailText
 from memtap.engine.types import ApiFormat
 from memtap.proxy.codecs.base import (
@@ -25,7 +31,7 @@ from memtap.proxy.codecs.base import (
     Placement,
     ResponseFollower,
 )
-from memtap.proxy.codecs.common import error_of
+from memtap.proxy.codecs.common import assistant_before, error_of, turn_key
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonArrayFollower
 from memtap.proxy.codecs.own_block import join, without_own_parts
@@ -69,32 +75,70 @@ def _is_user(content: Any) -> bool:
     return isinstance(content, dict) and content.get("role", "user") == "user"
 
 
+def _has_function_response(content: Any) -> bool:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return isinstance(parts, list) and any(
+        isinstance(part, dict)
+        and ("functionResponse" in part or "function_response" in part)
+        for part in parts
+    )
+
+
+def _user_text(content: Any) -> str:
+    return strip_memory_block(_parts_text(content))
+
+
 def _last_user(contents: list[Any]) -> int:
-    """The last user content with a text part (a function-response turn only when there is
-    no other), -1 if none."""
+    """The person's last turn: the last user content with a text part, else the last one
+    without a `functionResponse` (a tool loop's results are user contents too; memory never
+    joins them), -1 if none."""
     users = [i for i, c in enumerate(contents) if _is_user(c)]
-    with_text = [i for i in users if _parts_text(contents[i]).strip()]
-    return (with_text or users or [-1])[-1]
+    with_text = [i for i in users if _user_text(contents[i]).strip()]
+    if with_text:
+        return with_text[-1]
+    return ([i for i in users if not _has_function_response(contents[i])] or [-1])[-1]
+
+
+def _continues(contents: list[Any], user: int) -> bool:
+    """A `functionResponse` after the person's turn: a step of its tool loop."""
+    return any(_has_function_response(c) for c in contents[user + 1 :])
+
+
+def _without_own_instruction(instruction: Any) -> tuple[Any, int]:
+    """A system instruction (a Content, or a bare string) without memtap's parts or joined
+    blocks; None when nothing but memtap's block was in it."""
+    if isinstance(instruction, str):
+        text, n = remove_joined_blocks(instruction)
+        return (text or None), n
+    if isinstance(instruction, dict) and isinstance(instruction.get("parts"), list):
+        parts, n = without_own_parts(instruction["parts"], _is_own_part, None)
+        if not n:
+            return instruction, 0
+        if parts or len(instruction) > 1:
+            return {**instruction, "parts": parts}, n
+        return None, n  # memtap created it
+    return instruction, 0
 
 
 def _strip_own(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """`body` without memtap's parts (in the system instruction or a user turn)."""
+    """`body` without memtap's parts and joined blocks (in the system instruction or a user
+    turn)."""
     stripped = 0
     out = dict(body)
     for key in ("systemInstruction", "system_instruction"):
-        instruction = body.get(key)
-        if isinstance(instruction, dict) and isinstance(instruction.get("parts"), list):
-            parts, n = without_own_parts(instruction["parts"], _is_own_part)
-            if n:
-                stripped += n
-                if parts or len(instruction) > 1:
-                    out[key] = {**instruction, "parts": parts}
-                else:
-                    del out[key]  # memtap created it
+        if key not in body:
+            continue
+        instruction, n = _without_own_instruction(body[key])
+        if n:
+            stripped += n
+            if instruction is None:
+                del out[key]
+            else:
+                out[key] = instruction
     contents: list[Any] = list(body.get("contents") or [])
     for i, content in enumerate(contents):
         if _is_user(content) and isinstance(content.get("parts"), list):
-            parts, n = without_own_parts(content["parts"], _is_own_part)
+            parts, n = without_own_parts(content["parts"], _is_own_part, None)
             if n:
                 stripped += n
                 contents[i] = {**content, "parts": parts}
@@ -194,20 +238,11 @@ class GeminiCodec:
     def read_request(self, body: Any, path: str, query: str) -> ConversationView:
         if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
             raise ValueError("not a generateContent body: no contents list")  # noqa: TRY004 - the Codec protocol promises ValueError
-        last_user, before = "", ""
-        for content in reversed(body["contents"]):  # the last user turn with text
-            if not isinstance(content, dict):
-                continue
-            role = content.get("role", "user")
-            if last_user and role in ("user", "model"):
-                text = strip_memory_block(_parts_text(content))
-                if text.strip():
-                    before = text if role == "model" else ""
-                    break
-            elif role == "user":
-                text = strip_memory_block(_parts_text(content))
-                if text.strip():
-                    last_user = text
+        contents = body["contents"]
+        user = _last_user(contents)
+        last_user = ""
+        if user >= 0 and _user_text(contents[user]).strip():
+            last_user = _user_text(contents[user])
         instruction = body.get("systemInstruction", body.get("system_instruction"))
         match = _PATH.search(path)
         return ConversationView(
@@ -215,7 +250,16 @@ class GeminiCodec:
             stream=match is not None and match.group(2) == "streamGenerateContent",
             last_user_text=last_user,
             system_text=strip_memory_block(_parts_text(instruction)),
-            previous_assistant_text=before,
+            turn_key=turn_key(self.format, contents[: user + 1]) if last_user else "",
+            continues_turn=_continues(contents, user),
+            previous_assistant_text=assistant_before(
+                contents,
+                user,
+                lambda c: (
+                    "assistant" if c.get("role") == "model" else c.get("role", "user")
+                ),
+                _parts_text,
+            ),
         )
 
     def inject(

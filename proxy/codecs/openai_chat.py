@@ -4,8 +4,10 @@
 Injection: a separate message at the system level, so the application's own messages stay
 byte-identical. Models that reject the `system` role get a `user` message instead; a
 conversation written with the `developer` role gets a `developer` message. `last_user`
-appends the block to the last user message instead (a string stays a string; a parts list
-gets a text part), which is also where it goes when parts carry `cache_control`.
+appends the block to the last user message with text instead (a string stays a string; a
+parts list gets a text part), which is also where it goes when parts carry `cache_control`.
+The `tool` messages of a tool loop come after it: every step carries the block in the same
+place, and nothing ever goes between an assistant's `tool_calls` and their results.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ from memtap.proxy.codecs.base import (
 )
 from memtap.proxy.codecs.common import (
     TurnState,
+    assistant_before,
     capped,
     content_text,
     error_of,
     parse_arguments,
+    turn_key,
 )
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
@@ -83,24 +87,28 @@ def _is_own_message(message: Any) -> bool:
     )
 
 
+def _may_carry_own(message: Any) -> bool:
+    """A message memtap may have written its block into (or next to, replayed)."""
+    return isinstance(message, dict) and message.get("role") in (*_SYSTEM_ROLES, "user")
+
+
 def _carries_own(message: Any) -> bool:
     return _is_own_message(message) or (
-        isinstance(message, dict)
-        and message.get("role") == "user"
-        and carries_own(message.get("content"))
+        _may_carry_own(message) and carries_own(message.get("content"))
     )
 
 
 def _strip_own(messages: list[Any], start: int) -> tuple[list[Any], int]:
     """`messages` with memtap's blocks removed from index `start` on (before it is a cached
-    prefix), and how many there were."""
+    prefix), and how many there were: a message memtap inserted, a block joined to a user,
+    system or developer message."""
     kept = messages[:start]
     stripped = 0
     for message in messages[start:]:
         if _is_own_message(message):
             stripped += 1
             continue
-        if isinstance(message, dict) and message.get("role") == "user":
+        if _may_carry_own(message):
             content, n = without_own_content(message.get("content"))
             if n:
                 stripped += n
@@ -109,15 +117,31 @@ def _strip_own(messages: list[Any], start: int) -> tuple[list[Any], int]:
     return kept, stripped
 
 
+_TOOL_ROLES = ("tool", "function")
+
+
 def _last_user(messages: list[Any]) -> int:
-    """Index of the last user message (the one with text when there are several), -1 if none."""
+    """Index of the last user message (the one with text when there are several), -1 if
+    none. A tool loop's results are `tool` messages: the person's turn stays where it is."""
     users = [
         i
         for i, m in enumerate(messages)
         if isinstance(m, dict) and m.get("role") == "user"
     ]
-    with_text = [i for i in users if content_text(messages[i].get("content")).strip()]
+    with_text = [i for i in users if _user_text(messages[i]).strip()]
     return (with_text or users or [-1])[-1]
+
+
+def _user_text(message: dict[str, Any]) -> str:
+    return strip_memory_block(content_text(message.get("content")))
+
+
+def _continues(messages: list[Any], user: int) -> bool:
+    """A tool result after the user's turn: this request is a step of that turn's loop."""
+    return any(
+        isinstance(m, dict) and m.get("role") in _TOOL_ROLES
+        for m in messages[user + 1 :]
+    )
 
 
 def usage_of(usage: Any) -> dict[str, int]:
@@ -228,27 +252,24 @@ class OpenAIChatCodec:
             for text in (strip_memory_block(content_text(message.get("content"))),)
             if text
         ]
-        last_user, before = "", ""
-        for message in reversed(messages):
-            if not isinstance(message, dict):
-                continue
-            role = message.get("role")
-            if last_user and role in ("user", "assistant"):
-                text = strip_memory_block(content_text(message.get("content")))
-                if text.strip():
-                    before = text if role == "assistant" else ""
-                    break
-            elif role == "user":
-                text = strip_memory_block(content_text(message.get("content")))
-                if text.strip():
-                    last_user = text
+        user = _last_user(messages)
+        last_user = ""
+        if user >= 0 and _user_text(messages[user]).strip():
+            last_user = _user_text(messages[user])
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
             stream=bool(body.get("stream")),
             last_user_text=last_user,
             system_text="\n".join(system),
-            previous_assistant_text=before,
+            turn_key=turn_key(self.format, messages[: user + 1]) if last_user else "",
+            continues_turn=_continues(messages, user),
+            previous_assistant_text=assistant_before(
+                messages,
+                user,
+                lambda m: m.get("role"),
+                lambda m: content_text(m.get("content")),
+            ),
         )
 
     def inject(

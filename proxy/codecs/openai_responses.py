@@ -4,14 +4,21 @@ Injection goes into the top-level `instructions` string: `after_prefix` appends 
 application's instructions (their prefix stays byte-stable for prompt caching), `prepend`
 puts memory first. When the application's prompt is a `developer`/`system` message at the
 start of `input`, `after_prefix` inserts a message right after it instead (`instructions`
-is read before `input`). `last_user` appends the block to the last user turn of `input`,
-except for a request that continues stored state (`previous_response_id`, `conversation`).
-The API echoes `instructions` back and apps replay them: memtap's own block is removed from
-a request before a new one is placed.
+is read before `input`). `last_user` appends the block to the last user turn of `input`
+(with text: `function_call_output` items of a tool loop come after it, so every step of the
+loop carries the block in the same place).
+
+A request that continues stored state (`previous_response_id`, `conversation`) gets memory
+in `instructions` whatever the placement: the provider keeps every input item and replays
+it in each later turn (a block in `input` would pile up, turn after turn), but does not
+carry `instructions` over. The API echoes `instructions` back and apps replay them:
+memtap's own block is removed from a request (`instructions`, input messages of any role)
+before a new one is placed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -31,10 +38,12 @@ from memtap.proxy.codecs.base import (
 )
 from memtap.proxy.codecs.common import (
     TurnState,
+    assistant_before,
     capped,
     content_text,
     error_of,
     parse_arguments,
+    turn_key,
 )
 from memtap.proxy.codecs.followers import SseFollower
 from memtap.proxy.codecs.json_body import JsonBodyFollower
@@ -55,10 +64,11 @@ def _usage(usage: Any) -> dict[str, int]:
 
 
 class ResponsesStreamState(TurnState):
-    __slots__ = ("_calls",)
+    __slots__ = ("_calls", "_response_id")
 
     def __init__(self) -> None:
         super().__init__()
+        self._response_id: str | None = None
         # item id -> {"id": call_id, "name", "arguments"}, in output order
         self._calls: dict[str, dict[str, Any]] = {}
 
@@ -89,11 +99,17 @@ class ResponsesStreamState(TurnState):
             )
         elif kind == "error":
             self._error = error_of(payload.get("error") or payload)
+        elif kind in ("response.created", "response.in_progress"):
+            response = payload.get("response") or {}
+            if isinstance(response, dict) and isinstance(response.get("id"), str):
+                self._response_id = response["id"]
         elif kind in _TERMINAL:
             self._done = True
             self._on_response(payload.get("response") or {})
 
     def _on_response(self, response: dict[str, Any]) -> None:
+        if isinstance(response.get("id"), str):
+            self._response_id = response["id"]
         if isinstance(response.get("status"), str):
             self._finish = response["status"]
         if response.get("usage"):
@@ -142,7 +158,8 @@ class ResponsesStreamState(TurnState):
             }
             for c in self._calls.values()
         )
-        return self._completion(eof_clean, finish, calls)
+        completion = self._completion(eof_clean, finish, calls)
+        return dataclasses.replace(completion, response_id=self._response_id)
 
 
 def _input_text(item: dict[str, Any]) -> str:
@@ -175,13 +192,51 @@ def _last_user(items: list[Any]) -> int:
         for i, item in enumerate(items)
         if _is_message(item) and item.get("role") == "user"
     ]
-    with_text = [i for i in users if _input_text(items[i]).strip()]
+    with_text = [i for i in users if _user_text(items[i]).strip()]
     return (with_text or users or [-1])[-1]
+
+
+def _user_text(item: dict[str, Any]) -> str:
+    return strip_memory_block(_input_text(item))
+
+
+def _is_tool_output(item: Any) -> bool:
+    """`function_call_output`, `custom_tool_call_output`, `computer_call_output`... items:
+    what the application's tools answered."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("type"), str)
+        and item["type"].endswith("_output")
+    )
+
+
+def _stateful(body: dict[str, Any]) -> bool:
+    """The provider keeps this conversation (`previous_response_id`, `conversation`): every
+    input item is stored and comes back in every later turn, `instructions` do not."""
+    return bool(body.get("previous_response_id") or body.get("conversation"))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _conversation(body: dict[str, Any]) -> str | None:
+    """`conversation:<id>` of a request that adds to a stored conversation (an id, or an
+    object with one)."""
+    conversation = body.get("conversation")
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    return f"conversation:{conversation}" if _string(conversation) else None
+
+
+def _state_of(body: dict[str, Any]) -> Any:
+    return [body.get("previous_response_id"), body.get("conversation")]
 
 
 def _strip_own(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """`body` without the memtap blocks it carries: `instructions` echoed back by the API and
-    replayed, an input message memtap inserted, a block joined to a user turn."""
+    replayed, an input message memtap inserted, a block joined to a user, system or
+    developer message."""
     stripped = 0
     out = dict(body)
     instructions = body.get("instructions")
@@ -209,7 +264,7 @@ def _strip_own(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
             ):
                 stripped += 1
                 continue
-            if _is_message(item) and item.get("role") == "user":
+            if _is_message(item) and item.get("role") in (*_SYSTEM_ROLES, "user"):
                 content, n = without_own_content(item.get("content"), _OWN_KINDS)
                 if n:
                     stripped += n
@@ -218,6 +273,13 @@ def _strip_own(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         if stripped:
             out["input"] = items
     return (out if stripped else body), stripped
+
+
+def _with_instructions(body: dict[str, Any], block: str, placement: Placement) -> str:
+    existing = body.get("instructions")
+    if not isinstance(existing, str) or not existing:
+        return block
+    return join(existing, block, first=placement == "prepend")
 
 
 class OpenAIResponsesCodec:
@@ -237,38 +299,40 @@ class OpenAIResponsesCodec:
         instructions = body.get("instructions")
         if isinstance(instructions, str) and strip_memory_block(instructions):
             system.append(strip_memory_block(instructions))
-        last_user, before = "", ""
+        last_user = ""
+        key = ""
+        continues = False
+        before = ""
         raw_input = body.get("input")
         if isinstance(raw_input, str):
             last_user = strip_memory_block(raw_input)
+            if last_user.strip():
+                key = turn_key(self.format, _state_of(body), raw_input)
         elif isinstance(raw_input, list):
-            items = [
-                item
-                for item in raw_input
-                if isinstance(item, dict) and item.get("type", "message") == "message"
-            ]
-            for item in items:
-                if item.get("role") in ("system", "developer"):
+            for item in raw_input:
+                if _is_message(item) and item.get("role") in _SYSTEM_ROLES:
                     text = strip_memory_block(_input_text(item))
                     if text:
                         system.append(text)
-            for item in reversed(items):  # the last user turn with text
-                role = item.get("role")
-                if last_user and role in ("user", "assistant"):
-                    text = strip_memory_block(_input_text(item))
-                    if text.strip():
-                        before = text if role == "assistant" else ""
-                        break
-                elif role == "user":
-                    text = strip_memory_block(_input_text(item))
-                    if text.strip():
-                        last_user = text
+            user = _last_user(raw_input)
+            if user >= 0 and _user_text(raw_input[user]).strip():
+                last_user = _user_text(raw_input[user])
+                key = turn_key(self.format, _state_of(body), raw_input[: user + 1])
+            continues = any(_is_tool_output(i) for i in raw_input[user + 1 :])
+            before = assistant_before(
+                raw_input, user, lambda i: i.get("role"), _input_text
+            )
         model = body.get("model")
         return ConversationView(
             model=model if isinstance(model, str) else None,
             stream=bool(body.get("stream")),
             last_user_text=last_user,
             system_text="\n".join(system),
+            turn_key=key,
+            continues_turn=continues,
+            continues_response=_string(body.get("previous_response_id"))
+            or _conversation(body),
+            stored_as=_conversation(body),
             previous_assistant_text=before,
         )
 
@@ -278,13 +342,18 @@ class OpenAIResponsesCodec:
         body, stripped = _strip_own(body)
         raw_input = body.get("input")
         items: list[Any] = list(raw_input) if isinstance(raw_input, list) else []
-        if placement == "last_user" and (
-            body.get("previous_response_id") or body.get("conversation")
-        ):
+        if _stateful(body):
             # The provider stores this input and replays it in every later turn, where
-            # memtap could not remove it: the block goes into `instructions`, which a
-            # continued response does not inherit.
-            placement = "after_prefix"
+            # memtap could not remove it (a block per turn would pile up): the block goes
+            # into `instructions`, which a continued response does not inherit.
+            return Placed(
+                {
+                    **body,
+                    "instructions": _with_instructions(body, memory_text, placement),
+                },
+                "prepend" if placement == "prepend" else "after_prefix",
+                stripped,
+            )
         if placement == "last_user":
             if isinstance(raw_input, str) and raw_input:
                 body = {**body, "input": join(raw_input, memory_text, first=False)}
@@ -313,11 +382,7 @@ class OpenAIResponsesCodec:
                 message = {"type": "message", **message}
             items.insert(prefix, message)
             return Placed({**body, "input": items}, placement, stripped)
-        existing = body.get("instructions")
-        if not isinstance(existing, str) or not existing:
-            instructions = memory_text
-        else:
-            instructions = join(existing, memory_text, first=placement == "prepend")
+        instructions = _with_instructions(body, memory_text, placement)
         return Placed({**body, "instructions": instructions}, placement, stripped)
 
     def follower(self, content_type: str, path: str, query: str) -> ResponseFollower:
