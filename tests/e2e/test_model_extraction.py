@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -412,3 +413,24 @@ async def test_memories_not_readable_in_time_send_the_batch_to_the_rules(
     assert [m.content for m in await live(memtap, owner_of(key))] == ["Lives in Oslo"]
     assert not standin.extraction_requests
     assert fallbacks(memtap, "store") == 1
+
+
+async def test_an_endpoint_that_keeps_failing_is_logged_once_and_counted_always(
+    memtap: MemtapServer, standin: Standin, caplog: pytest.LogCaptureFixture
+) -> None:
+    standin.extraction_answers.extend(answers.status(500) for _ in range(3))
+    with caplog.at_level(logging.INFO, logger="memtap.extraction.model"):
+        for n in range(3):
+            key = f"sk-model-down-{n}"
+            entry = await extracted(
+                memtap, await say(memtap, key, f"I live in Town{n}.")
+            )
+            assert entry["extractor_fallback"] == "status_5xx"
+    lines = [
+        getattr(r, "fields", {})
+        for r in caplog.records
+        if r.getMessage() == "extraction.fallback"
+    ]
+    assert [(f["reason"], f["suppressed"]) for f in lines] == [("status_5xx", 0)]
+    assert fallbacks(memtap, "status_5xx") == 3
+    assert len(standin.extraction_requests) == 3
