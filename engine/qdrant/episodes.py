@@ -62,7 +62,9 @@ def _visible(episode: Episode, live: Live) -> bool:
         return False
     if live.match_session and episode.session != live.session:
         return False
-    return live.cutoff is None or iso_to_ts(episode.said_at) >= iso_to_ts(live.cutoff)
+    return (
+        live.cutoff is None or episode.said_at >= live.cutoff
+    )  # canonical ISO strings
 
 
 def window_point(episode_id: str, seq: int) -> str:

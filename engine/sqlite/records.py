@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from memtap.engine.api import InvalidInput
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
+from memtap.engine.retrieval.terms import query_terms
 from memtap.engine.sqlite import fts, memories, outbox, summaries
 from memtap.engine.sqlite.database import Database, StoreBusy, StoreTimeout
 from memtap.engine.sqlite.local import file_size
@@ -155,7 +156,7 @@ class SqliteRecordStore:
     async def keyword(
         self, query: str, live: Live, limit: int
     ) -> list[tuple[Memory, float]]:
-        terms = fts.query_terms(query)
+        terms = query_terms(query)
         if fts.build_match(terms, live) is None:
             return []
         return await self._read_ranking(
@@ -176,7 +177,7 @@ class SqliteRecordStore:
         self, query: str, live: Live, limit: int
     ) -> tuple[list[tuple[Memory, float]], list[Memory]]:
         # Both rankings in ONE read (at once on the loop, or one trip to a reader thread).
-        terms = fts.query_terms(query)
+        terms = query_terms(query)
         if fts.build_match(terms, live) is None:
             return [], []
 
