@@ -1,6 +1,7 @@
 """English: the words memtap reads in English (data only). English facts are read by the
-rule modules of `engine/extraction/languages/en_*.py`; the words they share with the other
-languages' readers (dates, negators, joiners) are here."""
+rule modules of `engine/extraction/languages/en_*.py`, which take their words from here (jobs,
+relatives, pets, languages, styles, where objects end, the pieces of their patterns), with
+what every language's readers share (dates, negators, joiners, subjects)."""
 
 from __future__ import annotations
 
