@@ -23,6 +23,12 @@ ASSISTANT_EPISODE_CHARS = 4_000
 """An assistant message keeps its head: what it said at first (the recipe, the answer) is
 what a user asks back for, and a long reply should not crowd the user's own words."""
 
+KEYWORD_ONLY = "keyword-only"
+"""The vector signature of an assistant's window: found by its words (and beside the user
+message it completes), never embedded. A reply is several windows, each a model run, and the
+next turn of the owner waits for its turn's windows (read-your-own-writes): embedding them
+made a memory request ~2.5x dearer (scripts/bench_memory.py, docs/performance.md)."""
+
 _NAMESPACE = uuid.UUID("6f1d3c1e-3b0a-4a43-9c55-6d656d746170")
 
 

@@ -171,7 +171,9 @@ async def recall_episodes(
     vec = [h for h in vec if h is None or says_something(h)]
     out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
     try:
-        out.hits = await with_partners(store, out.hits, live, episodes.max_snippets)
+        out.hits = await with_partners(
+            store, out.hits, live, episodes.max_snippets, query_stems
+        )
     except Exception as exc:  # noqa: BLE001 - the snippets still answer without their partners
         out.resolution["fallbacks"].append(
             {"tier": "episodes.partners", "reason": describe_error(exc)}
@@ -433,7 +435,11 @@ def _tokens(memory: Memory) -> int:
 
 
 async def with_partners(
-    store: EpisodeStore, hits: list[Hit], live: Live, most: int | None = None
+    store: EpisodeStore,
+    hits: list[Hit],
+    live: Live,
+    most: int | None = None,
+    query_stems: set[str] | None = None,
 ) -> list[Hit]:
     """Each snippet with the message that completes it, in the same owner and session: a
     question with the message just after it (its answer), anything else with the message
@@ -454,7 +460,12 @@ async def with_partners(
         before, after = near.get(hit.memory.id, (None, None))
         partner = after if _is_question(hit.memory.content) else before
         shown.add(hit.memory.id)
-        if partner is None or partner.role == said.get("role") or partner.id in shown:
+        if (
+            partner is None
+            or partner.role == said.get("role")
+            or partner.id in shown
+            or not _completes(hit.memory.content, partner.content, query_stems)
+        ):
             out.append(hit)
             continue
         shown.add(partner.id)
@@ -471,3 +482,16 @@ async def with_partners(
 
 def _is_question(text: str) -> bool:
     return text.rstrip(" \"')\u201d").endswith("?")
+
+
+SHORT_REPLY_CHARS = 100
+"""A message this short is read with its partner whatever the question: "Yes, last week!"."""
+
+
+def _completes(text: str, partner: str, query_stems: set[str] | None) -> bool:
+    """Is `partner` worth its tokens beside `text`? When `text` is a short reply, or when the
+    partner shares a word with the question. A chat's next message often opens a new
+    topic: the assistant's last answer before "give me a pre-trip checklist" is noise."""
+    if query_stems is None or len(text) <= SHORT_REPLY_CHARS:
+        return True
+    return bool(topical_stems(partner) & query_stems)

@@ -154,10 +154,14 @@ class QdrantEpisodeStore:
             content = new.content[:MAX_EPISODE_CHARS].strip()
             for seq, text in enumerate(windows(content)):
                 rows.append((eid, new, seq, text))
-        dense = await self._embed([text for *_, text in rows])
+        # An assistant's windows are found by their words only (`KEYWORD_ONLY`).
+        embedded = [i for i, (_, new, _, _) in enumerate(rows) if new.role != "assistant"]
+        found = await self._embed([rows[i][3] for i in embedded]) if embedded else []
+        dense = None if found is None else dict(zip(embedded, found, strict=True))
         points = []
         for i, (eid, new, seq, text) in enumerate(rows):
-            vector = point_vectors(text, dense[i] if dense is not None else None)
+            keyword_only = new.role == "assistant"
+            vector = point_vectors(text, dense.get(i) if dense is not None else None)
             payload = {
                 "episode_id": eid,
                 "owner": new.owner,
@@ -170,7 +174,9 @@ class QdrantEpisodeStore:
                 "created_at": now,
                 "seq": seq,
                 "text": text,
-                "vec_pending": dense is None and self.embedder is not None,
+                "vec_pending": dense is None
+                and self.embedder is not None
+                and not keyword_only,
             }
             if seq == 0:
                 payload["content"] = new.content[:MAX_EPISODE_CHARS].strip()

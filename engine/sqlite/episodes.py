@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.episode_types import (
+    KEYWORD_ONLY,
     MAX_EPISODE_CHARS,
     ChunkHit,
     Episode,
@@ -95,10 +96,19 @@ def add(
             continue
         owners.add(new.owner)
         rowid = cur.lastrowid
+        keyword_only = new.role == "assistant"
         conn.executemany(
-            "INSERT INTO episode_chunks (episode_rowid, owner, seq, text) VALUES (?, ?, ?, ?)",
+            "INSERT INTO episode_chunks (episode_rowid, owner, seq, text, vec, vec_sig) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
             [
-                (rowid, new.owner, seq, text)
+                (
+                    rowid,
+                    new.owner,
+                    seq,
+                    text,
+                    b"" if keyword_only else None,
+                    KEYWORD_ONLY if keyword_only else None,
+                )
                 for seq, text in enumerate(windows(content))
             ],
         )
@@ -293,8 +303,8 @@ def forget_other_signatures(conn: Conn, signature: str) -> int:
     return int(
         conn.execute(
             "UPDATE episode_chunks SET vec = NULL, vec_sig = NULL "
-            "WHERE vec_sig IS NOT NULL AND vec_sig != ?",
-            (signature,),
+            "WHERE vec_sig IS NOT NULL AND vec_sig != ? AND vec_sig != ?",
+            (signature, KEYWORD_ONLY),
         ).rowcount
     )
 
