@@ -255,7 +255,14 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
     - memory requests per core = 1 / CPU per memory-on request.
 
     The owner holds `--proxy-memories` memories (imported through the admin API, waited
-    for until every one has its vector); medians over `--cost-rounds` interleaved rounds."""
+    for until every one has its vector); medians over `--cost-rounds` interleaved rounds.
+
+    The load is the acceptance run's by default (issue 35): distinct everyday questions
+    (`--cost-questions`), a chat's memory-on turns back to back at c=1 (`--cost-order`: each
+    waits for the writes of the one before, read-your-own-writes), and a provider whose
+    every reply differs (`--cost-replies`: with `memory.episodes.keep_assistant` a reply is
+    an episode, its windows embedded). `--cost-questions template --cost-order alternate
+    --cost-replies fixed` is the load of the figures before 2026-12-07."""
     import hashlib
     import shutil
 
@@ -296,7 +303,11 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
             "usage": {"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60},
         }
     ).encode()
-    upstream = Standin(canned=CannedChat(reply), record=False)
+    upstream: Standin | DistinctReplies = (
+        Standin(canned=CannedChat(reply), record=False)
+        if args.cost_replies == "fixed"
+        else DistinctReplies()
+    )
     await upstream.start()
     pin = (
         ["taskset", "-c", args.cost_cpu]
@@ -361,6 +372,61 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+REPLY_SENTENCES = [
+    "That's a good question, and there are a few things worth keeping in mind.",
+    "First, start small and give yourself a week or two to see what actually works for you.",
+    "Most people find it easier when it is tied to something they already do every day.",
+    "If you can, write down what you tried and how it went: memory is a poor judge of progress.",
+    "Cost matters too: the cheapest option is often good enough at the beginning.",
+    "Avoid doing everything at once; pick the change with the biggest effect and stick with it.",
+    "It also helps to ask someone who has done it before, since they know the common mistakes.",
+    "Keep an eye on safety, and stop if anything feels wrong or painful.",
+    "Timing matters: mornings tend to work better for routines, evenings for reflection.",
+    "You can always adjust the plan later once you know more about what you need.",
+    "A simple way to begin: set a date, prepare what you need the day before, keep it short.",
+    "Finally, be patient with yourself; a few missed days do not undo the progress you made.",
+]
+
+
+class DistinctReplies:
+    """A loopback chat provider whose every reply is different (~750 characters, 8
+    sentences): with `memory.episodes.keep_assistant` each reply is an episode of its own,
+    windows to embed included, as in real use (a fixed reply is one episode, stored once)."""
+
+    def __init__(self) -> None:
+        self.url = ""
+        self._count = 0
+        self._runner: Any = None
+
+    async def _reply(self, request: Any) -> Any:
+        from aiohttp import web
+
+        await request.read()
+        self._count += 1
+        rng = random.Random(self._count)
+        content = " ".join(rng.sample(REPLY_SENTENCES, 8)) + f" (note {self._count})"
+        return web.json_response({
+            "id": "c", "object": "chat.completion", "model": "bench",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 160, "total_tokens": 170},
+        })
+
+    async def start(self) -> None:
+        from aiohttp import web
+
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._reply)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        await self._runner.cleanup()
+
+
 async def wait_vectors(client: Any, base: str, timeout_s: float = 600) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -369,6 +435,9 @@ async def wait_vectors(client: Any, base: str, timeout_s: float = 600) -> None:
         if (
             status["vector"].get("needs_reindex", 0) == 0
             and status["outbox"]["depth"] == 0
+            # a busy page's episode windows are left to the backfill: their vectors are
+            # part of what the loop's requests cost, not the next loop's
+            and not (status.get("episodes") or {}).get("pending_vectors", 0)
             and not projection_building(status)
         ):
             return
@@ -385,21 +454,23 @@ async def cost_rounds(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     from scripts.bench_load import cpu_seconds
+    from scripts.everyday_questions import everyday_questions
 
     url = base + "/v1/chat/completions"
     injected = 0
+    questions = everyday_questions(seed=11)
+
+    def message() -> str:
+        if args.cost_questions == "everyday":
+            return next(questions)
+        a, b = rng.sample(words, 2)
+        return f"Tell me about {a} and {b}. I prefer {a} for {b}."
 
     async def one(mode: str) -> float:
         nonlocal injected
-        a, b = rng.sample(words, 2)
         body = {
             "model": "bench",
-            "messages": [
-                {
-                    "role": "user",
-                    "content": f"Tell me about {a} and {b}. I prefer {a} for {b}.",
-                }
-            ],
+            "messages": [{"role": "user", "content": message()}],
         }
         headers = {"Authorization": f"Bearer {key}"}
         if mode == "off":
@@ -415,7 +486,10 @@ async def cost_rounds(
         await one("on" if i % 2 else "off")
     latency: dict[str, list[float]] = {"on": [], "off": []}
     for i in range(args.proxy_requests):
-        mode = "on" if i % 2 else "off"
+        if args.cost_order == "alternate":
+            mode = "on" if i % 2 else "off"
+        else:  # a chat's turns back to back: each waits for the writes of the one before
+            mode = "on" if (i // args.cost_block) % 2 == 0 else "off"
         latency[mode].append(await one(mode))
     cpu_us: dict[str, list[float]] = {"on": [], "off": []}
     rps: dict[str, list[float]] = {"on": [], "off": []}
@@ -510,6 +584,30 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default="auto",
         help="embedding.query_projection for the cost part (auto: the default)",
     )
+    parser.add_argument(
+        "--cost-questions",
+        choices=("everyday", "template"),
+        default="everyday",
+        help="the cost part's messages (everyday: distinct 15-30-word chat questions, "
+        "scripts/everyday_questions.py, as the acceptance run sends; template: the short "
+        "'Tell me about a and b' message of the bench before)",
+    )
+    parser.add_argument(
+        "--cost-order",
+        choices=("consecutive", "alternate"),
+        default="consecutive",
+        help="c=1 order (consecutive: --cost-block memory-on requests back to back, then as "
+        "many memory-off ones; alternate: on and off in turn, so the writes of a turn "
+        "partly land on the memory-off request after it)",
+    )
+    parser.add_argument(
+        "--cost-replies",
+        choices=("distinct", "fixed"),
+        default="distinct",
+        help="the provider's replies (distinct: each its own, kept as an episode like real "
+        "ones; fixed: one canned reply, stored once)",
+    )
+    parser.add_argument("--cost-block", type=int, default=10, help="requests a block (--cost-order consecutive)")
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
     parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")
