@@ -20,8 +20,12 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/memtap serve -c $(CONFIG)
 
+# The suite in parallel processes (pytest-xdist), one per core unless TEST_WORKERS says:
+# whole files per worker, the files with slow tests first (tests/conftest.py orders them).
+# One test, serially: .venv/bin/python -m pytest tests/x/test_y.py::test_z
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # mypy cannot follow the editable install's memtap.* mapping, so it reads a tree of links.
 TYPECHECK := $(VENV)/typecheck

@@ -33,15 +33,6 @@ from memtap.engine.events import EngineEvents
 from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import EpisodeStore, RecordStore, VectorIndex
-from memtap.engine.qdrant.collection import Collection
-from memtap.engine.qdrant.episodes import QdrantEpisodeStore
-from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
-from memtap.engine.qdrant.records import open_qdrant_store
-from memtap.engine.qdrant.transport import (
-    QdrantTransport,
-    QdrantUnavailable,
-    open_transport,
-)
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver
@@ -56,6 +47,11 @@ from memtap.engine.sqlite.vec_index import SQLITE_VEC, SqliteVecIndex
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
     from memtap.config.schema import Config
+    from memtap.engine.qdrant.index import QdrantVectorIndex
+    from memtap.engine.qdrant.transport import QdrantTransport
+
+# The Qdrant adapters are imported where a Qdrant kind is built: qdrant-client's import is
+# ~1 s of CPU, which every `memtap serve` on SQLite would otherwise pay at start.
 
 log = logging.getLogger("memtap.engine")
 
@@ -201,6 +197,10 @@ async def _sqlite_ports(holder: ConfigHolder, db: Database, metrics: Metrics) ->
 async def _qdrant_ports(
     holder: ConfigHolder, metrics: Metrics, transport: QdrantTransport | None
 ) -> _Ports:
+    from memtap.engine.qdrant.episodes import QdrantEpisodeStore
+    from memtap.engine.qdrant.index import QdrantDenseIndex
+    from memtap.engine.qdrant.records import open_qdrant_store
+
     config = holder.current
     resolution = await resolve_embedding_source(
         config.embedding, config.data_dir, metrics
@@ -339,6 +339,10 @@ async def _open_qdrant_vectors(
     database: Database,
     metrics: Metrics | None,
 ) -> QdrantVectorIndex:
+    from memtap.engine.qdrant.collection import Collection
+    from memtap.engine.qdrant.index import QdrantVectorIndex
+    from memtap.engine.qdrant.transport import QdrantUnavailable, open_transport
+
     # Qdrant keeps its own vectors; it only needs the resolved embedding source.
     assert resolution.source is not None
     transport = await open_transport(config.vector_store.qdrant)

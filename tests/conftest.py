@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fcntl
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -56,23 +60,123 @@ def _build_query_projection(folder: Path) -> None:
 
     if packaged_model_path() is None:
         return
-    embedder = asyncio.run(open_onnx(graph_cache=folder))
-    build_sync(embedder, projection_file(folder, embedder.signature))
+
+    async def build() -> None:
+        embedder = await open_onnx(graph_cache=folder)
+        try:
+            await asyncio.to_thread(
+                build_sync, embedder, projection_file(folder, embedder.signature)
+            )
+        finally:
+            await embedder.close()
+
+    asyncio.run(build())
+
+
+# The run's graph and projection, built once per run: the main process (pytest's own, or
+# xdist's controller) makes the folder and starts the build in a thread before the workers
+# exist, so that it overlaps their start-up and collection; each process that runs tests
+# waits for it on the folder's lock after collecting (outside any test's timeout), and
+# builds itself only if that build failed.
+_SHARED_FOLDER_ENV = "MEMTAP_TEST_SHARED_GRAPH"
+_BUILT_MARK = ".built"
+_shared_build: threading.Thread | None = None
+_shared_folder: Path | None = None
+_cache_env_before: str | None = None
+
+
+def _build_once(folder: Path, lock_fd: int) -> None:
+    """With the folder's lock held (`lock_fd`, released here): build unless built."""
+    try:
+        if not (folder / _BUILT_MARK).exists():
+            _build_query_projection(folder)
+            (folder / _BUILT_MARK).touch()
+    finally:
+        fcntl.flock(lock_fd, fcntl.LOCK_UN)
+        os.close(lock_fd)
+
+
+def _lock(folder: Path) -> int:
+    fd = os.open(folder / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _is_controller(config: pytest.Config) -> bool:
+    return not hasattr(config, "workerinput") and bool(
+        getattr(config.option, "numprocesses", 0)
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _shared_build, _shared_folder, _cache_env_before
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: the controller's folder, from the environment
+    from memtap.engine.embeddings.integer_graph import CACHE_ENV
+
+    folder = _shared_folder = Path(tempfile.mkdtemp(prefix="memtap-test-onnx-"))
+    _cache_env_before = os.environ.get(CACHE_ENV)
+    os.environ[_SHARED_FOLDER_ENV] = str(folder)  # xdist's workers inherit both
+    os.environ[CACHE_ENV] = str(folder)
+    if config.option.collectonly:
+        return
+    lock_fd = _lock(folder)  # taken before any worker can look
+    _shared_build = threading.Thread(
+        target=_build_once, args=(folder, lock_fd), name="onnx-build", daemon=True
+    )
+    _shared_build.start()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if _is_controller(session.config) or session.config.option.collectonly:
+        return
+    if session.items:
+        folder = Path(os.environ[_SHARED_FOLDER_ENV])
+        _build_once(folder, _lock(folder))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from memtap.engine.embeddings.integer_graph import CACHE_ENV
+
+    if _shared_folder is None:
+        return
+    if _shared_build is not None:
+        _shared_build.join()
+    shutil.rmtree(_shared_folder, ignore_errors=True)
+    os.environ.pop(_SHARED_FOLDER_ENV, None)
+    if _cache_env_before is None:
+        os.environ.pop(CACHE_ENV, None)
+    else:
+        os.environ[CACHE_ENV] = _cache_env_before
+
+
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """In an xdist worker (`make test` hands out whole files, `--dist loadfile`, in this
+    order): the files with the most `slow` tests go out first, so that no long file starts
+    last while the other workers sit idle. A run without xdist keeps the written order."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow: dict[Path, int] = {}
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            slow[item.path] = slow.get(item.path, 0) + 1
+    items.sort(key=lambda item: -slow.get(item.path, 0))  # stable: files stay whole
 
 
 @pytest.fixture(scope="session", autouse=True)
-def shared_onnx_graph_cache(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Path]:
-    """One integer-matmul graph for the whole run (building it takes seconds): every test's
-    fresh data dir, in-process or a `memtap serve` child, reads it from this folder.
-    Tests of the default location clear the variable (`monkeypatch.delenv`)."""
+def shared_onnx_graph_cache() -> Iterator[Path]:
+    """One integer-matmul graph and query projection for the whole run (building them takes
+    ~25 s of CPU; `pytest_configure` starts it): every test's fresh data dir, in-process or
+    a `memtap serve` child, reads them from this folder. Tests of the default location
+    clear the variable (`monkeypatch.delenv`)."""
     from memtap.engine.embeddings.integer_graph import CACHE_ENV
 
-    folder = tmp_path_factory.mktemp("onnx-graph")
+    folder = Path(os.environ[_SHARED_FOLDER_ENV])
+    _build_once(folder, _lock(folder))  # built after collection: this only checks
     before = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(folder)
-    _build_query_projection(folder)
     yield folder
     if before is None:
         os.environ.pop(CACHE_ENV, None)

@@ -99,6 +99,7 @@ def _serve_available() -> bool:
     return run("serve", "--help").returncode == 0
 
 
+@pytest.mark.slow
 def test_serve_with_bad_config_exits_1_naming_the_path(
     bad_yaml: Path, tmp_path: Path
 ) -> None:
@@ -114,6 +115,7 @@ def test_serve_with_bad_config_exits_1_naming_the_path(
     assert "memtap listening" not in output
 
 
+@pytest.mark.slow
 def test_serve_with_bad_flag_exits_1_naming_the_flag(tmp_path: Path) -> None:
     if not _serve_available():
         pytest.skip("memtap serve is not implemented yet")

@@ -53,6 +53,7 @@ async def _call(
         return response.status, await response.json()
 
 
+@pytest.mark.slow
 async def test_errors_and_auth_shape(admin: tuple[str, aiohttp.ClientSession]) -> None:
     base, http = admin
     async with aiohttp.ClientSession() as anonymous:
@@ -70,6 +71,7 @@ async def test_errors_and_auth_shape(admin: tuple[str, aiohttp.ClientSession]) -
     assert status == 404 and set(body["error"]) >= {"code", "message"}
 
 
+@pytest.mark.slow
 async def test_memory_crud_shapes(admin: tuple[str, aiohttp.ClientSession]) -> None:
     base, http = admin
     status, created = await _call(
@@ -95,6 +97,7 @@ async def test_memory_crud_shapes(admin: tuple[str, aiohttp.ClientSession]) -> N
     assert status == 404
 
 
+@pytest.mark.slow
 async def test_settings_accept_dotted_and_nested_names(
     admin: tuple[str, aiohttp.ClientSession],
 ) -> None:

@@ -71,6 +71,7 @@ async def test_version_flag() -> None:
     assert result.out.startswith("memtap ")
 
 
+@pytest.mark.slow
 async def test_memories_add_takes_content_as_flag_or_positional(
     server: MemtapProcess,
 ) -> None:
@@ -101,6 +102,7 @@ async def test_memories_add_takes_content_as_flag_or_positional(
     assert {m["content"] for m in page["items"]} == {"Likes tea", "Likes jazz"}
 
 
+@pytest.mark.slow
 async def test_export_owner_flag_erase_from_a_script_and_import_from_stdin(
     server: MemtapProcess,
 ) -> None:

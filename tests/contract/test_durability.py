@@ -57,6 +57,7 @@ async def _outbox_depth(http: aiohttp.ClientSession, url: str) -> int:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.slow
 async def test_signal_after_last_response_loses_and_duplicates_nothing(
     sig: int,
     standin: Standin,

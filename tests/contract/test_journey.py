@@ -13,6 +13,7 @@ from typing import Any
 
 import aiohttp
 import openai
+import pytest
 
 from tests.conftest import MemtapProcess
 from tests.support.standin import Standin
@@ -35,6 +36,7 @@ async def _outbox_drained(http: aiohttp.ClientSession, url: str) -> None:
         await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_preference_taught_once_reaches_the_next_request(
     standin: Standin,
     memtap_process: Callable[..., Awaitable[MemtapProcess]],

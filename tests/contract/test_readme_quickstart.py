@@ -36,6 +36,7 @@ def test_the_snippet_says_what_it_prints() -> None:
 
 
 @pytest.mark.parametrize("run", range(3))
+@pytest.mark.slow
 async def test_the_quick_start_prints_what_it_promises(
     run: int,
     standin: Standin,

@@ -21,6 +21,7 @@ MEMTAP = str(Path(sys.executable).with_name("memtap"))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.slow
 async def test_signal_during_startup_exits_0(tmp_path: Path, sig: int) -> None:
     proc = await asyncio.create_subprocess_exec(
         MEMTAP,
@@ -51,6 +52,7 @@ async def test_signal_during_startup_exits_0(tmp_path: Path, sig: int) -> None:
     assert b"Traceback" not in err
 
 
+@pytest.mark.slow
 async def test_no_config_file_runs_on_built_in_defaults(
     memtap_process: Callable[..., Awaitable[MemtapProcess]],
     standin: Standin,  # the fixture writes (but here does not pass) a config naming it
@@ -70,6 +72,7 @@ async def test_no_config_file_runs_on_built_in_defaults(
     assert await server.terminate() == 0
 
 
+@pytest.mark.slow
 async def test_debug_log_lines_are_json_events(
     memtap_process: Callable[..., Awaitable[MemtapProcess]],
     standin: Standin,

@@ -148,6 +148,7 @@ async def test_azure_v1_paths_get_memory(memtap: Any, standin: Standin) -> None:
     assert FACT in json.dumps(standin.last().json())
 
 
+@pytest.mark.slow
 async def test_api_key_is_never_logged(standin: Standin, memtap_process: Any) -> None:
     proc = await memtap_process(
         {

@@ -77,6 +77,7 @@ async def _captured(proc: MemtapProcess, count: int) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 async def test_a_200mb_answer_costs_constant_memory_and_a_bounded_turn(
     memtap_process: Callable[..., Awaitable[MemtapProcess]],
     standin: Standin,

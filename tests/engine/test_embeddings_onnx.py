@@ -201,6 +201,7 @@ def own_graph_log(
 
 
 @module_loop
+@pytest.mark.slow
 async def test_integer_graph_is_built_once_into_the_cache_folder(
     tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
 ) -> None:
@@ -241,6 +242,7 @@ async def test_integer_graph_is_built_once_into_the_cache_folder(
 
 
 @module_loop
+@pytest.mark.slow
 async def test_a_damaged_cached_graph_is_built_again(
     tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
 ) -> None:
@@ -346,6 +348,7 @@ async def test_the_cache_folder_variable_wins_over_the_data_dir(
 
 
 @module_loop
+@pytest.mark.slow
 async def test_an_unwritable_cache_folder_still_gets_the_integer_graph(
     tmp_path: Path, own_graph_log: pytest.LogCaptureFixture
 ) -> None:
@@ -383,6 +386,7 @@ async def test_without_the_quantiser_the_models_own_graph_runs(
         await embedder.close()
 
 
+@pytest.mark.slow
 def test_the_build_runs_in_a_child_and_leaves_the_process_small(
     tmp_path: Path,
 ) -> None:
@@ -417,6 +421,7 @@ def test_the_build_runs_in_a_child_and_leaves_the_process_small(
     assert len(list((tmp_path / "graphs").glob("model.int8-matmul.*.onnx"))) == 1
 
 
+@pytest.mark.slow
 def test_cli_build_graph_builds_once_where_serve_reads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

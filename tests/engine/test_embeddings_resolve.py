@@ -48,6 +48,7 @@ async def test_auto_falls_back_to_onnx_and_reports_why(tmp_path: Path) -> None:
     assert report["source"] == "onnx" and report["fallbacks"][0]["source"] == "remote"
 
 
+@pytest.mark.slow
 async def test_auto_uses_a_built_static_table_when_onnx_is_missing(
     tmp_path: Path,
 ) -> None:
@@ -93,6 +94,7 @@ async def test_explicit_static_is_built_on_first_use(tmp_path: Path) -> None:
     assert not (tmp_path / "embeddings" / "static.npz").exists()
 
 
+@pytest.mark.slow
 async def test_the_integer_graph_is_kept_in_the_data_dirs_embeddings_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -36,6 +36,7 @@ async def static() -> StaticEmbedder:
 
 
 @module_loop
+@pytest.mark.slow
 async def test_table_shape_and_signature(static: StaticEmbedder) -> None:
     assert static.dim == 256
     assert static.signature.startswith("static:all-MiniLM-L6-v2-int8-distilled-")

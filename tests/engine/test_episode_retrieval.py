@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -188,13 +189,15 @@ async def said(
     await engine.enqueue_turn(
         Turn(rid, owner, session, "openai-chat", text, "ok", created_at=at)
     )
-    for _ in range(300):
-        if (
-            await engine.outbox.depth() == 0
-            and not engine.pending.waiting
-            and not engine.pending.unfinished()  # episodes are written after the facts
-        ):
-            return
+    # Until the turn is stored, however long a busy machine takes (it was 3 s, then on
+    # regardless: the retrieval after it found nothing yet).
+    deadline = time.monotonic() + 60
+    while not (
+        await engine.outbox.depth() == 0
+        and not engine.pending.waiting
+        and not engine.pending.unfinished()  # episodes are written after the facts
+    ):
+        assert time.monotonic() < deadline, "the turn was never stored"
         await asyncio.sleep(0.01)
 
 

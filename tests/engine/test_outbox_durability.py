@@ -67,6 +67,7 @@ async def run_child(data_dir: Path, mode: str) -> str:
 
 
 @pytest.mark.parametrize("mode", ["paused", "mid"])
+@pytest.mark.slow
 async def test_kill_9_then_restart_extracts_every_turn_exactly_once(
     tmp_path: Path, mode: str
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -53,6 +54,7 @@ def test_document_weights_saturate_and_query_weights_are_one() -> None:
 
 
 @given(st.text(max_size=300))
+@pytest.mark.slow
 def test_vectors_are_valid_for_any_text(text: str) -> None:
     for vector in (document_vector(text), query_vector(text)):
         assert len(vector.indices) == len(set(vector.indices)) == len(vector.values)

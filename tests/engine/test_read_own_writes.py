@@ -287,7 +287,12 @@ async def test_a_wait_for_own_writes_cut_short_is_still_counted(engine: Engine) 
                 )
             )
         )
-        await asyncio.sleep(0.03)  # inside the wait for the fact's vectors
+        # Inside the wait for the fact's vectors (it was a sleep of 30 ms, which a loaded
+        # machine could spend before the retrieval got there: nothing was cut, nor counted).
+        deadline = time.monotonic() + 10
+        while not engine.pending.waiting and not retrieval.done():
+            assert time.monotonic() < deadline, "the retrieval never waited"
+            await asyncio.sleep(0.001)
         assert not retrieval.done()
         retrieval.cancel()
         with pytest.raises(asyncio.CancelledError):

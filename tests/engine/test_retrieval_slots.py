@@ -8,6 +8,8 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
+
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import (
     Config,
@@ -137,6 +139,7 @@ async def test_keyword_retrievals_never_wait_for_a_vector_slot(tmp_path: Path) -
         await engine.close()
 
 
+@pytest.mark.slow
 async def test_a_request_waiting_for_its_owners_turns_holds_no_slot(
     tmp_path: Path,
 ) -> None:

@@ -111,6 +111,7 @@ async def test_hybrid_retrieval_through_the_engine_path(tmp_path: Path) -> None:
         await db.close()
 
 
+@pytest.mark.slow
 async def test_signature_change_marks_all_and_reindex_resumes(tmp_path: Path) -> None:
     db, ids = await seeded(tmp_path)
     onnx_tier = await build_vector_index(Holder(make_config(tmp_path)), db, None)

@@ -61,6 +61,7 @@ def test_small_sets_are_searched_exactly() -> None:
     assert np.allclose(scores, rows[picked] @ query)
 
 
+@pytest.mark.slow
 def test_large_sets_find_the_exact_top_with_exact_scores() -> None:
     n = EXACT_ROWS * 3
     rows = clustered(n, seed=1)

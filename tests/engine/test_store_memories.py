@@ -161,6 +161,7 @@ async def test_list_filters_pagination_and_q(engine: Engine) -> None:
         await engine.list_memories(ListQuery(limit=0))
 
 
+@pytest.mark.slow
 async def test_export_import_round_trip(engine: Engine) -> None:
     originals = [
         await engine.create_memory(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
+import pytest
 import yaml
 
 from memtap.config.schema import Config
@@ -60,6 +61,7 @@ def target(admin: Admin) -> list[str]:
     return ["--url", admin.server.url, "--token", TOKEN]
 
 
+@pytest.mark.slow
 async def test_owner_id() -> None:
     expected = hashlib.sha256(b"sk-abc").hexdigest()[:24]
     assert (await memtap("owner-id", "sk-abc")).out.strip() == expected
@@ -77,6 +79,7 @@ async def test_owner_id() -> None:
     assert (await memtap("owner-id", "sk-abc", "--user", " ")).code == 2
 
 
+@pytest.mark.slow
 async def test_add_list_delete(admin: Admin, tmp_path: Path) -> None:
     added = await memtap(
         "memories",
@@ -141,6 +144,7 @@ async def test_add_list_delete(admin: Admin, tmp_path: Path) -> None:
     assert bad_json.code == 2
 
 
+@pytest.mark.slow
 async def test_export_erase_import(admin: Admin, tmp_path: Path) -> None:
     originals = [await admin.create(content=f"exported memory {i}") for i in range(5)]
     out_file = tmp_path / "owner.jsonl"
@@ -177,6 +181,7 @@ async def test_export_erase_import(admin: Admin, tmp_path: Path) -> None:
     assert from_stdin.json() == {"created": 0, "updated": 5, "skipped": 0, "errors": []}
 
 
+@pytest.mark.slow
 async def test_auth_and_connection_errors(admin: Admin) -> None:
     wrong = await memtap(
         "memories", "list", "--url", admin.server.url, "--token", "nope"
@@ -202,6 +207,7 @@ async def test_auth_and_connection_errors(admin: Admin) -> None:
     assert unreachable.code == 3 and "cannot reach memtap" in unreachable.err
 
 
+@pytest.mark.slow
 async def test_admin_calls_never_go_through_the_environment_proxy(admin: Admin) -> None:
     # HTTP_PROXY names a proxy for outbound traffic; the admin token must not reach it.
     dead_proxy = "http://127.0.0.1:9"
@@ -222,6 +228,7 @@ async def test_admin_calls_never_go_through_the_environment_proxy(admin: Admin) 
     assert listed.code == 0, listed.err
 
 
+@pytest.mark.slow
 async def test_target_from_config_file(admin: Admin, tmp_path: Path) -> None:
     port = admin.server.url.rsplit(":", 1)[1]
     config = tmp_path / "memtap.yaml"

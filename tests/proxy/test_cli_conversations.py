@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from tests.conftest import MemtapProcess
 from tests.proxy.test_cli_admin import memtap
@@ -46,6 +47,7 @@ async def memories(proc: MemtapProcess, owner: str) -> list[dict[str, Any]]:
         return list((await response.json())["items"])
 
 
+@pytest.mark.slow
 async def test_cli_imports_jsonl_and_chatgpt_export(
     memtap_process: StartProcess, tmp_path: Path, standin: Standin
 ) -> None:
@@ -111,6 +113,7 @@ async def test_cli_imports_jsonl_and_chatgpt_export(
             assert KEY.encode() not in file.read_bytes(), file
 
 
+@pytest.mark.slow
 async def test_cli_usage_errors(tmp_path: Path) -> None:
     missing = await memtap("conversations", "import", str(tmp_path / "nope.jsonl"))
     assert missing.code == 2 and "no such file" in missing.err

@@ -132,6 +132,7 @@ def test_one_byte_at_a_time(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.slow
 def test_every_single_split_point(case: Case) -> None:
     body = case.response
     if len(body) <= EVERY_SPLIT_LIMIT:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from multidict import CIMultiDict
@@ -188,6 +189,7 @@ async def scenario(
     memories=memories_strategy,
     requests=requests_strategy,
 )
+@pytest.mark.slow
 def test_no_memory_crosses_owner_or_session(
     scope: Scope,
     memories: list[tuple[int, str | None, str]],

@@ -310,6 +310,7 @@ def test_configure_logging_writes_redacted_lines_off_thread():
 # -- end to end: a real memtap process -------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_request_done_fields_and_no_secret_anywhere(standin, memtap_process):
     proc = await memtap_process(
         {
@@ -390,6 +391,7 @@ async def test_request_done_fields_and_no_secret_anywhere(standin, memtap_proces
     )
 
 
+@pytest.mark.slow
 async def test_text_log_format(standin, memtap_process):
     proc = await memtap_process(args=["--log-format", "text"])
     async with (

@@ -8,12 +8,14 @@ import socket
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from tests.conftest import _memtap_command
 
 LISTENING = re.compile(r"^memtap listening on http://127\.0\.0\.1:(\d+)$")
 
 
+@pytest.mark.slow
 async def test_serve_with_flags_only_and_no_config_file(
     standin, memtap_process, tmp_path
 ):
@@ -46,6 +48,7 @@ async def test_serve_with_flags_only_and_no_config_file(
     assert data_dir.exists()  # --data-dir reached the engine
 
 
+@pytest.mark.slow
 async def test_flags_override_yaml(standin, memtap_process):
     proc = await memtap_process(
         {
@@ -85,6 +88,7 @@ async def _run_serve(*args: str, cwd: Path) -> tuple[int, str, str]:
     return proc.returncode, out.decode(), err.decode()
 
 
+@pytest.mark.slow
 async def test_invalid_config_exits_1(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(
@@ -97,6 +101,7 @@ async def test_invalid_config_exits_1(tmp_path):
     assert "upstreams[0].url" in err
 
 
+@pytest.mark.slow
 async def test_port_in_use_exits_1(tmp_path, standin):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

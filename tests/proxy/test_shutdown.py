@@ -24,6 +24,7 @@ async def _read_events(response: aiohttp.ClientResponse) -> list[bytes]:
 @pytest.mark.parametrize(
     "sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"]
 )
+@pytest.mark.slow
 async def test_signal_during_stream_lets_it_finish_then_exits_0(
     sig, standin, memtap_process
 ):
@@ -51,6 +52,7 @@ async def test_signal_during_stream_lets_it_finish_then_exits_0(
     )
 
 
+@pytest.mark.slow
 async def test_grace_period_bounds_shutdown(standin, memtap_process):
     proc = await memtap_process({"server": {"shutdown_grace_s": 0.5}})
     async with aiohttp.ClientSession() as client:
@@ -67,6 +69,7 @@ async def test_grace_period_bounds_shutdown(standin, memtap_process):
     assert done and done[0]["error_kind"] == "client"
 
 
+@pytest.mark.slow
 async def test_idle_shutdown_is_immediate(standin, memtap_process):
     proc = await memtap_process()
     async with (
@@ -79,6 +82,7 @@ async def test_idle_shutdown_is_immediate(standin, memtap_process):
     assert time.monotonic() - started < 3.0
 
 
+@pytest.mark.slow
 async def test_engine_closes_after_in_flight_streams(standin, memtap_process):
     doc = {
         "memory": {"enabled": True, "strategy": "keyword"},
