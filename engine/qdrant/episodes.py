@@ -155,7 +155,9 @@ class QdrantEpisodeStore:
             for seq, text in enumerate(windows(content)):
                 rows.append((eid, new, seq, text))
         # An assistant's windows are found by their words only (`KEYWORD_ONLY`).
-        embedded = [i for i, (_, new, _, _) in enumerate(rows) if new.role != "assistant"]
+        embedded = [
+            i for i, (_, new, _, _) in enumerate(rows) if new.role != "assistant"
+        ]
         found = await self._embed([rows[i][3] for i in embedded]) if embedded else []
         dense = None if found is None else dict(zip(embedded, found, strict=True))
         points = []
