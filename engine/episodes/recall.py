@@ -45,7 +45,7 @@ from memtap.engine.clock import cutoff_for, iso
 from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
 from memtap.engine.episodes.chunks import sentences, topical_stems, trim
 from memtap.engine.episodes.lexical import owner_scores
-from memtap.engine.episodes.render import episode_line, partner_text
+from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
 from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
@@ -457,6 +457,11 @@ async def with_partners(
         if hit.memory.id in shown:
             continue
         said = dict(hit.memory.metadata.get("episode", {}))
+        # Relative dates read as the day they meant ("yesterday (7 May 2023)").
+        dated = dated_in_words(hit.memory.content, hit.memory.created_at)
+        if dated != hit.memory.content:
+            hit = replace(hit, memory=replace(hit.memory, content=dated))
+            hit = replace(hit, tokens=_tokens(hit.memory))
         before, after = near.get(hit.memory.id, (None, None))
         partner = after if _is_question(hit.memory.content) else before
         shown.add(hit.memory.id)

@@ -11,7 +11,12 @@ the tokens the budget walk counts (`engine/episodes/recall.py`), so the two neve
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+from memtap.engine.clock import parse_iso
+from memtap.engine.memory_block import spoken_day
+from memtap.engine.text.dates import annotate, resolve_dates
 
 PARTNER_CHARS = 240
 """The partner message's head kept beside a recalled one: enough for the question a short
@@ -37,3 +42,26 @@ def partner_text(text: str) -> str:
         flat[: cut if cut > PARTNER_CHARS // 2 else PARTNER_CHARS - 1].rstrip()
         + "\u2026"
     )
+
+
+def dated_in_words(text: str, said_at: str) -> str:
+    """`text` with each relative date it holds ("yesterday", "last Saturday", "in two
+    weeks") followed by the date it meant on the day it was said, in words: "I went to the
+    support group yesterday (7 May 2023)". English expressions; `text` as it is when there
+    is none or `said_at` cannot be read."""
+    try:
+        found = resolve_dates(text, parse_iso(said_at), "en")
+    except ValueError:
+        return text
+    if not found:
+        return text
+    return annotate(text, [replace(r, value=_spoken(r.value)) for r in found])
+
+
+def _spoken(value: str) -> str:
+    """A resolved date in words: a day, "week of" a day, a month or a year."""
+    if value.startswith("week of "):
+        return "week of " + spoken_day(value[len("week of ") :])
+    if len(value) == 7 and value[4] == "-":  # a month
+        return spoken_day(value + "-01").split(" ", 1)[1]
+    return spoken_day(value) if len(value) == 10 else value

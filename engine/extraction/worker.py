@@ -32,7 +32,6 @@ from memtap.engine.claims import CLAIM_KEY, claim_metadata
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
 from memtap.engine.extraction.conflict import claim_of
-from memtap.engine.extraction.dates import dated_fact
 from memtap.engine.extraction.restatement import drop_restatements
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.metrics import Metrics
@@ -47,6 +46,7 @@ from memtap.engine.ports import (
     TurnFacts,
     WrittenTurn,
 )
+from memtap.engine.text.dates import dated_fact
 from memtap.engine.types import ExtractedFact, Memory
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ Unit = str
 
 @dataclass(frozen=True, slots=True)
 class DateWords:
-    """The words of relative dates in one language, read by `extraction/dates.py`: fixed day
+    """The words of relative dates in one language, read by `engine/text/dates.py`: fixed day
     words (offset in days from the day said), relative periods (direction × unit, written out
     because gender and word order differ), number words, unit words, the "N units ago" / "in
     N units" frames, weekdays with the frames that name one, and the markers that make a bare

@@ -1,4 +1,4 @@
-"""Relative dates resolved against the day a turn was said (engine/extraction/dates.py)."""
+"""Relative dates resolved against the day a turn was said (engine/text/dates.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from memtap.engine.extraction.dates import annotate, dated_fact, resolve_dates
 from memtap.engine.extraction.extract import extract_facts
+from memtap.engine.text.dates import annotate, dated_fact, resolve_dates
 
 THURSDAY = date(2026, 12, 3)
 SUNDAY = date(2026, 12, 6)

@@ -20,7 +20,12 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.lexical import idf, owner_scores
 from memtap.engine.episodes.recall import with_partners
-from memtap.engine.episodes.render import PARTNER_CHARS, episode_line, partner_text
+from memtap.engine.episodes.render import (
+    PARTNER_CHARS,
+    dated_in_words,
+    episode_line,
+    partner_text,
+)
 from memtap.engine.episodes.service import turn_episodes
 from memtap.engine.memory_block import (
     MemoryLine,
@@ -194,3 +199,16 @@ async def test_each_snippet_comes_with_the_message_that_completes_it(
             "episode"
         ]
     )
+
+
+def test_relative_dates_in_a_snippet_read_as_the_day_they_meant() -> None:
+    said = "2023-05-25T13:56:00.000Z"
+    assert dated_in_words("I went to the support group yesterday.", said) == (
+        "I went to the support group yesterday (24 May 2023)."
+    )
+    assert dated_in_words("I ran a charity race last Saturday.", said) == (
+        "I ran a charity race last Saturday (20 May 2023)."
+    )
+    assert dated_in_words("Next month I start.", said) == "Next month (June 2023) I start."
+    assert dated_in_words("No date here.", said) == "No date here."
+    assert dated_in_words("yesterday", "not a time") == "yesterday"

@@ -11,7 +11,6 @@ import pytest
 from memtap.engine.claims import CLAIM_KEY, stored_claim
 from memtap.engine.extraction import catalog
 from memtap.engine.extraction.conflict import claim_of, claim_of_memory
-from memtap.engine.extraction.dates import resolve_dates
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.shapes import SHAPES
@@ -22,6 +21,7 @@ from memtap.engine.languages.pack import DateWords, Example, LanguagePack, Phras
 from memtap.engine.languages.registry import PACKS
 from memtap.engine.ports import OutboxRow
 from memtap.engine.retrieval.present import settle
+from memtap.engine.text.dates import resolve_dates
 from memtap.engine.types import Hit, Memory, Turn
 
 RULES_WITH_EXAMPLES = [r for r in catalog.ALL_RULES if r.examples]
