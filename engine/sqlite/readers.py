@@ -89,11 +89,19 @@ class ReaderPool:
         try:
             conn = self._connect()
         except BaseException as exc:  # noqa: BLE001 - reported to start()
-            ready.set_exception(exc)
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                ready.set_exception(exc)
             return
         deadline = [0.0]
         install_progress(conn, deadline)
-        ready.set_result(None)
+        try:
+            ready.set_result(None)
+        except concurrent.futures.InvalidStateError:
+            # start() was cancelled while this thread connected (a signal during startup):
+            # nobody will read through this connection.
+            with contextlib.suppress(Exception):
+                conn.close()
+            return
         try:
             while (read := self._reads.get()) is not None:
                 self._run(conn, read, deadline)

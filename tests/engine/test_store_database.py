@@ -4,6 +4,7 @@ rolls back alone), reads that never wait on the writer, read time limits, error 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -388,3 +389,39 @@ async def test_a_timeout_error_raised_by_the_read_itself_is_not_a_store_timeout(
     with pytest.raises(TimeoutError, match="the read's own") as raised:
         await db.read(fails, timeout_ms=1000)
     assert not isinstance(raised.value, StoreTimeout)
+
+
+async def test_a_start_cancelled_while_readers_connect_raises_in_no_thread() -> None:
+    """A signal during startup cancels ReaderPool.start while its threads connect: a thread
+    that finishes connecting then must close its connection quietly (it raised
+    InvalidStateError on the cancelled future: a traceback on stderr at every such stop)."""
+    import threading
+
+    from memtap.engine.sqlite.readers import ReaderPool
+
+    raised: list[BaseException | None] = []
+    before = threading.excepthook
+    threading.excepthook = lambda args: raised.append(args.exc_value)
+    closed = threading.Event()
+
+    class Conn:
+        def set_progress_handler(self, *_: object) -> None: ...
+
+        def close(self) -> None:
+            closed.set()
+
+    def connect() -> Conn:
+        time.sleep(0.3)
+        return Conn()
+
+    try:
+        pool = ReaderPool(connect, 1)
+        task = asyncio.ensure_future(pool.start())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert await asyncio.to_thread(closed.wait, 5)
+    finally:
+        threading.excepthook = before
+    assert raised == []
