@@ -6,7 +6,8 @@ person's name is in a quarter of the windows (every "Thanks, Caroline!") while i
 across all owners, so the global weight lets a greeting outrank the one turn that holds the
 asked-about thing. The store returns a deeper pool of matches; here they are scored again
 with the owner's own document frequencies (`EpisodeStore.term_rows`) and Okapi BM25
-(k1 = 1.2, b = 0.75), words matched by one light stem for query and text.
+(k1 = 1.2, b = 0.75), words matched by the snippets' light stem (`chunks.stem`) for query
+and text.
 """
 
 from __future__ import annotations
@@ -19,19 +20,14 @@ from dataclasses import replace
 from functools import lru_cache
 
 from memtap.engine.episode_types import ChunkHit
+from memtap.engine.episodes.chunks import stem
 from memtap.engine.stopwords import STOPWORDS
-from memtap.engine.text.stemming import SNIPPET_SUFFIXES, strip_suffix
 
 K1, B = 1.2, 0.75
 AVERAGE_WINDOW_TERMS = 24.0
 """A window's topical words on average (a window is a chat message of up to three
 sentences): the length BM25 normalises by, when the pool is too small to say."""
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-@lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    return strip_suffix(word, SNIPPET_SUFFIXES)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -43,7 +39,7 @@ def _bag(text: str) -> Counter[str]:
 
 def topical_terms(text: str) -> list[str]:
     """The stems of `text`'s words that are no stop words, in order, repeated."""
-    return [_stem(w) for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
+    return [stem(w) for w in _WORD.findall(text.casefold()) if w not in STOPWORDS]
 
 
 def idf(rows: int, total: int) -> float:
@@ -63,8 +59,8 @@ def owner_scores(
         return list(hits)
     weights: dict[str, float] = {}
     for term, rows in term_rows.items():
-        stem = _stem(term)
-        weights[stem] = max(weights.get(stem, 0.0), idf(min(rows, total), total))
+        key = stem(term)
+        weights[key] = max(weights.get(key, 0.0), idf(min(rows, total), total))
     bags = [_bag(h.text) for h in hits]
     lengths = [sum(b.values()) for b in bags]
     average = (
@@ -74,9 +70,9 @@ def owner_scores(
     for i, bag in enumerate(bags):
         norm = K1 * (1 - B + B * lengths[i] / average)
         score = sum(
-            weight * bag[stem] * (K1 + 1) / (bag[stem] + norm)
-            for stem, weight in weights.items()
-            if bag.get(stem)
+            weight * bag[key] * (K1 + 1) / (bag[key] + norm)
+            for key, weight in weights.items()
+            if bag.get(key)
         )
         if score > 0:
             scored.append((score, i))

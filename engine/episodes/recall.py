@@ -295,7 +295,7 @@ def _adds_nothing(text: str, asked: str, query_stems: set[str]) -> bool:
     new = [p for p in parts if f" {normalise_text(p)} " not in f" {asked} "]
     if not new:
         return True
-    if not all(p.rstrip(" \"')").endswith("?") for p in new):
+    if not all(_is_question(p) for p in new):
         return False
     return len(topical_stems(" ".join(new)) - query_stems) <= 1
 
@@ -304,9 +304,11 @@ def _weighted(
     kw: list[ChunkHit],
     cosine: dict[tuple[str, int], float],
     by_key: dict[tuple[str, int], ChunkHit],
-    names: dict[tuple[str, int], str],
     floor: float,
-) -> list[tuple[str, float]]:
+) -> list[tuple[tuple[str, int], float]]:
+    """Every window read, best first: its keyword score plus `VECTOR_WEIGHT` times its
+    cosine above the floor (each scaled to the best of its arm), the assistant's side at
+    `ASSISTANT_WEIGHT`; windows that score nothing left out."""
     best_kw = max((h.score for h in kw), default=0.0)
     lexical = {_key(h): h.score / best_kw for h in kw} if best_kw > 0 else {}
     best_cos = max(cosine.values(), default=0.0)
@@ -317,9 +319,9 @@ def _weighted(
         score = lexical.get(key, 0.0) + VECTOR_WEIGHT * meaning
         if chunk.episode.role == "assistant":
             score *= ASSISTANT_WEIGHT
-        scored.append((score, names[key]))
-    scored.sort(key=lambda p: -p[0])
-    return [(name, score) for score, name in scored if score > 0]
+        scored.append((key, score))
+    scored.sort(key=lambda p: -p[1])
+    return [(key, score) for key, score in scored if score > 0]
 
 
 def _key(hit: ChunkHit) -> tuple[str, int]:
@@ -344,9 +346,7 @@ def _snippets(
         if read is not None:
             by_key.setdefault(_key(read), read)
             vec_rank.setdefault(_key(read), (rank, cosine[_key(read)]))
-    names = {k: f"{k[0]}#{k[1]}" for k in by_key}
-    fused = _weighted(kw, cosine, by_key, names, cfg.episodes.min_similarity)
-    back = {v: k for k, v in names.items()}
+    fused = _weighted(kw, cosine, by_key, cfg.episodes.min_similarity)
     stems = topical_stems(query)
     asked = normalise_text(query)
     max_chars = cfg.episodes.snippet_tokens * 4
@@ -354,12 +354,9 @@ def _snippets(
     seen: set[str] = set()
     texts: set[str] = set()
     hits: list[Hit] = []
-    for name, score in fused:
+    for key, score in fused:
         if len(hits) >= wanted:
             break
-        key = back.get(name)
-        if key is None:
-            continue
         chunk = by_key[key]
         episode = chunk.episode
         if episode.id in seen:

@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 from memtap.engine.extraction.keys import MAX_CONTENT_CHARS
-from memtap.engine.extractors.prompt import FAMILIES, Prompt
+from memtap.engine.extraction.rules import FAMILIES
+from memtap.engine.extractors.prompt import Prompt
 from memtap.engine.types import MEMORY_TYPES, MemoryType
 
 MAX_FACTS_PER_TURN = 32

@@ -12,24 +12,10 @@ from typing import Any
 
 import orjson
 
+from memtap.engine.extraction.rules import FAMILIES
 from memtap.engine.types import MEMORY_TYPES, Memory, Turn, estimate_tokens
 
 SCHEMA_NAME = "memtap_extraction"
-FAMILIES: tuple[str, ...] = (
-    "identity",
-    "location",
-    "work",
-    "family",
-    "constraint",
-    "instruction",
-    "stack",
-    "goal",
-    "event",
-    "preference",
-    "decision",
-    "habit",
-)
-"""The fact families the rules know; a model's fact names one of them."""
 MAX_MEMORY_CHARS = 300
 """Characters of each related memory sent (they are short facts; a long one is cut)."""
 
