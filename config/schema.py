@@ -82,7 +82,7 @@ class EpisodesConfig:
     """Episodes kept per owner; past it the oldest (by `said_at`) are evicted."""
     retention_days: int | None = None
     """Delete episodes said longer ago than this; None follows `memory.retention_days`."""
-    min_similarity: float = 0.25
+    min_similarity: float = 0.20
     """Cosine floor of an episode snippet matched by meaning alone (a keyword match needs
     half of it): sentence windows score lower than one-line facts, so their floor is their
     own (`engine/episodes/recall.py` says how it was measured)."""

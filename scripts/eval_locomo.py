@@ -99,7 +99,7 @@ class Dialogue:
 
 
 def session_time(text: str) -> datetime:
-    """"1:56 pm on 8 May, 2023" as UTC."""
+    """ "1:56 pm on 8 May, 2023" as UTC."""
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
@@ -119,9 +119,22 @@ def load(path: Path) -> Dialogue:
             text = str(turn.get("text") or "").strip()
             if not text:
                 continue
-            turns.append(Said(turn["dia_id"], turn["speaker"], text, start + timedelta(seconds=30 * i), f"session_{n}"))
+            turns.append(
+                Said(
+                    turn["dia_id"],
+                    turn["speaker"],
+                    text,
+                    start + timedelta(seconds=30 * i),
+                    f"session_{n}",
+                )
+            )
     questions = tuple(
-        Asked(str(q["question"]), str(q["answer"]), tuple(q.get("evidence") or ()), int(q["category"]))
+        Asked(
+            str(q["question"]),
+            str(q["answer"]),
+            tuple(q.get("evidence") or ()),
+            int(q["category"]),
+        )
         for q in raw["qa"]
         if int(q.get("category", 5)) in CATEGORIES and "answer" in q
     )
@@ -172,7 +185,9 @@ def cut(lines: list[str], budget: int) -> str:
     return "\n".join(out)
 
 
-def with_neighbours(order: list[int], turns: tuple[Said, ...], budget: int, show: Any) -> str:
+def with_neighbours(
+    order: list[int], turns: tuple[Said, ...], budget: int, show: Any
+) -> str:
     """Best-ranked turns, each with the turn before and after it, no turn twice, in
     conversation order within each group."""
     taken: set[int] = set()
@@ -194,7 +209,9 @@ class Score:
     answered: int = 0
     questions: int = 0
     tokens: int = 0
-    by_category: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    by_category: dict[str, list[int]] = field(
+        default_factory=lambda: defaultdict(lambda: [0, 0])
+    )
 
     def add(self, asked: Asked, text: str) -> bool:
         hit = found(asked.answer, text)
@@ -211,7 +228,10 @@ class Score:
         return {
             "answer_recall": round(self.answered / n, 3),
             "mean_tokens": round(self.tokens / n, 1),
-            "by_category": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(self.by_category.items())},
+            "by_category": {
+                k: round(v[0] / max(1, v[1]), 3)
+                for k, v in sorted(self.by_category.items())
+            },
         }
 
 
@@ -220,33 +240,65 @@ def key_of(dialogue: Dialogue, speaker: str, mode: str) -> str:
     return f"sk-locomo-{mode}-{dialogue.id}-{speaker.lower()}"
 
 
-async def replay(client: aiohttp.ClientSession, base: str, standin: Standin, dialogue: Dialogue, fixed: bool) -> None:
+async def replay(
+    client: aiohttp.ClientSession,
+    base: str,
+    standin: Standin,
+    dialogue: Dialogue,
+    fixed: bool,
+) -> None:
     turns = dialogue.turns
     for i, turn in enumerate(turns):
         messages: list[dict[str, str]] = [SYSTEM]
-        if i > 0 and turns[i - 1].speaker != turn.speaker and turns[i - 1].session == turn.session:
+        if (
+            i > 0
+            and turns[i - 1].speaker != turn.speaker
+            and turns[i - 1].session == turn.session
+        ):
             messages.append({"role": "assistant", "content": turns[i - 1].text})
         messages.append({"role": "user", "content": turn.text})
-        following = turns[i + 1] if i + 1 < len(turns) and turns[i + 1].session == turn.session else None
+        following = (
+            turns[i + 1]
+            if i + 1 < len(turns) and turns[i + 1].session == turn.session
+            else None
+        )
         standin.reply_text = "Okay." if fixed or following is None else following.text
         headers = {"Authorization": f"Bearer {key_of(dialogue, turn.speaker, 'live')}"}
-        async with client.post(base + "/v1/chat/completions", json={"model": "gpt-4o-mini", "messages": messages},
-                               headers=headers) as r:
+        async with client.post(
+            base + "/v1/chat/completions",
+            json={"model": "gpt-4o-mini", "messages": messages},
+            headers=headers,
+        ) as r:
             if r.status != 200:
                 raise SystemExit(f"chat request failed: {r.status} {await r.text()}")
             await r.read()
 
 
-async def import_dated(client: aiohttp.ClientSession, base: str, dialogue: Dialogue) -> None:
+async def import_dated(
+    client: aiohttp.ClientSession, base: str, dialogue: Dialogue
+) -> None:
     lines = []
     for speaker in dialogue.speakers:
         key = key_of(dialogue, speaker, "import")
         for turn in dialogue.turns:
             role = "user" if turn.speaker == speaker else "assistant"
-            lines.append(json.dumps({"api_key": key, "session": turn.session, "role": role, "content": turn.text,
-                                     "ts": turn.ts.isoformat().replace("+00:00", "Z")}, ensure_ascii=False))
-    async with client.post(base + "/_memtap/api/import/conversations", data=("\n".join(lines) + "\n").encode(),
-                           headers={"Content-Type": "application/x-ndjson"}) as r:
+            lines.append(
+                json.dumps(
+                    {
+                        "api_key": key,
+                        "session": turn.session,
+                        "role": role,
+                        "content": turn.text,
+                        "ts": turn.ts.isoformat().replace("+00:00", "Z"),
+                    },
+                    ensure_ascii=False,
+                )
+            )
+    async with client.post(
+        base + "/_memtap/api/import/conversations",
+        data=("\n".join(lines) + "\n").encode(),
+        headers={"Content-Type": "application/x-ndjson"},
+    ) as r:
         if r.status >= 300:
             raise SystemExit(f"import failed: {r.status} {await r.text()}")
         report = await r.json()
@@ -254,8 +306,12 @@ async def import_dated(client: aiohttp.ClientSession, base: str, dialogue: Dialo
         print(f"import {dialogue.id}: errors {report['errors'][:3]}", file=sys.stderr)
 
 
-async def preview(client: aiohttp.ClientSession, base: str, owner: str, query: str) -> str:
-    async with client.post(base + "/_memtap/api/retrieve-preview", json={"owner": owner, "query": query}) as r:
+async def preview(
+    client: aiohttp.ClientSession, base: str, owner: str, query: str
+) -> str:
+    async with client.post(
+        base + "/_memtap/api/retrieve-preview", json={"owner": owner, "query": query}
+    ) as r:
         if r.status != 200:
             raise SystemExit(f"retrieve-preview failed: {r.status} {await r.text()}")
         return injected_text(await r.json())
@@ -290,19 +346,30 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         data = Path(args.data_dir) if args.data_dir else Path(tmp)
         fed = data.is_dir() and (data / "memtap.db").exists()
         data.mkdir(parents=True, exist_ok=True)
-        config = Path(args.config) if args.config else Path(__file__).resolve().parents[1] / "config" / "memtap.yaml"
+        config = (
+            Path(args.config)
+            if args.config
+            else Path(__file__).resolve().parents[1] / "config" / "memtap.yaml"
+        )
         process, log = start_memtap(port, standin.url, data, config_file=config)
         try:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as client:
+            async with aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=120)
+            ) as client:
                 await wait_ready(client, base, process)
                 if args.setting:
                     await apply_settings(client, base, args.setting)
                 for dialogue in [] if fed else dialogues:
                     if "live" in modes:
-                        await replay(client, base, standin, dialogue, args.reply == "fixed")
+                        await replay(
+                            client, base, standin, dialogue, args.reply == "fixed"
+                        )
                     if "import" in modes:
                         await import_dated(client, base, dialogue)
-                    print(f"sent {dialogue.id}: {len(dialogue.turns)} turns", file=sys.stderr)
+                    print(
+                        f"sent {dialogue.id}: {len(dialogue.turns)} turns",
+                        file=sys.stderr,
+                    )
                 await wait_drained(client, base)
                 fed_s = time.perf_counter() - started
                 return await score(client, base, dialogues, modes, args, fed_s)
@@ -313,10 +380,19 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             await standin.stop()
 
 
-async def score(client: aiohttp.ClientSession, base: str, dialogues: list[Dialogue], modes: list[str],
-                args: argparse.Namespace, fed_s: float) -> dict[str, Any]:
-    report: dict[str, Any] = {"conversations": [d.id for d in dialogues],
-                              "questions": sum(len(d.questions) for d in dialogues), "modes": {}}
+async def score(
+    client: aiohttp.ClientSession,
+    base: str,
+    dialogues: list[Dialogue],
+    modes: list[str],
+    args: argparse.Namespace,
+    fed_s: float,
+) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "conversations": [d.id for d in dialogues],
+        "questions": sum(len(d.questions) for d in dialogues),
+        "modes": {},
+    }
     misses: dict[str, list[dict[str, Any]]] = {}
     for mode in modes:
         show = dated if mode == "import" else plain
@@ -324,43 +400,85 @@ async def score(client: aiohttp.ClientSession, base: str, dialogues: list[Dialog
         texts: dict[tuple[str, int], str] = {}
         for dialogue in dialogues:
             for qi, asked in enumerate(dialogue.questions):
-                parts = [await preview(client, base, owner_of(key_of(dialogue, s, mode)), asked.question)
-                         for s in dialogue.speakers]
+                parts = [
+                    await preview(
+                        client,
+                        base,
+                        owner_of(key_of(dialogue, s, mode)),
+                        asked.question,
+                    )
+                    for s in dialogue.speakers
+                ]
                 text = "\n".join(p for p in parts if p)
                 texts[(dialogue.id, qi)] = text
                 if not memtap.add(asked, text):
-                    misses.setdefault(mode, []).append({
-                        "conversation": dialogue.id, "category": CATEGORIES[asked.category],
-                        "question": asked.question, "answer": asked.answer, "evidence": list(asked.evidence),
-                        "evidence_text": [plain(t) for t in dialogue.turns if t.id in asked.evidence][:3],
-                        "injected_tokens": tokens_of(text)})
+                    misses.setdefault(mode, []).append(
+                        {
+                            "conversation": dialogue.id,
+                            "category": CATEGORIES[asked.category],
+                            "question": asked.question,
+                            "answer": asked.answer,
+                            "evidence": list(asked.evidence),
+                            "evidence_text": [
+                                plain(t)
+                                for t in dialogue.turns
+                                if t.id in asked.evidence
+                            ][:3],
+                            "injected_tokens": tokens_of(text),
+                            "injected": text,
+                        }
+                    )
         budget = max(1, round(memtap.tokens / max(1, memtap.questions)))
-        systems = {"memtap": memtap, "bm25_top5": Score(), f"bm25_at_memtap_budget_{budget}": Score(),
-                   f"dense_at_memtap_budget_{budget}": Score(),
-                   f"bm25_neighbours_{NEIGHBOUR_BUDGET}": Score(), "full_context": Score()}
+        systems = {
+            "memtap": memtap,
+            "bm25_top5": Score(),
+            f"bm25_at_memtap_budget_{budget}": Score(),
+            f"dense_at_memtap_budget_{budget}": Score(),
+            f"bm25_neighbours_{NEIGHBOUR_BUDGET}": Score(),
+            "full_context": Score(),
+        }
         for dialogue in dialogues:
             lines = [show(t) for t in dialogue.turns]
             bm25 = BM25([t.text for t in dialogue.turns])
-            dense = await dense_ranker([t.text for t in dialogue.turns]) if not args.no_dense else None
+            dense = (
+                await dense_ranker([t.text for t in dialogue.turns])
+                if not args.no_dense
+                else None
+            )
             full = "\n".join(lines)
             for asked in dialogue.questions:
                 order = bm25.rank(asked.question)
                 seen = set(order)
-                order += [i for i in range(len(lines)) if i not in seen]  # BM25 ties: conversation order
+                order += [
+                    i for i in range(len(lines)) if i not in seen
+                ]  # BM25 ties: conversation order
                 systems["bm25_top5"].add(asked, "\n".join(lines[i] for i in order[:5]))
-                systems[f"bm25_at_memtap_budget_{budget}"].add(asked, cut([lines[i] for i in order], budget))
+                systems[f"bm25_at_memtap_budget_{budget}"].add(
+                    asked, cut([lines[i] for i in order], budget)
+                )
                 if dense is not None:
-                    systems[f"dense_at_memtap_budget_{budget}"].add(asked, cut([lines[i] for i in dense(asked.question)], budget))
+                    systems[f"dense_at_memtap_budget_{budget}"].add(
+                        asked, cut([lines[i] for i in dense(asked.question)], budget)
+                    )
                 systems[f"bm25_neighbours_{NEIGHBOUR_BUDGET}"].add(
-                    asked, with_neighbours(order, dialogue.turns, NEIGHBOUR_BUDGET, show))
+                    asked,
+                    with_neighbours(order, dialogue.turns, NEIGHBOUR_BUDGET, show),
+                )
                 systems["full_context"].add(asked, full)
         if args.no_dense:
             del systems[f"dense_at_memtap_budget_{budget}"]
         figures = {name: s.to_json() for name, s in systems.items()}
-        best_raw = max(figures[f"bm25_at_memtap_budget_{budget}"]["answer_recall"],
-                       figures.get(f"dense_at_memtap_budget_{budget}", {"answer_recall": 0})["answer_recall"])
+        best_raw = max(
+            figures[f"bm25_at_memtap_budget_{budget}"]["answer_recall"],
+            figures.get(f"dense_at_memtap_budget_{budget}", {"answer_recall": 0})[
+                "answer_recall"
+            ],
+        )
         figures["ratio_to_best_raw_at_memtap_budget"] = (
-            round(figures["memtap"]["answer_recall"] / best_raw, 3) if best_raw else None)
+            round(figures["memtap"]["answer_recall"] / best_raw, 3)
+            if best_raw
+            else None
+        )
         report["modes"][mode] = figures
     report["seconds_to_feed"] = round(fed_s, 1)
     if args.misses:
@@ -369,35 +487,80 @@ async def score(client: aiohttp.ClientSession, base: str, dialogues: list[Dialog
 
 
 def table(report: dict[str, Any]) -> str:
-    lines = [(f"LoCoMo dev: conversations {', '.join(report['conversations'])}, {report['questions']} questions "
-              f"(fed and drained in {report['seconds_to_feed']} s)")]
+    lines = [
+        (
+            f"LoCoMo dev: conversations {', '.join(report['conversations'])}, {report['questions']} questions "
+            f"(fed and drained in {report['seconds_to_feed']} s)"
+        )
+    ]
     for mode, figures in report["modes"].items():
         lines.append(f"\n== {mode} ==")
-        lines.append(f"{'system':<30}{'answer':>8}{'tokens':>9}  " + " ".join(f"{c:>11}" for c in CATEGORIES.values()))
+        lines.append(
+            f"{'system':<30}{'answer':>8}{'tokens':>9}  "
+            + " ".join(f"{c:>11}" for c in CATEGORIES.values())
+        )
         for name, s in figures.items():
             if not isinstance(s, dict):
                 continue
-            cats = " ".join(f"{s['by_category'].get(c, 0):>11.3f}" for c in CATEGORIES.values())
-            lines.append(f"{name:<30}{s['answer_recall']:>8.3f}{s['mean_tokens']:>9.1f}  {cats}")
-        lines.append(f"memtap / better of BM25 and dense at memtap's budget: {figures['ratio_to_best_raw_at_memtap_budget']}")
+            cats = " ".join(
+                f"{s['by_category'].get(c, 0):>11.3f}" for c in CATEGORIES.values()
+            )
+            lines.append(
+                f"{name:<30}{s['answer_recall']:>8.3f}{s['mean_tokens']:>9.1f}  {cats}"
+            )
+        lines.append(
+            f"memtap / better of BM25 and dense at memtap's budget: {figures['ratio_to_best_raw_at_memtap_budget']}"
+        )
     return "\n".join(lines)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", default=str(DATASET), metavar="DIR", help="folder of LoCoMo conversation files")
-    parser.add_argument("--only", action="append", default=[], metavar="ID", help="only this conversation (e.g. 26)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--dataset",
+        default=str(DATASET),
+        metavar="DIR",
+        help="folder of LoCoMo conversation files",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only this conversation (e.g. 26)",
+    )
     parser.add_argument("--mode", choices=["live", "import", "both"], default="both")
-    parser.add_argument("--reply", choices=["next", "fixed"], default="next",
-                        help="what the stand-in answers: the other speaker's next turn, or a constant text")
-    parser.add_argument("--config", default="", help="memtap's YAML file (default config/memtap.yaml)")
-    parser.add_argument("--no-dense", action="store_true", help="skip the dense baseline (saves ~1 min)")
-    parser.add_argument("--misses", default="", metavar="FILE", help="write memtap's misses as JSON")
-    parser.add_argument("--data-dir", default="", metavar="DIR",
-                        help="keep memtap's data here; a folder that holds one already is scored as it is "
-                             "(no replay: for trying ranking changes on the same memory)")
-    parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
-                        help="a runtime setting for the run, e.g. memory.max_tokens=600")
+    parser.add_argument(
+        "--reply",
+        choices=["next", "fixed"],
+        default="next",
+        help="what the stand-in answers: the other speaker's next turn, or a constant text",
+    )
+    parser.add_argument(
+        "--config", default="", help="memtap's YAML file (default config/memtap.yaml)"
+    )
+    parser.add_argument(
+        "--no-dense", action="store_true", help="skip the dense baseline (saves ~1 min)"
+    )
+    parser.add_argument(
+        "--misses", default="", metavar="FILE", help="write memtap's misses as JSON"
+    )
+    parser.add_argument(
+        "--data-dir",
+        default="",
+        metavar="DIR",
+        help="keep memtap's data here; a folder that holds one already is scored as it is "
+        "(no replay: for trying ranking changes on the same memory)",
+    )
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a runtime setting for the run, e.g. memory.max_tokens=600",
+    )
     parser.add_argument("--json", action="store_true")
     return parser.parse_args(argv)
 

@@ -88,6 +88,67 @@ class Snippet:
     """How many of the window's sentences shared a word with the query (0: none did)."""
 
 
+def focus(message: str, window: str, query_stems: set[str], max_chars: int) -> Snippet:
+    """The snippet of `window` read in its `message`: the message's sentences around the
+    window, cut like `trim` to `max_chars` (matched sentences first, the window's before
+    the rest of the message's). A window is at most `WINDOW_SENTENCES` sentences, so the
+    sentence that answers is often in the next window of the same message ("Last Fri I
+    took my kids to a pottery workshop." | "We all made our own pots"): a message that fits
+    is kept whole. Reads at most `max_chars` either side of the window, however long the
+    message."""
+    if len(message) <= max_chars:
+        return Snippet(
+            message,
+            sum(1 for s in sentences(message) if topical_stems(s) & query_stems),
+        )
+    at = message.find(window[:60])
+    if at < 0 or window == message:
+        return trim(window, query_stems, max_chars)
+    start = max(0, at - max_chars)
+    end = min(len(message), at + len(window) + max_chars)
+    before = sentences(message[start:at])
+    if start > 0 and before:
+        before = before[1:]  # the first may be cut mid-sentence
+    inside = sentences(window)
+    after = sentences(message[at + len(window) : end])
+    if end < len(message) and after:
+        after = after[:-1]
+    return _pick(
+        before + inside + after,
+        range(len(before), len(before) + len(inside)),
+        query_stems,
+        max_chars,
+    )
+
+
+def _pick(
+    parts: list[str], seed: range, query_stems: set[str], max_chars: int
+) -> Snippet:
+    matched = [i for i, s in enumerate(parts) if topical_stems(s) & query_stems]
+    first = [i for i in matched if i in seed] + [i for i in matched if i not in seed]
+    if not first:
+        first = list(seed)  # a match by meaning: the window itself
+    chosen: set[int] = set()
+    used = 0
+    order = (
+        first
+        + [j for i in first for j in (i - 1, i + 1)]
+        + list(seed)
+        + list(range(len(parts)))
+    )
+    for i in order:
+        if i in chosen or not 0 <= i < len(parts):
+            continue
+        cost = len(parts[i]) + (1 if chosen else 0)
+        if used + cost > max_chars:
+            if not chosen:  # the best sentence alone is too long: cut it
+                return Snippet(_cut(parts[i], max_chars), len(matched))
+            continue
+        chosen.add(i)
+        used += cost
+    return Snippet(" ".join(parts[i] for i in sorted(chosen)), len(matched))
+
+
 def trim(window: str, query_stems: set[str], max_chars: int) -> Snippet:
     """`window` cut to at most `max_chars` around the sentences that share a word with the
     query: the matched sentences first, then their neighbours (before, then after) while they

@@ -16,8 +16,12 @@ The floor is the snippets' own (`memory.episodes`), measured on the conversation
 one-line fact, and windows that hold an answer had a median cosine of 0.42 to the question
 (a quarter below 0.29, a tenth below 0.19) while nine in ten of the others stayed below
 0.28 (all-MiniLM-L6-v2). So
-- a match by meaning alone needs cosine >= `episodes.min_similarity` (0.25: it keeps
-  three in four answer windows and, with at most `max_snippets` of them, little noise);
+- a match by meaning alone needs cosine >= `episodes.min_similarity` (0.20: it keeps
+  about four in five answer windows; 0.25 kept three in four but left half the budget
+  unused where the words were said in another language than the question, or the
+  question paraphrases them: the blind personas used 369 of 600 tokens and found 0.653,
+  at 0.20 they use 477 and find 0.705; the walk still fills by rank, so the windows
+  nearer the floor only take room the better ones left);
 - a keyword match needs a bm25 relevance of at least `KEYWORD_SHARE` of the best window's
   (a window sharing only a common word with the question is noise beside one sharing its
   rare words) and, when the vector arm answered, to be at least loosely about the same
@@ -43,7 +47,7 @@ from typing import Any, TypeVar
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
 from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
-from memtap.engine.episodes.chunks import sentences, topical_stems, trim
+from memtap.engine.episodes.chunks import focus, sentences, topical_stems
 from memtap.engine.episodes.lexical import owner_scores
 from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
 from memtap.engine.fallbacks import NoVectors, describe_error
@@ -68,11 +72,12 @@ of their arm, the cosine from the floor up). Chosen on the LoCoMo dev split
 (`scripts/eval_locomo.py`): 0.3-0.8 gave the same recall within a point; MiniLM ranks these
 conversations' turns well below BM25, so meaning breaks ties and finds paraphrases, it does
 not lead."""
-ASSISTANT_WEIGHT = 0.5
-"""The assistant's side ranks at half: the user's own words say who they are; what the
+ASSISTANT_WEIGHT = 0.3
+"""The assistant's side ranks lower: the user's own words say who they are; what the
 assistant said comes up when it clearly answers (a recipe asked back for) and, above all,
-beside the user's message it completes. On the dev split 0.5 / 0.7 / 1.0 gave 0.636 / 0.626 /
-0.608 live."""
+beside the user's message it completes. On the dev split 0.15 / 0.3 / 0.5 / 0.7 gave 0.665 /
+0.665 / 0.649 / 0.652 live (0.862 / 0.862 / 0.855 imported), on the blind personas 0.653 /
+0.653 / 0.642 live; the assistant questions there were found alike (9 of 15)."""
 RESCORE_DEPTH = 3
 """Keyword matches read per window kept: the text index ranks by every owner's statistics,
 the owner's own may reorder them (`lexical.py`)."""
@@ -362,7 +367,7 @@ def _snippets(
         if episode.id in seen:
             continue  # one snippet per episode: its best window
         seen.add(episode.id)
-        snippet = trim(chunk.text, stems, max_chars)
+        snippet = focus(episode.content, chunk.text, stems, max_chars)
         if episode.role == "user" and _adds_nothing(snippet.text, asked, stems):
             continue
         said = normalise_text(snippet.text)
@@ -474,7 +479,7 @@ async def with_partners(
         said["partner"] = {
             "id": partner.id,
             "role": partner.role,
-            "text": partner_text(partner.content),
+            "text": partner_text(partner.content, query_stems),
             "position": "before" if partner is before else "after",
         }
         memory = replace(hit.memory, metadata={**hit.memory.metadata, "episode": said})

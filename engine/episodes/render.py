@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from memtap.engine.clock import parse_iso
+from memtap.engine.episodes.chunks import trim
 from memtap.engine.memory_block import spoken_day
 from memtap.engine.text.dates import annotate, resolve_dates
 
@@ -32,11 +33,19 @@ def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
     return f"{role}: {text} | {other}"
 
 
-def partner_text(text: str) -> str:
-    """`text` cut to `PARTNER_CHARS` at a word boundary (an ellipsis marks the cut)."""
+def partner_text(text: str, query_stems: set[str] | None = None) -> str:
+    """`text` within `PARTNER_CHARS`: whole when it fits, else the sentences that share a
+    word with the question (then their neighbours, then the rest in order while they fit),
+    else its head cut at a word boundary (an ellipsis marks that cut). The partner is often where the answer is ("What did you
+    make?" beside "Last Fri I took my kids to a pottery workshop. We all made our own
+    pots"): its head alone lost it."""
     flat = " ".join(text.split())
     if len(flat) <= PARTNER_CHARS:
         return flat
+    if query_stems:
+        focused = trim(flat, query_stems, PARTNER_CHARS)
+        if focused.matched:
+            return focused.text
     cut = flat.rfind(" ", 0, PARTNER_CHARS - 1)
     return (
         flat[: cut if cut > PARTNER_CHARS // 2 else PARTNER_CHARS - 1].rstrip()

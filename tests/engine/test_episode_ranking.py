@@ -18,6 +18,7 @@ from memtap.engine.episode_types import (
     Episode,
     NewEpisode,
 )
+from memtap.engine.episodes.chunks import focus, topical_stems, windows
 from memtap.engine.episodes.lexical import idf, owner_scores
 from memtap.engine.episodes.recall import with_partners
 from memtap.engine.episodes.render import (
@@ -86,6 +87,46 @@ def test_an_episode_line_says_who_said_it_with_its_partner() -> None:
     cut = partner_text(long)
     assert len(cut) <= PARTNER_CHARS and cut.endswith("\u2026")
     assert partner_text("  short   text ") == "short text"
+
+
+def test_a_long_partner_keeps_the_sentences_the_question_asks_about() -> None:
+    opening = "Hey, it has been a really busy couple of weeks over here with work and family. "
+    told = (
+        opening * 3
+        + "Last Friday I took my kids to a pottery workshop. We all made our own pots!"
+    )
+    focused = partner_text(
+        told, topical_stems("what did you make at the pottery workshop?")
+    )
+    assert len(focused) <= PARTNER_CHARS
+    assert "pottery workshop" in focused and "made our own pots" in focused
+    assert focused.count("Hey, it has been") < 3  # what did not fit is the chatter
+    # Nothing the question asks about: the head, as before.
+    assert partner_text(told, topical_stems("any news on the garden?")).startswith(
+        "Hey, it has"
+    )
+
+
+def test_a_snippet_reads_its_window_in_the_whole_message() -> None:
+    message = (
+        "Hey Caroline, it's been super busy here. So much since we talked! "
+        "Last Fri I finally took my kids to a pottery workshop. We all made our own pots, "
+        "it was fun and therapeutic!"
+    )
+    first, second = windows(message)
+    asked = topical_stems("What did Mel and her kids make during the pottery workshop?")
+    # The window that matched ends before the answer; the message fits: all of it.
+    assert "pots" not in first
+    assert focus(message, first, asked, 320).text == message
+    # A long message: the matched window's sentences first, the next window's after them,
+    # within the cap, never the far start of the message.
+    long = "Unrelated chatter about the weather and the traffic today. " * 12 + message
+    snippet = focus(long, first, asked, 160)
+    assert "pottery workshop" in snippet.text and len(snippet.text) <= 160
+    assert "weather" not in snippet.text
+    # A match by meaning (no word shared): the window itself, not the message's head.
+    by_meaning = focus(long, second, {"ceramics"}, 120)
+    assert by_meaning.matched == 0 and "pots" in by_meaning.text
 
 
 def test_dates_are_written_in_words_and_lines_cost_what_they_inject() -> None:
@@ -209,6 +250,8 @@ def test_relative_dates_in_a_snippet_read_as_the_day_they_meant() -> None:
     assert dated_in_words("I ran a charity race last Saturday.", said) == (
         "I ran a charity race last Saturday (20 May 2023)."
     )
-    assert dated_in_words("Next month I start.", said) == "Next month (June 2023) I start."
+    assert (
+        dated_in_words("Next month I start.", said) == "Next month (June 2023) I start."
+    )
     assert dated_in_words("No date here.", said) == "No date here."
     assert dated_in_words("yesterday", "not a time") == "yesterday"
