@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -114,7 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # an xdist worker: the controller's folder, from the environment
     from memtap.engine.embeddings.integer_graph import CACHE_ENV
 
-    folder = _shared_folder = Path(tempfile.mkdtemp(prefix="memtap-test-onnx-"))
+    folder = _shared_folder = _graph_folder()
     _cache_env_before = os.environ.get(CACHE_ENV)
     os.environ[_SHARED_FOLDER_ENV] = str(folder)  # xdist's workers inherit both
     os.environ[CACHE_ENV] = str(folder)
@@ -135,6 +136,40 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         _build_once(folder, _lock(folder))
 
 
+def _graph_folder() -> Path:
+    """Where the run's graph and projection live. In a virtualenv (`make test`'s), a folder
+    of the venv named by what they are built from (the packaged model file, the code that
+    builds them): the next run with a warm venv finds them built, as a deployment finds its
+    own cache (~25 s of CPU a run saved). Elsewhere, or with MEMTAP_TEST_FRESH_GRAPH=1, a
+    temporary folder removed at the end."""
+    from memtap.engine.embeddings.onnx import packaged_model_path
+
+    model = packaged_model_path()
+    if (
+        sys.prefix == sys.base_prefix
+        or model is None
+        or os.environ.get("MEMTAP_TEST_FRESH_GRAPH")
+    ):
+        return Path(tempfile.mkdtemp(prefix="memtap-test-onnx-"))
+    built_from = hashlib.sha256()
+    stat = Path(model).stat()
+    built_from.update(f"{model}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    for source in sorted(
+        Path(__file__).parent.parent.joinpath("engine", "embeddings").glob("*.py")
+    ):
+        built_from.update(source.read_bytes())
+    folder = Path(sys.prefix) / "memtap-test-graph" / built_from.hexdigest()[:16]
+    for older in folder.parent.glob("*"):
+        if older != folder:  # built from another model or code: never read again
+            shutil.rmtree(older, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _is_kept(folder: Path) -> bool:
+    return folder.parent.name == "memtap-test-graph"
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     from memtap.engine.embeddings.integer_graph import CACHE_ENV
 
@@ -142,7 +177,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     if _shared_build is not None:
         _shared_build.join()
-    shutil.rmtree(_shared_folder, ignore_errors=True)
+    if not _is_kept(_shared_folder):
+        shutil.rmtree(_shared_folder, ignore_errors=True)
     os.environ.pop(_SHARED_FOLDER_ENV, None)
     if _cache_env_before is None:
         os.environ.pop(CACHE_ENV, None)
@@ -168,7 +204,8 @@ def pytest_collection_modifyitems(
 @pytest.fixture(scope="session", autouse=True)
 def shared_onnx_graph_cache() -> Iterator[Path]:
     """One integer-matmul graph and query projection for the whole run (building them takes
-    ~25 s of CPU; `pytest_configure` starts it): every test's fresh data dir, in-process or
+    ~25 s of CPU; `pytest_configure` starts it, unless a run with the same venv and model
+    built them already: `_graph_folder`): every test's fresh data dir, in-process or
     a `memtap serve` child, reads them from this folder. Tests of the default location
     clear the variable (`monkeypatch.delenv`)."""
     from memtap.engine.embeddings.integer_graph import CACHE_ENV
