@@ -66,7 +66,76 @@ VECTOR_DEPTH = 4
 """The vector arm ranks this many times deeper than it reads, so keyword windows get their
 cosine and rank by meaning too (`VectorWindows.ranked`)."""
 CANDIDATES_PER_SNIPPET = 2
-VECTOR_WEIGHT = 0.5
+VECTOR_WEIGHT = 1.0
+"""What meaning adds to a window's score, beside its keyword score (both scaled to the best
+of their arm, the cosine from the floor up): equal weight. Swept on the LoCoMo dev split
+(`scripts/eval_locomo.py`, one data dir) once snippets were read in their whole message:
+0.5 / 0.8 / 1.0 / 1.2 / 1.6 / 2.5 gave 0.670 / 0.675 / 0.670 / 0.683 / 0.673 / 0.652 live and
+0.868 / 0.873 / 0.875 / 0.878 / 0.873 / 0.855 imported (open-domain 0.286 at 0.5, 0.333 from
+0.8 to 1.2, as plain BM25); the multilingual set (`tests/datasets/locomo_multilingual`) 0.710
+from 0.5 to 1.6, 0.680 at 2.5; the conversation sets the same from 0.5 to 1.0. A flat top:
+the middle of it, not its noisiest point."""
+ASSISTANT_WEIGHT`. The budget walk
+(`fused.py`) then fills `memory.max_tokens` in that order, and `with_partners` gives each
+snippet the neighbouring message that completes it (a question its answer, an answer its
+question), counted in its tokens.
+
+The floor is the snippets' own (`memory.episodes`), measured on the conversation set
+(`scripts/eval_conversations.py`): a window is a few sentences of free speech, not a
+one-line fact, and windows that hold an answer had a median cosine of 0.42 to the question
+(a quarter below 0.29, a tenth below 0.19) while nine in ten of the others stayed below
+0.28 (all-MiniLM-L6-v2). So
+- a match by meaning alone needs cosine >= `episodes.min_similarity` (0.20: it keeps
+  about four in five answer windows; 0.25 kept three in four but left half the budget
+  unused where the words were said in another language than the question, or the
+  question paraphrases them: the blind personas used 369 of 600 tokens and found 0.653,
+  at 0.20 they use 477 and find 0.705; the walk still fills by rank, so the windows
+  nearer the floor only take room the better ones left);
+- a keyword match needs a bm25 relevance of at least `KEYWORD_SHARE` of the best window's
+  (a window sharing only a common word with the question is noise beside one sharing its
+  rare words) and, when the vector arm answered, to be at least loosely about the same
+  thing: cosine >= half of `min_similarity` ("ok back to work" shares "work" with "what do
+  I work on?" and nothing else);
+- one snippet per episode and per distinct text (the same "thanks!" in ten sessions is one);
+- never the request's own turn: a window of an episode whose text is the query (a retried
+  request, the current message already stored) is skipped, and neither is an earlier
+  asking of the same question (a snippet made only of questions that adds at most one
+  topical word to the query): what the user asked is not what they told; nor a snippet
+  whose every sentence is in the request already (text sent with every message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from memtap.config.schema import MemoryConfig
+from memtap.engine.clock import cutoff_for, iso
+from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
+from memtap.engine.episodes.chunks import focus, sentences, topical_stems
+from memtap.engine.episodes.lexical import owner_scores
+from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
+from memtap.engine.fallbacks import NoVectors, describe_error
+from memtap.engine.memory_block import MemoryLine, line_tokens
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import EpisodeStore
+from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
+from memtap.engine.retrieval.gate import VectorGate
+from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier
+
+KEYWORD_SHARE = 0.35
+"""A keyword window's bm25 relevance, as a share of the best one's, below which it is noise."""
+POOL_FACTOR = 2
+"""Windows fetched by keyword, per snippet wanted (several windows can be of one episode)."""
+VECTOR_DEPTH = 4
+"""The vector arm ranks this many times deeper than it reads, so keyword windows get their
+cosine and rank by meaning too (`VectorWindows.ranked`)."""
+CANDIDATES_PER_SNIPPET = 2
+VECTOR_WEIGHT = 1.0
 """What meaning adds to a window's score, beside its keyword score (both scaled to the best
 of their arm, the cosine from the floor up). Chosen on the LoCoMo dev split
 (`scripts/eval_locomo.py`): 0.3-0.8 gave the same recall within a point; MiniLM ranks these
