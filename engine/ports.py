@@ -9,6 +9,10 @@ a new adapter, never a second engine.
 |               | (dense arm of the Qdrant record collection), `qdrant.index.QdrantVectorIndex` |
 |               | (vectors only, rows in SQLite), or none                             |
 | Outbox        | `sqlite.outbox.SqliteOutbox` (always the local SQLite file)          |
+| FactWriter    | `sqlite.fact_writer.SqliteFactWriter` (one transaction),              |
+|               | `qdrant.fact_writer.QdrantFactWriter` (write, then ack)               |
+| LocalFile     | `sqlite.local.SqliteLocalFile` (this replica's SQLite file)           |
+| TurnLedger    | `sqlite.imported_turns.SqliteTurnLedger` (in the local file)          |
 | SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
 | ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
 | EpisodeStore  | `sqlite.episode_store.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
@@ -25,6 +29,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from memtap.engine.api import EngineError
 from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
@@ -165,6 +170,68 @@ class Outbox(Protocol):
     async def erase_owner(self, owner: str) -> int: ...
 
 
+class FactWriter(Protocol):
+    """One unit of work of the outbox worker: store these turns' facts (upsert on (owner,
+    key), supersession, the memories a fact names as replaced) AND ack their outbox rows.
+    The factory builds it over the record store and the outbox, so neither port takes the
+    other. Rows in the outbox's SQLite file: ONE transaction (each turn takes effect exactly
+    once). Rows elsewhere (Qdrant): turn by turn, write then ack; a replay after a crash in
+    between is harmless (facts are keyed, so they update the same memories)."""
+
+    async def write(self, turns: Sequence[PlannedTurn], now: str) -> list[WrittenTurn]:
+        """Each turn's memories written and the ids it superseded, its row acked."""
+        ...
+
+
+class TurnLedger(Protocol):
+    """Which imported conversation turns are already in (`engine/history/importer.py`),
+    beside the outbox in the local file."""
+
+    async def enqueue_new(self, turns: Sequence[Turn], now: str) -> list[int | None]:
+        """Record and queue each turn not recorded before, in one transaction; its outbox
+        seq, or None for a turn imported before."""
+        ...
+
+    async def erase_owner(self, owner: str) -> int: ...
+
+
+class LocalFile(Protocol):
+    """This replica's local file. It always holds the outbox, the settings overrides, the
+    request log and the imported-turns ledger, and the memory rows too when the record
+    store is SQLite. Every adapter over it carries on through `reopen` (the file deleted or
+    replaced under a running memtap): none is rebuilt or swapped."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def driver(self) -> str:
+        """Which SQLite binding (engine-status "store.local")."""
+        ...
+
+    @property
+    def imported_turns(self) -> TurnLedger: ...
+
+    def gone(self, exc: BaseException) -> bool:
+        """Whether `exc` says the file was deleted or replaced while open: `reopen` it."""
+        ...
+
+    def timed_out(self, message: str) -> EngineError:
+        """The store error a call past its time limit fails with (admin API: 503)."""
+        ...
+
+    async def reopen(self) -> None:
+        """Reconnect to the file now at the path (a fresh, migrated one when it was
+        deleted); the adapters that cached something of the old file forget it."""
+        ...
+
+    async def checkpoint(self) -> None:
+        """Fold the write-ahead log into the main file (erased text leaves `-wal`)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
 class SettingsStore(Protocol):
     """Runtime settings overrides (name -> JSON value), local to each replica."""
 
@@ -241,15 +308,6 @@ class RecordStore(Protocol):
 
     async def mark_superseded(self, ids: Sequence[str], by: str, now: str) -> None:
         """`ids` are history from `now` on, replaced by memory `by`."""
-        ...
-
-    async def write_facts(
-        self, turns: Sequence[PlannedTurn], outbox: Outbox, now: str
-    ) -> list[WrittenTurn]:
-        """Store each turn's facts (upsert + supersession), then ack its outbox row. A store
-        in the same SQLite file as `outbox` does all of it in ONE transaction; any other
-        writes each turn, then acks it (a replay after a crash in between is harmless:
-        facts are keyed, so they update the same memories)."""
         ...
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
@@ -381,10 +439,6 @@ class VectorIndex(Protocol):
         """Memories waiting for a vector of the current signature."""
         ...
 
-    async def local_file_replaced(self) -> None:
-        """The local SQLite file was replaced by a fresh one: prepare it again."""
-        ...
-
     async def status(self) -> dict[str, Any]:
         """engine-status "vector" details (dimension, count, embedding source...)."""
         ...
@@ -487,10 +541,6 @@ class EpisodeStore(Protocol):
 
     async def counts(self) -> dict[str, int]:
         """engine-status "episodes": episodes, windows, windows waiting for a vector."""
-        ...
-
-    async def local_file_replaced(self) -> None:
-        """The local SQLite file was replaced by a fresh one: forget what was cached of it."""
         ...
 
     async def close(self) -> None: ...
