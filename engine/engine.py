@@ -30,13 +30,13 @@ from memtap.engine.events import EngineEvents
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.extractors.choice import ConfiguredExtractor
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
+from memtap.engine.local_file import LocalFile
 from memtap.engine.loop_lag import LoopLag
 from memtap.engine.metrics import Metrics
 from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     EpisodeStore,
     FactWriter,
-    LocalFile,
     Outbox,
     RecordStore,
     RequestLogStore,

@@ -11,13 +11,13 @@ a new adapter, never a second engine.
 | Outbox        | `sqlite.outbox.SqliteOutbox` (always the local SQLite file)          |
 | FactWriter    | `sqlite.fact_writer.SqliteFactWriter` (one transaction),              |
 |               | `qdrant.fact_writer.QdrantFactWriter` (write, then ack)               |
-| LocalFile     | `sqlite.local.SqliteLocalFile` (this replica's SQLite file)           |
-| TurnLedger    | `sqlite.imported_turns.SqliteTurnLedger` (in the local file)          |
 | SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
 | ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
 | EpisodeStore  | `sqlite.episode_store.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
 | Extractor     | `extractors.rules.RulesExtractor`, `extractors.model.ModelExtractor`   |
 |               | (chosen per page by `extractors.choice.ConfiguredExtractor`)         |
+
+The local file's own ports (`LocalFile`, `TurnLedger`) are in `engine/local_file.py`.
 
 `tests/test_store_contract.py` runs one suite against both record stores,
 `tests/engine/test_vector_index_contract.py` one against sqlite-vec and Qdrant.
@@ -29,7 +29,6 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from memtap.engine.api import EngineError
 from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
@@ -181,55 +180,6 @@ class FactWriter(Protocol):
     async def write(self, turns: Sequence[PlannedTurn], now: str) -> list[WrittenTurn]:
         """Each turn's memories written and the ids it superseded, its row acked."""
         ...
-
-
-class TurnLedger(Protocol):
-    """Which imported conversation turns are already in (`engine/history/importer.py`),
-    beside the outbox in the local file."""
-
-    async def enqueue_new(self, turns: Sequence[Turn], now: str) -> list[int | None]:
-        """Record and queue each turn not recorded before, in one transaction; its outbox
-        seq, or None for a turn imported before."""
-        ...
-
-    async def erase_owner(self, owner: str) -> int: ...
-
-
-class LocalFile(Protocol):
-    """This replica's local file. It always holds the outbox, the settings overrides, the
-    request log and the imported-turns ledger, and the memory rows too when the record
-    store is SQLite. Every adapter over it carries on through `reopen` (the file deleted or
-    replaced under a running memtap): none is rebuilt or swapped."""
-
-    @property
-    def path(self) -> str: ...
-
-    @property
-    def driver(self) -> str:
-        """Which SQLite binding (engine-status "store.local")."""
-        ...
-
-    @property
-    def imported_turns(self) -> TurnLedger: ...
-
-    def gone(self, exc: BaseException) -> bool:
-        """Whether `exc` says the file was deleted or replaced while open: `reopen` it."""
-        ...
-
-    def timed_out(self, message: str) -> EngineError:
-        """The store error a call past its time limit fails with (admin API: 503)."""
-        ...
-
-    async def reopen(self) -> None:
-        """Reconnect to the file now at the path (a fresh, migrated one when it was
-        deleted); the adapters that cached something of the old file forget it."""
-        ...
-
-    async def checkpoint(self) -> None:
-        """Fold the write-ahead log into the main file (erased text leaves `-wal`)."""
-        ...
-
-    async def close(self) -> None: ...
 
 
 class SettingsStore(Protocol):

@@ -20,7 +20,7 @@ from typing import Final, Self
 from memtap.engine.api import EngineError
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
-from memtap.engine.ports import TurnLedger
+from memtap.engine.local_file import TurnLedger
 from memtap.engine.types import ConversationReport, Turn
 
 MAX_OUTSTANDING: Final = 1000

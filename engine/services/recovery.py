@@ -9,8 +9,8 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from memtap.engine.local_file import LocalFile
 from memtap.engine.metrics import Metrics
-from memtap.engine.ports import LocalFile
 
 log = logging.getLogger("memtap.engine")
 

@@ -9,8 +9,9 @@ from memtap.engine.clock import now_iso
 from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.extractors.choice import ConfiguredExtractor
+from memtap.engine.local_file import LocalFile
 from memtap.engine.loop_lag import LoopLag
-from memtap.engine.ports import LocalFile, Outbox, RecordStore
+from memtap.engine.ports import Outbox, RecordStore
 from memtap.engine.retrieval_slots import RetrievalSlots
 from memtap.engine.services.vectors import VectorUpkeep
 
