@@ -1,6 +1,7 @@
 """The engine's background work and its lifecycle: the outbox worker, the retention
 sweeper, the vector backfill, the episodes' embedder and the loop-lag probe, started
-together and stopped in order (each stops through `engine/background.py`)."""
+together and stopped in order through `engine/background.py` (the episodes' embedder
+stops with its store, at the engine's close)."""
 
 from __future__ import annotations
 
