@@ -10,7 +10,9 @@
 Episodes (`EpisodeStore`) live beside the record store: in the local SQLite file, or in a
 `<collection>_episodes` Qdrant collection with `vector_store.kind: qdrant`.
 
-The outbox and the settings overrides always live in this replica's SQLite file.
+The outbox and the settings overrides always live in this replica's SQLite file
+(`LocalFile`: `SqliteLocalFile`). The worker's unit of work (`FactWriter`) is built here over
+both stores: one SQLite transaction when the rows are in that file, write-then-ack with Qdrant.
 """
 
 from __future__ import annotations
@@ -32,11 +34,19 @@ from memtap.engine.engine import Engine
 from memtap.engine.events import EngineEvents
 from memtap.engine.fallbacks import ConfigSource, FallbackLog, SemanticUnavailable
 from memtap.engine.metrics import Metrics
-from memtap.engine.ports import EpisodeStore, RecordStore, VectorIndex
+from memtap.engine.ports import (
+    EpisodeStore,
+    FactWriter,
+    Outbox,
+    RecordStore,
+    VectorIndex,
+)
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver
 from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.fact_writer import SqliteFactWriter
+from memtap.engine.sqlite.local import SqliteLocalFile
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
@@ -66,6 +76,8 @@ class _Ports:
     what it opened if the engine does not start."""
 
     store: RecordStore
+    facts: FactWriter
+    """Stores the worker's facts and acks their outbox rows, as one unit of work."""
     index: VectorIndex | None
     vector_error: str | None
     episodes: EpisodeStore
@@ -139,19 +151,22 @@ async def _open(
         driver=driver,
         sqlite_vec=not on_qdrant and config.vector_store.kind in ("auto", "sqlite-vec"),
     )
+    local_file = SqliteLocalFile(db)
+    outbox = SqliteOutbox(db)
     ports: _Ports | None = None
     try:
         if on_qdrant:
-            ports = await _qdrant_ports(holder, metrics, transport)
+            ports = await _qdrant_ports(holder, metrics, transport, outbox)
         else:
-            ports = await _sqlite_ports(holder, db, metrics)
+            ports = await _sqlite_ports(holder, local_file, metrics)
         engine = Engine(
             holder,
             metrics,
-            db,
+            local_file,
             ports.store,
-            SqliteOutbox(db),
+            outbox,
             SqliteSettings(db),
+            ports.facts,
             ports.index,
             ports.vector_error,
             events=events,
@@ -174,7 +189,10 @@ async def _open(
     return engine
 
 
-async def _sqlite_ports(holder: ConfigHolder, db: Database, metrics: Metrics) -> _Ports:
+async def _sqlite_ports(
+    holder: ConfigHolder, local_file: SqliteLocalFile, metrics: Metrics
+) -> _Ports:
+    db = local_file.db
     store = SqliteRecordStore(
         db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
     )
@@ -184,8 +202,14 @@ async def _sqlite_ports(holder: ConfigHolder, db: Database, metrics: Metrics) ->
         source=_source_of(index),
         read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms,
     )
+    # A replaced local file: the sqlite-vec table is made again, the episodes' cached
+    # vectors of the old file are forgotten (a Qdrant index keeps nothing of the file).
+    if isinstance(index, SqliteVecIndex):
+        local_file.on_replaced(index.local_file_replaced)
+    local_file.on_replaced(episodes.local_file_replaced)
     return _Ports(
         store,
+        SqliteFactWriter(db),
         index,
         error,
         episodes,
@@ -195,9 +219,13 @@ async def _sqlite_ports(holder: ConfigHolder, db: Database, metrics: Metrics) ->
 
 
 async def _qdrant_ports(
-    holder: ConfigHolder, metrics: Metrics, transport: QdrantTransport | None
+    holder: ConfigHolder,
+    metrics: Metrics,
+    transport: QdrantTransport | None,
+    outbox: Outbox,
 ) -> _Ports:
     from memtap.engine.qdrant.episodes import QdrantEpisodeStore
+    from memtap.engine.qdrant.fact_writer import QdrantFactWriter
     from memtap.engine.qdrant.index import QdrantDenseIndex
     from memtap.engine.qdrant.records import open_qdrant_store
 
@@ -225,6 +253,7 @@ async def _qdrant_ports(
     )
     return _Ports(
         store,
+        QdrantFactWriter(store, outbox),
         QdrantDenseIndex(store, resolution.source),
         None,
         episodes,

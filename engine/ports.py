@@ -9,11 +9,15 @@ a new adapter, never a second engine.
 |               | (dense arm of the Qdrant record collection), `qdrant.index.QdrantVectorIndex` |
 |               | (vectors only, rows in SQLite), or none                             |
 | Outbox        | `sqlite.outbox.SqliteOutbox` (always the local SQLite file)          |
+| FactWriter    | `sqlite.fact_writer.SqliteFactWriter` (one transaction),              |
+|               | `qdrant.fact_writer.QdrantFactWriter` (write, then ack)               |
 | SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
 | ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
 | EpisodeStore  | `sqlite.episode_store.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
 | Extractor     | `extractors.rules.RulesExtractor`, `extractors.model.ModelExtractor`   |
 |               | (chosen per page by `extractors.choice.ConfiguredExtractor`)         |
+
+The local file's own ports (`LocalFile`, `TurnLedger`) are in `engine/local_file.py`.
 
 `tests/test_store_contract.py` runs one suite against both record stores,
 `tests/engine/test_vector_index_contract.py` one against sqlite-vec and Qdrant.
@@ -165,6 +169,19 @@ class Outbox(Protocol):
     async def erase_owner(self, owner: str) -> int: ...
 
 
+class FactWriter(Protocol):
+    """One unit of work of the outbox worker: store these turns' facts (upsert on (owner,
+    key), supersession, the memories a fact names as replaced) AND ack their outbox rows.
+    The factory builds it over the record store and the outbox, so neither port takes the
+    other. Rows in the outbox's SQLite file: ONE transaction (each turn takes effect exactly
+    once). Rows elsewhere (Qdrant): turn by turn, write then ack; a replay after a crash in
+    between is harmless (facts are keyed, so they update the same memories)."""
+
+    async def write(self, turns: Sequence[PlannedTurn], now: str) -> list[WrittenTurn]:
+        """Each turn's memories written and the ids it superseded, its row acked."""
+        ...
+
+
 class SettingsStore(Protocol):
     """Runtime settings overrides (name -> JSON value), local to each replica."""
 
@@ -241,15 +258,6 @@ class RecordStore(Protocol):
 
     async def mark_superseded(self, ids: Sequence[str], by: str, now: str) -> None:
         """`ids` are history from `now` on, replaced by memory `by`."""
-        ...
-
-    async def write_facts(
-        self, turns: Sequence[PlannedTurn], outbox: Outbox, now: str
-    ) -> list[WrittenTurn]:
-        """Store each turn's facts (upsert + supersession), then ack its outbox row. A store
-        in the same SQLite file as `outbox` does all of it in ONE transaction; any other
-        writes each turn, then acks it (a replay after a crash in between is harmless:
-        facts are keyed, so they update the same memories)."""
         ...
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
@@ -381,10 +389,6 @@ class VectorIndex(Protocol):
         """Memories waiting for a vector of the current signature."""
         ...
 
-    async def local_file_replaced(self) -> None:
-        """The local SQLite file was replaced by a fresh one: prepare it again."""
-        ...
-
     async def status(self) -> dict[str, Any]:
         """engine-status "vector" details (dimension, count, embedding source...)."""
         ...
@@ -487,10 +491,6 @@ class EpisodeStore(Protocol):
 
     async def counts(self) -> dict[str, int]:
         """engine-status "episodes": episodes, windows, windows waiting for a vector."""
-        ...
-
-    async def local_file_replaced(self) -> None:
-        """The local SQLite file was replaced by a fresh one: forget what was cached of it."""
         ...
 
     async def close(self) -> None: ...

@@ -95,7 +95,7 @@ async def fill(engine: Engine, n: int, words: list[str], rng: random.Random) -> 
     for start in range(0, n + others, batch):
         count = min(batch, n + others - start)
         data = rows(count, lambda i, s=start: OWNER if s + i < n else f"other{(s + i) % 50:02d}", start)
-        await engine.db.write(
+        await engine.local.db.write(
             lambda c, d=data: c.executemany(
                 "INSERT INTO memories(id, owner, type, key, content, metadata, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -153,10 +153,10 @@ async def bench_enqueue_and_extraction(args: argparse.Namespace) -> dict[str, An
                 t = time.perf_counter()
                 await engine.enqueue_turn(turn)
                 samples.append(time.perf_counter() - t)
-            depth = await engine.db.read(outbox.depth)
+            depth = await engine.local.db.read(outbox.depth)
             t0 = time.perf_counter()
             engine.worker.start()
-            while await engine.db.read(outbox.depth):
+            while await engine.local.db.read(outbox.depth):
                 await asyncio.sleep(0.01)
             elapsed = time.perf_counter() - t0
             status = await engine.status()
@@ -193,7 +193,7 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         engine = await open_bench_engine(tmp)
         await fill(engine, args.proxy_memories, words, rng)
-        await engine.db.write(lambda c: c.execute("UPDATE memories SET owner = ? WHERE owner = ?", (owner, OWNER)))
+        await engine.local.db.write(lambda c: c.execute("UPDATE memories SET owner = ? WHERE owner = ?", (owner, OWNER)))
         await engine.close()
         config = Config(
             listen="127.0.0.1:0", data_dir=tmp,

@@ -3,8 +3,8 @@
 Loop: read a page of outbox rows (oldest first), hand its turns, grouped by owner, to the
 configured `Extractor` (`engine/extractors/`: the rules off the event loop, or a model that
 hands any batch it cannot read to the rules), resolve the facts' relative dates against
-their turn's time, drop restatements, then hand the page to `RecordStore.write_facts`, which
-stores the facts (upsert on (owner, key), supersession) and acks the rows: in ONE
+their turn's time, drop restatements, then hand the page to the `FactWriter` unit of work,
+which stores the facts (upsert on (owner, key), supersession) and acks the rows: in ONE
 transaction when the record store shares the SQLite file with the outbox, turn by turn
 (write, then ack) otherwise. A crash before the ack leaves the rows for the next start; facts
 are keyed by content, so a replay updates its memories in place instead of duplicating them
@@ -38,6 +38,7 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     Extractor,
+    FactWriter,
     Outbox,
     OutboxRow,
     PlannedTurn,
@@ -114,6 +115,8 @@ def plan(extracted: list[TurnFacts]) -> list[PlannedTurn]:
 
 
 OnWritten = Callable[[list[Memory]], Awaitable[None]]
+OnAcked = Callable[[int], None]
+"""Told how many outbox rows left the outbox (the engine's count of waiting turns)."""
 StoreEpisodes = Callable[[list[OutboxRow]], Awaitable[dict[int, tuple[str, ...]]]]
 """Stores a page's episodes; outbox seq -> episode ids; fails open ({}), never raises."""
 
@@ -126,12 +129,17 @@ class OutboxWorker:
         holder: ConfigHolder,
         metrics: Metrics,
         extractor: Extractor,
+        facts: FactWriter,
         on_written: OnWritten | None = None,
         events: EngineEvents | None = None,
         pending: PendingTurns | None = None,
         store_episodes: StoreEpisodes | None = None,
+        on_acked: OnAcked | None = None,
     ) -> None:
         self.store_episodes = store_episodes
+        self.facts = facts
+        """Stores a page's facts and acks its rows, as one unit of work."""
+        self.on_acked = on_acked
         self.extractor = extractor
         """Reads each page's turns (`engine/extractors/`: the rules, or a model)."""
         self.outbox = outbox
@@ -256,9 +264,7 @@ class OutboxWorker:
         planned = await drop_restatements(planned, self.records)
         try:
             try:
-                results = await self.records.write_facts(
-                    planned, self.outbox, now_iso()
-                )
+                results = await self.facts.write(planned, now_iso())
             except (StoreError, StoreUnavailable):
                 raise  # the store is unwell: back off and retry the page later
             except Exception:  # noqa: BLE001 - a bad row: isolate it
@@ -266,8 +272,8 @@ class OutboxWorker:
         except (StoreError, StoreUnavailable):
             await self._finish_applied(rows)
             raise
-        # The rows left the outbox with the facts' commit: the gauge follows at once.
-        self.metrics.outbox_depth.dec(amount=len(results))
+        # The rows left the outbox with the facts' commit: the count follows at once.
+        self._acked(len(results))
         # Searchable by keyword now: retrievals that read no vectors stop waiting here. Not
         # after the episodes: the next request of a chat waited for its previous turn's
         # episode write (~1.5 ms at c=1), though that turn is in the history it re-sends.
@@ -335,6 +341,10 @@ class OutboxWorker:
         self.pending.finished([r.row.seq for r in results])
         return len(written_all)
 
+    def _acked(self, rows: int) -> None:
+        if self.on_acked is not None:
+            self.on_acked(rows)
+
     async def _finish_applied(self, rows: list[OutboxRow]) -> None:
         """A store that fails part-way (Qdrant acks turn by turn) has applied some rows of
         the page: those are gone from the outbox and will not come back, so waiting
@@ -346,15 +356,13 @@ class OutboxWorker:
         applied = [row.seq for row in rows if row.seq not in left]
         if applied:
             self.pending.finished(applied)
-            self.metrics.outbox_depth.dec(amount=len(applied))
+            self._acked(len(applied))
 
     async def _one_by_one(self, planned: list[PlannedTurn]) -> list[WrittenTurn]:
         results: list[WrittenTurn] = []
         for item in planned:
             try:
-                results += await self.records.write_facts(
-                    [item], self.outbox, now_iso()
-                )
+                results += await self.facts.write([item], now_iso())
             except (StoreError, StoreUnavailable):
                 raise
             except Exception as exc:  # noqa: BLE001

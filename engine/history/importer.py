@@ -15,26 +15,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Final, Protocol, Self
+from typing import Final, Self
 
 from memtap.engine.api import EngineError
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
+from memtap.engine.local_file import TurnLedger
 from memtap.engine.types import ConversationReport, Turn
 
 MAX_OUTSTANDING: Final = 1000
 DEFAULT_WAIT_S: Final = 30.0
-
-
-class TurnLedger(Protocol):
-    """Which imported turns are already in (local SQLite: `engine/sqlite/imported_turns.py`)."""
-
-    async def enqueue_new(self, turns: Sequence[Turn], now: str) -> list[int | None]:
-        """Record and queue each turn not recorded before, in one transaction; its outbox
-        seq, or None for a turn imported before."""
-        ...
-
-    async def erase_owner(self, owner: str) -> int: ...
 
 
 class ConversationImport:

@@ -507,9 +507,6 @@ class QdrantEpisodeStore:
             "pending_vectors": await self.pending_vectors(),
         }
 
-    async def local_file_replaced(self) -> None:
-        return None  # episodes live in Qdrant, not in the local file
-
     async def close(self) -> None:
         if self._owns_transport:
             await self.transport.close()

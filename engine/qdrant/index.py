@@ -134,9 +134,6 @@ class QdrantDenseIndex:
         progress = await run_reindex(self, limit=limit, force=force)
         return progress.to_json()
 
-    async def local_file_replaced(self) -> None:
-        return None  # vectors live in Qdrant
-
     async def status(self) -> dict[str, Any]:
         return {
             "available": self._points.collection.has_dense,
@@ -229,9 +226,6 @@ class QdrantVectorIndex:
     async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
         progress = await run_reindex(self, limit=limit, force=force)
         return progress.to_json()
-
-    async def local_file_replaced(self) -> None:
-        return None  # the fresh file's rows carry needs_reindex = 1 already
 
     async def status(self) -> dict[str, Any]:
         return await collection_status(self.points)

@@ -26,7 +26,7 @@ from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.limits import MAX_CONTENT_CHARS
 from memtap.engine.memory_rules import Live, merge_patch, normalise_ts, validate_new
 from memtap.engine.metrics import Metrics
-from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
+from memtap.engine.ports import InvalidItem
 from memtap.engine.qdrant import search
 from memtap.engine.qdrant.collection import Collection, Probe
 from memtap.engine.qdrant.counts import collection_counts
@@ -406,47 +406,6 @@ class QdrantMemoryStore:
             except InvalidInput as exc:
                 out.append((InvalidItem(str(exc)), False))
         return out
-
-    async def write_facts(
-        self, turns: Sequence[PlannedTurn], outbox: Outbox, now: str
-    ) -> list[WrittenTurn]:
-        """Turn by turn: upsert each fact and supersede older ones, THEN ack the turn's
-        outbox row. Qdrant down: `QdrantUnavailable` propagates and the rows wait; a crash
-        between the write and the ack replays the turn, which updates the same points."""
-        results = []
-        for item in turns:
-            written: list[Memory] = []
-            superseded: list[str] = []
-            for (new, subject), (fact, _) in zip(
-                item.new_memories(), item.facts, strict=True
-            ):
-                memory, _ = await self.upsert_memory(new, now, subject=subject)
-                written.append(memory)
-                superseded += await self.supersede(new.owner, subject, memory.id, now)
-                if fact.replaces:
-                    superseded += await self._replace_ids(
-                        new.owner, fact.replaces, memory.id, now
-                    )
-            await outbox.ack([item.row.seq])
-            results.append(WrittenTurn(item.row, written, superseded))
-        return results
-
-    async def _replace_ids(
-        self, owner: str, ids: Sequence[str], new_id: str, now: str
-    ) -> list[str]:
-        """Mark `ids` superseded by `new_id`: only those that are `owner`'s and live."""
-        mine: list[str] = []
-        for memory_id in dict.fromkeys(ids):
-            found = await self.get_memory(memory_id) if memory_id != new_id else None
-            if (
-                found is not None
-                and found.owner == owner
-                and found.superseded_by is None
-            ):
-                mine.append(memory_id)
-        if mine:
-            await self.mark_superseded(mine, new_id, now)
-        return mine
 
     async def compact(
         self, pairs: Sequence[tuple[Memory, NewMemory]], now: str

@@ -3,19 +3,22 @@
 Every SQLite adapter (record store, sqlite-vec index, outbox, settings) holds the same
 `Database`; `reopen` reconnects that object in place, so a replaced file is picked up by all
 of them at once: nothing is rebuilt and no adapter is swapped for another.
+`SqliteLocalFile` is that file behind the engine's `LocalFile` port.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from memtap.engine.api import EngineError
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
 from memtap.engine.sqlite.driver import Driver, choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
 
 DB_FILENAME = "memtap.db"
 
@@ -67,3 +70,47 @@ def file_size(db: Database) -> int:
     return sum(
         p.stat().st_size for p in db.path.parent.glob(db.path.name + "*") if p.is_file()
     )
+
+
+class SqliteLocalFile:
+    """`LocalFile` over one `Database`: the outbox, settings, request log and ledger of
+    imported turns are always in it, the memory rows too with the SQLite record store."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._imported_turns = SqliteTurnLedger(db)
+        self._on_replaced: list[Callable[[], Awaitable[None]]] = []
+
+    def on_replaced(self, forget: Callable[[], Awaitable[None]]) -> None:
+        """After a reopen, `forget` drops what an adapter cached of the old file (the
+        sqlite-vec table, the episodes' vector cache); called in the order registered."""
+        self._on_replaced.append(forget)
+
+    @property
+    def path(self) -> str:
+        return str(self.db.path)
+
+    @property
+    def driver(self) -> str:
+        return self.db.driver.name
+
+    @property
+    def imported_turns(self) -> SqliteTurnLedger:
+        return self._imported_turns
+
+    def gone(self, exc: BaseException) -> bool:
+        return isinstance(exc, StoreGone)
+
+    def timed_out(self, message: str) -> EngineError:
+        return StoreTimeout(message)
+
+    async def reopen(self) -> None:
+        await reopen(self.db)
+        for forget in self._on_replaced:
+            await forget()
+
+    async def checkpoint(self) -> None:
+        await checkpoint(self.db)
+
+    async def close(self) -> None:
+        await self.db.close()

@@ -2,7 +2,7 @@
 
 Every method is one trip to `Database` (one writer task, pooled readers) running the SQL of
 `memories.py`, `fts.py` and `summaries.py`. Extracted facts and the deletion of their outbox
-rows commit in one transaction when the outbox lives in the same file (`write_facts`).
+rows commit in one transaction with `apply_facts` (`fact_writer.SqliteFactWriter`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from typing import Any, TypeVar
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.memory_rules import Live
-from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
+from memtap.engine.ports import InvalidItem, PlannedTurn, WrittenTurn
 from memtap.engine.retrieval.terms import query_terms
-from memtap.engine.sqlite import fts, memories, outbox, summaries
+from memtap.engine.sqlite import fts, memories, summaries
 from memtap.engine.sqlite.database import Database, StoreBusy, StoreTimeout
 from memtap.engine.sqlite.local import file_size
-from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
 
 Conn = Any
@@ -129,23 +128,6 @@ class SqliteRecordStore:
         return await self.db.write(
             lambda conn: memories.supersede(conn, owner, subject, new_id, now)
         )
-
-    async def write_facts(
-        self, turns: Sequence[PlannedTurn], outbox_port: Outbox, now: str
-    ) -> list[WrittenTurn]:
-        seqs = [item.row.seq for item in turns]
-        if isinstance(outbox_port, SqliteOutbox) and outbox_port.db is self.db:
-            # One transaction: the facts and the deletion of their rows commit together,
-            # so each turn takes effect exactly once.
-            def both(conn: Conn) -> list[WrittenTurn]:
-                results = apply_facts(conn, turns, now)
-                outbox.delete(conn, seqs)
-                return results
-
-            return await self.db.write(both)
-        results = await self.db.write(lambda conn: apply_facts(conn, turns, now))
-        await outbox_port.ack(seqs)
-        return results
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
         return await self.db.read(

@@ -388,7 +388,7 @@ async def test_a_failing_episode_store_costs_no_request_and_no_fact(
     engine = memtap.runtime.engine
     assert engine is not None
     # A real failure of the episode tables (as a damaged or foreign schema would give).
-    await engine.db.write(lambda conn: conn.execute("DROP TABLE episodes"))
+    await engine.local.db.write(lambda conn: conn.execute("DROP TABLE episodes"))
     key = "sk-episodes-broken"
     owner = owner_of(key)
     await send(

@@ -93,7 +93,7 @@ async def replay(engine: Engine, texts: list[str]) -> None:
             Turn(f"req-{i}", OWNER, None, "openai-chat", text, "Noted.")
         )
         deadline = time.monotonic() + 10
-        while await engine.db.read(
+        while await engine.local.db.read(
             outbox.depth
         ):  # one turn at a time: order matters here
             assert time.monotonic() < deadline, "outbox did not drain"

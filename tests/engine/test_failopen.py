@@ -70,7 +70,7 @@ async def test_read_only_store(tmp_path: Path) -> None:
             os.chmod(database_path(engine.config), 0o444)
         # root ignores file modes: make the writer connection refuse writes the way a
         # read-only file does ("attempt to write a readonly database").
-        await engine.db.write_outside_transaction(
+        await engine.local.db.write_outside_transaction(
             lambda c: c.execute("PRAGMA query_only = ON")
         )
         result, took = await quick(engine.enqueue_turn(turn(1)))
@@ -119,7 +119,7 @@ async def test_deleted_database_mid_run(tmp_path: Path) -> None:
             "Prefers green tea",
         ]
         deadline = time.monotonic() + 5
-        while await engine.db.read(
+        while await engine.local.db.read(
             lambda c: c.execute("SELECT count(*) FROM outbox").fetchone()[0]
         ):
             assert time.monotonic() < deadline, "worker did not restart"
@@ -132,7 +132,7 @@ async def test_write_lock_held_by_another_connection(tmp_path: Path) -> None:
     engine = await seeded(tmp_path)
     # The same SQLite library as the engine: two different SQLite copies in one process do
     # not see each other's POSIX locks (that is why everything must go through choose_driver).
-    other = engine.db.driver.connect(str(database_path(engine.config)))
+    other = engine.local.db.driver.connect(str(database_path(engine.config)))
     try:
         other.execute("BEGIN IMMEDIATE")
         other.execute(

@@ -46,7 +46,7 @@ def turn(
 
 
 async def depth(engine: Engine) -> int:
-    return await engine.db.read(outbox.depth)
+    return await engine.local.db.read(outbox.depth)
 
 
 async def wait_empty(engine: Engine, timeout: float = 10.0) -> None:
@@ -130,7 +130,7 @@ async def test_replay_is_idempotent(tmp_path: Path) -> None:
             3
         ):  # the same turn delivered three times (at-least-once upstream)
             await engine.enqueue_turn(turn(7, "I prefer tea. I always cycle to work."))
-        rows = await engine.db.read(lambda c: outbox.page(c, 0, 10))
+        rows = await engine.local.db.read(lambda c: outbox.page(c, 0, 10))
         await engine.worker.process(rows)
         await engine.worker.process(rows)  # and the worker replays its page
         assert await count(engine) == 2
@@ -235,7 +235,7 @@ async def test_poison_row_is_retried_then_dropped(
 
         monkeypatch.setattr(worker_mod, "plan", plan)
         for _ in range(worker_mod.MAX_ATTEMPTS):
-            rows = await engine.db.read(lambda c: outbox.page(c, 0, 10))
+            rows = await engine.local.db.read(lambda c: outbox.page(c, 0, 10))
             await engine.worker.process(rows)
         assert await depth(engine) == 0
         page = await engine.list_memories(ListQuery(owner=OWNER))

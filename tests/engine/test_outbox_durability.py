@@ -78,7 +78,7 @@ async def test_kill_9_then_restart_extracts_every_turn_exactly_once(
     engine = await open_engine(holder, Metrics())
     try:
         deadline = time.monotonic() + 20
-        while await engine.db.read(outbox.depth):
+        while await engine.local.db.read(outbox.depth):
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
         page = await engine.list_memories(

@@ -179,7 +179,7 @@ async def test_outage_fails_open_and_the_outbox_drains_on_recovery(
     for i in range(3):
         await engine.enqueue_turn(turn("alice", f"I prefer tool{i} for builds."))
     await asyncio.sleep(0.3)  # the worker tries, fails, backs off: rows stay on disk
-    assert await engine.db.read(outbox.depth) == 3
+    assert await engine.local.db.read(outbox.depth) == 3
     assert engine.metrics.outbox_depth.value() == 3
     health = await engine.health()
     assert health["store"].endswith("(unavailable)") and health["ready"] == "false"
@@ -195,7 +195,7 @@ async def test_outage_fails_open_and_the_outbox_drains_on_recovery(
 
 
 async def _drained(engine: Engine) -> bool:
-    return await engine.db.read(outbox.depth) == 0
+    return await engine.local.db.read(outbox.depth) == 0
 
 
 async def test_erase_export_import(
@@ -363,7 +363,7 @@ async def test_proxy_keeps_working_through_an_outage_and_learns_after(
 
 
 async def _depth_is(engine: Engine, depth: int) -> bool:
-    return await engine.db.read(outbox.depth) == depth
+    return await engine.local.db.read(outbox.depth) == depth
 
 
 async def test_open_engine_with_kind_qdrant_makes_qdrant_the_system_of_record(

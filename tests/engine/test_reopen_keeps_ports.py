@@ -83,7 +83,7 @@ async def test_replaced_local_file_keeps_memories_going_to_qdrant(
             "Prefers PostgreSQL for side projects"
         ]
         assert engine.store.name == "qdrant"
-        local_rows = await engine.db.read(
+        local_rows = await engine.local.db.read(
             lambda c: c.execute("SELECT count(*) FROM memories").fetchone()[0]
         )
         assert local_rows == 0, "an extracted memory went to the local SQLite file"

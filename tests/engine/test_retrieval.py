@@ -261,7 +261,7 @@ def _lq() -> ListQuery:
 
 async def drain(engine: Engine) -> None:
     """Process the outbox now (the worker may also get there first: both are idempotent)."""
-    rows = await engine.db.read(lambda conn: outbox.page(conn, 0, 100))
+    rows = await engine.local.db.read(lambda conn: outbox.page(conn, 0, 100))
     if rows:
         await engine.worker.process(rows)
 

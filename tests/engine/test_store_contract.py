@@ -24,7 +24,8 @@ from memtap.config.schema import QdrantConfig
 from memtap.engine.api import InvalidInput
 from memtap.engine.clock import iso
 from memtap.engine.memory_rules import Live
-from memtap.engine.ports import OutboxRow, PlannedTurn, RecordStore
+from memtap.engine.ports import FactWriter, OutboxRow, PlannedTurn, RecordStore
+from memtap.engine.qdrant.fact_writer import QdrantFactWriter
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
@@ -35,6 +36,7 @@ from memtap.engine.sqlite.database import (
     StoreTimeout,
 )
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.fact_writer import SqliteFactWriter
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.types import ExtractedFact, ListQuery, MemoryPatch, NewMemory, Turn
@@ -627,9 +629,19 @@ async def test_a_fact_replaces_only_the_named_live_memories_of_its_owner(
     theirs, _ = await store.upsert_memory(
         new("Abita a Napoli", owner="bob", key="k-napoli"), at()
     )
-    db = await Database.open(tmp_path / "outbox.db", choose_driver())
-    await db.write_outside_transaction(migrations.migrate)
-    outbox = SqliteOutbox(db)
+    # The unit of work the factory builds for each store: SQLite rows and their outbox in
+    # one file (one transaction), Qdrant points beside a local outbox (write, then ack).
+    db: Database | None = None
+    facts: FactWriter
+    if isinstance(store, SqliteRecordStore):
+        outbox = SqliteOutbox(store.db)
+        facts = SqliteFactWriter(store.db)
+    else:
+        assert isinstance(store, QdrantMemoryStore)
+        db = await Database.open(tmp_path / "outbox.db", choose_driver())
+        await db.write_outside_transaction(migrations.migrate)
+        outbox = SqliteOutbox(db)
+        facts = QdrantFactWriter(store, outbox)
     try:
         turn = Turn(
             "req-1",
@@ -656,9 +668,11 @@ async def test_a_fact_replaces_only_the_named_live_memories_of_its_owner(
         planned = PlannedTurn(
             OutboxRow(seq, turn, 0), ((fact, {"extractor": "model"}),)
         )
-        [written] = await store.write_facts([planned], outbox, at(seconds=2))
+        [written] = await facts.write([planned], at(seconds=2))
+        assert await outbox.depth() == 0, "the turn's row is acked with its facts"
     finally:
-        await db.close()
+        if db is not None:
+            await db.close()
     [memory] = written.written
     assert written.superseded == [old.id]
     assert (await store.get_memory(old.id)).superseded_by == memory.id  # type: ignore[union-attr]

@@ -225,7 +225,7 @@ async def test_erase_leaves_no_trace_in_any_file(tmp_path: Path) -> None:
     )
     assert receipt.removed["vectors"] == 0
     for table in ("memories", "outbox"):
-        n = await engine.db.read(
+        n = await engine.local.db.read(
             lambda c, t=table: c.execute(
                 f"SELECT count(*) FROM {t} WHERE owner = ?", (OWNER,)
             ).fetchone()[0]
@@ -263,7 +263,7 @@ async def test_summarize_keeps_originals_as_history(engine: Engine) -> None:
     assert kept.content == long_text and kept.superseded_by == summary.id
     assert summary.content == "First sentence about the trip. Second one. Third one."
     assert await search(engine, "trip") == [summary.content]
-    restored = await engine.db.write(lambda c: summarize.restore(c, summary.id))
+    restored = await engine.local.db.write(lambda c: summarize.restore(c, summary.id))
     assert restored == original.id
     assert (await engine.get_memory(original.id)).superseded_by is None
     assert await search(engine, "trip") == [long_text]
@@ -310,7 +310,7 @@ async def test_overrides_status_health(engine: Engine) -> None:
     await engine.create_memory(NewMemory(owner=OWNER, content="x", type="procedural"))
     status = await engine.status()
     assert (
-        status["store"]["driver"] == engine.db.driver.name
+        status["store"]["driver"] == engine.local.db.driver.name
         and status["fts"]["available"] is True
     )
     assert (
@@ -320,7 +320,7 @@ async def test_overrides_status_health(engine: Engine) -> None:
     assert status["vector"]["available"] is False
     health = await engine.health()
     assert health == {
-        "store": f"sqlite:{engine.db.driver.name}",
+        "store": f"sqlite:{engine.local.db.driver.name}",
         "vector": "unavailable",
         "embedding": "off",
     }

@@ -238,7 +238,7 @@ async def test_waiting_for_own_writes_comes_out_of_the_vector_legs_time(
                 )
             )
             server.delay_s = 2.0
-            other = await hold_write_lock(engine.db.path)
+            other = await hold_write_lock(engine.local.db.path)
             started = time.monotonic()
             async with asyncio.timeout(0.4):  # the proxy's own limit (inject.py)
                 got = await engine.retrieve(

@@ -50,8 +50,8 @@ async def test_an_erase_during_a_page_leaves_nothing_of_the_owner(
     tmp_path: Path,
 ) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
-    store = engine.worker.records
-    real = store.write_facts
+    facts = engine.worker.facts
+    real = facts.write
     entered, release = asyncio.Event(), asyncio.Event()
 
     async def slow_write(*args: Any, **kwargs: Any) -> Any:
@@ -59,7 +59,7 @@ async def test_an_erase_during_a_page_leaves_nothing_of_the_owner(
         await release.wait()  # the page was read; the erase arrives now
         return await real(*args, **kwargs)
 
-    store.write_facts = slow_write  # type: ignore[method-assign]
+    facts.write = slow_write  # type: ignore[method-assign]
     try:
         await engine.enqueue_turn(turn(1))
         engine.worker.start()
@@ -79,11 +79,11 @@ async def test_a_store_failing_part_way_releases_the_rows_it_applied(
     tmp_path: Path,
 ) -> None:
     engine = await open_engine(holder(tmp_path), Metrics(), start_worker=False)
-    store = engine.worker.records
-    real = store.write_facts
+    facts = engine.worker.facts
+    real = facts.write
 
-    async def first_then_fail(turns: Any, outbox: Any, now: str) -> Any:
-        await real(list(turns)[:1], outbox, now)  # applied and acked, like Qdrant does
+    async def first_then_fail(turns: Any, now: str) -> Any:
+        await real(list(turns)[:1], now)  # applied and acked, like Qdrant does
         raise StoreError("the store went away after the first turn")
 
     try:
@@ -91,7 +91,7 @@ async def test_a_store_failing_part_way_releases_the_rows_it_applied(
             await engine.enqueue_turn(turn(i))
         rows = await engine.outbox.page(0, 10)
         assert engine.pending.pending(OWNER) == 2
-        store.write_facts = first_then_fail  # type: ignore[method-assign]
+        facts.write = first_then_fail  # type: ignore[method-assign]
         try:
             await engine.worker.process(rows)
         except StoreError:
@@ -99,7 +99,7 @@ async def test_a_store_failing_part_way_releases_the_rows_it_applied(
         # The applied row is gone from the outbox for good: nobody may wait for it.
         assert engine.pending.pending(OWNER) == 1
     finally:
-        store.write_facts = real  # type: ignore[method-assign]
+        facts.write = real  # type: ignore[method-assign]
         await engine.close()
 
 

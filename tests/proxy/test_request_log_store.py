@@ -102,7 +102,7 @@ async def test_the_stored_log_is_bounded(start: Start) -> None:
     await first.server.stop()
     second = await start("database", size=3)
     assert [i["request_id"] for i in await items(second)] == list(reversed(ids[-3:]))
-    rows = await second.engine.db.read(
+    rows = await second.engine.local.db.read(
         lambda conn: conn.execute("SELECT count(*) FROM request_log").fetchone()[0]
     )
     assert rows == 3

@@ -12,17 +12,19 @@ from memtap.engine.engine import Engine
 
 @asynccontextmanager
 async def fact_writes_held(engine: Engine) -> AsyncIterator[asyncio.Event]:
-    """Inside the block every `write_facts` waits for the yielded event (set on exit)."""
+    """Inside the block every fact write (the worker's `FactWriter`) waits for the yielded
+    event (set on exit)."""
     gate = asyncio.Event()
-    real_write = engine.store.write_facts
+    facts = engine.worker.facts
+    real_write = facts.write
 
     async def held(*args: Any, **kwargs: Any) -> Any:
         await gate.wait()
         return await real_write(*args, **kwargs)
 
-    engine.store.write_facts = held  # type: ignore[method-assign]
+    facts.write = held  # type: ignore[method-assign]
     try:
         yield gate
     finally:
         gate.set()
-        engine.store.write_facts = real_write  # type: ignore[method-assign]
+        facts.write = real_write  # type: ignore[method-assign]
