@@ -8,6 +8,9 @@ the same run:
     .venv/bin/python scripts/eval_locomo.py                  # all three, live and imported
     .venv/bin/python scripts/eval_locomo.py --only 26 --mode live --misses misses.json
     .venv/bin/python scripts/eval_locomo.py --json > figures.json
+    .venv/bin/python scripts/eval_locomo.py --dataset tests/datasets/locomo_multilingual
+                          # our own set in the same format: a de/es/pt/fr speaker with an
+                          # English partner, questions in English (issue 35, item 7)
 
 1. `memtap serve` (a subprocess: loopback port, a fresh data dir, `config/memtap.yaml` unless
    `--config`) in front of the provider stand-in (tests/support/standin.py);
