@@ -155,6 +155,13 @@ async def _run_api_command(
     except Unreachable as exc:
         print(f"memtap: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
+    except ConnectionError as exc:
+        # Not from the client: a closed stdout pipe while exporting (BrokenPipeError).
+        print(
+            f"memtap: incomplete answer from memtap: {type(exc).__name__}",
+            file=sys.stderr,
+        )
+        return EXIT_API_ERROR
 
 
 # -- output ---------------------------------------------------------------------------------
