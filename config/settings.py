@@ -1,4 +1,7 @@
-"""Runtime-overridable settings, declared once as data.
+"""Runtime-overridable settings: the schema's keys declared `runtime=True`.
+
+Each is declared once, on its field in `config/schema.py` (`config/declare.py`: name, type,
+default, range, help); this module derives the list from there.
 
 The admin API (`GET|PUT /_memtap/api/settings`, `DELETE /_memtap/api/settings/{name}`) lists
 and changes exactly these; the engine persists overrides (name → JSON value) and they are
@@ -9,12 +12,14 @@ expansion.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from memtap.config.convert import Issues, get_path, resolve_field, set_dotted, to_plain
+from memtap.config.declare import declared_keys
 from memtap.config.errors import ConfigError
 from memtap.config.loader import check
 from memtap.config.schema import Config
@@ -30,127 +35,26 @@ class SettingSpec:
     name: str
     """Dotted config path, e.g. `memory.max_tokens`."""
     help: str
+    type: str
+    """The value's type in words (`integer`, `recent | keyword | semantic | hybrid`)."""
+    default: Any
+    """The built-in default, JSON-friendly (tuples as lists)."""
+    range: str
+    """`1..16000`, `>= 1`, `> 0`; empty when the type says it all."""
 
 
-SETTINGS: tuple[SettingSpec, ...] = (
+SETTINGS: tuple[SettingSpec, ...] = tuple(
     SettingSpec(
-        "memory.enabled", "Master switch: false makes memtap a pure pass-through proxy."
-    ),
-    SettingSpec(
-        "memory.strategy",
-        "How memories are ranked: recent | keyword | semantic | hybrid.",
-    ),
-    SettingSpec(
-        "memory.scope", "Which memories a request may see: session | owner | global."
-    ),
-    SettingSpec(
-        "memory.max_tokens", "Token budget of the injected memory block (1..16000)."
-    ),
-    SettingSpec(
-        "memory.retention_days",
-        "Delete memories older than this many days; null keeps them.",
-    ),
-    SettingSpec(
-        "memory.extract_from",
-        "Roles whose messages are mined for memories: [user], [user, assistant].",
-    ),
-    SettingSpec(
-        "memory.placement",
-        "Where memories go: after_prefix, prepend or last_user (with the last user turn).",
-    ),
-    SettingSpec(
-        "memory.users",
-        "End users behind one key: optional | required (a request naming none gets no "
-        "memory).",
-    ),
-    SettingSpec(
-        "memory.user_from",
-        "Where a request names its end user, in order of precedence: [header, body] "
-        "(X-Memtap-User; OpenAI safety_identifier / user, Anthropic metadata.user_id).",
-    ),
-    SettingSpec(
-        "memory.rrf_k",
-        "Reciprocal-rank-fusion constant k of the hybrid strategy (>= 1).",
-    ),
-    SettingSpec(
-        "memory.top_k",
-        "Candidates fetched from each retrieval tier before fusion (>= 1).",
-    ),
-    SettingSpec(
-        "memory.min_score", "Relevance floor for keyword hits (bm25 relevance, >= 0)."
-    ),
-    SettingSpec("memory.min_similarity", "Cosine floor for vector hits (-1..1)."),
-    SettingSpec("memory.max_items", "Most memories injected into one request (>= 1)."),
-    SettingSpec(
-        "memory.retrieval_timeout_ms",
-        "Retrieval time limit; past it the request goes on without memory.",
-    ),
-    SettingSpec(
-        "memory.max_concurrent_retrievals",
-        "Retrievals that run at once; more wait their turn inside the time limit "
-        "(>= 0; 0 = no limit).",
-    ),
-    SettingSpec(
-        "memory.vector_skip_coverage",
-        "Hybrid skips the query embedding when a top keyword hit holds this share of the "
-        "question's topic words (0..1; 0 = never).",
-    ),
-    SettingSpec(
-        "memory.summarize_after_days",
-        "Compact memories older than this many days; null disables.",
-    ),
-    SettingSpec("memory.sweep_interval_s", "Seconds between retention sweeps (> 0)."),
-    SettingSpec(
-        "memory.backfill_interval_s",
-        "Seconds between the vector backfill's checks for memories without a vector (> 0).",
-    ),
-    SettingSpec(
-        "memory.outbox_max_rows",
-        "Turns the extraction outbox holds at most; beyond it new turns are not kept (>= 1).",
-    ),
-    SettingSpec(
-        "memory.episodes",
-        "The whole episodes section as one object (keys not given take their defaults); "
-        "prefer the memory.episodes.* settings for one value.",
-    ),
-    SettingSpec(
-        "memory.episodes.enabled",
-        "Keep what was said (episodes) and recall snippets of it beside facts.",
-    ),
-    SettingSpec(
-        "memory.episodes.keep_assistant",
-        "Also keep the assistant's side as episodes (the message a user turn answers and the reply).",
-    ),
-    SettingSpec(
-        "memory.episodes.max_per_owner",
-        "Episodes kept per owner; the oldest are evicted past it (>= 1).",
-    ),
-    SettingSpec(
-        "memory.episodes.retention_days",
-        "Delete episodes said longer ago than this; null follows memory.retention_days.",
-    ),
-    SettingSpec(
-        "memory.episodes.min_similarity",
-        "Cosine floor of an episode snippet's vector match (-1..1).",
-    ),
-    SettingSpec(
-        "memory.episodes.max_snippets",
-        "Most episode snippets injected into one request (>= 0).",
-    ),
-    SettingSpec(
-        "memory.episodes.snippet_tokens",
-        "Longest episode snippet in tokens, after trimming to the matched sentences (>= 8).",
-    ),
-    SettingSpec(
-        "embedding.source", "Embedding model: auto | remote | static | onnx | none."
-    ),
-    SettingSpec(
-        "embedding.query_projection",
-        "Local model's query embeddings: auto (projected into the model's space while the "
-        "model is busy with other queries) | always (always projected) | off (the model).",
-    ),
-    SettingSpec("log.level", "Log level: debug | info | warning | error | critical."),
+        spec.name,
+        spec.declared.help,
+        spec.type_text,
+        to_plain(spec.default),
+        spec.range_text,
+    )
+    for spec in declared_keys(Config)
+    if spec.declared.runtime
 )
+"""Exactly the keys declared `runtime=True` on the schema (`config/schema.py`), in its order."""
 
 SETTINGS_BY_NAME: Mapping[str, SettingSpec] = {spec.name: spec for spec in SETTINGS}
 
@@ -161,6 +65,8 @@ class SettingView(TypedDict):
     default: Any
     source: Source
     help: str
+    type: str
+    range: str | None
 
 
 def apply_overrides(config: Config, overrides: Mapping[str, Any]) -> Config:
@@ -219,6 +125,8 @@ def describe(holder: ConfigHolder) -> list[SettingView]:
                 default=default,
                 source=source,
                 help=spec.help,
+                type=spec.type,
+                range=spec.range or None,
             )
         )
     return views
@@ -229,3 +137,25 @@ def apply_log_level(old: Config, new: Config, changed: list[str]) -> None:
     logger (`holder.subscribe(apply_log_level)` once logging is configured)."""
     if "log.level" in changed:
         logging.getLogger().setLevel(new.log.level.upper())
+
+
+TABLE_START = "<!-- settings table: generated from config/schema.py by scripts/settings_table.py -->"
+TABLE_END = "<!-- end of settings table -->"
+
+
+def settings_table() -> str:
+    """The runtime settings as docs/configuration.md shows them (a markdown table), made
+    from the declarations; tests/contract/test_docs_reference.py checks the page holds it."""
+    rows = [
+        "| Setting | Type | Default | Range | What it does |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in SETTINGS:
+        default = (
+            "its keys' defaults"
+            if isinstance(spec.default, dict)
+            else f"`{json.dumps(spec.default)}`"
+        )
+        cells = (f"`{spec.name}`", spec.type, default, spec.range, spec.help)
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join([TABLE_START, *rows, TABLE_END])

@@ -1,5 +1,9 @@
-"""Semantic checks on a typed `Config`: what the type hints cannot say (URLs, HOST:PORT,
-ranges, uniqueness, files that must exist). Each check reports the dotted YAML path."""
+"""Semantic checks on a typed `Config`: what the type hints cannot say. Each check reports
+the dotted YAML path.
+
+Ranges are declared on the schema's fields (`config/declare.py`) and checked from there
+(`declared_ranges`); the checks here are the rest: URLs, HOST:PORT, uniqueness, files that
+must exist, one key that depends on another."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
+from memtap.config.declare import declared_ranges
 from memtap.config.errors import ConfigIssue
 from memtap.config.hostpatterns import intercept_pattern_error
 from memtap.config.htpasswd import (
@@ -19,8 +24,6 @@ from memtap.config.htpasswd import (
 )
 from memtap.config.schema import Config
 
-LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-MAX_MEMORY_TOKENS = 16000
 _HOSTNAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
 
 
@@ -119,8 +122,6 @@ def _upstreams(config: Config) -> Iterator[ConfigIssue]:
                 )
             else:
                 prefixes[normalized] = i
-        yield from _positive(f"{base}.timeout_s", upstream.timeout_s)
-        yield from _positive(f"{base}.connect_timeout_s", upstream.connect_timeout_s)
 
 
 def _intercept(config: Config) -> Iterator[ConfigIssue]:
@@ -168,21 +169,6 @@ def _proxy_auth(spec: str | None) -> Iterator[ConfigIssue]:
 
 def _memory(config: Config) -> Iterator[ConfigIssue]:
     memory = config.memory
-    if not 1 <= memory.max_tokens <= MAX_MEMORY_TOKENS:
-        yield ConfigIssue("memory.max_tokens", f"must be from 1 to {MAX_MEMORY_TOKENS}")
-    yield from _at_least("memory.top_k", memory.top_k, 1)
-    yield from _at_least("memory.rrf_k", memory.rrf_k, 1)
-    yield from _at_least("memory.max_items", memory.max_items, 1)
-    yield from _at_least("memory.retrieval_timeout_ms", memory.retrieval_timeout_ms, 1)
-    yield from _at_least(
-        "memory.max_concurrent_retrievals", memory.max_concurrent_retrievals, 0
-    )
-    for path, days in (
-        ("memory.retention_days", memory.retention_days),
-        ("memory.summarize_after_days", memory.summarize_after_days),
-    ):
-        if days is not None and days < 1:
-            yield ConfigIssue(path, "must be at least 1, or null for never")
     if len(set(memory.extract_from)) != len(memory.extract_from):
         yield ConfigIssue("memory.extract_from", "lists a role twice")
     if len(set(memory.user_from)) != len(memory.user_from):
@@ -192,31 +178,6 @@ def _memory(config: Config) -> Iterator[ConfigIssue]:
             "memory.user_from",
             "is empty: with memory.users: required no request could name an end user",
         )
-    if memory.min_score < 0:
-        yield ConfigIssue("memory.min_score", "must be 0 or more")
-    if not -1.0 <= memory.min_similarity <= 1.0:
-        yield ConfigIssue("memory.min_similarity", "must be from -1 to 1")
-    if not 0.0 <= memory.vector_skip_coverage <= 1.0:
-        yield ConfigIssue("memory.vector_skip_coverage", "must be from 0 to 1")
-    yield from _positive("memory.sweep_interval_s", memory.sweep_interval_s)
-    yield from _positive("memory.backfill_interval_s", memory.backfill_interval_s)
-    if memory.outbox_max_rows < 1:
-        yield ConfigIssue("memory.outbox_max_rows", "must be 1 or more")
-    yield from _episodes(config)
-
-
-def _episodes(config: Config) -> Iterator[ConfigIssue]:
-    episodes = config.memory.episodes
-    yield from _at_least("memory.episodes.max_per_owner", episodes.max_per_owner, 1)
-    yield from _at_least("memory.episodes.max_snippets", episodes.max_snippets, 0)
-    yield from _at_least("memory.episodes.snippet_tokens", episodes.snippet_tokens, 8)
-    if episodes.retention_days is not None and episodes.retention_days < 1:
-        yield ConfigIssue(
-            "memory.episodes.retention_days",
-            "must be at least 1, or null to follow memory.retention_days",
-        )
-    if not -1.0 <= episodes.min_similarity <= 1.0:
-        yield ConfigIssue("memory.episodes.min_similarity", "must be from -1 to 1")
 
 
 def _embedding(config: Config) -> Iterator[ConfigIssue]:
@@ -230,15 +191,6 @@ def _embedding(config: Config) -> Iterator[ConfigIssue]:
         yield ConfigIssue(
             "embedding.remote.url", "required when embedding.source is remote"
         )
-    if remote.dim is not None and remote.dim < 1:
-        yield ConfigIssue(
-            "embedding.remote.dim", "must be at least 1, or null to detect it"
-        )
-    yield from _positive("embedding.remote.timeout_s", remote.timeout_s)
-    yield from _at_least("embedding.remote.batch_size", remote.batch_size, 1)
-    yield from _at_least("embedding.cache_max", embedding.cache_max, 0)
-    yield from _at_least("embedding.cache_ttl_ms", embedding.cache_ttl_ms, 0)
-    yield from _at_least("embedding.timeout_ms", embedding.timeout_ms, 1)
 
 
 def _extraction(config: Config) -> Iterator[ConfigIssue]:
@@ -255,20 +207,6 @@ def _extraction(config: Config) -> Iterator[ConfigIssue]:
         yield ConfigIssue(
             "extraction.model.model", "required when extraction.kind is model"
         )
-    yield from _positive("extraction.model.timeout_s", model.timeout_s)
-    for name, value, minimum in (
-        ("calls_per_minute", model.calls_per_minute, 1),
-        ("owner_calls_per_minute", model.owner_calls_per_minute, 1),
-        ("daily_tokens", model.daily_tokens, 1),
-        ("max_turns_per_call", model.max_turns_per_call, 1),
-        ("max_turn_chars", model.max_turn_chars, 100),
-        ("related_memories", model.related_memories, 0),
-        ("max_output_tokens", model.max_output_tokens, 64),
-        ("concurrency", model.concurrency, 1),
-    ):
-        yield from _at_least(f"extraction.model.{name}", value, minimum)
-    if not 0.0 <= model.temperature <= 2.0:
-        yield ConfigIssue("extraction.model.temperature", "must be from 0 to 2")
 
 
 def _vector_store(config: Config) -> Iterator[ConfigIssue]:
@@ -279,41 +217,6 @@ def _vector_store(config: Config) -> Iterator[ConfigIssue]:
             yield ConfigIssue("vector_store.qdrant.url", problem)
     if not qdrant.collection.strip():
         yield ConfigIssue("vector_store.qdrant.collection", "must not be empty")
-    yield from _positive("vector_store.qdrant.timeout_s", qdrant.timeout_s)
-
-
-def _log_and_server(config: Config) -> Iterator[ConfigIssue]:
-    if config.log.level.lower() not in LOG_LEVELS:
-        yield ConfigIssue("log.level", "must be one of " + ", ".join(LOG_LEVELS))
-    yield from _at_least("admin.request_log_size", config.admin.request_log_size, 0)
-    yield from _at_least("server.shutdown_grace_s", config.server.shutdown_grace_s, 0)
-    yield from _at_least(
-        "server.max_rewrite_body_bytes", config.server.max_rewrite_body_bytes, 0
-    )
-    client = config.server.client
-    for name, seconds in (
-        ("head_timeout_s", client.head_timeout_s),
-        ("body_idle_timeout_s", client.body_idle_timeout_s),
-        ("keepalive_timeout_s", client.keepalive_timeout_s),
-        ("write_timeout_s", client.write_timeout_s),
-    ):
-        yield from _positive(f"server.client.{name}", seconds)
-    yield from _at_least("server.client.max_connections", client.max_connections, 0)
-    yield from _at_least(
-        "server.client.max_connections_per_address",
-        client.max_connections_per_address,
-        0,
-    )
-
-
-def _positive(path: str, value: float) -> Iterator[ConfigIssue]:
-    if value <= 0:
-        yield ConfigIssue(path, "must be greater than 0")
-
-
-def _at_least(path: str, value: float, minimum: int) -> Iterator[ConfigIssue]:
-    if value < minimum:
-        yield ConfigIssue(path, f"must be at least {minimum}")
 
 
 CHECKS: tuple[Check, ...] = (
@@ -325,7 +228,7 @@ CHECKS: tuple[Check, ...] = (
     _extraction,
     _embedding,
     _vector_store,
-    _log_and_server,
+    declared_ranges,
 )
 
 

@@ -22,7 +22,7 @@ from yarl import URL
 
 from memtap.config.schema import EndUserSource
 from memtap.proxy.appkeys import RUNTIME, Runtime
-from memtap.proxy.client_edges import closed_reason, closed_with, upstream_watchdog
+from memtap.proxy.client_side.edges import closed_reason, closed_with, upstream_watchdog
 from memtap.proxy.flow import Flow, MemoryMode, new_request_id
 from memtap.proxy.forward_gate import send_denied, vet_forward_request
 from memtap.proxy.headers import (

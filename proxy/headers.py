@@ -48,7 +48,7 @@ SECRET_HEADERS: frozenset[str] = frozenset(
         "x-memtap-user",
     }
 )
-"""Headers whose values are credentials or a person's id: never logged (see proxy/logs.py)."""
+"""Headers whose values are credentials or a person's id: never logged (see proxy/logs/redact.py)."""
 
 # Headers the upstream request must not inherit: the client already got its 100 Continue
 # from memtap, and Host is rewritten for the upstream.

@@ -32,7 +32,7 @@ class Addon:
     name = "addon"
     uses_memory = False
     """True: the addon works with the memory engine, and leaves the pipeline while memory is
-    switched off or has no engine (`proxy/memory_switch.py`)."""
+    switched off or has no engine (`proxy/addons/memory_switch.py`)."""
 
     async def request_headers(self, flow: Flow) -> None:
         return None

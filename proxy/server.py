@@ -25,14 +25,14 @@ from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.proxy.addons import default_addons
 from memtap.proxy.addons.access_log import log_connect
+from memtap.proxy.addons.memory_switch import MemorySwitch
 from memtap.proxy.admin import health as admin_health
 from memtap.proxy.admin.app import mount_admin
 from memtap.proxy.admin.settings import restore_overrides
 from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
-from memtap.proxy.client_edges import ClientEdges
+from memtap.proxy.client_side.edges import ClientEdges
 from memtap.proxy.handler import error_body, handle
-from memtap.proxy.memory_switch import MemorySwitch
 from memtap.proxy.modes.access.gate import FORWARD_ACCESS, ForwardAccess
 from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
 from memtap.proxy.modes.forward import forward_front

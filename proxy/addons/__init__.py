@@ -10,7 +10,7 @@
 4. access log (`proxy/addons/access_log.py`): the `request.done` line and request metrics;
    last, so it sees what every other addon decided.
 
-The memory addons (1, 2) leave the pipeline while memory is off (`proxy/memory_switch.py`).
+The memory addons (1, 2) leave the pipeline while memory is off (`proxy/addons/memory_switch.py`).
 """
 
 from __future__ import annotations

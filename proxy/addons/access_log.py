@@ -137,7 +137,7 @@ def log_client_failure(
 ) -> None:
     """The `request.done` line of a request that never reached a mode: malformed (400), a
     head that did not arrive in time (408), a connection over the caps (503). Not a memtap
-    fault: logged at warning at most, never with a traceback (`proxy/client_edges.py`)."""
+    fault: logged at warning at most, never with a traceback (`proxy/client_side/edges.py`)."""
     fields: dict[str, Any] = {
         "request_id": new_request_id(),
         "method": None,

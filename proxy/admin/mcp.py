@@ -21,7 +21,7 @@ from aiohttp import web
 from memtap.engine.api import InvalidInput
 from memtap.proxy.admin.common import json_response
 from memtap.proxy.admin.validation import read_body
-from memtap.proxy.adminclient import LoopbackAdminApi
+from memtap.proxy.adminclient import AdminClient, Target
 from memtap.proxy.mcp.protocol import PROTOCOL_VERSIONS, parse_error
 from memtap.proxy.mcp.tools import MemoryTools, OwnerScope, memory_session, valid_owner
 
@@ -43,8 +43,9 @@ async def mcp_post(request: web.Request) -> web.Response:
         message = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return json_response(parse_error(), status=400)
-    async with LoopbackAdminApi(
-        _own_admin_url(request), request.headers.get("Authorization")
+    own = Target(_own_admin_url(request), token=None)
+    async with AdminClient(
+        own, timeout_s=30.0, authorization=request.headers.get("Authorization")
     ) as api:
         tools = MemoryTools(
             api, OwnerScope(owner, request.query.get("session") or None)

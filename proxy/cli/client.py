@@ -1,4 +1,4 @@
-"""What the CLI commands share around the admin API client (`proxy/adminclient.py`).
+"""What the CLI commands share around the admin API client (`proxy/adminclient/`).
 
 Target resolution (first match wins):
   URL:   --url, $MEMTAP_ADMIN_URL, the config file's `admin.listen` then `listen`, 127.0.0.1:8080
@@ -10,19 +10,25 @@ readable tables by default and raw JSON with `--json`; progress bars go to stder
 from __future__ import annotations
 
 import argparse
-import http.client
+import asyncio
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
 import yaml
 
 from memtap.config.convert import Issues, expand_env
-from memtap.proxy.adminclient import AdminClient, ApiError, Target, Unreachable
+from memtap.proxy.adminclient import (
+    AdminClient,
+    ApiError,
+    Incomplete,
+    Target,
+    Unreachable,
+)
 
 DEFAULT_CONFIG: Final = "config/memtap.yaml"
 DEFAULT_LISTEN: Final = "127.0.0.1:8080"
@@ -109,11 +115,19 @@ def resolve_target(
 
 
 def run_api_command(
-    action: Callable[[AdminClient], int], args: argparse.Namespace
+    action: Callable[[AdminClient], Awaitable[int]], args: argparse.Namespace
 ) -> int:
-    """Run `action` with a client for `args`, turning API and connection errors into exit codes."""
+    """Run `action` with a client for `args` in its own event loop, turning API and
+    connection errors into exit codes."""
+    return asyncio.run(_run_api_command(action, args))
+
+
+async def _run_api_command(
+    action: Callable[[AdminClient], Awaitable[int]], args: argparse.Namespace
+) -> int:
     try:
-        return action(AdminClient(resolve_target(args)))
+        async with AdminClient(resolve_target(args)) as client:
+            return await action(client)
     except ApiError as exc:
         if args.json:
             print(
@@ -134,11 +148,15 @@ def run_api_command(
                 file=sys.stderr,
             )
         return EXIT_API_ERROR
+    except Incomplete as exc:
+        # The server cut a streamed answer (e.g. an export failed half-way).
+        print(f"memtap: {exc}", file=sys.stderr)
+        return EXIT_API_ERROR
     except Unreachable as exc:
         print(f"memtap: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
-    except (http.client.IncompleteRead, ConnectionError) as exc:
-        # The server cut a streamed answer (e.g. an export failed half-way).
+    except ConnectionError as exc:
+        # Not from the client: a closed stdout pipe while exporting (BrokenPipeError).
         print(
             f"memtap: incomplete answer from memtap: {type(exc).__name__}",
             file=sys.stderr,
@@ -247,7 +265,7 @@ def file_chunks(
         yield chunk
 
 
-def reindex_with_progress(
+async def reindex_with_progress(
     client: AdminClient,
     *,
     batch: int = 256,
@@ -264,7 +282,7 @@ def reindex_with_progress(
     progress: Progress | None = None
     report: dict[str, Any] = {}
     while True:
-        report = client.request(
+        report = await client.request(
             "POST",
             "/api/reindex",
             body={"limit": batch, "force": force and progress is None},

@@ -132,9 +132,11 @@ def _import(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     progress.total = max(upload.length, 1)
 
-    def action(client: AdminClient) -> int:
+    async def action(client: AdminClient) -> int:
         client.timeout_s = max(client.timeout_s, args.wait + 60)
-        report = client.upload_lines(PATH, upload.chunks, upload.length, params=params)
+        report = await client.upload_lines(
+            PATH, upload.chunks, upload.length, params=params
+        )
         progress.finish("sent, waiting for extraction")
         if args.json:
             print_json(report)

@@ -215,8 +215,8 @@ def _reindex(args: argparse.Namespace) -> int:
         print("memtap: --batch must be at least 1", file=sys.stderr)
         return EXIT_USAGE
 
-    def action(client: AdminClient) -> int:
-        report = reindex_with_progress(client, batch=args.batch, force=args.force)
+    async def action(client: AdminClient) -> int:
+        report = await reindex_with_progress(client, batch=args.batch, force=args.force)
         if args.json:
             print_json(report, sys.stdout)
         elif not report.get("started", True):

@@ -8,7 +8,7 @@ import asyncio
 import os
 import sys
 
-from memtap.proxy.adminclient import AdminClient, ThreadedAdminClient
+from memtap.proxy.adminclient import AdminClient, Target
 from memtap.proxy.cli.client import (
     EXIT_USAGE,
     add_target_arguments,
@@ -68,11 +68,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"memtap mcp: ${args.api_key_env} is not set", file=sys.stderr)
             return EXIT_USAGE
         owner = owner_id_of(key)
-    client = ThreadedAdminClient(AdminClient(resolve_target(args), timeout_s=30.0))
-    tools = MemoryTools(client, OwnerScope(owner, args.session or None))
-    session = memory_session(tools)
+    target = resolve_target(args)
     try:
-        asyncio.run(serve_stdio(session, sys.stdin.buffer, sys.stdout.buffer))
+        asyncio.run(_serve(target, OwnerScope(owner, args.session or None)))
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the client went away: nothing left to answer
     return 0
+
+
+async def _serve(target: Target, scope: OwnerScope) -> None:
+    async with AdminClient(target, timeout_s=30.0) as client:
+        session = memory_session(MemoryTools(client, scope))
+        await serve_stdio(session, sys.stdin.buffer, sys.stdout.buffer)

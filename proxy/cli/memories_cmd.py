@@ -147,7 +147,7 @@ def _owner_id(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    def action(client: AdminClient) -> int:
+    async def action(client: AdminClient) -> int:
         params: dict[str, Any] = {
             "owner": args.owner,
             "session": args.session,
@@ -157,7 +157,7 @@ def _list(args: argparse.Namespace) -> int:
             "offset": args.offset,
             "include_superseded": True if args.include_superseded else None,
         }
-        page = client.request("GET", "/api/memories", params=params)
+        page = await client.request("GET", "/api/memories", params=params)
         if args.json:
             print_json(page)
             return EXIT_OK
@@ -198,8 +198,8 @@ def _add(args: argparse.Namespace) -> int:
             print(f"memtap: --metadata is not JSON: {exc}", file=sys.stderr)
             return EXIT_USAGE
 
-    def action(client: AdminClient) -> int:
-        memory = client.request("POST", "/api/memories", body=body)
+    async def action(client: AdminClient) -> int:
+        memory = await client.request("POST", "/api/memories", body=body)
         if args.json:
             print_json(memory)
         else:
@@ -210,10 +210,10 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _delete(args: argparse.Namespace) -> int:
-    def action(client: AdminClient) -> int:
+    async def action(client: AdminClient) -> int:
         results = []
         for memory_id in args.ids:
-            client.request("DELETE", f"/api/memories/{segment(memory_id)}")
+            await client.request("DELETE", f"/api/memories/{segment(memory_id)}")
             results.append(memory_id)
             if not args.json:
                 print(f"deleted {memory_id}")
@@ -234,10 +234,10 @@ def _export(args: argparse.Namespace) -> int:
     if owner is None:
         return EXIT_USAGE
 
-    def action(client: AdminClient) -> int:
+    async def action(client: AdminClient) -> int:
         path = f"/api/owners/{segment(owner)}/export"
         if not args.output:
-            for line in client.stream_lines(path):
+            async for line in client.stream_lines(path):
                 sys.stdout.buffer.write(line)
             sys.stdout.buffer.flush()
             return EXIT_OK
@@ -248,7 +248,7 @@ def _export(args: argparse.Namespace) -> int:
         count = 0
         try:
             with partial.open("wb") as out:
-                for line in client.stream_lines(path):
+                async for line in client.stream_lines(path):
                     out.write(line)
                     count += 1
             partial.replace(target)
@@ -277,10 +277,10 @@ def _import(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         source, size = path.open("rb"), path.stat().st_size
 
-    def action(client: AdminClient) -> int:
+    async def action(client: AdminClient) -> int:
         progress = Progress("import", size)
         with source:
-            report = client.upload_lines(
+            report = await client.upload_lines(
                 "/api/import", file_chunks(source, progress), size
             )
         progress.finish()

@@ -50,8 +50,8 @@ def _erase(args: argparse.Namespace) -> int:
     if not args.yes and not _confirmed(args.owner):
         return EXIT_USAGE
 
-    def action(client: AdminClient) -> int:
-        receipt = client.request("DELETE", f"/api/owners/{segment(args.owner)}")
+    async def action(client: AdminClient) -> int:
+        receipt = await client.request("DELETE", f"/api/owners/{segment(args.owner)}")
         if args.json:
             print_json(receipt)
             return EXIT_OK

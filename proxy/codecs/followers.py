@@ -12,8 +12,8 @@ import zlib
 from typing import Any, Protocol
 
 from memtap.proxy.codecs.base import Completion, ResponseFollower
+from memtap.proxy.codecs.sse import SseDecoder
 from memtap.proxy.codecs.surrogates import loads_for_reading
-from memtap.proxy.sse import SseDecoder
 
 MAX_JSON_BODY_BYTES = 32 * 1024 * 1024
 """Non-streaming bodies above this are not captured (the relay still forwards them)."""

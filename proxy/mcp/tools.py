@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from memtap.engine.types import Memory
 from memtap.proxy import __version__
-from memtap.proxy.adminclient import AdminApi, ApiError, Unreachable
+from memtap.proxy.adminclient import AdminClient, ApiError, Unreachable
 from memtap.proxy.mcp.protocol import McpSession, Tool, ToolError, ToolResult
 from memtap.proxy.owners import is_owner_id
 
@@ -67,7 +67,7 @@ _EXPIRES = _string("ISO 8601 UTC time after which the memory is ignored")
 
 
 class MemoryTools:
-    def __init__(self, api: AdminApi, scope: OwnerScope) -> None:
+    def __init__(self, api: AdminClient, scope: OwnerScope) -> None:
         self.api = api
         self.scope = scope
 

@@ -34,6 +34,7 @@ from memtap.proxy.modes.connect_outcome import (
     target_text,
 )
 from memtap.proxy.modes.intercept import Interceptor
+from memtap.proxy.modes.raw_answer import json_answer
 from memtap.proxy.modes.sniffer import ConnectRequest, FirstLineSniffer
 from memtap.proxy.modes.targets import (
     INTERCEPT_EXTRA,
@@ -43,7 +44,6 @@ from memtap.proxy.modes.targets import (
     parse_connect_head,
 )
 from memtap.proxy.modes.tunnel import BlindTunnels
-from memtap.proxy.raw_answer import json_answer
 
 __all__ = [
     "INTERCEPT_EXTRA",

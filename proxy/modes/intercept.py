@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from memtap.proxy.modes.certs import LeafCertStore
 from memtap.proxy.modes.connect_outcome import ESTABLISHED
+from memtap.proxy.modes.raw_answer import json_answer
 from memtap.proxy.modes.sniffer import ConnectRequest
-from memtap.proxy.raw_answer import json_answer
 
 log = logging.getLogger("memtap.connect")
 

@@ -18,7 +18,7 @@ from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
 
 
 class ClientEdges(Protocol):
-    """The client-side limits of a listener (`proxy/client_edges.py`), as the site uses them."""
+    """The client-side limits of a listener (`proxy/client_side/edges.py`), as the site uses them."""
 
     def protocol(self) -> asyncio.Protocol: ...
 
@@ -102,7 +102,9 @@ class ListenerSite(web.BaseSite):
         self._make_front = front
         self._front: ForwardProxy | None = None
         self._make_edges = edges
-        self._edges: ClientEdges | None = None  # client limits (proxy/client_edges.py)
+        self._edges: ClientEdges | None = (
+            None  # client limits (proxy/client_side/edges.py)
+        )
 
     @property
     def port(self) -> int:
@@ -119,7 +121,7 @@ class ListenerSite(web.BaseSite):
         assert server is not None, "runner.setup() must run before the site starts"
         http: ProtocolFactory = server
         if self._make_edges is not None:
-            # client edges: timeouts, connection caps, JSON 400 (proxy/client_edges.py)
+            # client edges: timeouts, connection caps, JSON 400 (proxy/client_side/edges.py)
             self._edges = self._make_edges(server)
             http = self._edges.protocol
         if self._make_front is not None:

@@ -22,9 +22,9 @@ from memtap.proxy.modes.connect_outcome import (
     PendingConnect,
     target_text,
 )
+from memtap.proxy.modes.raw_answer import json_answer
 from memtap.proxy.modes.relay import InterceptedTransport
 from memtap.proxy.modes.targets import InterceptTarget
-from memtap.proxy.raw_answer import json_answer
 
 _MAX_HEAD = 16 * 1024
 _HEAD_END = re.compile(rb"\r?\n\r?\n")

@@ -17,9 +17,9 @@ from memtap.proxy.modes.access.connect_gate import deny_connect, tunnel_refusal
 from memtap.proxy.modes.access.gate import ForwardAccess
 from memtap.proxy.modes.connect_outcome import ESTABLISHED, PendingConnect
 from memtap.proxy.modes.loopback_guard import resolve
+from memtap.proxy.modes.raw_answer import json_answer
 from memtap.proxy.modes.relay import Tunnel, TunnelSide
 from memtap.proxy.modes.sniffer import ConnectRequest
-from memtap.proxy.raw_answer import json_answer
 
 log = logging.getLogger("memtap.connect")
 

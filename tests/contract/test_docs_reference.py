@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from memtap.config.schema import Config
-from memtap.config.settings import SETTINGS
+from memtap.config.settings import SETTINGS, settings_table
 from memtap.proxy.admin.app import ADMIN_PREFIX, build_admin_app
 from memtap.proxy.cli.main import build_parser
 
@@ -184,6 +184,16 @@ def test_every_runtime_setting_is_in_the_runtime_settings_table() -> None:
     )
     stale = sorted(documented - names)
     assert not stale, f"'Runtime settings' lists names that are not settings: {stale}"
+
+
+def test_the_runtime_settings_table_is_made_from_the_declarations() -> None:
+    """Name, type, default, range and help of each setting, exactly as `config/schema.py`
+    declares them (`python scripts/settings_table.py` rewrites the table)."""
+    body = section(CONFIGURATION, "Runtime settings").body
+    assert settings_table() in body, (
+        "docs/configuration.md's runtime settings table differs from the declarations in "
+        "config/schema.py: run `python scripts/settings_table.py`"
+    )
 
 
 def _command_sections() -> dict[tuple[str, ...], Section]:

@@ -60,6 +60,12 @@ async def test_precedence_and_drop(
         and settings["memory.max_tokens"]["source"] == "yaml"
     )
     assert settings["memory.max_tokens"]["default"] == 600
+    # Type and range as config/schema.py declares them; none for a word or a switch.
+    assert (
+        settings["memory.max_tokens"]["type"],
+        settings["memory.max_tokens"]["range"],
+    ) == ("integer", "1..16000")
+    assert settings["memory.enabled"]["range"] is None
     assert (
         settings["memory.top_k"]["source"] == "default"
         and settings["memory.top_k"]["value"] == 20

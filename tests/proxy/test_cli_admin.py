@@ -297,16 +297,11 @@ async def test_reindex_in_batches_with_progress(
     )
     for i in range(10):
         await admin.create(content=f"vector memory {i}")
-    client = AdminClient(Target(admin.server.url, TOKEN))
     stream = io.StringIO()
-    report = await asyncio.to_thread(
-        reindex_with_progress,
-        client,
-        batch=3,
-        force=True,
-        stream=stream,
-        force_bar=True,
-    )
+    async with AdminClient(Target(admin.server.url, TOKEN)) as client:
+        report = await reindex_with_progress(
+            client, batch=3, force=True, stream=stream, force_bar=True
+        )
     assert (
         report["started"] is True and report["done"] == 10 and report["pending"] == 0
     ), report

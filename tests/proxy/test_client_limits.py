@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memtap.proxy.client_limits import Caps, ConnectionLimiter, peer_address
+from memtap.proxy.client_side.limits import Caps, ConnectionLimiter, peer_address
 
 
 @dataclass(eq=False)

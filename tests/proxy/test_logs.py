@@ -15,15 +15,14 @@ import aiohttp
 import pytest
 
 from memtap.proxy.logs import (
-    _TRIGGERS,
     BatchingHandler,
     JsonFormatter,
     TextFormatter,
-    _may_hold_secret,
     configure_logging,
     log_fields,
     redact,
 )
+from memtap.proxy.logs.redact import _TRIGGERS, _may_hold_secret
 
 SECRET = "sk-test-SECRET-9f8e7d6c5b4a"
 GOOGLE_SECRET = "AIzaTestSecretValue-0123456789abcdef"

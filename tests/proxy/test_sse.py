@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtap.proxy.sse import SseDecoder, SseError, SseEvent
+from memtap.proxy.codecs.sse import SseDecoder, SseError, SseEvent
 
 
 def decode(chunks: list[bytes]) -> tuple[list[SseEvent], SseDecoder]:

@@ -130,8 +130,11 @@ function settingRow(setting, hasOverride) {
       studio.fail(error);
     }
   };
-  return h("tr", { "data-setting": setting.name, title: setting.help || "" },
-    h("th", { scope: "row", class: "mono" }, setting.name, h("div", { class: "help" }, setting.help || "")),
+  // The declaration's range (1..16000) or, for a word, its choices (recent | keyword | ...).
+  const allowed = setting.range || (setting.type && setting.type.includes(" | ") ? setting.type : "");
+  const help = (setting.help || "") + (allowed ? " (" + allowed + ")" : "");
+  return h("tr", { "data-setting": setting.name, title: help },
+    h("th", { scope: "row", class: "mono" }, setting.name, h("div", { class: "help" }, help)),
     h("td", {}, input),
     h("td", {}, h("span", { class: "source source-" + setting.source }, setting.source)),
     h("td", { class: "mono" }, JSON.stringify(setting.default)),

@@ -20,7 +20,7 @@ from memtap.proxy.modes.access.destinations import (
     destination_refusal,
 )
 from memtap.proxy.modes.access.proxy_auth import REALM_HEADER, ProxyAuthenticator
-from memtap.proxy.raw_answer import json_answer
+from memtap.proxy.modes.raw_answer import json_answer
 
 _PROXY_AUTHORIZATION = re.compile(
     rb"^proxy-authorization[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE | re.MULTILINE

@@ -19,7 +19,7 @@ this module gives each its own setting (`server.client.*`), answer and `request.
   upstream's idle time (`timeout_s`) only runs while memtap can send to the client.
 * `ClientEdges.admission` wraps the listener's protocol factory: a connection over
   `max_connections` or `max_connections_per_address` gets 503 and is closed before any
-  protocol sees it (`proxy/client_limits.py` counts them).
+  protocol sees it (`proxy/client_side/limits.py` counts them).
 
 Each limit reached counts in `memtap_client_errors_total{kind}`.
 """
@@ -40,8 +40,8 @@ from aiohttp.web_protocol import RequestHandler
 from memtap.config.schema import ClientConfig
 from memtap.engine.metrics import Metrics
 from memtap.proxy.addons.access_log import log_client_failure
-from memtap.proxy.client_limits import Caps, ConnectionLimiter
-from memtap.proxy.raw_answer import json_answer
+from memtap.proxy.client_side.limits import Caps, ConnectionLimiter
+from memtap.proxy.modes.raw_answer import json_answer
 from memtap.proxy.upstream import IdleWatchdog
 
 log = logging.getLogger("memtap.client")
