@@ -124,6 +124,8 @@ def focus(message: str, window: str, query_stems: set[str], max_chars: int) -> S
 def _pick(
     parts: list[str], seed: range, query_stems: set[str], max_chars: int
 ) -> Snippet:
+    """`parts` (sentences in order) kept within `max_chars`: those sharing a word with the
+    query (the `seed` window's first), their neighbours, the seed's, then the rest."""
     matched = [i for i, s in enumerate(parts) if topical_stems(s) & query_stems]
     first = [i for i in matched if i in seed] + [i for i in matched if i not in seed]
     if not first:
@@ -156,23 +158,9 @@ def trim(window: str, query_stems: set[str], max_chars: int) -> Snippet:
     sentence next to the one that matched: "Biscuit knocked my coffee over. She's a ginger
     tabby."); one with no matched sentence (a match by meaning) is cut from its start."""
     parts = sentences(window) or [window]
-    hits = [i for i, s in enumerate(parts) if topical_stems(s) & query_stems]
     if len(window) <= max_chars:
-        return Snippet(window, len(hits))
-    chosen: set[int] = set()
-    used = 0
-    order = hits + [j for i in hits for j in (i - 1, i + 1)] + list(range(len(parts)))
-    for i in order:
-        if i in chosen or not 0 <= i < len(parts):
-            continue
-        cost = len(parts[i]) + (1 if chosen else 0)
-        if used + cost > max_chars:
-            if not chosen:  # the best sentence alone is too long: cut it
-                return Snippet(_cut(parts[i], max_chars), len(hits))
-            continue
-        chosen.add(i)
-        used += cost
-    return Snippet(" ".join(parts[i] for i in sorted(chosen)), len(hits))
+        return Snippet(window, sum(1 for s in parts if topical_stems(s) & query_stems))
+    return _pick(parts, range(len(parts)), query_stems, max_chars)
 
 
 def _cut(text: str, max_chars: int) -> str:
