@@ -366,5 +366,6 @@ PACK = LanguagePack(
     subjects=r"I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours",
     negators=words("not never no nor dont"),
     joiners=words("and"),
+    now=r"now|these\s+days|nowadays|instead",
     dates=DATES,
 )

@@ -165,6 +165,7 @@ PACK = LanguagePack(
     subjects=r"je|j'|mon|ma|mes|nous|notre",
     negators=frozenset(["ne", "pas", "jamais"]),
     joiners=frozenset(["et"]),
+    now=r"maintenant|d[ée]sormais|aujourd'hui|[àa]\s+la\s+place",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),

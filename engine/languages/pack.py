@@ -141,10 +141,21 @@ class LanguagePack:
     first_person_verbs: str = ""
     """First-person forms that open a clause without its subject ("soy", "moro"), in a
     language that drops it."""
+    first_person_endings: tuple[str, ...] = ()
+    """How a first-person present ends ("como", "bebo": "o"), in a language that drops the
+    subject: read only where the user is known to speak of themselves."""
     negators: frozenset[str] = frozenset()
     """Words that negate the verb after them."""
     joiners: frozenset[str] = frozenset()
     """"and": what joins two clauses that may share their subject."""
+    inverted_subjects: str = ""
+    """First-person pronouns that follow the verb when something else opens the clause
+    (German verb-second: "Inzwischen bevorzuge ich Helix"), a regex alternation: such a
+    clause is read again in subject order ("ich bevorzuge Helix"). "" when the language
+    does not invert."""
+    now: str = ""
+    """"now", "these days" (a regex alternation): said right after a value the user gave up
+    ("I'm not vegan any more, I eat fish now"), a clause holding one states the new value."""
     named_relatives: NamedRelatives | None = None
     dates: DateWords | None = None
     """Relative dates ("ayer", "la semana pasada"), resolved against the turn's time."""

@@ -59,6 +59,24 @@ FIRST_PERSON_VERB = (
     + ")"
 )
 
+NOW = "(?:" + "|".join(p.now for p in PACKS.values() if p.now) + ")"
+""""now", "these days", in every language: what the user says after giving a value up."""
+FIRST_PERSON_ENDING = (
+    r"[^\W\d_]+(?:"
+    + ("|".join(e for p in PACKS.values() for e in p.first_person_endings) or r"(?!x)x")
+    + r")"
+)
+"""A word ending like a first-person present, in the languages that drop the subject."""
+INVERTED_SUBJECT = (
+    "(?:"
+    + (
+        "|".join(p.inverted_subjects for p in PACKS.values() if p.inverted_subjects)
+        or r"(?!x)x"
+    )
+    + ")"
+)
+"""The subject after its verb, in the languages that put it there ("jetzt bin ich")."""
+
 
 # The user as the one a question is about (retrieval/coincidence.py); "me" is left out
 # ("write me a haiku" is a task).
