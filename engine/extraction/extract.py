@@ -12,6 +12,7 @@ previous fact resolves is replaced by it), turn it to third person, name its slo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from memtap.engine.extraction.catalog import INDEX
@@ -76,7 +77,6 @@ __all__ = [
     "strip_injected",
 ]
 
-_NEGATED = re.compile(r"(?:not|do\s+not|don't|never|no\s+longer)\b", re.IGNORECASE)
 # What may precede an object that opens its sentence (so its capital is not a name's).
 _SENTENCE_START = re.compile(
     r"[\W]*(?:(?:please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
@@ -339,7 +339,7 @@ def _fact(
         )  # "Keep answers short" -> "… to keep …"
     content = _capitalise(template.format_map(_Blank(groups)), rule.keep_case)
     polarity = rule.polarity
-    if polarity == "positive" and (_NEGATED.match(obj) or found.get("neg")):
+    if polarity == "positive" and (_negation(rule.lang).match(obj) or found.get("neg")):
         polarity = "negative"  # "I usually don't eat meat"
     slot = rule.slot_for(obj, groups.get("what"))
     prefix = ""
@@ -375,6 +375,13 @@ def _negated(clause: str, m: re.Match[str], obj: str, lang: str) -> bool:
     if any(w in negators or w.endswith("n't") or w.startswith("n'") for w in before):
         return True
     return obj.lower().endswith((" nicht", " nicht mehr", " pas"))
+
+
+@lru_cache(maxsize=16)
+def _negation(lang: str) -> re.Pattern[str]:
+    """How an object negated in `lang` opens ("don't eat meat", "nunca como carne")."""
+    negations = PACKS[lang].negations if lang in PACKS else ""
+    return re.compile(r"(?:" + (negations or r"(?!x)x") + r")\b", re.IGNORECASE)
 
 
 def _resolve(obj: str, last_object: str | None) -> str | None:

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text import lexicon
 
@@ -276,34 +277,13 @@ def _word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_COMMON_WORDS: dict[str, frozenset[str]] = {
-    "en": _word_set(
-        "i i'm i've we my our the an and to of in on at for with is am are it from"
-    ),
-    "es": _word_set(
-        "yo mi mis el la los las un una y de del al en con por para es soy estoy me que lo se "
-        "nos muy"
-    ),
-    "pt": _word_set(
-        "eu meu minha o os as um uma e de do da em no na com pra para é sou estou tô que se "
-        "muito não"
-    ),
-    "fr": _word_set(
-        "je j' moi mon ma mes le la les un une et de du des à au aux en avec pour est suis "
-        "que pas ne"
-    ),
-    "de": _word_set(
-        "ich mein meine der die das den dem des ein eine und zu in im mit für ist bin habe du "
-        "mich dich nicht auf sich wir uns kann"
-    ),
-}
-
-
 def language_of(said: str) -> str:
     """The language whose commonest words `said` uses most (English on a tie)."""
     words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
     scores = {
-        lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()
+        code: sum(w in pack.common for w in words)
+        for code, pack in PACKS.items()
+        if pack.common
     }
     best = max(scores.values())
     return "en" if scores["en"] == best else max(scores, key=scores.__getitem__)

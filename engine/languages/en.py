@@ -104,6 +104,8 @@ ADV = (
     r"strongly|do|would|currently|recently|finally|mostly|mainly|primarily|originally|"
     r"already|officially|both|all|only)\s+)*"
 )
+SUBJECTLESS_ADVERBS = words("just finally recently officially still")
+"""Adverbs before a verb whose "I" was left out ("Just moved to Denver")."""
 PLEASE = (
     r"^(?:(?:please|pls|plz|also|and|so|ok|okay|oh|hey|btw|from\s+now\s+on|going\s+forward|"
     r"in\s+(?:the\s+)?future|by\s+default|for\s+(?:all\s+)?future\s+(?:answers|replies|chats)|"
@@ -365,6 +367,36 @@ PACK = LanguagePack(
     language_triggers=LANG_TRIGGERS,
     subjects=r"I|I'm|I've|I'd|I'll|my|mine|myself|we|we're|our|ours",
     negators=words("not never no nor dont"),
+    negations=r"not|don't|dont|do\s+not|never|no\s+longer|have\s+no",
+    aversions=r"hate|hates|dislike|can't\s+stand|refuse|ruled\s+out|against",
+    common=words(
+        "i i'm i've we my our the an and to of in on at for with is am are it from"
+    ),
+    fillers=words(
+        "and but so also btw fyi oh well ok okay honestly plus anyway hey hi hello ugh lol haha"
+    ),
+    trailing=(
+        "now",
+        "for now",
+        "for the time being",
+        "currently",
+        "these days",
+        "nowadays",
+        "anymore",
+        "any more",
+        "any longer",
+        "at the moment",
+        "right now",
+        "lol",
+        "haha",
+        "too",
+        "as well",
+        "tbh",
+        "btw",
+        "honestly",
+        "thanks",
+        "please",
+    ),
     joiners=words("and"),
     now=r"now|these\s+days|nowadays|instead",
     dates=DATES,

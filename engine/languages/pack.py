@@ -146,6 +146,19 @@ class LanguagePack:
     subject: read only where the user is known to speak of themselves."""
     negators: frozenset[str] = frozenset()
     """Words that negate the verb after them."""
+    negations: str = ""
+    """How a negated statement says it (a regex alternation, "not|don't|no\\s+longer"): an
+    object that opens with one is negative, and so is a self-statement holding one."""
+    aversions: str = ""
+    """Verbs of refusing or disliking ("hate|can't\\s+stand"): a self-statement holding one
+    is negative."""
+    common: frozenset[str] = frozenset()
+    """The language's commonest words: a quoted self-statement is stored with the language
+    whose common words it uses most."""
+    fillers: frozenset[str] = frozenset()
+    """Words that open a clause and say nothing ("ok", "lol", "pues", "alors")."""
+    trailing: tuple[str, ...] = ()
+    """Words or phrases that close an object and add nothing ("too", "right now", "tbh")."""
     joiners: frozenset[str] = frozenset()
     """"and": what joins two clauses that may share their subject."""
     inverted_subjects: str = ""
