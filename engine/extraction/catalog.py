@@ -7,7 +7,7 @@ rules. Adding a language is adding a pack to the registry, or `register(pack)` a
 
 from __future__ import annotations
 
-from memtap.engine.extraction.languages import en, en_choices, named_relatives
+from memtap.engine.extraction.languages import en, named_relatives
 from memtap.engine.extraction.rules import Rule, RuleIndex
 from memtap.engine.extraction.shapes import rules_of
 from memtap.engine.languages import registry
@@ -21,7 +21,7 @@ def _all_rules() -> tuple[Rule, ...]:
     packs = registry.PACKS.values()
     phrases = tuple(r for pack in packs for r in rules_of(pack))
     named = tuple(r for pack in packs for r in named_relatives.rules_of(pack))
-    return (*en.RULES, *en_choices.RULES, *phrases, *named)
+    return (*en.RULES, *phrases, *named)
 
 
 ALL_RULES: tuple[Rule, ...] = _all_rules()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memtap.engine.extraction.rules import Accept, Family, Polarity, Rule, SlotOf, rule
+from memtap.engine.extraction.slots import domain_of
 from memtap.engine.languages.pack import LanguagePack, Phrase
 
 START = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
@@ -36,7 +37,8 @@ class Shape:
     choice: bool = False
     check: Check | None = None
     stop: str = "object"
-    """"object" (the pack's `stop`), "role" (`role_stop`) or "name" (`NAME_STOP`)."""
+    """"object" (the pack's `stop`), "role" (`role_stop`), "name" (`NAME_STOP`) or "clause"
+    (`objects.CLAUSE_END`)."""
 
 
 # -- checks an object must pass --------------------------------------------------------------
@@ -72,6 +74,28 @@ def _goal(pack: LanguagePack) -> Accept:
         )
 
     return last_verb if pack.goal_verb_last else first_verb
+
+
+def _names_a_choice(pack: LanguagePack) -> Accept:
+    """The object names a choice domain (editor, database, …): "I'll move to Postgres", not
+    "I'll move to Lisbon"."""
+    return lambda m, obj: domain_of(obj) is not None
+
+
+def _choice_or_name(pack: LanguagePack) -> Accept:
+    """A choice or a proper name: "I adopted Kotlin", not "I adopted a dog"."""
+    return lambda m, obj: domain_of(obj) is not None or obj[:1].isupper()
+
+
+def _switch(pack: LanguagePack) -> Accept:
+    """A move from one choice to another ("moved from MySQL to Postgres"), or of a thing the
+    user names ("moved our infra from Heroku to Render"), not of the user (from Oslo to
+    Bergen)."""
+    return lambda m, obj: (
+        bool(m.groupdict().get("thing"))
+        or domain_of(obj) is not None
+        or domain_of(m.groupdict().get("src") or "") is not None
+    )
 
 
 # -- slots that depend on the object ---------------------------------------------------------
@@ -144,15 +168,32 @@ SHAPES: dict[str, Shape] = {
     "like": Shape("preference", group="choice"),
     "dislike": Shape("preference", "negative", group="choice"),
     "prefer": Shape("preference", group="choice", choice=True),
+    # decisions and habits
+    "decide": Shape("decision", group="choice", choice=True, stop="clause"),
+    "decide_to": Shape("decision", group="choice", stop="clause"),
+    "decide_in_domain": Shape(
+        "decision", group="choice", choice=True, check=_names_a_choice, stop="clause"
+    ),
+    "decide_named": Shape(
+        "decision", group="choice", choice=True, check=_choice_or_name, stop="clause"
+    ),
+    "switch": Shape(
+        "decision", group="choice", choice=True, check=_switch, stop="clause"
+    ),
+    "decide_against": Shape("decision", "negative", group="choice", stop="clause"),
+    "habit": Shape("habit", group="choice", stop="clause"),
+    "habit_choice": Shape("habit", group="choice", choice=True, stop="clause"),
+    "habit_never": Shape("habit", "negative", group="choice", stop="clause"),
 }
 
 
 def rules_of(pack: LanguagePack) -> tuple[Rule, ...]:
     """Every phrase of `pack` as a rule, in the pack's order."""
-    stops = {
+    stops: dict[str, re.Pattern[str] | None] = {
         "object": re.compile(pack.stop, re.IGNORECASE),
         "role": re.compile(pack.role_stop, re.IGNORECASE),
         "name": NAME_STOP,
+        "clause": None,
     }
     foreign = re.compile(pack.foreign, re.IGNORECASE) if pack.foreign else None
     return tuple(_rule(pack, phrase, stops, foreign) for phrase in pack.phrases)
@@ -161,7 +202,7 @@ def rules_of(pack: LanguagePack) -> tuple[Rule, ...]:
 def _rule(
     pack: LanguagePack,
     phrase: Phrase,
-    stops: dict[str, re.Pattern[str]],
+    stops: dict[str, re.Pattern[str] | None],
     foreign: re.Pattern[str] | None,
 ) -> Rule:
     shape = SHAPES[phrase.shape]
@@ -180,9 +221,12 @@ def _rule(
         group=shape.group,
         choice=shape.choice,
         accept=accept,
-        stop=stops[shape.stop],
+        stop=stops[phrase.stop or shape.stop],
         keep_case=phrase.keep_case,
         examples=tuple((e.said, e.kept) for e in phrase.examples),
+        key_group=phrase.key,
+        resolvable=phrase.resolvable,
+        flags=0 if phrase.case_sensitive else re.IGNORECASE,
     )
 
 

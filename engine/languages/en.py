@@ -6,6 +6,8 @@ what every language's readers share (dates, negators, joiners, subjects)."""
 from __future__ import annotations
 
 from memtap.engine.languages.pack import DateWords, LanguagePack, periods, words
+from memtap.engine.languages.pack import Example as E
+from memtap.engine.languages.pack import Phrase as P
 
 DATES = DateWords(
     days={
@@ -356,8 +358,360 @@ ONE_RELATIVE = (
 )
 
 
+# -- preferences, decisions and habits: phrases read by the shapes of extraction/shapes.py ---
+# Negative forms first, so "I don't like X" is stored as a negative fact and never as "X".
+CHOICE_ADV = (
+    r"(?:(?:really|truly|definitely|much|now|still|actually|generally|personally|also|just|"
+    r"strongly|do|would)\s+)*"
+)
+
+CHOICES: tuple[P, ...] = (
+    P(
+        "dislike",
+        I
+        + CHOICE_ADV
+        + r"(?P<verb>don'?t|do\s+not|no\s+longer|never|doesn'?t)\s+"
+        + CHOICE_ADV
+        + r"(?P<verb2>like|love|enjoy|prefer|want\s+to\s+use|care\s+for)\s+(?P<obj>.+)",
+        {
+            "like": "Does not like {obj}",
+            "love": "Does not love {obj}",
+            "enjoy": "Does not enjoy {obj}",
+            "prefer": "Does not prefer {obj}",
+            "want to use": "Does not want to use {obj}",
+            "care for": "Does not care for {obj}",
+            "": "Does not like {obj}",
+        },
+        "like love enjoy prefer want care",
+        key="verb2",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I don't like Java", "Does not like Java"),),
+    ),
+    P(
+        "dislike",
+        I
+        + CHOICE_ADV
+        + r"(?P<verb>hate|dislike|detest|despise|can'?t\s+stand|cannot\s+stand|avoid)\s+(?P<obj>.+)",
+        {
+            "hate": "Hates {obj}",
+            "dislike": "Dislikes {obj}",
+            "detest": "Detests {obj}",
+            "despise": "Despises {obj}",
+            "can't stand": "Cannot stand {obj}",
+            "cant stand": "Cannot stand {obj}",
+            "cannot stand": "Cannot stand {obj}",
+            "avoid": "Avoids {obj}",
+            "": "Dislikes {obj}",
+        },
+        "hate dislike detest despise stand avoid",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I hate YAML", "Hates YAML"),),
+    ),
+    P(
+        "dislike",
+        I
+        + CHOICE_ADV
+        + r"(?P<verb>prefer|would\s+rather)\s+not\s+(?:to\s+)?(?P<obj>.+)",
+        {
+            "prefer": "Prefers not to {obj}",
+            "would rather": "Would rather not {obj}",
+            "": "Prefers not to {obj}",
+        },
+        "prefer rather",
+        stop="clause",
+        examples=(E("I prefer not to use ORMs", "Prefers not to use ORMs"),),
+    ),
+    P(
+        "dislike",
+        START
+        + r"I(?:'m|\s+am)\s+(?P<verb>not\s+(?:a\s+|really\s+a\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<obj>.+)",
+        "Is not a fan of {obj}",
+        "fan",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I'm not a fan of Java", "Is not a fan of Java"),),
+    ),
+    P(
+        "dislike",
+        START + r"I(?:'d|\s+would)\s+(?P<verb>rather)\s+not\s+(?:to\s+)?(?P<obj>.+)",
+        "Would rather not {obj}",
+        "rather",
+        stop="clause",
+        examples=(E("I'd rather not use ORMs", "Would rather not use ORMs"),),
+    ),
+    P(
+        "prefer",
+        START + r"I(?:'d|\s+would)\s+(?P<verb>rather)\s+(?:use\s+)?(?P<obj>.+)",
+        "Prefers {obj}",
+        "rather",
+        stop="clause",
+        examples=(E("I'd rather use Go", "Prefers Go"),),
+    ),
+    P(
+        "like",
+        START
+        + r"I(?:'m|\s+am)\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?(?P<verb>fan)\s+of\s+(?P<obj>.+)",
+        "Is a fan of {obj}",
+        "fan",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I'm a big fan of Haskell", "Is a fan of Haskell"),),
+    ),
+    P(
+        "like",
+        START
+        + r"I(?:'m|\s+am)\s+(?:a|an)\s+(?:big\s+|huge\s+|great\s+|massive\s+|die-hard\s+|lifelong\s+)?(?P<obj>[A-Z][\w.&' -]{1,40}?)\s+(?P<verb>fan|supporter|nerd|geek|lover|enthusiast)\b",
+        "Is a fan of {obj}",
+        "fan",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I'm a huge Arsenal fan.", "Is a fan of Arsenal"),),
+    ),
+    P(
+        "prefer",
+        I + CHOICE_ADV + r"(?P<verb>prefer)\s+(?P<obj>.+)",
+        "Prefers {obj}",
+        "prefer",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I prefer Go. ", "Prefers Go"),),
+    ),
+    P(
+        "prefer",
+        r"\bmy\s+(?:(?:absolute|all-time)\s+)?(?P<verb>favou?rite)\s+(?P<what>[\w -]{1,40}?)\s+(?:is|are)\s+(?P<obj>.+)",
+        "Favourite {what} is {obj}",
+        "favourite favorite",
+        stop="clause",
+        examples=(E("My favourite tea is jasmine", "Favourite tea is jasmine"),),
+    ),
+    # "Sci-fi is my favourite genre": the same fact with the object first
+    P(
+        "prefer",
+        r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:probably\s+|definitely\s+)?my\s+(?:(?:absolute|all-time)\s+)?(?P<verb>favou?rite)\s+(?P<what>[\w -]{1,40}?)(?=\s*(?:$|[.!,;]|\bespecially\b|\bby\s+far\b))",
+        "Favourite {what} is {obj}",
+        "favourite favorite",
+        stop="clause",
+        examples=(
+            E(
+                "Sci-fi is my favourite genre, especially Le Guin.",
+                "Favourite genre is sci-fi",
+            ),
+        ),
+    ),
+    # "Jazz is my thing, especially Coltrane"
+    P(
+        "like",
+        r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?P<verb>thing|jam|passion|obsession|happy\s+place)(?=\s*(?:$|[.!,;]))",
+        "Loves {obj}",
+        "thing jam passion obsession happy",
+        stop="clause",
+        examples=(E("Jazz is my thing, especially Coltrane.", "Loves jazz"),),
+    ),
+    # "I'm going with the Fairphone": a choice being made
+    P(
+        "decide",
+        START
+        + r"(?:I|we)(?:'m|'re|\s+am|\s+are)\s+(?:going|gonna\s+go)\s+with\s+(?P<obj>.+)",
+        "Decided to go with {obj}",
+        "going gonna",
+        examples=(
+            E("I'm going with the Fairphone.", "Decided to go with the Fairphone"),
+        ),
+    ),
+    P(
+        "decide_to",
+        START
+        + r"(?:I|we)(?:'ve|\s+have)?\s+(?P<verb>chosen|chose|decided|opted)\s+(?:to\s+)(?P<obj>(?!use\b|go\s+with\b|not\b).+)",
+        {
+            "decided": "Decided to {obj}",
+            "opted": "Opted to {obj}",
+            "": "Chose to {obj}",
+        },
+        "chosen chose decided opted",
+        examples=(
+            E(
+                "I've decided to learn Rust instead of C++.",
+                "Decided to learn Rust instead of C++",
+            ),
+        ),
+    ),
+    P(
+        "like",
+        I + CHOICE_ADV + r"(?P<verb>like|love|enjoy|adore)\s+(?P<obj>.+)",
+        {
+            "like": "Likes {obj}",
+            "love": "Loves {obj}",
+            "enjoy": "Enjoys {obj}",
+            "adore": "Adores {obj}",
+            "": "Likes {obj}",
+        },
+        "like love enjoy adore",
+        resolvable=True,
+        stop="clause",
+        examples=(E("I like Java", "Likes Java"),),
+    ),
+    P(
+        "decide_against",
+        I
+        + CHOICE_ADV
+        + r"(?P<verb>won'?t|will\s+not|decided\s+not\s+to|decided\s+against|am\s+not\s+going\s+to|'m\s+not\s+going\s+to)\s+"
+        + r"(?:use|using|adopt|adopting|go\s+with|going\s+with|pick|choose|switch\s+to|switching\s+to)\s+(?P<obj>.+)",
+        "Decided not to use {obj}",
+        "won wont will decided going",
+        examples=(E("I won't use Kubernetes", "Decided not to use Kubernetes"),),
+    ),
+    P(
+        "decide_against",
+        START
+        + r"I(?:'m|\s+am)\s+not\s+going\s+to\s+(?:use|adopt|go\s+with|pick|choose|switch\s+to)\s+(?P<obj>.+)",
+        "Decided not to use {obj}",
+        "going",
+        examples=(E("I'm not going to use MongoDB.", "Decided not to use MongoDB"),),
+    ),
+    P(
+        "decide",
+        I_OR_WE
+        + CHOICE_ADV
+        + r"(?P<verb>switched|migrated|changed)(?P<thing>\s+(?:our|my|the|all\s+of\s+our|everything)(?:\s+[\w-]+){0,2}?)?\s+from\s+(?P<src>.+?)\s+to\s+(?P<obj>.+)",
+        {
+            "switched": "Switched from {src} to {obj}",
+            "migrated": "Migrated from {src} to {obj}",
+            "changed": "Changed from {src} to {obj}",
+            "": "Switched from {src} to {obj}",
+        },
+        "switched migrated changed",
+        examples=(E("I switched from tabs to spaces", "Switched from tabs to spaces"),),
+    ),
+    # "moved from MySQL to Postgres" is a decision; "moved from Oslo to Bergen" is not
+    P(
+        "switch",
+        I_OR_WE
+        + CHOICE_ADV
+        + r"(?P<verb>moved)(?P<thing>\s+(?:our|my|the|all\s+of\s+our|everything)(?:\s+[\w-]+){0,2}?)?\s+from\s+(?P<src>.+?)\s+to\s+(?P<obj>.+)",
+        "Moved from {src} to {obj}",
+        "moved",
+        examples=(
+            E("We moved from MySQL to Postgres.", "Moved from MySQL to Postgres"),
+        ),
+    ),
+    P(
+        "decide",
+        START
+        + r"(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'ve\s+decided\s+to|\s+have\s+decided\s+to|\s+decided\s+to)\s+"
+        + CHOICE_ADV
+        + r"(?P<verb>use|adopt|go\s+with|switch\s+to|pick|choose|stick\s+with|migrate\s+to)\s+(?P<obj>.+)",
+        {
+            "switch to": "Switched to {obj}",
+            "migrate to": "Migrated to {obj}",
+            "stick with": "Sticks with {obj}",
+            "go with": "Decided to go with {obj}",
+            "": "Decided to use {obj}",
+        },
+        "use adopt go switch pick choose stick migrate",
+        examples=(E("I'll use vim", "Decided to use vim"),),
+    ),
+    P(
+        "decide_in_domain",
+        START
+        + r"(?:I|we)(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|'ve\s+decided\s+to|\s+have\s+decided\s+to|\s+decided\s+to)\s+"
+        + CHOICE_ADV
+        + r"(?P<verb>move\s+to)\s+(?P<obj>.+)",
+        "Moved to {obj}",
+        "move",
+        examples=(E("I'm going to move to Postgres.", "Moved to Postgres"),),
+    ),
+    P(
+        "decide",
+        I_OR_WE
+        + CHOICE_ADV
+        + r"(?P<verb>chose|picked|went\s+with|switched\s+to|selected|opted\s+for|settled\s+on|decided\s+on|"
+        + r"migrated\s+to)\s+(?P<obj>.+)",
+        {
+            "chose": "Chose {obj}",
+            "picked": "Picked {obj}",
+            "went with": "Went with {obj}",
+            "switched to": "Switched to {obj}",
+            "selected": "Selected {obj}",
+            "opted for": "Opted for {obj}",
+            "settled on": "Settled on {obj}",
+            "decided on": "Decided on {obj}",
+            "migrated to": "Migrated to {obj}",
+            "": "Chose {obj}",
+        },
+        "chose picked went switched selected opted settled decided migrated",
+        examples=(E("I chose MySQL", "Chose MySQL"),),
+    ),
+    # "I adopted a dog" is family news, not a technical choice
+    P(
+        "decide_named",
+        I_OR_WE + CHOICE_ADV + r"(?P<verb>adopted)\s+(?P<obj>.+)",
+        "Adopted {obj}",
+        "adopted",
+        examples=(E("We adopted Kotlin last year.", "Adopted Kotlin"),),
+    ),
+    P(
+        "habit_never",
+        I
+        + r"(?P<verb>never|rarely|seldom|hardly\s+ever|don'?t\s+usually|do\s+not\s+usually|don'?t\s+ever|do\s+not\s+ever)\s+(?P<obj>.+)",
+        {
+            "never": "Never {obj}",
+            "rarely": "Rarely {obj}",
+            "seldom": "Seldom {obj}",
+            "hardly ever": "Hardly ever {obj}",
+            "": "Does not usually {obj}",
+        },
+        "never rarely seldom hardly usually ever",
+        examples=(E("I never use Windows", "Never use Windows"),),
+    ),
+    # "Every morning I do 10 minutes of yoga": the routine with its time first
+    P(
+        "habit",
+        r"^(?P<when>(?:every|each)\s+(?:single\s+)?(?:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)),?\s+(?:I|we)\s+"
+        + r"(?!(?:am|was|have\s+to|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|don't)\b)(?P<verb>[a-z]+)\s+(?P<obj>.+)",
+        "{verb_s} {obj} {when}",
+        "every each",
+        examples=(
+            E("Every Friday we do pizza night.", "Does pizza night every friday"),
+        ),
+    ),
+    # "I journal every night before bed": a routine named by how often, not by "usually"
+    P(
+        "habit",
+        I
+        + r"(?!(?:am|was|have|had|need|want|wish|hope|think|feel|can|could|will|would|should|must|might|do|did|don't|get\s+to)\b)"
+        + r"(?P<verb>[a-z]+(?:-[a-z]+)?)\s+(?P<obj>(?:[\w'-]+\s+){0,4}?(?:(?i:every|each)\s+(?:single\s+)?(?i:day|night|morning|evening|afternoon|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?i:on)\s+(?i:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)|(?i:once|twice|three\s+times|four\s+times|\d+\s+times|a\s+few\s+times)\s+(?:a|per)\s+(?i:day|week|month))\b.*)",
+        "{verb_s} {obj}",
+        "every each mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends weekdays once twice times",
+        case_sensitive=True,
+        examples=(E("I meal-prep on Sundays.", "Meal-preps on Sundays"),),
+    ),
+    P(
+        "habit_choice",
+        I
+        + r"(?P<verb>usually|always|often|typically|normally|generally|regularly|mostly|tend\s+to)\s+(?P<obj>.+)",
+        {
+            "usually": "Usually {obj}",
+            "always": "Always {obj}",
+            "often": "Often {obj}",
+            "typically": "Typically {obj}",
+            "normally": "Normally {obj}",
+            "generally": "Generally {obj}",
+            "regularly": "Regularly {obj}",
+            "mostly": "Mostly {obj}",
+            "tend to": "Tends to {obj}",
+            "": "Usually {obj}",
+        },
+        "usually always often typically normally generally regularly mostly tend",
+        examples=(E("I tend to work late", "Tends to work late"),),
+    ),
+)
+
+
 PACK = LanguagePack(
     code="en",
+    phrases=CHOICES,
     stop=OBJ_STOP,
     role_stop=ROLE_STOP,
     relatives=REL,

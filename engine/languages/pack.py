@@ -86,6 +86,15 @@ class Phrase:
     keep_case: bool = False
     """Keep the content's case as written (German nouns)."""
     examples: tuple[Example, ...] = ()
+    key: str = "verb"
+    """The group whose value picks the template when `template` is a mapping."""
+    resolvable: bool = False
+    """The object can stand for a later "it" ("I got a Steam Deck. I love it.")."""
+    case_sensitive: bool = False
+    """The expression tells names by their capitals ("(?i:…)" marks what is not)."""
+    stop: str = ""
+    """Where the object ends, when not where the shape says: "object" (the pack's `stop`),
+    "role", "name" or "clause" (wherever a clause ends, in any language)."""
 
 
 @dataclass(frozen=True, slots=True)
