@@ -37,8 +37,7 @@ class Shape:
     choice: bool = False
     check: Check | None = None
     stop: str = "object"
-    """"object" (the pack's `stop`), "role" (`role_stop`), "name" (`NAME_STOP`) or "clause"
-    (`objects.CLAUSE_END`)."""
+    """"object" (the pack's `stop`), "role" (`role_stop`) or "name" (`NAME_STOP`)."""
 
 
 # -- checks an object must pass --------------------------------------------------------------
@@ -98,10 +97,64 @@ def _switch(pack: LanguagePack) -> Accept:
     )
 
 
+def _rx(text: str) -> re.Pattern[str]:
+    return re.compile(text or r"(?!x)x", re.IGNORECASE)
+
+
+def _technical(pack: LanguagePack) -> Accept:
+    technical = _rx(pack.technical)
+    return lambda m, obj: technical.search(obj) is not None
+
+
+def _standing(pack: LanguagePack) -> Accept:
+    """A style or behaviour instruction, or any instruction said to hold from now on."""
+    style, behaviour, standing = (
+        _rx(pack.style),
+        _rx(pack.behaviour),
+        _rx(pack.standing),
+    )
+    return lambda m, obj: (
+        style.search(obj) is not None
+        or behaviour.match(obj) is not None
+        or standing.search(m.string) is not None
+    )
+
+
+def _not_task(pack: LanguagePack) -> Accept:
+    """Not the task at hand ("I want to read this file"); a goal with a horizon ("I want to
+    read 50 books this year") is a plan even with a task verb."""
+    horizon, deictic = _rx(pack.horizon), _rx(r"\b(?:" + pack.deictic + r")\b")
+
+    def check(m: re.Match[str], obj: str) -> bool:
+        first = obj.split(maxsplit=1)[0].lower() if obj else ""
+        planned = horizon.search(m.string) is not None
+        return (planned or first not in pack.task_verbs) and not deictic.search(
+            horizon.sub("", obj)
+        )
+
+    return check
+
+
 # -- slots that depend on the object ---------------------------------------------------------
 def _diet(pack: LanguagePack) -> SlotOf:
     diets = re.compile(pack.diets, re.IGNORECASE)
     return lambda obj: "constraint.diet" if diets.match(obj) else None
+
+
+def _diet_named(pack: LanguagePack) -> SlotOf:
+    diets = _rx(pack.diets)
+    return lambda obj: "constraint.diet" if diets.search(obj) else None
+
+
+def _instruction(pack: LanguagePack) -> SlotOf:
+    length, tone = _rx(pack.length), _rx(pack.tone)
+    return lambda obj: (
+        "instruction.length"
+        if length.search(obj)
+        else "instruction.tone"
+        if tone.search(obj)
+        else None
+    )
 
 
 def _style(pack: LanguagePack) -> SlotOf:
@@ -140,7 +193,20 @@ SHAPES: dict[str, Shape] = {
     "diet": Shape("constraint", slot=_diet, group="diet"),
     "diet_left": Shape("constraint", "negative", slot="constraint.diet", group="diet"),
     "food_refused": Shape("constraint", "negative", group="food"),
-    "budget": Shape("constraint", slot="constraint.budget"),
+    "budget": Shape("constraint", slot="constraint.budget", group="budget"),
+    "budget_other": Shape("constraint", group="budget"),
+    "diet_named": Shape("constraint", slot="constraint.diet", group="diet"),
+    "diet_said": Shape("constraint", slot=_diet_named, group="diet"),
+    "diet_other": Shape("constraint", group="diet"),
+    "refused": Shape("constraint", "negative", group="choice"),
+    "device": Shape("constraint", group="device"),
+    "physical_refused": Shape("constraint", "negative", group="physical"),
+    "time": Shape("constraint", group="time"),
+    "platform_technical": Shape("constraint", group="platform", check=_technical),
+    "platform_refused_technical": Shape(
+        "constraint", "negative", group="platform", check=_technical
+    ),
+    "platform_choice": Shape("constraint", group="platform", choice=True),
     "platform": Shape("constraint", group="platform"),
     "platform_refused": Shape("constraint", "negative", group="platform"),
     "health": Shape("constraint", group="health"),
@@ -152,6 +218,17 @@ SHAPES: dict[str, Shape] = {
         "instruction", "negative", slot="instruction.language", group="instruction"
     ),
     "ban": Shape("instruction", "negative", group="instruction"),
+    "ban_standing": Shape(
+        "instruction",
+        "negative",
+        slot=_instruction,
+        group="instruction",
+        check=_standing,
+    ),
+    "standing": Shape(
+        "instruction", slot=_instruction, group="instruction", check=_standing
+    ),
+    "instruct": Shape("instruction", slot=_instruction, group="instruction"),
     "style": Shape("instruction", slot=_style, group="instruction"),
     "form_of_address": Shape(
         "instruction", slot="instruction.tone", group="instruction"
@@ -161,6 +238,7 @@ SHAPES: dict[str, Shape] = {
     "stack_choice": Shape("stack", choice=True),
     "stack_refused": Shape("stack", "negative", choice=True),
     "project": Shape("stack", group="project"),
+    "project_plan": Shape("stack", group="project", check=_not_task),
     # goals, events, preferences
     "goal": Shape("goal"),
     "goal_verb": Shape("goal", check=_goal),
@@ -169,31 +247,28 @@ SHAPES: dict[str, Shape] = {
     "dislike": Shape("preference", "negative", group="choice"),
     "prefer": Shape("preference", group="choice", choice=True),
     # decisions and habits
-    "decide": Shape("decision", group="choice", choice=True, stop="clause"),
-    "decide_to": Shape("decision", group="choice", stop="clause"),
+    "decide": Shape("decision", group="choice", choice=True),
+    "decide_to": Shape("decision", group="choice"),
     "decide_in_domain": Shape(
-        "decision", group="choice", choice=True, check=_names_a_choice, stop="clause"
+        "decision", group="choice", choice=True, check=_names_a_choice
     ),
     "decide_named": Shape(
-        "decision", group="choice", choice=True, check=_choice_or_name, stop="clause"
+        "decision", group="choice", choice=True, check=_choice_or_name
     ),
-    "switch": Shape(
-        "decision", group="choice", choice=True, check=_switch, stop="clause"
-    ),
-    "decide_against": Shape("decision", "negative", group="choice", stop="clause"),
-    "habit": Shape("habit", group="choice", stop="clause"),
-    "habit_choice": Shape("habit", group="choice", choice=True, stop="clause"),
-    "habit_never": Shape("habit", "negative", group="choice", stop="clause"),
+    "switch": Shape("decision", group="choice", choice=True, check=_switch),
+    "decide_against": Shape("decision", "negative", group="choice"),
+    "habit": Shape("habit", group="choice"),
+    "habit_choice": Shape("habit", group="choice", choice=True),
+    "habit_never": Shape("habit", "negative", group="choice"),
 }
 
 
 def rules_of(pack: LanguagePack) -> tuple[Rule, ...]:
     """Every phrase of `pack` as a rule, in the pack's order."""
     stops: dict[str, re.Pattern[str] | None] = {
-        "object": re.compile(pack.stop, re.IGNORECASE),
+        "object": re.compile(pack.stop, re.IGNORECASE) if pack.stop else None,
         "role": re.compile(pack.role_stop, re.IGNORECASE),
         "name": NAME_STOP,
-        "clause": None,
     }
     foreign = re.compile(pack.foreign, re.IGNORECASE) if pack.foreign else None
     return tuple(_rule(pack, phrase, stops, foreign) for phrase in pack.phrases)
@@ -213,7 +288,7 @@ def _rule(
     return rule(
         pack.code,
         shape.family,
-        START + phrase.rx,
+        phrase.rx if phrase.own_start else START + phrase.rx,
         phrase.template,
         phrase.triggers,
         shape.polarity,

@@ -358,6 +358,458 @@ ONE_RELATIVE = (
 )
 
 
+# -- constraints and standing instructions: phrases read by the shapes ------------------
+NEEDS: tuple[P, ...] = (
+    P(
+        "allergy",
+        IM
+        + r"(?:[\w-]+\s+){0,4}?(?:severely\s+|very\s+|highly\s+|deathly\s+|mildly\s+|also\s+)?(?P<neg>not\s+)?allergic\s+to\s+(?P<obj>.+)",
+        {"not": "Is not allergic to {obj}", "": "Is allergic to {obj}"},
+        "allergic",
+        key="neg",
+        examples=(E("I'm allergic to latex.", "Is allergic to latex"),),
+    ),
+    P(
+        "allergy",
+        I
+        + ADV
+        + r"have\s+(?:a|an|severe|bad|mild)?\s*(?P<obj>[\w -]{1,30}?\s+(?:allergy|allergies|intolerance|sensitivity))\b",
+        "Has {obj}",
+        "allergy allergies intolerance sensitivity",
+        examples=(E("I have a severe nut allergy.", "Has severe nut allergy"),),
+    ),
+    P(
+        "diet_left",
+        IM
+        + r"(?:no\s+longer|not)\s+(?:a\s+)?(?P<obj>"
+        + DIETS
+        + r")(?:\s+any\s?more)?",
+        "Is no longer {obj}",
+        "vegetarian vegan pescatarian pescetarian keto paleo carnivore flexitarian plant diet",
+        examples=(E("I'm not vegetarian anymore.", "Is no longer vegetarian"),),
+    ),
+    P(
+        "diet_left",
+        I + ADV + r"(?:stopped|quit)\s+being\s+(?:a\s+)?(?P<obj>" + DIETS + ")",
+        "Is no longer {obj}",
+        "stopped quit",
+        examples=(E("I stopped being vegetarian.", "Is no longer vegetarian"),),
+    ),
+    P(
+        "diet_named",
+        IM
+        + ADV
+        + r"(?:a\s+)?(?:strict\s+|full\s+|mostly\s+)?(?P<obj>"
+        + DIETS
+        + r")\b",
+        "Is {obj}",
+        "vegetarian vegan pescatarian pescetarian keto paleo carnivore flexitarian plant diet",
+        examples=(E("I'm vegan now.", "Is vegan"),),
+    ),
+    P(
+        "diet_said",
+        I + ADV + r"(?:follow|eat|keep)\s+(?:a|an)\s+(?P<obj>[\w -]{2,25}?\s+diet)\b",
+        "Follows a {obj}",
+        "diet",
+        examples=(E("I follow a low-carb diet.", "Follows a low-carb diet"),),
+    ),
+    P(
+        "health",
+        IM
+        + ADV
+        + r"(?:an?\s+)?(?P<obj>(?:lactose|gluten)[\s-]intolerant|gluten-free|celiac|coeliac|diabetic|type\s+[12]\s+diabetic|halal|kosher|sober|teetotal|colou?r-?\s?blind|blind|deaf|hard\s+of\s+hearing|dyslexic|autistic|visually\s+impaired|in\s+a\s+wheelchair|a\s+wheelchair\s+user|epileptic|asthmatic|on\s+medication)\b",
+        "Is {obj}",
+        "lactose gluten intolerant free celiac coeliac diabetic halal kosher sober teetotal color colour colorblind colourblind blind deaf hearing dyslexic autistic impaired wheelchair epileptic asthmatic medication",
+        examples=(E("I'm celiac.", "Is celiac"),),
+    ),
+    P(
+        "health",
+        I
+        + ADV
+        + r"(?:have|suffer\s+from|live\s+with)\s+(?P<obj>(?:celiac|coeliac|diabetes|type\s+[12]\s+diabetes|adhd|add|dyslexia|autism|asthma|epilepsy|migraines|arthritis|tinnitus|a\s+(?:bad\s+)?back|a\s+heart\s+condition|high\s+blood\s+pressure|low\s+vision|color\s*blindness|colour\s*blindness|hearing\s+loss|rsi|carpal\s+tunnel|long\s+covid|ibs|crohn's)\b.*)",
+        "Has {obj}",
+        "have suffer live",
+        examples=(E("I have celiac disease.", "Has celiac disease"),),
+    ),
+    P(
+        "health",
+        I
+        + ADV
+        + r"(?:use|rely\s+on|need)\s+(?P<obj>(?:a\s+)?(?:screen\s+reader|screenreader|wheelchair|hearing\s+aids?|large\s+(?:fonts?|text)|high\s+contrast|voice\s+control|captions|subtitles)\b.*)",
+        "Uses {obj}",
+        "screen screenreader wheelchair hearing large high voice captions subtitles",
+        examples=(E("I use a screen reader.", "Uses a screen reader"),),
+    ),
+    P(
+        "refused",
+        I
+        + ADV
+        + r"(?P<verb>don'?t|do\s+not|never|can'?t|cannot|can\s+not|won'?t)\s+(?:ever\s+)?(?P<verb2>eat|drink)\s+(?P<obj>.+)",
+        {
+            "eat": "Does not eat {obj}",
+            "drink": "Does not drink {obj}",
+            "": "Does not eat {obj}",
+        },
+        "eat drink",
+        key="verb2",
+        examples=(E("I don't eat pork.", "Does not eat pork"),),
+    ),
+    P(
+        "refused",
+        I
+        + ADV
+        + r"(?:can'?t|cannot|can\s+not|shouldn'?t|am\s+not\s+allowed\s+to|'m\s+not\s+allowed\s+to)\s+(?:have|tolerate|digest|handle)\s+(?P<obj>(?!(?:a|an|the|any|more|much|time|fun|it|that|this)\b).+)",
+        "Cannot have {obj}",
+        "have tolerate digest handle",
+        examples=(E("I can't have gluten.", "Cannot have gluten"),),
+    ),
+    P(
+        "device",
+        I
+        + ADV
+        + r"(?:only\s+)?(?:have|own|work\s+on|am\s+on|'m\s+on)\s+(?P<obj>(?:a|an|my)\s+(?:[\w-]+\s+){0,2}?(?:Chromebook|Mac|MacBook|iMac|iPhone|iPad|Android|PC|laptop|Pixel|Galaxy|ThinkPad|Surface|Raspberry\s+Pi|Linux\s+box|Windows\s+(?:laptop|machine|PC))\b.*)",
+        "Has {obj}",
+        "chromebook mac macbook imac iphone ipad android pc laptop pixel galaxy thinkpad surface raspberry linux windows",
+        examples=(
+            E(
+                "I only have a Chromebook, so no desktop apps please.",
+                "Has a Chromebook",
+            ),
+        ),
+    ),
+    P(
+        "device",
+        IM
+        + r"(?P<obj>(?:a|an)\s+(?:Mac|Windows|Linux|Ubuntu|iPhone|Android|Chromebook|iPad|Emacs|Vim)\s+(?:user|person|guy|girl))\b",
+        "Is {obj}",
+        "user person guy girl",
+        examples=(E("I'm a Mac user and I live in Vim.", "Is a Mac user"),),
+    ),
+    P(
+        "refused",
+        I
+        + ADV
+        + r"(?:avoid|stay\s+away\s+from|cut\s+out)\s+(?P<obj>(?:gluten|dairy|sugar|alcohol|caffeine|meat|pork|beef|nuts|peanuts|shellfish|seafood|eggs|soy|carbs|lactose)\b.*)",
+        "Avoids {obj}",
+        "avoid stay cut",
+        examples=(E("I avoid gluten.", "Avoids gluten"),),
+    ),
+    P(
+        "budget",
+        START
+        + r"(?:I|we)(?:'m|'re|\s+am|\s+are)\s+on\s+(?P<obj>(?:a|an)\s+(?:\w+\s+)?budget(?:\s+of\s+.+)?)",
+        "Is on {obj}",
+        "budget",
+        examples=(
+            E(
+                "OK so context: I'm a solo founder, I'm building a SaaS for dentists, and I'm on a budget of $200/month.",
+                "Is on a budget of $200/month",
+            ),
+        ),
+    ),
+    P(
+        "budget",
+        r"\bmy\s+(?:max(?:imum)?\s+|total\s+|monthly\s+|weekly\s+)?budget\s+(?:is|of)\s+(?P<obj>.+)",
+        "Budget is {obj}",
+        "budget",
+        own_start=True,
+        examples=(E("My budget is around $800.", "Budget is around $800"),),
+    ),
+    # "my budget for the laptop is around 1200 euros": the budget of one purchase
+    P(
+        "budget_other",
+        r"\b(?:my|our)\s+budget\s+for\s+(?P<what>[\w' -]{1,40}?)\s+is\s+(?P<obj>.+)",
+        "Budget for {what} is {obj}",
+        "budget",
+        own_start=True,
+        examples=(
+            E(
+                "My budget for the laptop is around 1200 euros.",
+                "Budget for the laptop is around 1200 euros",
+            ),
+        ),
+    ),
+    # "I only eat halal meat": a diet said by what is left
+    P(
+        "diet_other",
+        I + r"(?:only\s+eat|eat\s+only|only\s+drink|drink\s+only)\s+(?P<obj>.+)",
+        "Only eats {obj}",
+        "only",
+        examples=(E("I only eat halal meat.", "Only eats halal meat"),),
+    ),
+    # "I can't do stairs because of my knee": a physical limit ("can't stand" is taste)
+    P(
+        "physical_refused",
+        I
+        + r"(?:can'?t|cannot|can\s+not)\s+(?P<verb>do|climb|walk|lift|carry)\s+(?P<obj>(?!this\b|that\b|it\b)[\w' -]{2,40}?)(?=\s*(?:$|[.,;!]|\bbecause\b|\bsince\b|\bdue\b|\bwith\b))",
+        "Cannot {verb} {obj}",
+        "do climb walk lift carry",
+        examples=(E("Cannot do stairs", "Cannot do stairs"),),
+    ),
+    # "I can only code on weekends": a limit on when or how, not a wish
+    P(
+        "time",
+        I
+        + r"(?:can|could)\s+only\s+(?P<obj>[a-z]+\s+(?:on|at|in|during|after|before|from|with|for)\s+.+)",
+        "Can only {obj}",
+        "only",
+        examples=(
+            E(
+                "I can only code on weekends because of my day job.",
+                "Can only code on weekends",
+            ),
+        ),
+    ),
+    # "I only have about 20 minutes a day to study": time they can give, a standing limit
+    P(
+        "time",
+        I
+        + r"(?:only\s+|just\s+)?(?:have|get|can\s+spare|can\s+find)\s+(?P<obj>(?:about\s+|around\s+|roughly\s+|maybe\s+|at\s+most\s+)?"
+        + r"(?:an?|one|two|three|four|five|ten|\d+(?:[.,]\d+)?)\s*(?:-\s*\d+\s*)?(?:minutes?|mins?|hours?|hrs?|days?|evenings?)\s+"
+        + r"(?:a|per|each|every)\s+(?:day|night|week|weekend|month|evening)\b.*)",
+        "Has {obj}",
+        "have get spare find",
+        examples=(
+            E(
+                "I only have about 20 minutes a day to study.",
+                "Has about 20 minutes a day to study",
+            ),
+        ),
+    ),
+    P(
+        "budget",
+        I
+        + ADV
+        + r"have\s+(?:a|an)\s+(?:max(?:imum)?\s+|total\s+|monthly\s+|weekly\s+)?budget\s+of\s+(?P<obj>.+)",
+        "Budget is {obj}",
+        "budget",
+        examples=(E("I have a budget of 500 euros.", "Budget is 500 euros"),),
+    ),
+    P(
+        "budget",
+        I
+        + ADV
+        + r"(?P<verb>can'?t|cannot|can\s+not)\s+(?:afford\s+to\s+)?(?:spend|pay)\s+more\s+than\s+(?P<obj>.+)",
+        "Cannot spend more than {obj}",
+        "spend pay",
+        examples=(
+            E(
+                "I can't spend more than 50 euros a month on software.",
+                "Cannot spend more than 50 euros a month on software",
+            ),
+        ),
+    ),
+    P(
+        "platform",
+        START
+        + r"(?:I|we)(?:'m|'re|\s+am|\s+are)\s+(?:still\s+|currently\s+)?(?:stuck|pinned|locked|limited|restricted|tied)\s+(?:on|to|with|into|at)\s+(?P<obj>.+)",
+        "Is stuck on {obj}",
+        "stuck pinned locked limited restricted tied",
+        examples=(E("We're stuck on Python 3.8.", "Is stuck on Python 3.8"),),
+    ),
+    P(
+        "platform_refused_technical",
+        START
+        + r"(?:I|we)\s+(?P<verb>can'?t|cannot|can\s+not|aren'?t\s+allowed\s+to|am\s+not\s+allowed\s+to|'m\s+not\s+allowed\s+to|are\s+not\s+allowed\s+to)\s+(?P<verb2>upgrade|update|install|use|run)\s+(?P<obj>.+)",
+        {
+            "upgrade": "Cannot upgrade {obj}",
+            "update": "Cannot update {obj}",
+            "install": "Cannot install {obj}",
+            "run": "Cannot run {obj}",
+            "": "Cannot use {obj}",
+        },
+        "upgrade update install use run",
+        key="verb2",
+        examples=(
+            E(
+                "I can't install Docker on my work laptop.",
+                "Cannot install Docker on their work laptop",
+            ),
+        ),
+    ),
+    P(
+        "platform_technical",
+        START
+        + r"(?:I|we)\s+(?:have|need|must)\s+(?:to\s+)?(?P<verb>support|stay\s+on|target|run\s+on|stick\s+to|be\s+compatible\s+with|deploy\s+on|ship\s+on)\s+(?P<obj>.+)",
+        "Has to {verb} {obj}",
+        "support stay target run stick compatible deploy ship",
+        examples=(E("We have to stay on Node 16 for now.", "Has to stay on Node 16"),),
+    ),
+    P(
+        "platform_choice",
+        IM
+        + ADV
+        + r"(?:only\s+)?(?:on|using|running)\s+(?P<obj>(?:an?\s+)?(?:Windows|macOS|Mac|MacBook|Linux|Ubuntu|Debian|Fedora|Arch|NixOS|iOS|iPhone|iPad|Android|ChromeOS|Chromebook|M[1-4]|Intel|AMD|Raspberry\s+Pi|WSL)\b.*)",
+        "Is on {obj}",
+        "windows macos mac macbook linux ubuntu debian fedora arch nixos ios iphone ipad android chromeos chromebook m intel amd raspberry wsl",
+        examples=(E("I'm on Windows 11 with WSL2.", "Is on Windows 11 with WSL2"),),
+    ),
+    P(
+        "platform_refused",
+        I
+        + ADV
+        + r"(?:don'?t|do\s+not)\s+have\s+(?P<obj>(?:admin|root|sudo|internet|a\s+car|a\s+gpu|a\s+credit\s+card|a\s+driver'?s\s+licen[cs]e|access\s+to)\b.*)",
+        "Does not have {obj}",
+        "have",
+        examples=(
+            E(
+                "I don't have admin rights on this laptop.",
+                "Does not have admin rights on this laptop",
+            ),
+        ),
+    ),
+    P(
+        "reply_language_refused",
+        PLEASE
+        + r"(?:don'?t|do\s+not|stop|no\s+need\s+to)\s+(?:answer|respond|reply|write|talk|speak)(?:ing)?(?:\s+to\s+me)?\s+in\s+(?P<obj>"
+        + LANGS
+        + r")",
+        "Does not want answers in {obj}",
+        LANG_TRIGGERS,
+        examples=(
+            E("Don't answer in French anymore.", "Does not want answers in French"),
+        ),
+    ),
+    P(
+        "reply_language",
+        PLEASE
+        + r"(?:answer|respond|reply|write|talk|speak|communicate|chat)(?:\s+(?:back\s+)?to\s+me)?(?:\s+(?:always|only))?\s+(?:to\s+me\s+)?in\s+(?P<obj>"
+        + LANGS
+        + r")\b",
+        "Wants answers in {obj}",
+        LANG_TRIGGERS,
+        examples=(E("Reply only in Dutch.", "Wants answers in Dutch"),),
+    ),
+    P(
+        "reply_language",
+        r"\b(?:answers?|responses?|replies)\s+(?:should|must)\s+(?:always\s+)?be\s+in\s+(?P<obj>"
+        + LANGS
+        + r")\b",
+        "Wants answers in {obj}",
+        LANG_TRIGGERS,
+        own_start=True,
+        examples=(E("Answers should be in German.", "Wants answers in German"),),
+    ),
+    P(
+        "reply_language",
+        START
+        + r"I\s+(?:want|need|prefer|would\s+like|'d\s+like)\s+(?:you\s+to\s+(?:answer|reply|respond|write)|answers|responses|replies)\s+in\s+(?P<obj>"
+        + LANGS
+        + r")\b",
+        "Wants answers in {obj}",
+        LANG_TRIGGERS,
+        examples=(E("I want answers in Spanish.", "Wants answers in Spanish"),),
+    ),
+    P(
+        "ban",
+        PLEASE
+        + r"no\s+(?:more\s+)?(?P<obj>emojis?|emoticons|jargon|fluff|small\s+talk|disclaimers|apologies|bullet\s+points|markdown|tables|code\s+comments|preambles?|filler|exclamation\s+marks|yapping|lectures|moralizing|caveats)\b.*",
+        "Does not want {obj}",
+        "no",
+        examples=(E("No emojis please.", "Does not want emojis"),),
+    ),
+    P(
+        "ban_standing",
+        PLEASE
+        + r"(?P<verb>don'?t|do\s+not|never|stop|quit|avoid|please\s+don'?t)\s+(?:ever\s+|even\s+|always\s+)?(?P<obj>(?:use|using|add|adding|include|including|put|putting|apologi[sz]e|apologi[sz]ing|say|saying|start|starting|end|ending|repeat|repeating|give|giving|write|writing|explain|explaining|mention|mentioning|suggest|suggesting|recommend|recommending|sugarcoat|lecture|moraliz\w*|be|being|ask|asking|call|calling|make|making|assume|assuming|show|showing|summari[sz]e|summari[sz]ing|emojis?|jargon)\b.*)",
+        {
+            "avoid": "Wants the assistant to avoid {obj}",
+            "": "Does not want the assistant to {obj}",
+        },
+        "don do not never stop quit avoid",
+        examples=(E("Never use emojis.", "Does not want the assistant to use emojis"),),
+    ),
+    P(
+        "standing",
+        PLEASE
+        + r"(?P<obj>(?:keep|be|use|write|format|give|answer|respond|reply|show|include|add|put|start|end|explain|cite|stick\s+to|default\s+to|assume|treat|spell|sign|talk|address|refer\s+to|prefer|limit|cap)\b.+)",
+        "Wants the assistant to {obj}",
+        "keep be use write format give answer respond reply show include add put start end explain cite stick default assume treat spell sign talk address refer prefer limit cap",
+        examples=(
+            E("Always use metric units.", "Wants the assistant to use metric units"),
+        ),
+    ),
+    P(
+        "standing",
+        START
+        + r"I\s+(?:want|need|would\s+like|'d\s+like|expect)\s+you\s+to\s+(?:always\s+)?(?P<obj>.+)",
+        "Wants the assistant to {obj}",
+        "want need like expect",
+        examples=(
+            E(
+                "I want you to always include sources.",
+                "Wants the assistant to include sources",
+            ),
+        ),
+    ),
+    P(
+        "ban",
+        START
+        + r"I(?:'d|\s+would)\s+(?:prefer|like\s+it|rather|appreciate\s+it)\s+if\s+you\s+(?:didn'?t|did\s+not|wouldn'?t|would\s+not|don'?t|do\s+not|never|stopped|stop)\s+(?P<obj>.+)",
+        "Does not want the assistant to {obj}",
+        "prefer like rather appreciate",
+        examples=(
+            E(
+                "I'd prefer if you didn't use emojis.",
+                "Does not want the assistant to use emojis",
+            ),
+        ),
+    ),
+    # "I'd like all answers as numbered steps": how every answer should look
+    P(
+        "instruct",
+        START
+        + r"I(?:'d\s+like|\s+would\s+like|\s+want|\s+prefer|\s+need)\s+(?P<obj>(?:all\s+|your\s+|the\s+)*(?:answers|responses|replies|explanations|examples|summaries|code)\s+(?:as|in|to\s+be|with|without|formatted\s+as)\s+.+)",
+        "Wants {obj}",
+        "like want prefer need",
+        examples=(
+            E(
+                "I'd like all answers as numbered steps.",
+                "Wants all answers as numbered steps",
+            ),
+        ),
+    ),
+    P(
+        "ban",
+        PLEASE + r"(?:there's\s+)?no\s+need\s+to\s+(?P<obj>.+)",
+        "Does not want the assistant to {obj}",
+        "need",
+        examples=(
+            E(
+                "No need to explain the basics, I'm a senior engineer.",
+                "Does not want the assistant to explain the basics",
+            ),
+        ),
+    ),
+    P(
+        "project_plan",
+        r"(?:^(?:[\w ]{1,20}:\s*)?|,\s*)(?:currently\s+|now\s+|also\s+)?(?P<verb>building|developing|working\s+on|maintaining)\s+(?P<obj>(?:a|an|my|our)\s+.+)",
+        "Is {verb} {obj}",
+        "building developing working maintaining",
+        own_start=True,
+        examples=(
+            E(
+                "Context: solo dev, building a budgeting app with SvelteKit and Supabase.",
+                "Is building a budgeting app with SvelteKit and Supabase",
+            ),
+        ),
+    ),
+    P(
+        "instruct",
+        PLEASE
+        + r"make\s+(?:your\s+|the\s+|all\s+)?(?P<obj>(?:answers|responses|replies|explanations|code|examples|summaries)\s+.+)",
+        "Wants the assistant to make {obj}",
+        "make",
+        examples=(
+            E(
+                "Make your answers shorter please.",
+                "Wants the assistant to make answers shorter",
+            ),
+        ),
+    ),
+)
+
+
 # -- preferences, decisions and habits: phrases read by the shapes of extraction/shapes.py ---
 # Negative forms first, so "I don't like X" is stored as a negative fact and never as "X".
 CHOICE_ADV = (
@@ -385,7 +837,6 @@ CHOICES: tuple[P, ...] = (
         "like love enjoy prefer want care",
         key="verb2",
         resolvable=True,
-        stop="clause",
         examples=(E("I don't like Java", "Does not like Java"),),
     ),
     P(
@@ -406,7 +857,6 @@ CHOICES: tuple[P, ...] = (
         },
         "hate dislike detest despise stand avoid",
         resolvable=True,
-        stop="clause",
         examples=(E("I hate YAML", "Hates YAML"),),
     ),
     P(
@@ -420,7 +870,6 @@ CHOICES: tuple[P, ...] = (
             "": "Prefers not to {obj}",
         },
         "prefer rather",
-        stop="clause",
         examples=(E("I prefer not to use ORMs", "Prefers not to use ORMs"),),
     ),
     P(
@@ -430,7 +879,6 @@ CHOICES: tuple[P, ...] = (
         "Is not a fan of {obj}",
         "fan",
         resolvable=True,
-        stop="clause",
         examples=(E("I'm not a fan of Java", "Is not a fan of Java"),),
     ),
     P(
@@ -438,7 +886,6 @@ CHOICES: tuple[P, ...] = (
         START + r"I(?:'d|\s+would)\s+(?P<verb>rather)\s+not\s+(?:to\s+)?(?P<obj>.+)",
         "Would rather not {obj}",
         "rather",
-        stop="clause",
         examples=(E("I'd rather not use ORMs", "Would rather not use ORMs"),),
     ),
     P(
@@ -446,7 +893,6 @@ CHOICES: tuple[P, ...] = (
         START + r"I(?:'d|\s+would)\s+(?P<verb>rather)\s+(?:use\s+)?(?P<obj>.+)",
         "Prefers {obj}",
         "rather",
-        stop="clause",
         examples=(E("I'd rather use Go", "Prefers Go"),),
     ),
     P(
@@ -456,7 +902,6 @@ CHOICES: tuple[P, ...] = (
         "Is a fan of {obj}",
         "fan",
         resolvable=True,
-        stop="clause",
         examples=(E("I'm a big fan of Haskell", "Is a fan of Haskell"),),
     ),
     P(
@@ -466,7 +911,6 @@ CHOICES: tuple[P, ...] = (
         "Is a fan of {obj}",
         "fan",
         resolvable=True,
-        stop="clause",
         examples=(E("I'm a huge Arsenal fan.", "Is a fan of Arsenal"),),
     ),
     P(
@@ -475,7 +919,6 @@ CHOICES: tuple[P, ...] = (
         "Prefers {obj}",
         "prefer",
         resolvable=True,
-        stop="clause",
         examples=(E("I prefer Go. ", "Prefers Go"),),
     ),
     P(
@@ -483,7 +926,7 @@ CHOICES: tuple[P, ...] = (
         r"\bmy\s+(?:(?:absolute|all-time)\s+)?(?P<verb>favou?rite)\s+(?P<what>[\w -]{1,40}?)\s+(?:is|are)\s+(?P<obj>.+)",
         "Favourite {what} is {obj}",
         "favourite favorite",
-        stop="clause",
+        own_start=True,
         examples=(E("My favourite tea is jasmine", "Favourite tea is jasmine"),),
     ),
     # "Sci-fi is my favourite genre": the same fact with the object first
@@ -492,7 +935,6 @@ CHOICES: tuple[P, ...] = (
         r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:probably\s+|definitely\s+)?my\s+(?:(?:absolute|all-time)\s+)?(?P<verb>favou?rite)\s+(?P<what>[\w -]{1,40}?)(?=\s*(?:$|[.!,;]|\bespecially\b|\bby\s+far\b))",
         "Favourite {what} is {obj}",
         "favourite favorite",
-        stop="clause",
         examples=(
             E(
                 "Sci-fi is my favourite genre, especially Le Guin.",
@@ -506,7 +948,6 @@ CHOICES: tuple[P, ...] = (
         r"^(?P<obj>[\w][\w' .&+-]{0,40}?)\s+(?:is|are)\s+(?:totally\s+|really\s+)?my\s+(?P<verb>thing|jam|passion|obsession|happy\s+place)(?=\s*(?:$|[.!,;]))",
         "Loves {obj}",
         "thing jam passion obsession happy",
-        stop="clause",
         examples=(E("Jazz is my thing, especially Coltrane.", "Loves jazz"),),
     ),
     # "I'm going with the Fairphone": a choice being made
@@ -549,7 +990,6 @@ CHOICES: tuple[P, ...] = (
         },
         "like love enjoy adore",
         resolvable=True,
-        stop="clause",
         examples=(E("I like Java", "Likes Java"),),
     ),
     P(
@@ -711,9 +1151,18 @@ CHOICES: tuple[P, ...] = (
 
 PACK = LanguagePack(
     code="en",
-    phrases=CHOICES,
-    stop=OBJ_STOP,
+    phrases=(*NEEDS, *CHOICES),
+    stop="",
     role_stop=ROLE_STOP,
+    technical=TECH,
+    style=STYLE,
+    behaviour=BEHAVIOUR,
+    standing=STANDING,
+    length=LENGTH,
+    tone=TONE,
+    task_verbs=TASK_VERBS,
+    horizon=HORIZON,
+    deictic="this|that|it|these|those",
     relatives=REL,
     relative_triggers=REL_TRIGGERS,
     diets=DIETS,

@@ -94,7 +94,10 @@ class Phrase:
     """The expression tells names by their capitals ("(?i:…)" marks what is not)."""
     stop: str = ""
     """Where the object ends, when not where the shape says: "object" (the pack's `stop`),
-    "role", "name" or "clause" (wherever a clause ends, in any language)."""
+    "role" (`role_stop`) or "name"."""
+    own_start: bool = False
+    """The expression says itself where it may start ("(?:^|,)…"); otherwise it starts at the
+    clause's start or after a space or an opening mark."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +125,8 @@ class LanguagePack:
     phrases: tuple[Phrase, ...] = ()
     """In priority order: the first phrase of a group that reads a clause wins."""
     stop: str = r"\s+(?:and|but|because)\b|[,;:(]|\s-\s"
-    """Where an object ends: a joiner opening the next clause, a time phrase, punctuation."""
+    """Where an object ends: a joiner opening the next clause, a time phrase, punctuation
+    ("": wherever a clause ends in any language, `extraction/objects.CLAUSE_END`)."""
     role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
     """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
     roles: str = ""
@@ -178,6 +182,26 @@ class LanguagePack:
     now: str = ""
     """"now", "these days" (a regex alternation): said right after a value the user gave up
     ("I'm not vegan any more, I eat fish now"), a clause holding one states the new value."""
+    technical: str = ""
+    """Words that make an object technical (a tool, a platform): "docker|python|…"."""
+    style: str = ""
+    """How answers should read ("concise", "bullet points"): an instruction about it holds
+    for every answer."""
+    behaviour: str = ""
+    """How the assistant should behave ("ask before …"), as an instruction's object opens."""
+    standing: str = ""
+    """An instruction said to hold from now on ("from now on", "always")."""
+    length: str = ""
+    """Style words about length: the instruction fills `instruction.length`."""
+    tone: str = ""
+    """Style words about tone: the instruction fills `instruction.tone`."""
+    task_verbs: frozenset[str] = frozenset()
+    """Verbs of the task at hand ("fix", "know"): a goal opening with one is the task."""
+    horizon: str = ""
+    """When a plan is for ("this year", "by June"): with one, a goal is a plan even when it
+    opens with a task verb."""
+    deictic: str = ""
+    """Words pointing at the conversation ("this|that|it"): a goal about them is the task."""
     named_relatives: NamedRelatives | None = None
     dates: DateWords | None = None
     """Relative dates ("ayer", "la semana pasada"), resolved against the turn's time."""

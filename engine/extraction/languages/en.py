@@ -4,7 +4,7 @@ they build and plan (stack, goals, events)."""
 
 from __future__ import annotations
 
-from memtap.engine.extraction.languages import en_needs, en_people, en_plans
+from memtap.engine.extraction.languages import en_people, en_plans
 from memtap.engine.extraction.rules import Rule
 
-RULES: tuple[Rule, ...] = (*en_people.RULES, *en_needs.RULES, *en_plans.RULES)
+RULES: tuple[Rule, ...] = (*en_people.RULES, *en_plans.RULES)

@@ -30,17 +30,11 @@ REL_TRIGGERS = en.REL_TRIGGERS
 PET_TRIGGERS = en.PET_TRIGGERS
 LANGS = en.LANGS
 LANG_TRIGGERS = en.LANG_TRIGGERS
-_STYLE = re.compile(en.STYLE, re.IGNORECASE)
-_STANDING = re.compile(en.STANDING, re.IGNORECASE)
-_LENGTH = re.compile(en.LENGTH, re.IGNORECASE)
-_TONE = re.compile(en.TONE, re.IGNORECASE)
-DIETS = en.DIETS
 _TECH = re.compile(en.TECH, re.IGNORECASE)
 LOOSE_VERBS = en.LOOSE_VERBS
 VERBISH = en.VERBISH
 _TASK_VERBS = en.TASK_VERBS
 _HORIZON = re.compile(en.HORIZON, re.IGNORECASE)
-_BEHAVIOUR = re.compile(en.BEHAVIOUR, re.IGNORECASE)
 _WHEN = en.WHEN
 ROLE_STOP = re.compile(en.ROLE_STOP, re.IGNORECASE)
 OBJ_STOP = re.compile(en.OBJ_STOP, re.IGNORECASE)
@@ -100,29 +94,8 @@ def not_task(match: re.Match[str], obj: str) -> bool:
     )
 
 
-def is_standing(match: re.Match[str], obj: str) -> bool:
-    """A style or behaviour instruction, or any instruction said to hold from now on."""
-    return (
-        _STYLE.search(obj) is not None
-        or _BEHAVIOUR.match(obj) is not None
-        or _STANDING.search(match.string) is not None
-    )
-
-
 def is_technical(match: re.Match[str], obj: str) -> bool:
     return _TECH.search(obj) is not None
-
-
-def instruction_slot(obj: str) -> str | None:
-    if _LENGTH.search(obj):
-        return "instruction.length"
-    if _TONE.search(obj):
-        return "instruction.tone"
-    return None
-
-
-def diet_slot(obj: str) -> str | None:
-    return "constraint.diet" if re.search(DIETS, obj, re.IGNORECASE) else None
 
 
 def en_rule(
