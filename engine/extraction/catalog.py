@@ -1,8 +1,9 @@
 """Every fact rule, in the order extraction tries them, and their trigger index.
 
-English is read by rule modules of its own (`languages/en*.py`); every language pack
-(`engine/languages/registry.py`) brings phrases that the shapes (`shapes.py`) turn into
-rules. Adding a language is adding a pack to the registry, or `register(pack)` at run time.
+Every language pack (`engine/languages/registry.py`) brings phrases that the shapes
+(`shapes.py`) turn into rules; English identity, location, work, family, stack and plan
+rules are still modules (`languages/en_people.py`, `en_plans.py`) and come first. Adding a
+language is adding a pack to the registry, or `register(pack)` at run time.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from memtap.engine.languages.pack import LanguagePack
 
 
 def _all_rules() -> tuple[Rule, ...]:
-    # English families before the seed's choices: "I don't eat pork" is a constraint before
-    # it could be read as a habit; other languages after (their triggers rarely meet English
-    # text).
+    # English modules first, then the packs' phrases in the registry's order (English: its
+    # constraints before its choices, so "I don't eat pork" is a constraint before it could
+    # be read as a habit; other languages after: their triggers rarely meet English text).
     packs = registry.PACKS.values()
     phrases = tuple(r for pack in packs for r in rules_of(pack))
     named = tuple(r for pack in packs for r in named_relatives.rules_of(pack))

@@ -1,7 +1,9 @@
-"""English: the words memtap reads in English (data only). English facts are read by the
-rule modules of `engine/extraction/languages/en_*.py`, which take their words from here (jobs,
-relatives, pets, languages, styles, where objects end, the pieces of their patterns), with
-what every language's readers share (dates, negators, joiners, subjects)."""
+"""English: the words memtap reads in English (data only). Its constraints, standing
+instructions, preferences, decisions and habits are phrases (`NEEDS`, `CHOICES`) read by the
+shapes of `engine/extraction/shapes.py`, like every pack's; its identity, location, work,
+family, stack and plan rules are still modules (`engine/extraction/languages/en_people.py`,
+`en_plans.py`) that take their words from here (jobs, relatives, pets, languages, where
+objects end, the pieces of their patterns)."""
 
 from __future__ import annotations
 

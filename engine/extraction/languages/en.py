@@ -1,6 +1,7 @@
-"""English rules for the families beyond preference/decision/habit, in priority order: who the
-user is (identity, location, work, family), what they need (constraints, instructions), what
-they build and plan (stack, goals, events)."""
+"""The English rules that are still modules, in priority order: who the user is (identity,
+location, work, family) and what they build and plan (stack, goals, events). English
+constraints, instructions, preferences, decisions and habits are phrases of the English pack
+(`engine/languages/en.py`)."""
 
 from __future__ import annotations
 
