@@ -242,6 +242,7 @@ SHAPES: dict[str, Shape] = {
     # goals, events, preferences
     "goal": Shape("goal"),
     "goal_verb": Shape("goal", check=_goal),
+    "goal_plan": Shape("goal", check=_not_task),
     "event": Shape("event"),
     "like": Shape("preference", group="choice"),
     "dislike": Shape("preference", "negative", group="choice"),
@@ -258,6 +259,7 @@ SHAPES: dict[str, Shape] = {
     "switch": Shape("decision", group="choice", choice=True, check=_switch),
     "decide_against": Shape("decision", "negative", group="choice"),
     "habit": Shape("habit", group="choice"),
+    "routine": Shape("habit"),
     "habit_choice": Shape("habit", group="choice", choice=True),
     "habit_never": Shape("habit", "negative", group="choice"),
 }
@@ -268,6 +270,9 @@ def rules_of(pack: LanguagePack) -> tuple[Rule, ...]:
     stops: dict[str, re.Pattern[str] | None] = {
         "object": re.compile(pack.stop, re.IGNORECASE) if pack.stop else None,
         "role": re.compile(pack.role_stop, re.IGNORECASE),
+        "place": re.compile(pack.place_stop or pack.stop, re.IGNORECASE)
+        if pack.place_stop or pack.stop
+        else None,
         "name": NAME_STOP,
     }
     foreign = re.compile(pack.foreign, re.IGNORECASE) if pack.foreign else None

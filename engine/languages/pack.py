@@ -94,7 +94,7 @@ class Phrase:
     """The expression tells names by their capitals ("(?i:…)" marks what is not)."""
     stop: str = ""
     """Where the object ends, when not where the shape says: "object" (the pack's `stop`),
-    "role" (`role_stop`) or "name"."""
+    "role" (`role_stop`), "place" (`place_stop`) or "name"."""
     own_start: bool = False
     """The expression says itself where it may start ("(?:^|,)…"); otherwise it starts at the
     clause's start or after a space or an opening mark."""
@@ -128,6 +128,8 @@ class LanguagePack:
     """Where an object ends: a joiner opening the next clause, a time phrase, punctuation
     ("": wherever a clause ends in any language, `extraction/objects.CLAUSE_END`)."""
     role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
+    place_stop: str = ""
+    """Where a place ends ("Lisbon next spring"): "" = where the object ends."""
     """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
     roles: str = ""
     relatives: str = ""
