@@ -101,6 +101,98 @@ def _rx(text: str) -> re.Pattern[str]:
     return re.compile(text or r"(?!x)x", re.IGNORECASE)
 
 
+def _first_word(obj: str) -> str:
+    return obj.split(maxsplit=1)[0] if obj else ""
+
+
+def _name(pack: LanguagePack) -> Accept:
+    """A name: capitalised words and the particles inside names, four words at most."""
+    particles = "|".join(sorted(pack.name_particles)) or r"(?!x)x"
+    name = re.compile(r"^[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|" + particles + r"))*$")
+    return lambda m, obj: bool(name.match(obj)) and len(obj.split()) <= 4
+
+
+def _said_name(pack: LanguagePack) -> Accept:
+    """ "I'm Sofia", not "I'm Fine"."""
+    return lambda m, obj: _first_word(obj) not in pack.not_names
+
+
+def _signature(pack: LanguagePack) -> Accept:
+    """A name signing the message ("Marco here", "It's Kenji again"), not "Same here"."""
+    name = _name(pack)
+    return lambda m, obj: (
+        _first_word(obj) not in pack.not_names
+        and _first_word(obj).lower() not in pack.not_signatures
+        and name(m, obj)
+    )
+
+
+def _relative_named(pack: LanguagePack) -> Accept:
+    """A relative's name, not a weekday or a language ("my sister Saturday")."""
+    return lambda m, obj: m.group("name").lower() not in pack.not_a_name
+
+
+def _not_their_words(pack: LanguagePack) -> Accept:
+    """A fact about the family, not what a relative thinks or says."""
+    stance = _rx(r"\b(?:" + pack.stance_verbs + r")\b" if pack.stance_verbs else "")
+    return lambda m, obj: stance.search(obj) is None
+
+
+def _not_a_choice(pack: LanguagePack) -> Accept:
+    """Where the user lives, not a choice ("I live in Vim")."""
+    return lambda m, obj: domain_of(obj) is None
+
+
+def _place(pack: LanguagePack) -> Accept:
+    """A place the user is in, not a choice or a state ("I'm in Love")."""
+    return lambda m, obj: (
+        domain_of(obj) is None and _first_word(obj) not in pack.not_places
+    )
+
+
+def _employer_said(pack: LanguagePack) -> Accept:
+    """An employer, not a task ("I work at fixing …")."""
+    return lambda m, obj: _first_word(obj).lower() not in pack.verbish
+
+
+def _not_a_task(pack: LanguagePack) -> Accept:
+    """Not the task at hand: no task verb first, nothing pointing at the conversation."""
+    deictic = _rx(r"\b(?:" + pack.deictic + r")\b" if pack.deictic else "")
+    return lambda m, obj: (
+        not (
+            _first_word(obj).lower() in pack.task_verbs
+            or deictic.search(obj) is not None
+        )
+    )
+
+
+def _is_role(pack: LanguagePack, phrase: str) -> bool:
+    words = [
+        w for w in re.findall(r"[a-z][\w-]*", phrase.lower()) if w not in pack.articles
+    ]
+    if not words or len(words) > 6:
+        return False
+    last = words[-1]
+    if last in pack.not_roles or _rx(pack.not_a_job).search(phrase):
+        return False  # "a terrible cook", "an amateur photographer" are not jobs
+    return last in pack.role_words or (
+        bool(pack.role_suffixes) and last.endswith(pack.role_suffixes)
+    )
+
+
+def _role(pack: LanguagePack) -> Accept:
+    """A job title, up to where a title ends ("nurse at St Mary's" -> "nurse")."""
+    role_stop = re.compile(pack.role_stop, re.IGNORECASE)
+    return lambda m, obj: _is_role(pack, role_stop.split(obj, maxsplit=1)[0])
+
+
+def _role_then_org(pack: LanguagePack) -> Accept:
+    """An organisation after a job title ("a nurse at St Mary's")."""
+    return lambda m, obj: (
+        _is_role(pack, m.group("role")) and (obj[:1].isupper() or obj[:1].isdigit())
+    )
+
+
 def _technical(pack: LanguagePack) -> Accept:
     technical = _rx(pack.technical)
     return lambda m, obj: technical.search(obj) is not None
@@ -169,9 +261,24 @@ SHAPES: dict[str, Shape] = {
     "address_as": Shape("identity", slot="identity.address_as"),
     "origin": Shape("identity", slot="identity.origin", check=_proper),
     "age": Shape("identity", slot="identity.age"),
+    "full_name": Shape("identity", slot="identity.name", check=_name),
+    "name_said": Shape("identity", slot="identity.name", check=_said_name),
+    "signature": Shape("identity", slot="identity.name", check=_signature),
+    "address_refused": Shape("identity", "negative", group="address"),
+    "address_as_said": Shape("identity", slot="identity.address_as", group="address"),
+    "pronouns": Shape("identity", slot="identity.pronouns"),
+    "trait": Shape("identity", group="trait"),
+    "speaks": Shape("identity", group="speaks"),
+    "age_said": Shape("identity", slot="identity.age", group="age"),
+    "identity": Shape("identity"),
     # location
     "home": Shape("location", slot="location.home"),
     "home_left": Shape("location", "negative", slot="location.home"),
+    "home_named": Shape("location", slot="location.home", check=_proper),
+    "home_lived": Shape("location", slot="location.home", check=_not_a_choice),
+    "timezone": Shape("location", slot="location.timezone", group="timezone"),
+    "whereabouts": Shape("location", group="whereabouts", check=_proper),
+    "whereabouts_place": Shape("location", group="whereabouts", check=_place),
     # work
     "employer": Shape("work", slot="work.employer", group="employer", check=_proper),
     "employer_any": Shape("work", slot="work.employer", group="employer"),
@@ -180,11 +287,33 @@ SHAPES: dict[str, Shape] = {
     ),
     "employer_left": Shape("work", "negative", slot="work.employer", group="employer"),
     "role": Shape("work", slot="work.role", group="role", stop="role"),
+    "role_checked": Shape("work", slot="work.role", group="role", check=_role),
+    "past_role": Shape("work", group="past_role", check=_role),
+    "employer_left_named": Shape(
+        "work", "negative", slot="work.employer", group="employer", check=_proper
+    ),
+    "employer_after_role": Shape(
+        "work", slot="work.employer", group="employer", check=_role_then_org
+    ),
+    "employer_work": Shape(
+        "work", slot="work.employer", group="employer", check=_employer_said
+    ),
+    "employer_other": Shape("work", group="employer2"),
+    "team": Shape("work", slot="work.team", group="team"),
+    "team_other": Shape("work", group="team"),
+    "business": Shape("work", group="business"),
+    "field_not_task": Shape("work", group="field", check=_not_a_task),
     "role_as": Shape("work", slot="work.role", group="role"),
     "field": Shape("work", group="field"),
     "field_common": Shape("work", group="field", check=_lower),
     # family and pets
     "relative": Shape("family"),
+    "relative_said": Shape("family", check=_not_their_words),
+    "named_relative": Shape("family", group="family_name", check=_relative_named),
+    "sibling": Shape("family", group="sibling"),
+    "family_pair": Shape("family", group="family_pair"),
+    "family_other": Shape("family", group="family"),
+    "family_count": Shape("family", group="family_count"),
     "no_relative": Shape("family", "negative"),
     "relationship": Shape("family", slot="family.relationship", group="relationship"),
     "parent": Shape("family", group="parent"),
@@ -237,6 +366,9 @@ SHAPES: dict[str, Shape] = {
     "stack": Shape("stack"),
     "stack_choice": Shape("stack", choice=True),
     "stack_refused": Shape("stack", "negative", choice=True),
+    "stack_refused_technical": Shape(
+        "stack", "negative", choice=True, check=_technical
+    ),
     "project": Shape("stack", group="project"),
     "project_plan": Shape("stack", group="project", check=_not_task),
     # goals, events, preferences
@@ -273,7 +405,12 @@ def rules_of(pack: LanguagePack) -> tuple[Rule, ...]:
         "place": re.compile(pack.place_stop or pack.stop, re.IGNORECASE)
         if pack.place_stop or pack.stop
         else None,
-        "name": NAME_STOP,
+        "name": re.compile(pack.name_stop, re.IGNORECASE)
+        if pack.name_stop
+        else NAME_STOP,
+        "statement": re.compile(pack.statement_stop or pack.stop, re.IGNORECASE)
+        if pack.statement_stop or pack.stop
+        else None,
     }
     foreign = re.compile(pack.foreign, re.IGNORECASE) if pack.foreign else None
     return tuple(_rule(pack, phrase, stops, foreign) for phrase in pack.phrases)
@@ -306,6 +443,7 @@ def _rule(
         examples=tuple((e.said, e.kept) for e in phrase.examples),
         key_group=phrase.key,
         resolvable=phrase.resolvable,
+        presupposed=phrase.presupposed,
         flags=0 if phrase.case_sensitive else re.IGNORECASE,
     )
 

@@ -1,9 +1,9 @@
-"""English: the words memtap reads in English (data only). Its constraints, standing
-instructions, preferences, decisions and habits are phrases (`NEEDS`, `CHOICES`) read by the
-shapes of `engine/extraction/shapes.py`, like every pack's; its identity, location, work,
-family, stack and plan rules are still modules (`engine/extraction/languages/en_people.py`,
-`en_plans.py`) that take their words from here (jobs, relatives, pets, languages, where
-objects end, the pieces of their patterns)."""
+"""English: the words memtap reads in English (data only). English facts are phrases read by
+the shapes of `engine/extraction/shapes.py`, like every pack's: who the user is (`PEOPLE`),
+what they need (`NEEDS`), build and plan (`PLANS`), prefer, decide and do (`CHOICES`); ten
+rules about devices, stacks, projects, goals and events are still code
+(`engine/extraction/languages/en_plans.py`), with checks that read English words of their
+own, and take their words from here."""
 
 from __future__ import annotations
 
@@ -357,6 +357,810 @@ ONE_RELATIVE = (
     r"(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?|son|daughter|kid|child|"
     r"baby|toddler|mom|mum|mother|dad|father|brother|sister|sibling|grandma|grandmother|grandpa|"
     r"grandfather|aunt|uncle|cousin|niece|nephew|stepson|stepdaughter|stepmom|stepdad|twin)"
+)
+
+
+# -- who the user is: identity, location, work, family (phrases read by the shapes) -------
+PEOPLE: tuple[P, ...] = (
+    P(
+        "full_name",
+        r"(?:\bmy\s+(?:full\s+|first\s+|real\s+|given\s+)?name(?:\s+is|'s)|^(?:the\s+)?name's)\s+(?P<obj>.+)",
+        "Name is {obj}",
+        "name",
+        stop="name",
+        own_start=True,
+        examples=(E("Name is Ana", "Name is Ana"),),
+    ),
+    P(
+        "full_name",
+        IM + r"(?:called|named)\s+(?P<obj>.+)",
+        "Name is {obj}",
+        "called named",
+        stop="name",
+        examples=(E("I'm called Theo by my friends.", "Name is Theo"),),
+    ),
+    P(
+        "full_name",
+        r"^(?:hi|hello|hey|hiya|greetings)(?:\s+there)?[,!.]*\s+(?:I'm|I\s+am|this\s+is|it's)\s+(?P<obj>.+)",
+        "Name is {obj}",
+        "hi hello hey hiya greetings",
+        stop="name",
+        examples=(E("Hey there, this is Omar.", "Name is Omar"),),
+    ),
+    P(
+        "name_said",
+        r"^(?:(?i:hi|hello|hey|hiya|so|ok|okay|well)[,!.]*\s+)?(?:I'm|I\s+am)\s+(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?=\s*(?:[.!,;(-]|$|\band\b|\bhere\b|\bby\s+the\s+way\b|\bbtw\b|\bfrom\b))",
+        "Name is {obj}",
+        "i",
+        case_sensitive=True,
+        examples=(E("I'm Sofia, by the way.", "Name is Sofia"),),
+    ),
+    # "Morning! It's Kenji again": a returning user saying who they are
+    P(
+        "signature",
+        r"^(?:(?i:hi|hello|hey|morning|good\s+morning|evening)[,!.]*\s+)?(?i:it's|it\s+is|this\s+is)\s+(?P<obj>[A-Z][a-z]+)(?=\s+(?i:again|here)\b)",
+        "Name is {obj}",
+        "again here",
+        keep_case=True,
+        case_sensitive=True,
+        examples=(
+            E("Morning! It's Kenji again, with the bonsai questions.", "Name is Kenji"),
+        ),
+    ),
+    # "Hey there, Marco here." signs a message the way people sign a note
+    P(
+        "signature",
+        r"^(?:(?i:hi|hello|hey|hiya)(?i:\s+there)?[,!.]*\s+)?(?P<obj>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+here\b(?=\s*(?:$|[.!,;-]))",
+        "Name is {obj}",
+        "here",
+        keep_case=True,
+        case_sensitive=True,
+        examples=(E("Marco Rossi here.", "Name is Marco Rossi"),),
+    ),
+    P(
+        "address_refused",
+        r"\b(?:don't|do\s+not|never)\s+call\s+me\s+(?P<obj>.+)",
+        "Does not want to be called {obj}",
+        "call",
+        stop="name",
+        own_start=True,
+        examples=(E("Please don't call me Bob.", "Does not want to be called Bob"),),
+    ),
+    P(
+        "address_as_said",
+        r"\b(?:please\s+)?(?:call|address)\s+me\s+(?:as\s+)?(?P<obj>.+)",
+        "Wants to be called {obj}",
+        "call address",
+        stop="name",
+        own_start=True,
+        examples=(E("Call me Dr. Patel.", "Wants to be called Dr. Patel"),),
+    ),
+    P(
+        "address_as_said",
+        START + r"I\s+(?:go|prefer\s+to\s+go)\s+by\s+(?P<obj>.+)",
+        "Goes by {obj}",
+        "go",
+        stop="name",
+        examples=(E("I go by Alex at work.", "Goes by Alex at work"),),
+    ),
+    P(
+        "pronouns",
+        r"\bmy\s+pronouns\s+are\s+(?P<obj>.+)",
+        "Pronouns are {obj}",
+        "pronouns",
+        stop="name",
+        own_start=True,
+        examples=(E("Pronouns are they/them", "Pronouns are they/them"),),
+    ),
+    P(
+        "age",
+        IM + r"(?P<obj>\d{1,3})(?:\s*(?:years?\s+old|yo|y/o))\b",
+        "Is {obj} years old",
+        "old yo",
+        examples=(
+            E(
+                "I'm 34 years old, if that matters for the insurance stuff.",
+                "Is 34 years old",
+            ),
+        ),
+    ),
+    P(
+        "origin",
+        IM + ADV + r"from\s+(?P<obj>.+)",
+        "Is from {obj}",
+        "from",
+        stop="place",
+        examples=(
+            E("I'm from Kerala originally, now in Dubai.", "Is from Kerala originally"),
+        ),
+    ),
+    P(
+        "trait",
+        IM
+        + ADV
+        + r"(?P<obj>left-handed|right-handed|ambidextrous|an?\s+introvert|an?\s+extrovert|introverted|extroverted|neurodivergent|a\s+night\s+owl|an\s+early\s+bird|a\s+native\s+[A-Z]\w+\s+speaker|bilingual|trilingual)\b",
+        "Is {obj}",
+        "left right handed ambidextrous introvert extrovert introverted extroverted neurodivergent owl bird native bilingual trilingual",
+        examples=(E("I'm a night owl.", "Is a night owl"),),
+    ),
+    P(
+        "speaks",
+        I
+        + ADV
+        + r"(?:speak|am\s+fluent\s+in|'m\s+fluent\s+in)\s+(?P<obj>"
+        + LANGS
+        + r"\b.*)",
+        "Speaks {obj}",
+        LANG_TRIGGERS,
+        examples=(
+            E(
+                "I speak French and a bit of Arabic.",
+                "Speaks French and a bit of Arabic",
+            ),
+        ),
+    ),
+    P(
+        "speaks",
+        r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<obj>.+)",
+        "Native language is {obj}",
+        "native first mother",
+        own_start=True,
+        examples=(E("My first language is Tagalog.", "Native language is Tagalog"),),
+    ),
+    P(
+        "age_said",
+        IM
+        + r"(?P<obj>\d{1,2})(?=\s*(?:$|[,.!;(]|-|\band\b|\bbut\b|\bso\b|\bwith\b|\bfrom\b))",
+        "Is {obj} years old",
+        "i",
+        examples=(E("I'm 34 and I live alone.", "Is 34 years old"),),
+    ),
+    P(
+        "sibling",
+        IM
+        + ADV
+        + r"(?P<obj>an\s+only\s+child|the\s+(?:eldest|oldest|youngest|middle\s+child)(?:\s+of\s+\w+)?|a\s+twin|one\s+of\s+(?:two|three|four|five|six|\d+)\s+(?:kids|children|siblings|brothers|sisters)|adopted)\b",
+        "Is {obj}",
+        "only eldest oldest youngest middle twin one adopted",
+        examples=(E("I'm an only child.", "Is an only child"),),
+    ),
+    P(
+        "home_left",
+        I
+        + ADV
+        + r"(?:don'?t|do\s+not|no\s+longer)\s+live\s+in\s+(?P<obj>.+?)"
+        + NOT_ANY_MORE
+        + r"(?=$|[.,;!])",
+        "No longer lives in {obj}",
+        "live",
+        stop="place",
+        examples=(E("I don't live in Oslo anymore.", "No longer lives in Oslo"),),
+    ),
+    P(
+        "home_left",
+        IM
+        + r"(?:no\s+longer|not)\s+(?:living|based|located)\s+in\s+(?P<obj>.+?)"
+        + NOT_ANY_MORE
+        + r"(?=$|[.,;!])",
+        "No longer lives in {obj}",
+        "living based located",
+        stop="place",
+        examples=(E("I'm no longer living in Austin.", "No longer lives in Austin"),),
+    ),
+    P(
+        "home_left",
+        I + ADV + r"moved\s+(?:away\s+from|out\s+of)\s+(?P<obj>.+)",
+        "Moved away from {obj}",
+        "moved",
+        stop="place",
+        examples=(E("I moved away from Chicago.", "Moved away from Chicago"),),
+    ),
+    P(
+        "home_lived",
+        I_OR_WE
+        + ADV
+        + r"(?P<verb>live|reside)\s+(?:alone\s+|by\s+myself\s+|on\s+my\s+own\s+)?(?:with\s+(?:[\w'-]+\s+){1,4}?)?(?P<prep>(?:just\s+|right\s+)?(?:in|outside(?:\s+of)?|near|close\s+to|next\s+to|by|north\s+of|south\s+of|east\s+of|west\s+of))\s+(?P<obj>.+)",
+        "Lives {prep} {obj}",
+        "live reside",
+        stop="place",
+        examples=(E("I live in Oslo", "Lives in Oslo"),),
+    ),
+    P(
+        "home_named",
+        IM
+        + ADV
+        + r"(?P<verb>living|based|located|staying)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
+        {
+            "based": "Is based in {obj}",
+            "located": "Is based in {obj}",
+            "": "Lives in {obj}",
+        },
+        "living based located staying",
+        stop="place",
+        examples=(E("I'm based in Austin.", "Is based in Austin"),),
+    ),
+    P(
+        "home_named",
+        IM
+        + r"[^,.;]{1,40},\s+(?:currently\s+|now\s+)?(?P<verb>living|based|located)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
+        {"living": "Lives in {obj}", "": "Is based in {obj}"},
+        "living based located",
+        stop="place",
+        examples=(E("I'm Irish, living in Boston.", "Lives in Boston"),),
+    ),
+    P(
+        "timezone",
+        IM
+        + ADV
+        + r"(?:in|on)\s+(?P<obj>(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:time\s?zone|UTC\s?[+-]\s?\d{1,2}|GMT\s?[+-]?\s?\d{0,2}|(?:CET|CEST|EST|EDT|PST|PDT|CST|BST|IST|JST|AEST)\b(?:\s+time)?))",
+        "Is in {obj}",
+        "timezone time zone utc gmt cet cest est edt pst pdt cst bst ist jst aest",
+        examples=(E("I'm in the Eastern time zone.", "Is in the Eastern time zone"),),
+    ),
+    P(
+        "home_named",
+        r"(?:^|,\s*)(?:currently\s+|now\s+|still\s+)?(?P<verb>living|based|located)\s+(?:in|out\s+of)\s+(?P<obj>.+)",
+        {"living": "Lives in {obj}", "": "Is based in {obj}"},
+        "living based located",
+        stop="place",
+        own_start=True,
+        examples=(
+            E("Currently based out of Singapore for work.", "Is based in Singapore"),
+        ),
+    ),
+    P(
+        "whereabouts_place",
+        IM
+        + r"(?:currently\s+|now\s+|still\s+)?(?:in|over\s+in|out\s+in)\s+(?P<obj>[A-Z][\w'.-]+(?:\s+[A-Z][\w'.-]+){0,2}(?:,\s+[A-Z][\w.]+)?)(?=\s*(?:$|[,.!;(]|-|\band\b|\bbut\b|\bso\b|\bfor\b|\bwith\b|\bnow\b|\bat\s+the\s+moment\b))",
+        "Is in {obj}",
+        "in",
+        case_sensitive=True,
+        examples=(E("I'm in Sydney, so please use AEST for times.", "Is in Sydney"),),
+    ),
+    P(
+        "home_named",
+        I_OR_WE
+        + ADV
+        + r"(?:just\s+|recently\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<obj>.+)",
+        "Moved to {obj}",
+        "moved relocated",
+        stop="place",
+        examples=(E("Moved to Denver", "Moved to Denver"),),
+    ),
+    P(
+        "home",
+        I_ANY
+        + r"(?:'ve|\s*have)\s+(?:always\s+)?lived\s+in\s+(?P<obj>[A-Z][\w'.-]+(?:\s+[A-Z][\w'.-]+){0,2})",
+        "Lives in {obj}",
+        "lived",
+        case_sensitive=True,
+        examples=(E("I've lived in Melbourne my whole life.", "Lives in Melbourne"),),
+    ),
+    P(
+        "identity",
+        I + ADV + r"grew\s+up\s+(?:in|on|near)\s+(?P<obj>.+)",
+        "Grew up in {obj}",
+        "grew",
+        stop="place",
+        examples=(
+            E(
+                "I grew up in Ghana and now I live in Leeds.",
+                "Grew up in Ghana and now they live in Leeds",
+            ),
+        ),
+    ),
+    P(
+        "home",
+        r"^home\s+(?:for\s+me|to\s+me)\s+is\s+(?:in\s+)?(?P<obj>.+)",
+        "Home is {obj}",
+        "home",
+        examples=(
+            E(
+                "Home for me is a little village in Wales.",
+                "Home is a little village in Wales",
+            ),
+        ),
+    ),
+    P(
+        "home_named",
+        r"\bmy\s+home(?:\s+base)?\s+is\s+(?:in\s+)?(?P<obj>.+)",
+        "Home is {obj}",
+        "home",
+        stop="place",
+        own_start=True,
+        examples=(E("My home is in Leeds.", "Home is Leeds"),),
+    ),
+    P(
+        "whereabouts",
+        r"^(?:currently\s+|now\s+)?(?:working|staying|travel+ing)\s+(?:remotely\s+)?(?:from|in)\s+(?P<obj>.+)",
+        "Is working from {obj}",
+        "working staying traveling travelling",
+        stop="place",
+        examples=(E("Working from Lisbon this month.", "Is working from Lisbon"),),
+    ),
+    P(
+        "employer_work",
+        I_ANY
+        + r"(?:'ve|\s*have)\s+(?:been\s+)?work(?:ed|ing)\s+(?P<prep>at|for)\s+(?P<obj>.+)",
+        {"for": "Works for {obj}", "": "Works at {obj}"},
+        "worked working",
+        key="prep",
+        stop="place",
+        examples=(E("I've worked at Amazon for six years.", "Works at Amazon"),),
+    ),
+    P(
+        "employer_left",
+        I
+        + ADV
+        + r"(?:don'?t|do\s+not|no\s+longer)\s+work\s+(?:at|for)\s+(?P<obj>.+?)"
+        + NOT_ANY_MORE
+        + r"(?=$|[.,;!])",
+        "No longer works at {obj}",
+        "work",
+        stop="place",
+        examples=(E("I no longer work at Deloitte.", "No longer works at Deloitte"),),
+    ),
+    P(
+        "employer_left_named",
+        I + ADV + r"(?:just\s+)?(?P<verb>left|quit)\s+(?:my\s+job\s+at\s+)?(?P<obj>.+)",
+        "Left {obj}",
+        "left quit",
+        stop="place",
+        examples=(E("I left Acme.", "Left Acme"),),
+    ),
+    P(
+        "project",
+        r"\b(?:our|my)\s+(?P<what>startup|company|team|group|lab|agency|business|studio)\s+(?P<verb>is\s+building|is\s+developing|builds|makes|develops|is\s+making|sells|is\s+working\s+on|is\s+launching|runs|maintains|ships)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "startup company team group lab agency business studio",
+        own_start=True,
+        examples=(
+            E(
+                "Our startup is building a marketplace for used bikes.",
+                "Their startup is building a marketplace for used bikes",
+            ),
+        ),
+    ),
+    P(
+        "stack",
+        START
+        + r"we(?:'re|\s+are)\s+(?P<obj>(?:a|an)\s+[\w.+#/ -]{1,30}?\s+(?:shop|house|team|company|startup|org|organi[sz]ation|agency))\b",
+        "Their team is {obj}",
+        "shop house team company startup org organization organisation agency",
+        examples=(E("We're a Rails shop, mostly.", "Their team is a Rails shop"),),
+    ),
+    P(
+        "stack_refused_technical",
+        START
+        + r"(?P<who>I|we)\s+(?:don'?t|do\s+not|no\s+longer|never)\s+(?:use|run|deploy\s+(?:to|on))\s+(?P<obj>.+)",
+        {"i": "Does not use {obj}", "we": "Their team does not use {obj}"},
+        "use run deploy",
+        key="who",
+        examples=(E("I never use Windows", "Does not use Windows"),),
+    ),
+    P(
+        "stack",
+        r"\b(?:the|my|our)\s+(?P<what>company|employer|team|startup|org|organi[sz]ation|client|department)\s+(?:I|we)\s+(?:work\s+(?:for|at|with|in)|am\s+in|'m\s+in|'m\s+at)\s+(?P<verb>uses|use|runs\s+on|is\s+on|relies\s+on)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "company employer team startup org organization organisation client department",
+        own_start=True,
+        examples=(
+            E(
+                "The company I work for uses Azure DevOps.",
+                "Their company uses Azure DevOps",
+            ),
+        ),
+    ),
+    P(
+        "employer_work",
+        I
+        + ADV
+        + r"(?:work|am\s+working|'m\s+working)\s+(?P<prep>at|for)\s+(?P<obj>.+)",
+        {"for": "Works for {obj}", "": "Works at {obj}"},
+        "work working",
+        key="prep",
+        stop="place",
+        examples=(E("I work at Acme.", "Works at Acme"),),
+    ),
+    P(
+        "employer_any",
+        IM + r"(?:employed|hired)\s+(?:at|by)\s+(?P<obj>.+)",
+        "Works at {obj}",
+        "employed hired",
+        stop="place",
+        examples=(E("I'm employed at Siemens.", "Works at Siemens"),),
+    ),
+    P(
+        "employer_after_role",
+        IM
+        + ADV
+        + r"(?:an?|the)\s+(?P<role>[\w+#./ -]{2,60}?)\s+(?:at|for|with)\s+(?P<obj>.+)",
+        "Works at {obj}",
+        "a an the",
+        stop="place",
+        examples=(E("Data engineer at Shopify here.", "Works at Shopify"),),
+    ),
+    P(
+        "employer",
+        I
+        + ADV
+        + r"(?:just\s+|recently\s+)?(?:started|began|joined|got\s+a\s+(?:new\s+)?job)\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with|for)?\s*(?P<obj>.+)",
+        "Works at {obj}",
+        "started began joined job",
+        stop="role",
+        examples=(E("Started at Stripe last week", "Works at Stripe"),),
+    ),
+    P(
+        "role_as",
+        r"\bwork(?:ing)?\s+(?:at|for)\s+.+?\s+as\s+(?P<obj>(?:an?\s+|the\s+)?.+)",
+        "Works as {obj}",
+        "work working",
+        stop="role",
+        own_start=True,
+        examples=(
+            E(
+                "I work for myself as a wedding photographer.",
+                "Works as a wedding photographer",
+            ),
+        ),
+    ),
+    P(
+        "past_role",
+        r"(?:^|,\s*|\bI\s+)(?:used\s+to\s+(?:be|work\s+as)|was)\s+(?P<obj>(?:an?|the)\s+.+)",
+        "Used to be {obj}",
+        "used",
+        stop="role",
+        own_start=True,
+        examples=(E("Used to be an accountant", "Used to be an accountant"),),
+    ),
+    P(
+        "team_other",
+        I
+        + ADV
+        + r"(?P<verb>lead|manage|run|head|own)\s+(?P<obj>(?:the|our|a|an)\s+(?:[\w/&+-]+\s+){0,3}?(?:team|squad|department|group|lab|practice|org)(?:\s+of\s+[\w-]+(?:\s+[\w-]+){0,3})?)\b",
+        {
+            "lead": "Leads {obj}",
+            "manage": "Manages {obj}",
+            "run": "Runs {obj}",
+            "head": "Heads {obj}",
+            "": "Owns {obj}",
+        },
+        "lead manage run head own",
+        examples=(E("I lead the infra team.", "Leads the infra team"),),
+    ),
+    P(
+        "role_as",
+        I
+        + ADV
+        + r"(?P<verb>freelance|moonlight|volunteer|consult|contract)\s+as\s+(?P<obj>.+)",
+        {
+            "freelance": "Freelances as {obj}",
+            "moonlight": "Moonlights as {obj}",
+            "volunteer": "Volunteers as {obj}",
+            "": "Works as {obj}",
+        },
+        "freelance moonlight volunteer consult contract",
+        stop="role",
+        examples=(
+            E(
+                "I freelance as a wedding photographer on weekends.",
+                "Freelances as a wedding photographer",
+            ),
+        ),
+    ),
+    P(
+        "role_as",
+        I + ADV + r"work(?:\s+[\w-]+){0,3}?\s+as\s+(?P<obj>.+)",
+        "Works as {obj}",
+        "work",
+        stop="role",
+        examples=(E("I work as a data analyst.", "Works as a data analyst"),),
+    ),
+    P(
+        "role_checked",
+        r"\bmy\s+(?:job|role|position|title|job\s+title|profession|occupation)\s+is\s+(?P<obj>.+)",
+        "Role is {obj}",
+        "job role position title profession occupation",
+        stop="role",
+        own_start=True,
+        examples=(E("My job title is product manager.", "Role is product manager"),),
+    ),
+    P(
+        "role_checked",
+        IM
+        + ADV
+        + r"(?:(?-i:[A-Z][a-z]+),\s+)?"
+        + ADV
+        + r"(?:now\s+)?(?P<obj>(?:an?\s+|the\s+)?[\w+#./-]+.*)",
+        "Is {obj}",
+        "a an the student freelancer ceo cto intern founder",
+        stop="statement",
+        examples=(E("I'm a data analyst.", "Is a data analyst"),),
+    ),
+    P(
+        "role_as",
+        IM
+        + ADV
+        + r"(?P<obj>retired|unemployed|self-employed|freelancing|between\s+jobs|job\s+hunting|on\s+parental\s+leave)\b",
+        "Is {obj}",
+        "retired unemployed self employed freelancing between hunting parental",
+        examples=(E("I'm retired, used to be an accountant.", "Is retired"),),
+    ),
+    P(
+        "role_as",
+        I + ADV + r"(?:got|was)\s+promoted\s+to\s+(?P<obj>.+)",
+        "Is {obj}",
+        "promoted",
+        stop="role",
+        examples=(
+            E("I was promoted to engineering manager.", "Is engineering manager"),
+        ),
+    ),
+    P(
+        "team",
+        IM
+        + ADV
+        + r"(?:on|in|part\s+of)\s+(?:the\s+)?(?P<obj>[\w+#./ -]{1,40}?\s+team)\b",
+        "Is on the {obj}",
+        "team",
+        examples=(E("I'm on the payments team.", "Is on the payments team"),),
+    ),
+    P(
+        "team",
+        I
+        + ADV
+        + r"work\s+(?:in|on|with)\s+(?:the\s+)?(?P<obj>[\w+#./ -]{1,40}?\s+team)\b",
+        "Is on the {obj}",
+        "team",
+        examples=(E("I work on the payments team.", "Is on the payments team"),),
+    ),
+    P(
+        "team_other",
+        r"\b(?:my|our)\s+team\s+(?:is|handles|owns|works\s+on)\s+(?P<obj>(?!great|awesome|small|big|busy).+)",
+        "Their team is {obj}",
+        "team",
+        own_start=True,
+        examples=(
+            E(
+                "Our team is six engineers and one designer.",
+                "Their team is six engineers and one designer",
+            ),
+        ),
+    ),
+    P(
+        "field",
+        I + ADV + r"work\s+in\s+(?P<obj>(?!the\s+\w+\s+team)[\w&/ -]{2,40})",
+        "Works in {obj}",
+        "work",
+        stop="place",
+        examples=(E("I work in finance, mostly risk modelling.", "Works in finance"),),
+    ),
+    P(
+        "field_not_task",
+        I + ADV + r"(?P<verb>teach|tutor|coach)\s+(?P<obj>(?!you\b|me\b|myself\b).+)",
+        {"tutor": "Tutors {obj}", "coach": "Coaches {obj}", "": "Teaches {obj}"},
+        "teach tutor coach",
+        examples=(
+            E("I teach high school chemistry.", "Teaches high school chemistry"),
+        ),
+    ),
+    P(
+        "field",
+        I
+        + ADV
+        + r"work\s+(?P<obj>remotely|from\s+home|remote|hybrid|part[- ]time|full[- ]time|nights|night\s+shifts|shifts|weekends|(?:\d|one|two|three|four|five|six)\s+days\s+(?:a|per)\s+week|\d+\s+hours\s+(?:a|per)\s+week)\b",
+        "Works {obj}",
+        "work",
+        examples=(E("I work 4 days a week.", "Works 4 days a week"),),
+    ),
+    P(
+        "employer_other",
+        r"\bmy\s+(?:company|employer|startup|business|firm)\s+is\s+(?P<obj>.+)",
+        "Their company is {obj}",
+        "company employer startup business firm",
+        own_start=True,
+        examples=(E("My company is Acme Robotics.", "Their company is Acme Robotics"),),
+    ),
+    P(
+        "business",
+        I
+        + ADV
+        + r"(?P<verb>run|own|co-own|have|started|founded|manage)\s+(?P<obj>(?:a|an|my|our)\s+(?:[\w'&.-]+\s+){0,3}?(?:shop|business|company|startup|bakery|restaurant|cafe|café|store|agency|practice|clinic|studio|farm|consultancy|firm|salon|gym|bar|brewery|nonprofit|charity|channel|podcast|blog|newsletter|school|shelter|band)\b.*)",
+        {
+            "run": "Runs {obj}",
+            "own": "Owns {obj}",
+            "co-own": "Co-owns {obj}",
+            "have": "Has {obj}",
+            "started": "Started {obj}",
+            "founded": "Founded {obj}",
+            "manage": "Manages {obj}",
+            "": "Runs {obj}",
+        },
+        "run own co have started founded manage",
+        examples=(
+            E(
+                "I run a small Etsy shop selling ceramics.",
+                "Runs a small Etsy shop selling ceramics",
+            ),
+        ),
+    ),
+    P(
+        "parent",
+        r"^(?P<obj>(?:a\s+)?(?:single\s+|proud\s+|working\s+)?(?:mum|mom|mother|dad|father|parent)\s+of\s+(?:one|two|three|four|five|\d+)(?:\s+[\w-]+)?)\b",
+        "Is a {obj}",
+        "mum mom mother dad father parent",
+        examples=(
+            E("Mum of three here, living in Bristol.", "Is a mum of three here"),
+        ),
+    ),
+    P(
+        "family_pair",
+        r"\bmy\s+(?P<rel>wife|husband|partner|spouse|girlfriend|boyfriend|sister|brother|mom|mum|dad)\s+and\s+I\s+(?:are|were)\s+(?P<obj>.+)",
+        "They and their {rel} are {obj}",
+        "and",
+        own_start=True,
+        examples=(
+            E(
+                "My husband and I are both teachers.",
+                "They and their husband are both teachers",
+            ),
+        ),
+    ),
+    P(
+        "field",
+        IM
+        + ADV
+        + r"(?:on|working)\s+(?:the\s+)?(?P<obj>(?:night|day|early|late|graveyard|evening|morning|weekend)\s+shifts?(?:\s+at\s+.+)?)",
+        "Is on the {obj}",
+        "shift shifts",
+        examples=(
+            E(
+                "I'm on the night shift at a warehouse.",
+                "Is on the night shift at a warehouse",
+            ),
+        ),
+    ),
+    P(
+        "relative_said",
+        r"\b(?:my|our)\s+(?P<obj>(?:(?:older|younger|little|big|eldest|oldest|youngest|twin|baby|new|two|three|four|\d+|\w+-year-old)\s+)?(?:"
+        + REL
+        + "|"
+        + PET
+        + r")(?:\s+[A-Z][\w'-]+)?(?:'s|\s+is|\s+are|\s+works|\s+work|\s+lives|\s+live|\s+has|\s+have|\s+was|\s+were|\s+studies|\s+goes|\s+go|\s+turned|\s+turns|\s+got|\s+just|\s+recently|\s+will\s+be|\s+was\s+born|\s+named|\s+called|\s+starts|\s+started|\s+start|\s+turn|\s+play|\s+attend|\s+is\s+starting|\s+graduated|\s+graduates|\s+plays|\s+attends|\s+needs|\s+uses|\s+can't|\s+cannot|\s+retired|\s+passed\s+away|\s+died|\s+moved|\s+suffers)\b.+)",
+        "Their {obj}",
+        REL_TRIGGERS + " " + PET_TRIGGERS,
+        resolvable=False,
+        own_start=True,
+        examples=(E("My sister is a pilot.", "Their sister is a pilot"),),
+    ),
+    # "my wife Priya", "our golden retriever Biscuit ate a sock": whoever the relative
+    # or pet does, their name is the fact
+    # (the name is in the subject: "my sister Hannah" and "my sister Lea" are two sisters)
+    P(
+        "named_relative",
+        r"\b(?i:my|our)\s+(?P<obj>(?P<rel>(?:[\w-]+\s+){0,2}?(?:"
+        + ONE_RELATIVE
+        + "|"
+        + PET
+        + r"))\s+(?P<name>[A-Z][a-z][\w'-]*))\b(?!\s+[A-Z])(?=\s*(?:$|[,.!?;:)]|\s+[a-z]))",
+        "Their {rel} is called {name}",
+        REL_TRIGGERS + " " + PET_TRIGGERS,
+        resolvable=False,
+        presupposed=True,
+        case_sensitive=True,
+        own_start=True,
+        examples=(E("my sister Lea turns 9 tomorrow", "Their sister is called Lea"),),
+    ),
+    P(
+        "relative",
+        I_ANY
+        + ADV
+        + r"(?:have|'ve\s+got|have\s+got|'ve)\s+(?P<obj>(?:a|an|one|two|three|four|five|six|\d+|twin)\s+(?:[\w'-]+\s+){0,3}?(?:"
+        + REL
+        + "|"
+        + PET
+        + r")\b.*)",
+        "Has {obj}",
+        REL_TRIGGERS + " " + PET_TRIGGERS,
+        resolvable=True,
+        examples=(E("I have two kids.", "Has two kids"),),
+    ),
+    P(
+        "family_other",
+        I_OR_WE
+        + ADV
+        + r"(?:have|'ve\s+got|have\s+got)\s+(?P<obj>(?:a|an|one|two|three|\d+)\s+(?:[\w'-]+\s+){1,4}?(?:named|called)\s+[A-Z][\w'-]+.*)",
+        "Has {obj}",
+        "named called",
+        resolvable=True,
+        examples=(
+            E(
+                "We have a cat called Miso who hates the vacuum.",
+                "Has a cat called Miso who hates the vacuum",
+            ),
+        ),
+    ),
+    P(
+        "family_count",
+        START
+        + r"(?:my|our)\s+(?P<obj>(?:two|three|four|five|six|\d+)\s+(?:[\w'-]+\s+)?(?:"
+        + REL
+        + "|"
+        + PET
+        + r"))\b",
+        "Has {obj}",
+        REL_TRIGGERS + " " + PET_TRIGGERS,
+        examples=(
+            E(
+                "I live just outside Manchester with my girlfriend and our two dogs.",
+                "Has two dogs",
+            ),
+        ),
+    ),
+    P(
+        "relative",
+        START
+        + r"we(?:\s+|(?='))(?:have|'ve\s+got)\s+(?P<obj>(?:a|an|one|two|three|four|\d+)\s+(?:[\w'-]+\s+){0,3}?(?:"
+        + REL
+        + "|"
+        + PET
+        + r")\b.*)",
+        "Has {obj}",
+        REL_TRIGGERS + " " + PET_TRIGGERS,
+        resolvable=True,
+        examples=(
+            E("We have two cats, Miso and Tofu.", "Has two cats, Miso and Tofu"),
+        ),
+    ),
+    P(
+        "no_relative",
+        I
+        + ADV
+        + r"(?:don'?t|do\s+not)\s+have\s+(?:any\s+)?(?P<obj>(?:kids|children|pets|siblings|a\s+partner|a\s+car))\b",
+        "Does not have {obj}",
+        "kids children pets siblings partner car",
+        examples=(E("I don't have kids.", "Does not have kids"),),
+    ),
+    P(
+        "relationship",
+        IM
+        + ADV
+        + r"(?P<obj>married|engaged|divorced|single|widowed|separated|in\s+a\s+relationship)\b",
+        "Is {obj}",
+        "married engaged divorced single widowed separated relationship",
+        examples=(E("I'm married.", "Is married"),),
+    ),
+    P(
+        "parent",
+        IM
+        + ADV
+        + r"(?P<obj>(?:a\s+)?(?:[\w-]+\s+)?(?:mom|mum|mother|dad|father|parent|grandparent|grandma|grandpa|stepmom|stepdad)(?:\s+of\s+.+)?|pregnant|expecting(?:\s+a\s+baby)?)\b",
+        "Is {obj}",
+        "mom mum mother dad father parent grandparent grandma grandpa stepmom stepdad pregnant expecting",
+        examples=(E("I'm a stay-at-home dad.", "Is a stay-at-home dad"),),
+    ),
+    P(
+        "like",
+        IM
+        + ADV
+        + r"(?P<neg>not\s+)?(?:really\s+|much\s+of\s+|at\s+all\s+)?(?:a|an)\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?\s+person)\b",
+        {"not": "Is not a {obj}", "": "Is a {obj}"},
+        "person",
+        key="neg",
+        examples=(E("I'm not a morning person at all.", "Is not a morning person"),),
+    ),
+    P(
+        "like",
+        IM
+        + ADV
+        + r"(?P<verb>obsessed\s+with|into|crazy\s+about|passionate\s+about|addicted\s+to|mad\s+about|hooked\s+on|keen\s+on)\s+(?P<obj>.+)",
+        "Is {verb} {obj}",
+        "obsessed into crazy passionate addicted mad hooked keen",
+        resolvable=True,
+        examples=(
+            E("I'm really into bouldering lately.", "Is into bouldering lately"),
+        ),
+    ),
 )
 
 
@@ -819,6 +1623,7 @@ PLANS: tuple[P, ...] = (
         r"\bmy\s+(?:side\s+|pet\s+|current\s+|hobby\s+|main\s+|thesis\s+)?project\s+is\s+(?P<obj>.+)",
         "Their project is {obj}",
         "project",
+        own_start=True,
         examples=(
             E(
                 "My side project is a recipe search engine.",
@@ -1393,10 +2198,26 @@ CHOICES: tuple[P, ...] = (
 
 PACK = LanguagePack(
     code="en",
-    phrases=(*NEEDS, *PLANS, *CHOICES),
+    phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
     stop="",
     role_stop=ROLE_STOP,
     place_stop=PLACE_STOP,
+    name_stop=NAME_STOP,
+    statement_stop=OBJ_STOP,
+    name_particles=words("de da van von der del la le al bin ben"),
+    not_names=NOT_NAMES,
+    not_signatures=NOT_SIGNATURES,
+    not_a_name=NOT_A_NAME,
+    not_places=NOT_PLACES,
+    verbish=VERBISH,
+    stance_verbs=(
+        r"likes?|loves?|prefers?|hates?|wants?|thinks?|says?|said|told|asked|believes?|feels?"
+    ),
+    articles=words("a an the"),
+    role_words=ROLE_WORDS,
+    role_suffixes=ROLE_SUFFIXES,
+    not_roles=NOT_ROLES,
+    not_a_job=NOT_A_JOB,
     technical=TECH,
     style=STYLE,
     behaviour=BEHAVIOUR,

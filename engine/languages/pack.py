@@ -94,7 +94,10 @@ class Phrase:
     """The expression tells names by their capitals ("(?i:…)" marks what is not)."""
     stop: str = ""
     """Where the object ends, when not where the shape says: "object" (the pack's `stop`),
-    "role" (`role_stop`), "place" (`place_stop`) or "name"."""
+    "role" (`role_stop`), "place" (`place_stop`), "statement" (`statement_stop`) or
+    "name" (`name_stop`)."""
+    presupposed: bool = False
+    """What the phrase reads holds even in a question ("Gift ideas for my sister Hannah?")."""
     own_start: bool = False
     """The expression says itself where it may start ("(?:^|,)…"); otherwise it starts at the
     clause's start or after a space or an opening mark."""
@@ -130,6 +133,36 @@ class LanguagePack:
     role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
     place_stop: str = ""
     """Where a place ends ("Lisbon next spring"): "" = where the object ends."""
+    name_stop: str = ""
+    """Where a name ends ("" = the shared stop of every language: "Ana y …", "Jan aus …")."""
+    statement_stop: str = ""
+    """Where an object ends before the next statement of its clause ("… and I …", "… which
+    …"): "" = where the object ends."""
+    name_particles: frozenset[str] = frozenset()
+    """Lower-case words inside a name ("de", "van"): "Ana de Souza" is one name."""
+    not_names: frozenset[str] = frozenset()
+    """Capitalised words that are no name ("I'm Fine", "I'm Back")."""
+    not_signatures: frozenset[str] = frozenset()
+    """Words before "here" or "again" that sign no name ("Same here", "Me again")."""
+    not_a_name: frozenset[str] = frozenset()
+    """Capitalised words after a relative that name none ("my sister Saturday")."""
+    not_places: frozenset[str] = frozenset()
+    """Capitalised words after "I'm in" that are no place ("I'm in Love")."""
+    verbish: frozenset[str] = frozenset()
+    """Words that open a task rather than an employer ("I work at fixing …")."""
+    stance_verbs: str = ""
+    """What a relative thinks, wants or says (a regex alternation): theirs, not a fact
+    about the family."""
+    articles: frozenset[str] = frozenset()
+    """Articles, left out when a job title is read ("a nurse")."""
+    role_words: frozenset[str] = frozenset()
+    """Words that end a job title ("engineer", "nurse")."""
+    role_suffixes: tuple[str, ...] = ()
+    """Endings of job titles ("-ologist", "-ist")."""
+    not_roles: frozenset[str] = frozenset()
+    """Words ending like a job that are none ("list", "fan")."""
+    not_a_job: str = ""
+    """What makes a job word no job ("a terrible cook", "an amateur photographer")."""
     """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
     roles: str = ""
     relatives: str = ""
