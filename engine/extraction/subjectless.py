@@ -74,8 +74,11 @@ def in_subject_order(clause: str) -> str | None:
     SAP"), in subject order without what opened it ("ich bevorzuge Helix statt Vim"), for
     every pack that names `inverted_subjects`; None otherwise. What opened it is a time or a
     place, which a fact leaves out anyway."""
+    lower = clause.lower()
     for pack in PACKS.values():
-        if pack.inverted_subjects:
+        if pack.inverted_subjects and any(
+            w in lower for w in _words_of(pack.inverted_subjects)
+        ):  # a substring test spares the regex on nearly every clause
             m = _inverted(pack.inverted_subjects).match(clause)
             if (
                 m is not None
@@ -88,6 +91,11 @@ def in_subject_order(clause: str) -> str | None:
 
 _NOT_VERBS = lexicon.JOINERS | lexicon.END_WORDS
 """Lower-case words before the subject that are no verb ("Meine Frau und ich wohnen")."""
+
+
+@lru_cache(maxsize=8)
+def _words_of(subjects: str) -> tuple[str, ...]:
+    return tuple(w for w in re.findall(r"[^\W\d_]+", subjects.lower()) if len(w) > 1)
 
 
 @lru_cache(maxsize=8)
