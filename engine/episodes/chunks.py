@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text.sentences import sentences as split_sentences
-from memtap.engine.text.stemming import SNIPPET_SUFFIXES, strip_suffix
+from memtap.engine.text.stemming import stem
 
 WINDOW_CHARS = 320
 WINDOW_SENTENCES = 3
@@ -63,14 +62,6 @@ def windows(text: str) -> list[str]:
     if current and len(out) < MAX_WINDOWS:
         out.append(" ".join(current))
     return out
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """A light suffix strip, enough to match "moved" with "moving" and "cats" with "cat".
-    Cached: trimming a request's snippets stems a few hundred words, mostly the same ones,
-    and stemming them was most of the snippets' time on the event loop."""
-    return strip_suffix(word, SNIPPET_SUFFIXES)
 
 
 def topical_stems(text: str) -> set[str]:

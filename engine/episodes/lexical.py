@@ -6,7 +6,7 @@ person's name is in a quarter of the windows (every "Thanks, Caroline!") while i
 across all owners, so the global weight lets a greeting outrank the one turn that holds the
 asked-about thing. The store returns a deeper pool of matches; here they are scored again
 with the owner's own document frequencies (`EpisodeStore.term_rows`) and Okapi BM25
-(k1 = 1.2, b = 0.75), words matched by the snippets' light stem (`chunks.stem`) for query
+(k1 = 1.2, b = 0.75), words matched by the engine's light stem (`text.stemming.stem`) for query
 and text.
 """
 
@@ -20,8 +20,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 from memtap.engine.episode_types import ChunkHit
-from memtap.engine.episodes.chunks import stem
 from memtap.engine.stopwords import STOPWORDS
+from memtap.engine.text.stemming import stem
 
 K1, B = 1.2, 0.75
 AVERAGE_WINDOW_TERMS = 24.0

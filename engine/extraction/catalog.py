@@ -1,27 +1,36 @@
 """Every fact rule, in the order extraction tries them, and their trigger index.
 
-English is read by rule modules of its own (`languages/en*.py`); every language pack
-(`engine/languages/registry.py`) brings phrases that the shapes (`shapes.py`) turn into
-rules. Adding a language is adding a pack to the registry, or `register(pack)` at run time.
+Every language pack (`engine/languages/registry.py`) brings phrases that the shapes
+(`shapes.py`) turn into rules, in the registry's order. English keeps ten rules written as
+code (`languages/en_plans.py`: devices, stacks, projects, goals and events whose checks read
+English words of their own), tried after the English pack's phrases about who the user is.
+Adding a language is adding a pack to the registry, or `register(pack)` at run time.
 """
 
 from __future__ import annotations
 
-from memtap.engine.extraction.languages import en, en_choices, named_relatives
+from memtap.engine.extraction.languages import en, named_relatives
 from memtap.engine.extraction.rules import Rule, RuleIndex
 from memtap.engine.extraction.shapes import rules_of
+from memtap.engine.languages import en as en_words
 from memtap.engine.languages import registry
 from memtap.engine.languages.pack import LanguagePack
 
 
 def _all_rules() -> tuple[Rule, ...]:
-    # English families before the seed's choices: "I don't eat pork" is a constraint before
-    # it could be read as a habit; other languages after (their triggers rarely meet English
-    # text).
+    # The packs' phrases in the registry's order (English first: its constraints before its
+    # choices, so "I don't eat pork" is a constraint before it could be read as a habit;
+    # other languages after: their triggers rarely meet English text).
     packs = registry.PACKS.values()
-    phrases = tuple(r for pack in packs for r in rules_of(pack))
+    phrases: list[Rule] = []
+    for pack in packs:
+        rules = rules_of(pack)
+        if pack.code == "en":  # who the user is comes before what they build and plan
+            after = len(en_words.PEOPLE)
+            rules = (*rules[:after], *en.RULES, *rules[after:])
+        phrases += rules
     named = tuple(r for pack in packs for r in named_relatives.rules_of(pack))
-    return (*en.RULES, *en_choices.RULES, *phrases, *named)
+    return (*phrases, *named)
 
 
 ALL_RULES: tuple[Rule, ...] = _all_rules()

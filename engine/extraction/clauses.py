@@ -27,6 +27,16 @@ _CLAUSE_SPLIT = re.compile(
     + lexicon.FIRST_PERSON_VERB
     + r"\b)"
     r"|,\s+(?=" + lexicon.SUBJECT + r"\b)"
+    # "Ya no soy vegana, ahora como pescado": the new value after the one given up
+    r"|,\s+(?="
+    + lexicon.NOW
+    + r"\s+(?:"
+    + lexicon.FIRST_PERSON_ENDING
+    + r"|"
+    + lexicon.FIRST_PERSON_VERB
+    + r"|\w+\s+"
+    + lexicon.INVERTED_SUBJECT
+    + r")\b)"
     r"|,\s+(?=(?:what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
     r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)"
     r"|(?:,|\s)\s*(?=¿)|,\s+(?=" + lexicon.QUESTION_TAIL + r")"

@@ -29,6 +29,7 @@ from memtap.engine.extraction.keys import normalise, stable_key
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.slots import subject_of
 from memtap.engine.languages.registry import PACKS
+from memtap.engine.text import lexicon
 from memtap.engine.types import ExtractedFact, Memory
 
 _ASSISTANT = "Assistant: "
@@ -38,7 +39,7 @@ _FIELD = re.compile(r"\{(\w+)\}")
 _END = ".!?;, "
 # Third-person possessives back to the first person extraction keyed the object with.
 _FIRST_EN = {"their": "my", "theirs": "mine", "them": "me", "they": "I"}
-_NOT = re.compile(r"(?:not|never|no\s+longer|nicht|no|pas|não)\b", re.IGNORECASE)
+_NOT = re.compile(lexicon.NEGATION, re.IGNORECASE)
 _THIRD_WORD = re.compile(r"\b(?:their|theirs|them|they)\b", re.IGNORECASE)
 
 

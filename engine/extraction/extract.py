@@ -12,6 +12,7 @@ previous fact resolves is replaced by it), turn it to third person, name its slo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from memtap.engine.extraction.catalog import INDEX
@@ -47,7 +48,7 @@ from memtap.engine.extraction.self_statement import (
 )
 from memtap.engine.extraction.slots import subject_of
 from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
-from memtap.engine.extraction.subjectless import with_subject
+from memtap.engine.extraction.subjectless import in_subject_order, with_subject
 from memtap.engine.languages.registry import PACKS
 from memtap.engine.types import ExtractedFact
 
@@ -76,7 +77,6 @@ __all__ = [
     "strip_injected",
 ]
 
-_NEGATED = re.compile(r"(?:not|do\s+not|don't|never|no\s+longer)\b", re.IGNORECASE)
 # What may precede an object that opens its sentence (so its capital is not a name's).
 _SENTENCE_START = re.compile(
     r"[\W]*(?:(?:please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
@@ -97,12 +97,15 @@ _NOUN_AFTER = re.compile(
 class _Reading:
     """State of one message being read: facts so far and the last thing a pronoun may mean."""
 
-    __slots__ = ("facts", "last_object", "net_tries", "role")
+    __slots__ = ("changed", "facts", "last_object", "net_tries", "role")
 
     def __init__(self, role: Role) -> None:
         self.role: Role = role
         self.facts: dict[str, ExtractedFact] = {}
         self.last_object: str | None = None
+        self.changed: str | None = None
+        """The family of a single value the user gave up in the clause just read ("I'm
+        not vegan any more"): the next clause may say the new one ("I eat fish now")."""
         self.net_tries = 0
         """Clauses no rule read, each tried by the net so far (at most MAX_NET_TRIES)."""
 
@@ -146,10 +149,19 @@ def _read_part(
     read it, through the net for what the user says about themselves."""
     clause = parts[index]
     before = set(reading.facts)
+    changed, reading.changed = reading.changed, None
     read = _read_clause(clause, words, reading)
+    reading.changed = next(
+        (
+            fact.family
+            for key, fact in reading.facts.items()
+            if key not in before and fact.polarity == "negative" and fact.slot
+        ),
+        None,
+    )
     if len(clause) > MAX_RESTATED_CHARS:
         return  # a self-statement is a sentence, not a page: the rules alone read it
-    restored = with_subject(clause)
+    restored = with_subject(clause) or in_subject_order(clause)
     if restored is not None:
         read_first = {reading.facts[k].family for k in reading.facts.keys() - before}
         seen = set(reading.facts)
@@ -161,7 +173,7 @@ def _read_part(
         reading.net_tries += 1
         said = _with_shared_subject(sentence, parts, spans, index)
         said_words = words if said is clause else words_of(said)
-        _keep_self_statement(said, restored, said_words, reading)
+        _keep_self_statement(said, restored, said_words, reading, changed)
 
 
 def _spans(sentence: str, parts: list[str]) -> list[tuple[int, int]]:
@@ -191,12 +203,20 @@ def _with_shared_subject(
 
 
 def _keep_self_statement(
-    clause: str, restored: str | None, words: set[str], reading: _Reading
+    clause: str,
+    restored: str | None,
+    words: set[str],
+    reading: _Reading,
+    changed: str | None = None,
 ) -> None:
     """What the user said about themselves that no rule read, kept as they said it."""
     if non_fact(clause, words=words) is not None:
         return
-    said = self_statement(clause, restored) or standing_instruction(clause)
+    said = (
+        (changed is not None and self_statement(clause, after_change=changed))
+        or self_statement(clause, restored)
+        or standing_instruction(clause)
+    )
     if said is None:
         return
     key = stable_key(said.family, said.content)
@@ -319,7 +339,7 @@ def _fact(
         )  # "Keep answers short" -> "… to keep …"
     content = _capitalise(template.format_map(_Blank(groups)), rule.keep_case)
     polarity = rule.polarity
-    if polarity == "positive" and (_NEGATED.match(obj) or found.get("neg")):
+    if polarity == "positive" and (_negation(rule.lang).match(obj) or found.get("neg")):
         polarity = "negative"  # "I usually don't eat meat"
     slot = rule.slot_for(obj, groups.get("what"))
     prefix = ""
@@ -355,6 +375,13 @@ def _negated(clause: str, m: re.Match[str], obj: str, lang: str) -> bool:
     if any(w in negators or w.endswith("n't") or w.startswith("n'") for w in before):
         return True
     return obj.lower().endswith((" nicht", " nicht mehr", " pas"))
+
+
+@lru_cache(maxsize=16)
+def _negation(lang: str) -> re.Pattern[str]:
+    """How an object negated in `lang` opens ("don't eat meat", "nunca como carne")."""
+    negations = PACKS[lang].negations if lang in PACKS else ""
+    return re.compile(r"(?:" + (negations or r"(?!x)x") + r")\b", re.IGNORECASE)
 
 
 def _resolve(obj: str, last_object: str | None) -> str | None:

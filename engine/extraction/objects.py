@@ -32,9 +32,9 @@ _COMMA_STOP = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:(?:for\s+)?now|for\s+the\s+time\s+being|currently|these\s+days|nowadays|any\s?more|any\s+longer|at\s+the\s+moment|"
-    r"right\s+now|lol|haha|too|as\s+well|tbh|btw|honestly|thanks|please|ahora|agora|maintenant|"
-    r"jetzt|mehr|plus|ya|já|también|também|aussi|auch))+\s*$",
+    r"(?:[\s,]+(?:"
+    + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in lexicon.TRAILING)
+    + r"))+\s*$",
     re.IGNORECASE,
 )
 _END_PUNCT = ".!?。！？…\"')]»“”,"

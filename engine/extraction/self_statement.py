@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text import lexicon
 
@@ -191,10 +192,17 @@ class SelfStatement:
     """The language it was said in, by its commonest words (en | es | pt | fr | de)."""
 
 
-def self_statement(clause: str, restored: str | None = None) -> SelfStatement | None:
+def self_statement(
+    clause: str, restored: str | None = None, after_change: str | None = None
+) -> SelfStatement | None:
     """The clause as a fact the user stated about themselves, or None. `restored` is the clause
     with the subject it left out ("Single dad here" -> "I'm a single dad"): enough to open a
-    self-statement when a word names its family; what is quoted is the clause as said."""
+    self-statement when a word names its family; what is quoted is the clause as said.
+    `after_change` is the family of a value the user gave up in the clause before ("I'm not
+    vegan any more, …"): a clause saying "now" then states the new value ("… I eat fish
+    now"), of that family, even as what the user does now."""
+    if after_change is not None:
+        return _new_value(clause, after_change)
     if _OPENING.match(clause) is None:
         # Only who the user is ("I'm a …") opens one: a remark that left out "I" and goes on
         # with a verb is mostly about the task ("Moved to the next step").
@@ -226,6 +234,33 @@ def self_statement(clause: str, restored: str | None = None) -> SelfStatement | 
     return SelfStatement(family, polarity, _quoted(said), language_of(said))
 
 
+def _new_value(clause: str, family: str) -> SelfStatement | None:
+    said = _LEAD.sub("", clause).strip(" \t.,;:!-–—")
+    now = _NOW.search(said)
+    words = _WORD.findall(said)
+    if now is None or not MIN_WORDS <= len(words) <= MAX_WORDS:
+        return None
+    # the user opens it, before or after its "now" ("ahora como pescado": a first-person verb)
+    rest = _LEAD.sub("", said[now.end() :]) if now.start() == 0 else said
+    opening = _OPENING.match(rest) or _FIRST_PERSON_ENDING.match(rest)
+    if opening is None:
+        return None
+    # its verb is the user's, whatever it spells in another language ("ich esse": "esse")
+    after_verb = _WORD.sub("", rest[opening.end() :].lstrip(), count=1)
+    if _NOT_ABOUT_USER.search(_NOW.sub(" ", after_verb)):
+        return None
+    if not any(_content_word(word, family) for word in words[1:]):
+        return None
+    polarity: Polarity = (
+        "negative" if _NEGATION.search(" ".join(words[:5])) else "positive"
+    )
+    return SelfStatement(family, polarity, _quoted(said), language_of(said))
+
+
+_NOW = re.compile(r"\b" + lexicon.NOW + r"\b", re.IGNORECASE)
+_FIRST_PERSON_ENDING = re.compile(
+    r"^" + lexicon.FIRST_PERSON_ENDING + r"\b", re.IGNORECASE
+)
 _CONSEQUENCE = re.compile(lexicon.CONSEQUENCE, re.IGNORECASE)
 
 
@@ -242,34 +277,13 @@ def _word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_COMMON_WORDS: dict[str, frozenset[str]] = {
-    "en": _word_set(
-        "i i'm i've we my our the an and to of in on at for with is am are it from"
-    ),
-    "es": _word_set(
-        "yo mi mis el la los las un una y de del al en con por para es soy estoy me que lo se "
-        "nos muy"
-    ),
-    "pt": _word_set(
-        "eu meu minha o os as um uma e de do da em no na com pra para é sou estou tô que se "
-        "muito não"
-    ),
-    "fr": _word_set(
-        "je j' moi mon ma mes le la les un une et de du des à au aux en avec pour est suis "
-        "que pas ne"
-    ),
-    "de": _word_set(
-        "ich mein meine der die das den dem des ein eine und zu in im mit für ist bin habe du "
-        "mich dich nicht auf sich wir uns kann"
-    ),
-}
-
-
 def language_of(said: str) -> str:
     """The language whose commonest words `said` uses most (English on a tie)."""
     words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
     scores = {
-        lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()
+        code: sum(w in pack.common for w in words)
+        for code, pack in PACKS.items()
+        if pack.common
     }
     best = max(scores.values())
     return "en" if scores["en"] == best else max(scores, key=scores.__getitem__)

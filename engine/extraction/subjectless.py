@@ -16,7 +16,9 @@ are.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from memtap.engine.languages.registry import PACKS
 from memtap.engine.text import lexicon
 
 _PAST_OR_STATIVE = re.compile(lexicon.PAST_OR_STATIVE, re.IGNORECASE)
@@ -64,3 +66,43 @@ def _lower_opening(text: str) -> str:
     """`text` without the capital it had for opening the message ("Data engineer", "Moved to
     Denver"); a name or an acronym keeps its case."""
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def in_subject_order(clause: str) -> str | None:
+    """A clause whose subject follows its verb because something else opens it (German
+    verb-second: "Inzwischen bevorzuge ich Helix statt Vim", "Seit 2020 arbeite ich bei
+    SAP"), in subject order without what opened it ("ich bevorzuge Helix statt Vim"), for
+    every pack that names `inverted_subjects`; None otherwise. What opened it is a time or a
+    place, which a fact leaves out anyway."""
+    lower = clause.lower()
+    for pack in PACKS.values():
+        if pack.inverted_subjects and any(
+            w in lower for w in _words_of(pack.inverted_subjects)
+        ):  # a substring test spares the regex on nearly every clause
+            m = _inverted(pack.inverted_subjects).match(clause)
+            if (
+                m is not None
+                and m.group("verb") not in _NOT_VERBS
+                and m.group("rest").strip(" .!?,;")
+            ):
+                return f"{m.group('subject')} {m.group('verb')}{m.group('rest')}"
+    return None
+
+
+_NOT_VERBS = lexicon.JOINERS | lexicon.END_WORDS
+"""Lower-case words before the subject that are no verb ("Meine Frau und ich wohnen")."""
+
+
+@lru_cache(maxsize=8)
+def _words_of(subjects: str) -> tuple[str, ...]:
+    return tuple(w for w in re.findall(r"[^\W\d_]+", subjects.lower()) if len(w) > 1)
+
+
+@lru_cache(maxsize=8)
+def _inverted(subjects: str) -> re.Pattern[str]:
+    # one to three words before a lower-case verb (nouns are capitalised), then the subject;
+    # the words before may not be a subject themselves ("Meine Frau und ich wohnen …")
+    return re.compile(
+        r"^[\W_]*(?:(?!(?i:" + subjects + r")\b)[\w-]+\s+){1,3}?"
+        r"(?P<verb>[a-zäöüß]+)\s+(?P<subject>(?i:" + subjects + r"))\b(?P<rest>.*)$"
+    )

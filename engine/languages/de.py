@@ -184,7 +184,16 @@ PACK = LanguagePack(
     brief_words=("kurz", "knapp", "ausf"),
     subjects=r"ich|mein|meine|wir|unser|unsere",
     negators=frozenset(["nicht", "nie", "kein", "keine", "keinen", "keiner"]),
+    negations=r"nicht|kein\w*",
+    aversions=r"hasse|gegen",
+    common=words(
+        "ich mein meine der die das den dem des ein eine und zu in im mit für ist bin habe du mich dich nicht auf sich wir uns kann"
+    ),
+    fillers=words("und aber hallo ja"),
+    trailing=("jetzt", "mehr", "auch"),
     joiners=frozenset(["und"]),
+    inverted_subjects=r"ich|wir",
+    now=r"jetzt|inzwischen|mittlerweile|heute|nun|seitdem",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),

@@ -171,8 +171,17 @@ PACK = LanguagePack(
     brief_words=("breve", "conci"),
     subjects=r"yo|mi|mis|nosotros|nuestro|nuestra",
     first_person_verbs=r"soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|nac[ií]",
+    first_person_endings=("o",),
     negators=frozenset(["no", "nunca", "jamás", "ni"]),
+    negations=r"nunca|no\s+(?:me|le|les|tengo|soy|estoy|como|bebo|uso|puedo)",
+    aversions=r"odio",
+    common=words(
+        "yo mi mis el la los las un una y de del al en con por para es soy estoy me que lo se nos muy"
+    ),
+    fillers=words("y pero pues bueno hola sí si"),
+    trailing=("ahora", "ya", "también"),
     joiners=frozenset(["y"]),
+    now=r"ahora|hoy\s+en\s+d[ií]a|actualmente|en\s+cambio",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),

@@ -164,7 +164,15 @@ PACK = LanguagePack(
     brief_words=("bre", "brè", "conc"),
     subjects=r"je|j'|mon|ma|mes|nous|notre",
     negators=frozenset(["ne", "pas", "jamais"]),
+    negations=r"ne|n'|pas|jamais",
+    aversions=r"horreur|d[ée]teste|renonc[ée]",
+    common=words(
+        "je j' moi mon ma mes le la les un une et de du des à au aux en avec pour est suis que pas ne"
+    ),
+    fillers=words("et mais alors bon salut oui"),
+    trailing=("maintenant", "plus", "aussi"),
     joiners=frozenset(["et"]),
+    now=r"maintenant|d[ée]sormais|aujourd'hui|[àa]\s+la\s+place",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),

@@ -86,6 +86,21 @@ class Phrase:
     keep_case: bool = False
     """Keep the content's case as written (German nouns)."""
     examples: tuple[Example, ...] = ()
+    key: str = "verb"
+    """The group whose value picks the template when `template` is a mapping."""
+    resolvable: bool = False
+    """The object can stand for a later "it" ("I got a Steam Deck. I love it.")."""
+    case_sensitive: bool = False
+    """The expression tells names by their capitals ("(?i:…)" marks what is not)."""
+    stop: str = ""
+    """Where the object ends, when not where the shape says: "object" (the pack's `stop`),
+    "role" (`role_stop`), "place" (`place_stop`), "statement" (`statement_stop`) or
+    "name" (`name_stop`)."""
+    presupposed: bool = False
+    """What the phrase reads holds even in a question ("Gift ideas for my sister Hannah?")."""
+    own_start: bool = False
+    """The expression says itself where it may start ("(?:^|,)…"); otherwise it starts at the
+    clause's start or after a space or an opening mark."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +128,41 @@ class LanguagePack:
     phrases: tuple[Phrase, ...] = ()
     """In priority order: the first phrase of a group that reads a clause wins."""
     stop: str = r"\s+(?:and|but|because)\b|[,;:(]|\s-\s"
-    """Where an object ends: a joiner opening the next clause, a time phrase, punctuation."""
+    """Where an object ends: a joiner opening the next clause, a time phrase, punctuation
+    ("": wherever a clause ends in any language, `extraction/objects.CLAUSE_END`)."""
     role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
+    place_stop: str = ""
+    """Where a place ends ("Lisbon next spring"): "" = where the object ends."""
+    name_stop: str = ""
+    """Where a name ends ("" = the shared stop of every language: "Ana y …", "Jan aus …")."""
+    statement_stop: str = ""
+    """Where an object ends before the next statement of its clause ("… and I …", "… which
+    …"): "" = where the object ends."""
+    name_particles: frozenset[str] = frozenset()
+    """Lower-case words inside a name ("de", "van"): "Ana de Souza" is one name."""
+    not_names: frozenset[str] = frozenset()
+    """Capitalised words that are no name ("I'm Fine", "I'm Back")."""
+    not_signatures: frozenset[str] = frozenset()
+    """Words before "here" or "again" that sign no name ("Same here", "Me again")."""
+    not_a_name: frozenset[str] = frozenset()
+    """Capitalised words after a relative that name none ("my sister Saturday")."""
+    not_places: frozenset[str] = frozenset()
+    """Capitalised words after "I'm in" that are no place ("I'm in Love")."""
+    verbish: frozenset[str] = frozenset()
+    """Words that open a task rather than an employer ("I work at fixing …")."""
+    stance_verbs: str = ""
+    """What a relative thinks, wants or says (a regex alternation): theirs, not a fact
+    about the family."""
+    articles: frozenset[str] = frozenset()
+    """Articles, left out when a job title is read ("a nurse")."""
+    role_words: frozenset[str] = frozenset()
+    """Words that end a job title ("engineer", "nurse")."""
+    role_suffixes: tuple[str, ...] = ()
+    """Endings of job titles ("-ologist", "-ist")."""
+    not_roles: frozenset[str] = frozenset()
+    """Words ending like a job that are none ("list", "fan")."""
+    not_a_job: str = ""
+    """What makes a job word no job ("a terrible cook", "an amateur photographer")."""
     """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
     roles: str = ""
     relatives: str = ""
@@ -141,10 +189,54 @@ class LanguagePack:
     first_person_verbs: str = ""
     """First-person forms that open a clause without its subject ("soy", "moro"), in a
     language that drops it."""
+    first_person_endings: tuple[str, ...] = ()
+    """How a first-person present ends ("como", "bebo": "o"), in a language that drops the
+    subject: read only where the user is known to speak of themselves."""
     negators: frozenset[str] = frozenset()
     """Words that negate the verb after them."""
+    negations: str = ""
+    """How a negated statement says it (a regex alternation, "not|don't|no\\s+longer"): an
+    object that opens with one is negative, and so is a self-statement holding one."""
+    aversions: str = ""
+    """Verbs of refusing or disliking ("hate|can't\\s+stand"): a self-statement holding one
+    is negative."""
+    common: frozenset[str] = frozenset()
+    """The language's commonest words: a quoted self-statement is stored with the language
+    whose common words it uses most."""
+    fillers: frozenset[str] = frozenset()
+    """Words that open a clause and say nothing ("ok", "lol", "pues", "alors")."""
+    trailing: tuple[str, ...] = ()
+    """Words or phrases that close an object and add nothing ("too", "right now", "tbh")."""
     joiners: frozenset[str] = frozenset()
     """"and": what joins two clauses that may share their subject."""
+    inverted_subjects: str = ""
+    """First-person pronouns that follow the verb when something else opens the clause
+    (German verb-second: "Inzwischen bevorzuge ich Helix"), a regex alternation: such a
+    clause is read again in subject order ("ich bevorzuge Helix"). "" when the language
+    does not invert."""
+    now: str = ""
+    """"now", "these days" (a regex alternation): said right after a value the user gave up
+    ("I'm not vegan any more, I eat fish now"), a clause holding one states the new value."""
+    technical: str = ""
+    """Words that make an object technical (a tool, a platform): "docker|python|…"."""
+    style: str = ""
+    """How answers should read ("concise", "bullet points"): an instruction about it holds
+    for every answer."""
+    behaviour: str = ""
+    """How the assistant should behave ("ask before …"), as an instruction's object opens."""
+    standing: str = ""
+    """An instruction said to hold from now on ("from now on", "always")."""
+    length: str = ""
+    """Style words about length: the instruction fills `instruction.length`."""
+    tone: str = ""
+    """Style words about tone: the instruction fills `instruction.tone`."""
+    task_verbs: frozenset[str] = frozenset()
+    """Verbs of the task at hand ("fix", "know"): a goal opening with one is the task."""
+    horizon: str = ""
+    """When a plan is for ("this year", "by June"): with one, a goal is a plan even when it
+    opens with a task verb."""
+    deictic: str = ""
+    """Words pointing at the conversation ("this|that|it"): a goal about them is the task."""
     named_relatives: NamedRelatives | None = None
     dates: DateWords | None = None
     """Relative dates ("ayer", "la semana pasada"), resolved against the turn's time."""

@@ -180,8 +180,17 @@ PACK = LanguagePack(
     indefinite_preps=frozenset(["numa", "num"]),
     subjects=r"eu|meu|minha|nós|nosso|nossa",
     first_person_verbs=r"sou|estou|tenho|moro|trabalho|prefiro|nasci",
+    first_person_endings=("o",),
     negators=frozenset(["não", "nao", "nunca", "jamais", "nem"]),
+    negations=r"não|nao|jamais",
+    aversions=r"desisti|odeio",
+    common=words(
+        "eu meu minha o os as um uma e de do da em no na com pra para é sou estou tô que se muito não"
+    ),
+    fillers=words("e mas bom oi sim"),
+    trailing=("agora", "já", "também"),
     joiners=frozenset(["e"]),
+    now=r"agora|hoje\s+em\s+dia|atualmente|em\s+vez\s+disso",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),

@@ -13,11 +13,10 @@ there is no vector answer to consult.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text import lexicon
-from memtap.engine.text.stemming import COINCIDENCE_SUFFIXES, strip_suffix
+from memtap.engine.text.stemming import stem as _stem
 
 # Verbs (and a few nouns) too common in questions and in stored facts to mean a topic.
 _GENERIC = frozenset(
@@ -72,13 +71,6 @@ _GENERIC = frozenset(
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 # The user as the one the question is about ("me" is left out: "write me a haiku" is a task).
 _ABOUT_USER = re.compile(lexicon.ABOUT_USER, re.IGNORECASE)
-
-
-@lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    # Enough to make "works"/"working"/"worked" and "writes"/"writing" meet. Cached: every
-    # retrieval stems its candidates' words, mostly the same ones.
-    return strip_suffix(word, COINCIDENCE_SUFFIXES)
 
 
 def _stems(text: str) -> set[str]:

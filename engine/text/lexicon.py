@@ -6,6 +6,7 @@ user is when they speak (the subject lexicon). A language's own words are in its
 
 from __future__ import annotations
 
+from memtap.engine.languages import en
 from memtap.engine.languages.pack import words
 from memtap.engine.languages.registry import PACKS
 
@@ -59,6 +60,24 @@ FIRST_PERSON_VERB = (
     + ")"
 )
 
+NOW = "(?:" + "|".join(p.now for p in PACKS.values() if p.now) + ")"
+""""now", "these days", in every language: what the user says after giving a value up."""
+FIRST_PERSON_ENDING = (
+    r"[^\W\d_]+(?:"
+    + ("|".join(e for p in PACKS.values() for e in p.first_person_endings) or r"(?!x)x")
+    + r")"
+)
+"""A word ending like a first-person present, in the languages that drop the subject."""
+INVERTED_SUBJECT = (
+    "(?:"
+    + (
+        "|".join(p.inverted_subjects for p in PACKS.values() if p.inverted_subjects)
+        or r"(?!x)x"
+    )
+    + ")"
+)
+"""The subject after its verb, in the languages that put it there ("jetzt bin ich")."""
+
 
 # The user as the one a question is about (retrieval/coincidence.py); "me" is left out
 # ("write me a haiku" is a task).
@@ -78,11 +97,11 @@ TIME_ENDS = words(
     "weeks months years yesterday today recently ago"
 )
 
-TRAILING_ENDS = words(
-    "now being currently days nowadays anymore more longer moment lol haha too well "
-    "tbh btw honestly thanks please ahora agora maintenant jetzt mehr plus ya já "
-    "también também aussi auch"
+TRAILING = sorted(
+    {phrase for p in PACKS.values() for phrase in p.trailing}, key=len, reverse=True
 )
+"""What closes an object and adds nothing, in every language (each pack's `trailing`)."""
+TRAILING_ENDS = frozenset(phrase.split()[-1] for phrase in TRAILING)
 
 END_WORDS = words(
     "because since as but so which when whenever if unless though although except and "
@@ -278,10 +297,11 @@ CREATIVE = (
 
 # -- self_statement.py ---------------------------------------------------------------
 FILLER = (
-    r"(?:(?:and|but|so|also|btw|fyi|oh|well|ok|okay|honestly|plus|anyway|hey|hi|hello|ugh|lol|"
-    r"haha|y|e|et|und|aber|mais|pero|mas|pues|bueno|bom|alors|bon|oi|hola|salut|hallo|ja|"
-    r"sí|si|sim|oui)\b[\W_]*)"
+    r"(?:(?:"
+    + "|".join(sorted({w for p in PACKS.values() for w in p.fillers}))
+    + r")\b[\W_]*)"
 )
+"""Words that open a clause and say nothing, in every language (each pack's `fillers`)."""
 
 # How often: a routine said with its frequency first ("Todas las mañanas salgo a correr").
 FREQUENCY = (
@@ -363,11 +383,22 @@ DOING_NOW = (
 )
 
 SELF_NEGATION = (
-    r"\b(?:not|don't|dont|do\s+not|never|no\s+longer|have\s+no|nunca|"
-    r"no\s+(?:me|le|les|tengo|soy|estoy|como|bebo|uso|puedo)|"
-    r"não|nao|ne|n'|pas|jamais|nicht|kein\w*|hate|hates|dislike|can't\s+stand|refuse|"
-    r"ruled\s+out|against|horreur|d[ée]teste|renonc[ée]|desisti|odio|odeio|hasse|gegen)\b"
+    r"\b(?:"
+    + "|".join(
+        part for p in PACKS.values() for part in (p.negations, p.aversions) if part
+    )
+    + r")\b"
 )
+"""A negation or an aversion, in every language: the self-statement is negative."""
+NEGATION = (
+    r"(?:"
+    + "|".join(
+        [p.negations for p in PACKS.values() if p.negations]
+        + sorted({w for p in PACKS.values() for w in p.negators})
+    )
+    + r")\b"
+)
+"""How a negated object opens, in every language (`conflict` reads stored claims with it)."""
 
 # What comes after "so", "but", "because"… is a consequence or a contrast, often about the
 # task ("I'm originally from Kerala, so this monsoon stuff is nostalgic"): the statement is
@@ -423,9 +454,11 @@ ORDER_NEGATION = (
 
 # -- subjectless.py ------------------------------------------------------------------
 SUBJECTLESS_FILLERS = (
-    r"(?:(?:just|finally|recently|also|so|and|but|ugh|oh|well|btw|fyi|honestly|officially|"
-    r"still|anyway|ok|okay|lol|haha|hi|hey|hello)[,!.:\s]+)*"
+    r"(?:(?:"
+    + "|".join(sorted(PACKS["en"].fillers | en.SUBJECTLESS_ADVERBS))
+    + r")[,!.:\s]+)*"
 )
+"""English fillers and the adverbs before a verb that left out its "I" ("just moved to…")."""
 
 # Opened by a past tense or a stative verb: "I" was left out. Each verb only with what
 # follows it when it states something ("moved to", "work at"), so a title or a search

@@ -1,8 +1,8 @@
 """The engine's stemming, in one place. Two rules, kept apart on purpose:
 
-- `strip_suffix`: the light strip that snippet trimming (`episodes/chunks.py`, with
-  `SNIPPET_SUFFIXES`) and the coincidence check (`retrieval/coincidence.py`, with
-  `COINCIDENCE_SUFFIXES`) compare words with. Computed on the fly, never stored.
+- `stem`: the one light suffix strip the engine compares words with — snippet trimming
+  (`episodes/chunks.py`), the owner's BM25 over turns (`episodes/lexical.py`) and the
+  coincidence check (`retrieval/coincidence.py`). Computed on the fly, never stored.
 - `sparse_stem`: the stems of Qdrant's sparse vectors (`qdrant/sparse.py`), hashed into the
   token ids stored with every point: changing it would make the stored vectors miss the
   queries until every collection is re-indexed, so it does not move.
@@ -13,16 +13,18 @@ the query alike, inside SQLite: no Python stemmer takes part in it.
 
 from __future__ import annotations
 
-SNIPPET_SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "er", "s")
-"""Enough to match "moved" with "moving" and "cats" with "cat"."""
-COINCIDENCE_SUFFIXES = ("ing", "ed", "es", "s")
-"""Enough to make "works"/"working"/"worked" and "writes"/"writing" meet."""
+from functools import lru_cache
+
+SUFFIXES = ("ingly", "ings", "ing", "edly", "ed", "ies", "es", "ly", "er", "s")
+"""Enough to match "moved" with "moving", "cats" with "cat" and "works"/"working"/"worked"."""
 
 
-def strip_suffix(word: str, suffixes: tuple[str, ...]) -> str:
-    """`word` without the first of `suffixes` it ends with that leaves at least three
-    characters, then without a final "e" when more than three characters remain."""
-    for suffix in suffixes:
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """`word` without the first of `SUFFIXES` it ends with that leaves at least three
+    characters, then without a final "e" when more than three characters remain. Cached:
+    a retrieval stems a few hundred words, mostly the same ones."""
+    for suffix in SUFFIXES:
         if len(word) - len(suffix) >= 3 and word.endswith(suffix):
             word = word[: -len(suffix)]
             break

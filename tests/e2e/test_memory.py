@@ -769,6 +769,34 @@ async def test_what_no_rule_reads_is_remembered_as_said(
     assert contents[quoted]["type"] == "factual"
     assert any("nurse" in c for c in contents)  # both live: the quote claims no slot
 
-    assert int(await chat_turn(memtap, key, "Which climbing shoes suit me?", False, {})) >= 1
+    assert (
+        int(await chat_turn(memtap, key, "Which climbing shoes suit me?", False, {}))
+        >= 1
+    )
     injected = memory_text_at_system_level("openai-chat", standin.last().json())
     assert quoted in injected
+
+
+async def test_a_newer_value_retires_the_older_through_memtap(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """#35 item 6 through a real memtap: German verb-second retires the older choice like
+    English does, and a diet given up keeps what the user eats now beside its retirement;
+    what is injected is the current profile, not the retired value."""
+    key = "sk-e2e-newer"
+    owner = owner_of(key)
+    await chat_turn(memtap, key, "Ich bevorzuge Vim.", False, {})
+    await wait_for_memory(memtap, owner, "Bevorzugt Vim")
+    await chat_turn(memtap, key, "Inzwischen bevorzuge ich Helix statt Vim.", False, {})
+    await chat_turn(memtap, key, "I'm vegan.", False, {})
+    await wait_for_memory(memtap, owner, "Is vegan")
+    await chat_turn(memtap, key, "I'm not vegan anymore, I eat fish now.", False, {})
+    contents = await wait_for_memory(memtap, owner, "I eat fish now")
+    assert "Bevorzugt Helix statt Vim" in contents
+    assert "Is no longer vegan" in contents
+    assert "Bevorzugt Vim" not in contents and "Is vegan" not in contents
+
+    assert int(await chat_turn(memtap, key, "Am I vegan? Do I eat fish?", False, {})) >= 1
+    injected = memory_text_at_system_level("openai-chat", standin.last().json())
+    assert "Is no longer vegan" in injected and "I eat fish now" in injected
+    assert "Is vegan" not in injected

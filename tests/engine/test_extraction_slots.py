@@ -158,6 +158,105 @@ async def test_slot_supersession_and_history_in_the_store(
         await engine.close()
 
 
+# A newer value replaces the older one in every language the rules read, however the
+# sentence is ordered (German puts the subject after the verb when a time opens it), and a
+# value given up keeps what the user says replaced it ("…, I eat fish now").
+NEWER_VALUES = [
+    (
+        ["I prefer Vim."],
+        "These days I prefer Helix over Vim.",
+        ["Prefers Helix over Vim"],
+        "Prefers Vim",
+    ),
+    (
+        ["Ich bevorzuge Vim."],
+        "Inzwischen bevorzuge ich Helix statt Vim.",
+        ["Bevorzugt Helix statt Vim"],
+        "Bevorzugt Vim",
+    ),
+    (
+        ["Prefiero Vim."],
+        "Ahora prefiero Helix a Vim.",
+        ["Prefiere Helix a Vim"],
+        "Prefiere Vim",
+    ),
+    (
+        ["Prefiro Vim."],
+        "Agora prefiro Helix ao Vim.",
+        ["Prefere Helix ao Vim"],
+        "Prefere Vim",
+    ),
+    (
+        ["Je préfère Vim."],
+        "Maintenant je préfère Helix à Vim.",
+        ["Préfère Helix à Vim"],
+        "Préfère Vim",
+    ),
+    (
+        ["Ich wohne in Berlin."],
+        "Seit März wohne ich in Hamburg.",
+        ["Wohnt in Hamburg"],
+        "Wohnt in Berlin",
+    ),
+    (
+        ["I'm vegan."],
+        "I'm not vegan anymore, I eat fish now.",
+        ["Is no longer vegan", 'Said: "I eat fish now"'],
+        "Is vegan",
+    ),
+    (
+        ["Soy vegana."],
+        "Ya no soy vegana, ahora como pescado.",
+        ["Ya no es vegana", 'Said: "Ahora como pescado"'],
+        "Es vegana",
+    ),
+    (
+        ["Sou vegana."],
+        "Não sou mais vegana, agora como peixe.",
+        ["Não é mais vegana", 'Said: "Agora como peixe"'],
+        "É vegana",
+    ),
+    (
+        ["Je suis végane."],
+        "Je ne suis plus végane, je mange du poisson maintenant.",
+        ["N'est plus végane", 'Said: "Je mange du poisson maintenant"'],
+        "Est végane",
+    ),
+    (
+        ["Ich bin vegan."],
+        "Ich bin nicht mehr vegan, ich esse jetzt Fisch.",
+        ["Ist nicht mehr vegan", 'Said: "Ich esse jetzt Fisch"'],
+        "Ist vegan",
+    ),
+]
+
+
+@pytest.mark.parametrize(("before", "said", "live", "retired"), NEWER_VALUES)
+async def test_a_newer_value_retires_the_older_in_every_language(
+    tmp_path: Path, before: list[str], said: str, live: list[str], retired: str
+) -> None:
+    engine = await open_engine(holder(tmp_path), Metrics())
+    try:
+        await replay(engine, [*before, said])
+        assert sorted(m.content for m in await memories(engine)) == sorted(live)
+        everything = await memories(engine, include_superseded=True)
+        assert [m.content for m in everything if m.superseded_by] == [retired]
+    finally:
+        await engine.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not vegan anymore, now tell me a recipe.",
+        "I'm not vegan anymore, I need help now.",
+        "I now eat fish.",  # no value given up before it: the net's rules as usual
+    ],
+)
+def test_only_a_new_value_follows_a_value_given_up(text: str) -> None:
+    assert not [f for f in extract_facts(text) if f.content.startswith("Said:")]
+
+
 async def test_provenance_in_metadata_and_log(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -1,10 +1,9 @@
-"""English rules for the families beyond preference/decision/habit, in priority order: who the
-user is (identity, location, work, family), what they need (constraints, instructions), what
-they build and plan (stack, goals, events)."""
+"""The English rules still written as code (`en_plans.py`); every other English fact is a
+phrase of the English pack (`engine/languages/en.py`)."""
 
 from __future__ import annotations
 
-from memtap.engine.extraction.languages import en_needs, en_people, en_plans
+from memtap.engine.extraction.languages import en_plans
 from memtap.engine.extraction.rules import Rule
 
-RULES: tuple[Rule, ...] = (*en_people.RULES, *en_needs.RULES, *en_plans.RULES)
+RULES: tuple[Rule, ...] = en_plans.RULES

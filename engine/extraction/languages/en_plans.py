@@ -1,4 +1,7 @@
-"""English rules about what the user builds and plans: stack and projects, goals, events."""
+"""English rules about what the user builds and plans whose checks read English words of
+their own (a device named or technical, a verb of use, a stack's passing state, a goal that
+is the task, an event about the conversation). The rest of this family are phrases of the
+English pack (`engine/languages/en.py`: `PLANS`)."""
 
 from __future__ import annotations
 
@@ -6,13 +9,12 @@ import re
 
 from memtap.engine.extraction.languages.en_vocab import (
     LOOSE_VERBS,
-    PLACE_STOP,
     en_rule,
     is_technical,
     not_task,
 )
 from memtap.engine.extraction.rules import Rule
-from memtap.engine.languages.en import ADV, I_ANY, I_OR_WE, IM, START
+from memtap.engine.languages.en import ADV, I_OR_WE, START
 
 RULES: tuple[Rule, ...] = (
     en_rule(
@@ -34,7 +36,6 @@ RULES: tuple[Rule, ...] = (
         accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
         examples=(("My laptop runs Arch Linux.", "Their laptop runs Arch Linux"),),
     ),
-    # -- stack and projects ------------------------------------------------------------
     en_rule(
         "stack",
         START
@@ -110,106 +111,6 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     en_rule(
-        "stack",
-        r"\bmy\s+(?:side\s+|pet\s+|current\s+|hobby\s+|main\s+|thesis\s+)?project\s+is\s+(?P<obj>.+)",
-        "Their project is {obj}",
-        "project",
-        group="project",
-        examples=(
-            (
-                "My side project is a recipe search engine.",
-                "Their project is a recipe search engine",
-            ),
-        ),
-    ),
-    # -- goals and plans ---------------------------------------------------------------
-    en_rule(
-        "goal",
-        I_ANY
-        + ADV
-        + r"(?P<verb>want|wanna|hope|plan|intend|aim|would\s+love|'d\s+love|would\s+like|'d\s+like|am\s+planning|'m\s+planning|am\s+hoping|'m\s+hoping|am\s+trying|'m\s+trying|am\s+aiming|'m\s+aiming|dream|am\s+determined|'m\s+determined)\s+(?:to\s+|of\s+)(?P<obj>.+)",
-        {
-            "want": "Wants to {obj}",
-            "wanna": "Wants to {obj}",
-            "hope": "Hopes to {obj}",
-            "plan": "Plans to {obj}",
-            "intend": "Intends to {obj}",
-            "aim": "Aims to {obj}",
-            "would love": "Would love to {obj}",
-            "'d love": "Would love to {obj}",
-            "would like": "Would like to {obj}",
-            "'d like": "Would like to {obj}",
-            "am planning": "Is planning to {obj}",
-            "'m planning": "Is planning to {obj}",
-            "am hoping": "Is hoping to {obj}",
-            "'m hoping": "Is hoping to {obj}",
-            "am trying": "Is trying to {obj}",
-            "'m trying": "Is trying to {obj}",
-            "am aiming": "Aims to {obj}",
-            "'m aiming": "Aims to {obj}",
-            "dream": "Dreams of {obj}",
-            "": "Wants to {obj}",
-        },
-        "want wanna hope plan intend aim love like planning hoping trying aiming dream determined",
-        accept=not_task,
-        examples=(("I'd like to learn Rust", "Would like to learn Rust"),),
-    ),
-    en_rule(
-        "goal",
-        START
-        + r"I(?:'m|\s+am)\s+"
-        + ADV
-        + r"(?P<verb>going\s+to|gonna)\s+(?P<obj>(?:move|travel|visit|start|begin|retire|graduate|quit|leave|apply|launch|run|get|take|fly|go|learn|study|buy|sell|build|open|have|become|marry|propose|switch\s+careers|change\s+jobs)\b.+)",
-        "Is going to {obj}",
-        "going gonna",
-        examples=(
-            (
-                "I'm going to move to Lisbon next spring.",
-                "Is going to move to Lisbon next spring",
-            ),
-        ),
-    ),
-    en_rule(
-        "goal",
-        START
-        + r"I(?:'ll|\s+will)\s+(?P<obj>(?:be\s+moving|be\s+starting|be\s+travel+ing|be\s+visiting|be\s+retiring|be\s+graduating|move|travel|visit|retire|graduate|start\s+(?:a|my)\s+new|fly|relocate)\b.+)",
-        "Will {obj}",
-        "moving starting traveling travelling visiting retiring graduating move travel visit retire graduate start fly relocate",
-        examples=(
-            (
-                "I will move to Berlin next year if I get the job",
-                "Will move to Berlin next year",
-            ),
-        ),
-    ),
-    en_rule(
-        "goal",
-        START
-        + r"we(?:'re|\s+are)\s+"
-        + ADV
-        + r"(?P<verb>trying|planning|hoping|aiming|saving(?:\s+up)?)\s+(?:to|for)\s+(?P<obj>.+)",
-        {
-            "trying": "They are trying to {obj}",
-            "planning": "They are planning to {obj}",
-            "hoping": "They are hoping to {obj}",
-            "aiming": "They are aiming to {obj}",
-            "": "They are saving up for {obj}",
-        },
-        "trying planning hoping aiming saving",
-        accept=not_task,
-        examples=(
-            ("We're trying to get pregnant.", "They are trying to get pregnant"),
-        ),
-    ),
-    en_rule(
-        "goal",
-        IM + ADV + r"(?P<verb>moving|relocating|emigrating)\s+to\s+(?P<obj>.+)",
-        "Is moving to {obj}",
-        "moving relocating emigrating",
-        stop=PLACE_STOP,
-        examples=(("I'm moving to Lisbon.", "Is moving to Lisbon"),),
-    ),
-    en_rule(
         "goal",
         r"\b(?:my|^the|^our)\s+(?:main\s+|big\s+|long-term\s+|short-term\s+|ultimate\s+|next\s+|career\s+|fitness\s+|new\s+year'?s?\s+)?(?P<what>goal|goals|plan|plans|dream|aim|objective|resolution|target|ambition)(?:\s+for\s+[\w\s]{2,20}?|\s+(?:this|next|for\s+the)\s+\w+)?\s+(?:is|are)\s+(?P<obj>.+)",
         "Their {what} is {obj}",
@@ -223,99 +124,6 @@ RULES: tuple[Rule, ...] = (
             ("My dream is to open a bookshop.", "Their dream is to open a bookshop"),
         ),
     ),
-    en_rule(
-        "goal",
-        IM
-        + ADV
-        + r"(?P<verb>learning|studying|preparing\s+for|training\s+for|practicing|practising|saving\s+(?:up\s+)?for|applying\s+(?:to|for)|looking\s+to|getting\s+ready\s+for|working\s+towards?|trying\s+to\s+get)\s+(?P<obj>.+)",
-        "Is {verb} {obj}",
-        "learning studying preparing training practicing practising saving applying looking getting towards toward",
-        accept=not_task,
-        examples=(
-            ("I'm learning Spanish on Duolingo.", "Is learning Spanish on Duolingo"),
-        ),
-    ),
-    en_rule(
-        "goal",
-        IM
-        + ADV
-        + r"(?P<verb>thinking\s+(?:of|about)|considering|contemplating)\s+(?P<obj>\w+ing\b.+)",
-        "Is {verb} {obj}",
-        "thinking considering contemplating",
-        accept=not_task,
-        examples=(
-            (
-                "I'm thinking of switching to a standing desk.",
-                "Is thinking of switching to a standing desk",
-            ),
-        ),
-    ),
-    en_rule(
-        "goal",
-        IM
-        + ADV
-        + r"(?P<verb>planning|organi[sz]ing|booking)\s+(?P<obj>(?:a|an|my|our)\s+(?:[\w-]+\s+){0,2}?(?:trip|holiday|vacation|move|wedding|party|renovation|career\s+change|sabbatical|honeymoon|launch|visit|marathon)\b.*)",
-        "Is {verb} {obj}",
-        "planning organising organizing booking",
-        examples=(
-            (
-                "I'm planning a trip to Vietnam in April with my mom.",
-                "Is planning a trip to Vietnam in April with their mom",
-            ),
-        ),
-    ),
-    en_rule(
-        "goal",
-        I_ANY
-        + r"(?:'ve\s+|have\s+)?(?:just\s+|recently\s+)?(?:started|begun|began|taken\s+up)\s+(?P<verb>learning|studying|practicing|practising|training\s+for|playing)\s+(?P<obj>.+)",
-        "Started {verb} {obj}",
-        "started begun began taken",
-        accept=not_task,
-        examples=(
-            ("I've just started learning the guitar.", "Started learning the guitar"),
-        ),
-    ),
-    en_rule(
-        "goal",
-        I_ANY
-        + ADV
-        + r"(?:plan|'m\s+planning|am\s+planning)\s+on\s+(?P<obj>\w+ing\b.+)",
-        "Plans on {obj}",
-        "plan planning",
-        accept=not_task,
-        examples=(
-            (
-                "I plan on learning Korean next year.",
-                "Plans on learning Korean next year",
-            ),
-        ),
-    ),
-    en_rule(
-        "goal",
-        IM
-        + ADV
-        + r"(?P<verb>doing|pursuing|taking|studying\s+for|working\s+on|halfway\s+through|enrolled\s+in)\s+(?P<obj>(?:a|an|my)\s+(?:[\w'-]+\s+){0,2}?(?:master'?s|masters|phd|degree|mba|bootcamp|course|certificate|certification|diploma|apprenticeship|residency|internship|bachelor'?s|thesis|dissertation)\b.*)",
-        "Is {verb} {obj}",
-        "doing pursuing taking studying working halfway enrolled",
-        examples=(
-            (
-                "I'm doing a master's in data science at Edinburgh.",
-                "Is doing a master's in data science at Edinburgh",
-            ),
-        ),
-    ),
-    en_rule(
-        "habit",
-        IM
-        + ADV
-        + r"(?P<obj>(?:a|an)\s+(?:big|heavy|huge|light|avid|keen|regular|daily|occasional|casual|social)\s+(?:[\w-]+\s+)?(?:drinker|eater|reader|smoker|runner|gamer|sleeper|cyclist|swimmer|walker|hiker|snacker|user|riser|cook|baker))\b",
-        "Is {obj}",
-        "drinker eater reader smoker runner gamer sleeper cyclist swimmer walker hiker snacker user riser cook baker",
-        examples=(
-            ("I'm a big coffee drinker, like 5 cups a day.", "Is a big coffee drinker"),
-        ),
-    ),
-    # -- notable events ----------------------------------------------------------------------
     en_rule(
         "event",
         r"^(?P<obj>(?:just|finally|recently)\s+(?:got|bought|finished|started|moved|graduated|retired|adopted|launched|passed|turned|became|had|joined|quit|left|hit|won)\b.+)",
@@ -331,40 +139,6 @@ RULES: tuple[Rule, ...] = (
         examples=(
             ("Just moved to Denver last week", "Just moved to Denver last week"),
         ),
-    ),
-    en_rule(
-        "event",
-        START
-        + r"(?:me\s+and\s+my\s+(?P<rel>\w+)|my\s+(?P<rel2>\w+)\s+and\s+I)\s+(?P<obj>(?:just\s+|recently\s+|finally\s+)?(?:got\s+(?:married|engaged)|bought|moved|adopted|had|welcomed|started|opened|launched)\b.+)",
-        "{obj} with their {rel}{rel2}",
-        "me and",
-        examples=(
-            (
-                "Me and my wife just bought a house in Asheville.",
-                "Just bought a house in Asheville with their wife",
-            ),
-        ),
-    ),
-    en_rule(
-        "event",
-        I_OR_WE
-        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:got\s+back|came\s+back|returned|flew\s+back|arrived\s+back|am\s+back|'m\s+back)\s+from\s+.+)",
-        "{obj}",
-        "back returned",
-        examples=(
-            (
-                "I just got back from two weeks in Japan.",
-                "Just got back from two weeks in Japan",
-            ),
-        ),
-    ),
-    en_rule(
-        "event",
-        I_OR_WE
-        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:got|became|was|were)\s+(?:married|engaged|divorced|promoted|hired|laid\s+off|fired|diagnosed\s+with|accepted\s+(?:to|into|at)|admitted\s+to|elected|a\s+(?:mom|mum|dad|parent|grandparent|grandma|grandpa|citizen|father|mother|uncle|aunt)|(?:my|a|an|our)\s+(?:first\s+|new\s+)?(?:job|promotion|puppy|kitten|dog|cat|car|house|apartment|flat|degree|diploma|license|licence|certification|black\s+belt|raise|offer|visa|green\s+card|phd|masters?|scholarship|tattoo|bike|tesla|steam\s+deck|macbook|laptop|iphone)\b).*)",
-        "{obj}",
-        "got became was were",
-        examples=(("I got married in May.", "Got married in May"),),
     ),
     en_rule(
         "event",
@@ -392,20 +166,6 @@ RULES: tuple[Rule, ...] = (
             (
                 "I just had my first baby last month.",
                 "Just had their first baby last month",
-            ),
-        ),
-    ),
-    en_rule(
-        "event",
-        START
-        + r"(?P<when>(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|morning|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|recently|in\s+(?:19|20)\d\d|\w+\s+(?:days|weeks|months|years)\s+ago)[,\s]+I\s+(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|adopted|launched|shipped|released|published|got|had|became|met|married|graduated|retired|passed|climbed|hiked|completed|quit|left)\b.+)",
-        "{obj} {when}",
-        "last this yesterday recently ago in",
-        keep_case=False,
-        examples=(
-            (
-                "Last week I visited my grandparents in Kraków.",
-                "Visited their grandparents in Kraków last week",
             ),
         ),
     ),

@@ -1,5 +1,5 @@
-"""What the English rule modules share: vocabularies (jobs, relatives, pets, languages, styles),
-the checks that accept or refuse a match, and where objects end."""
+"""What the English rule modules still written as code share: the checks that read English
+words (`engine/languages/en.py`) and the rule constructor."""
 
 from __future__ import annotations
 
@@ -9,84 +9,10 @@ from typing import Any
 from memtap.engine.extraction.rules import Rule, rule
 from memtap.engine.languages import en
 
-_CAP = (
-    r"(?=[A-Z0-9])"  # a proper name follows (checked case-sensitively by `is_proper`)
-)
-_NAME = re.compile(
-    r"^[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|de|da|van|von|der|del|la|le|al|bin|ben))*$"
-)
-
-
-# The English words these checks read (engine/languages/en.py).
-_ROLE_WORDS = en.ROLE_WORDS
-NOT_NAMES = en.NOT_NAMES
-NOT_PLACES = en.NOT_PLACES
-_ROLE_SUFFIXES = en.ROLE_SUFFIXES
-_NOT_A_JOB = re.compile(en.NOT_A_JOB, re.IGNORECASE)
-_NOT_ROLES = en.NOT_ROLES
-REL = en.REL
-PET = en.PET
-REL_TRIGGERS = en.REL_TRIGGERS
-PET_TRIGGERS = en.PET_TRIGGERS
-LANGS = en.LANGS
-LANG_TRIGGERS = en.LANG_TRIGGERS
-_STYLE = re.compile(en.STYLE, re.IGNORECASE)
-_STANDING = re.compile(en.STANDING, re.IGNORECASE)
-_LENGTH = re.compile(en.LENGTH, re.IGNORECASE)
-_TONE = re.compile(en.TONE, re.IGNORECASE)
-DIETS = en.DIETS
-_TECH = re.compile(en.TECH, re.IGNORECASE)
 LOOSE_VERBS = en.LOOSE_VERBS
-VERBISH = en.VERBISH
+_TECH = re.compile(en.TECH, re.IGNORECASE)
 _TASK_VERBS = en.TASK_VERBS
 _HORIZON = re.compile(en.HORIZON, re.IGNORECASE)
-_BEHAVIOUR = re.compile(en.BEHAVIOUR, re.IGNORECASE)
-_WHEN = en.WHEN
-ROLE_STOP = re.compile(en.ROLE_STOP, re.IGNORECASE)
-OBJ_STOP = re.compile(en.OBJ_STOP, re.IGNORECASE)
-NAME_STOP = re.compile(en.NAME_STOP, re.IGNORECASE)
-PLACE_STOP = re.compile(en.PLACE_STOP, re.IGNORECASE)
-NOT_ANY_MORE = en.NOT_ANY_MORE
-
-
-def is_proper(match: re.Match[str], obj: str) -> bool:
-    return obj[:1].isupper() or obj[:1].isdigit()
-
-
-def is_name(match: re.Match[str], obj: str) -> bool:
-    return bool(_NAME.match(obj)) and len(obj.split()) <= 4
-
-
-def _role_word(phrase: str) -> bool:
-    words = [
-        w
-        for w in re.findall(r"[a-z][\w-]*", phrase.lower())
-        if w not in {"a", "an", "the"}
-    ]
-    if not words or len(words) > 6:
-        return False
-    last = words[-1]
-    if last in _NOT_ROLES or _NOT_A_JOB.search(phrase):
-        return False  # "a terrible cook", "an amateur photographer" are not jobs
-    return last in _ROLE_WORDS or last.endswith(_ROLE_SUFFIXES)
-
-
-def is_role(match: re.Match[str], obj: str) -> bool:
-    return _role_word(ROLE_STOP.split(obj, maxsplit=1)[0])
-
-
-def role_then_org(match: re.Match[str], obj: str) -> bool:
-    return _role_word(match.group("role")) and is_proper(match, obj)
-
-
-def is_task(obj: str) -> bool:
-    """An object about the task at hand ("fix this bug", "know how"), not a durable fact."""
-    first = obj.split(maxsplit=1)[0].lower() if obj else ""
-    return (
-        first in _TASK_VERBS
-        or re.search(r"\b(?:this|that|it|these|those)\b", obj, re.IGNORECASE)
-        is not None
-    )
 
 
 def not_task(match: re.Match[str], obj: str) -> bool:
@@ -100,29 +26,8 @@ def not_task(match: re.Match[str], obj: str) -> bool:
     )
 
 
-def is_standing(match: re.Match[str], obj: str) -> bool:
-    """A style or behaviour instruction, or any instruction said to hold from now on."""
-    return (
-        _STYLE.search(obj) is not None
-        or _BEHAVIOUR.match(obj) is not None
-        or _STANDING.search(match.string) is not None
-    )
-
-
 def is_technical(match: re.Match[str], obj: str) -> bool:
     return _TECH.search(obj) is not None
-
-
-def instruction_slot(obj: str) -> str | None:
-    if _LENGTH.search(obj):
-        return "instruction.length"
-    if _TONE.search(obj):
-        return "instruction.tone"
-    return None
-
-
-def diet_slot(obj: str) -> str | None:
-    return "constraint.diet" if re.search(DIETS, obj, re.IGNORECASE) else None
 
 
 def en_rule(
