@@ -117,7 +117,7 @@ class MemoryConfig:
     retrieval_timeout_ms: int = 250
     max_concurrent_retrievals: int = 8
     """Retrievals that run at once; more wait their turn, first come first served, inside
-    `retrieval_timeout_ms` (0 = no limit; `engine/retrieval_slots.py`)."""
+    `retrieval_timeout_ms` (0 = no limit; `engine/retrieval/admission/slots.py`)."""
     vector_skip_coverage: float = 1.0
     """Hybrid skips the query embedding and the vector search when one of the best keyword
     hits holds at least this share of the question's topic words (0 = never skip;

@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from memtap.engine import loop_lag
 from memtap.engine.api import (
     EngineError,
     InvalidInput,
@@ -41,22 +40,13 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.events import EngineEvents
-from memtap.engine.extraction.conflict import (
-    Claim,
-    claim_of,
-    claim_of_memory,
-    resolve,
-)
-from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.extractors.choice import ConfiguredExtractor
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
-from memtap.engine.loop_lag import LoopLag
 from memtap.engine.maintenance import summarize
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.maintenance.sweep import run_sweep
 from memtap.engine.metrics import Metrics
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     EpisodeStore,
     InvalidItem,
@@ -66,14 +56,23 @@ from memtap.engine.ports import (
     SettingsStore,
     VectorIndex,
 )
+from memtap.engine.retrieval.admission import loop_lag
+from memtap.engine.retrieval.admission.loop_lag import LoopLag
+from memtap.engine.retrieval.admission.pending import PendingTurns
+from memtap.engine.retrieval.admission.slots import CROWDED_REASON, RetrievalSlots
 from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.retrieval.gate import SHED_AFTER_SHARE, VectorGate
 from memtap.engine.retrieval.partial import PartialAnswer
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.retrieval_slots import CROWDED_REASON, RetrievalSlots
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
 from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
+from memtap.engine.supersession.conflict import (
+    Claim,
+    claim_of,
+    claim_of_memory,
+    resolve,
+)
 from memtap.engine.turn_bounds import bounded_turn
 from memtap.engine.types import (
     EraseReceipt,
@@ -88,6 +87,7 @@ from memtap.engine.types import (
     RetrievalRequest,
     Turn,
 )
+from memtap.engine.worker.outbox_worker import OutboxWorker
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder

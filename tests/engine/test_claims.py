@@ -1,4 +1,4 @@
-"""Reading the claim a stored memory makes (`extraction.conflict.claim_of`): the first-word
+"""Reading the claim a stored memory makes (`supersession.conflict.claim_of`): the first-word
 index of the reverse templates finds exactly what trying every template finds, and the
 claims cache stays bounded."""
 
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from memtap.engine.extraction import conflict
 from memtap.engine.extraction.catalog import ALL_RULES
+from memtap.engine.supersession import conflict
 
 _FIELD = re.compile(r"\{(\w+)\}")
 

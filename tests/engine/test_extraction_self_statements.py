@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from memtap.engine.extraction.conflict import claim_of
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.self_statement import self_statement
+from memtap.engine.supersession.conflict import claim_of
 from memtap.engine.types import ExtractedFact
 
 
