@@ -65,8 +65,9 @@ from memtap.engine.retrieval.gate import SHED_AFTER_SHARE, VectorGate
 from memtap.engine.retrieval.partial import PartialAnswer
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite import local
-from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
+from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
+from memtap.engine.store_errors import StoreGone, StoreTimeout
 from memtap.engine.supersession.conflict import (
     Claim,
     claim_of,

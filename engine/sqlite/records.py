@@ -16,9 +16,10 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
 from memtap.engine.retrieval.terms import query_terms
 from memtap.engine.sqlite import fts, memories, outbox, summaries
-from memtap.engine.sqlite.database import Database, StoreBusy, StoreTimeout
+from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.local import file_size
 from memtap.engine.sqlite.outbox import SqliteOutbox
+from memtap.engine.store_errors import StoreBusy, StoreTimeout
 from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
 
 Conn = Any

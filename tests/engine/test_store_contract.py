@@ -28,15 +28,11 @@ from memtap.engine.ports import OutboxRow, PlannedTurn, RecordStore
 from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import (
-    LOOP_READS_PER_ITERATION_MS,
-    Database,
-    StoreBusy,
-    StoreTimeout,
-)
+from memtap.engine.sqlite.database import LOOP_READS_PER_ITERATION_MS, Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.outbox import SqliteOutbox
 from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.store_errors import StoreBusy, StoreTimeout
 from memtap.engine.types import ExtractedFact, ListQuery, MemoryPatch, NewMemory, Turn
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

@@ -14,16 +14,11 @@ from typing import Any
 
 import pytest
 
+from memtap.engine.api import StoreError
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import (
-    LOOP_READS_PER_ITERATION_MS,
-    Database,
-    StoreBusy,
-    StoreClosed,
-    StoreError,
-    StoreTimeout,
-)
+from memtap.engine.sqlite.database import LOOP_READS_PER_ITERATION_MS, Database
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.store_errors import StoreBusy, StoreClosed, StoreTimeout
 
 
 @pytest.fixture
