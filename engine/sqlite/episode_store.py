@@ -1,4 +1,4 @@
-"""`SqliteEpisodeStore`: episodes in the local SQLite file (`sqlite/episodes.py` has the SQL).
+"""`SqliteEpisodeStore`: episodes in the local SQLite file (`sql/episodes.py` has the SQL).
 
 Keyword search is FTS5 over the sentence windows. Vector search is cosine over the owner's
 window vectors (float16 blobs in `episode_chunks.vec`), served from a per-owner float32
@@ -30,14 +30,14 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import episodes as sql
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.episode_vectors import (
     DEFAULT_CACHE_BYTES,
     OwnerWindows,
     WindowCache,
 )
-from memtap.engine.sqlite.fts import OwnerSizes
+from memtap.engine.sqlite.sql import episodes as sql
+from memtap.engine.sqlite.sql.fts import OwnerSizes
 
 Conn = Any
 SourceGetter = Callable[[], EmbeddingSource | None]

@@ -1,7 +1,7 @@
 """`SqliteRecordStore`: memory rows in the local SQLite file (the default record store).
 
 Every method is one trip to `Database` (one writer task, pooled readers) running the SQL of
-`memories.py`, `fts.py` and `summaries.py`. Extracted facts and the deletion of their outbox
+`sql/memories.py`, `sql/fts.py` and `sql/summaries.py`. Extracted facts and the deletion of their outbox
 rows commit in one transaction when the outbox lives in the same file (`write_facts`).
 """
 
@@ -15,10 +15,11 @@ from memtap.engine.api import InvalidInput
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import InvalidItem, Outbox, PlannedTurn, WrittenTurn
 from memtap.engine.retrieval.terms import query_terms
-from memtap.engine.sqlite import fts, memories, outbox, summaries
+from memtap.engine.sqlite import outbox
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.local import file_size
 from memtap.engine.sqlite.outbox import SqliteOutbox
+from memtap.engine.sqlite.sql import fts, memories, summaries
 from memtap.engine.store_errors import StoreBusy, StoreTimeout
 from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
 

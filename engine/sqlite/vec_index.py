@@ -51,8 +51,8 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
 from memtap.engine.retrieval.deadline import vector_deadline_s
-from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.sql import vectors
 from memtap.engine.sqlite.vector_cache import DEFAULT_MAX_BYTES, VectorCache
 from memtap.engine.types import Memory
 

@@ -1,4 +1,4 @@
-"""The text-first plan of keyword search (`engine/sqlite/fts.py`): for an owner with many rows
+"""The text-first plan of keyword search (`engine/sqlite/sql/fts.py`): for an owner with many rows
 it must return exactly what the owner-phrase plan returns, in the same order, falling back
 when the live filter leaves too few of the best word matches."""
 
@@ -12,8 +12,9 @@ import pytest
 from memtap.engine.clock import iso
 from memtap.engine.episode_types import NewEpisode
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import episodes, fts, memories, migrations
+from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.sql import episodes, fts, memories
 from memtap.engine.types import NewMemory
 
 BIG, SMALL = "o" * 24, "s" * 24

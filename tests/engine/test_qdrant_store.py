@@ -571,9 +571,10 @@ async def test_against_a_real_server() -> None:
 async def test_tier_mode_reindex_follows_the_sqlite_flags(
     transport: QdrantTransport, tmp_path: Path
 ) -> None:
-    from memtap.engine.sqlite import memories, migrations
+    from memtap.engine.sqlite import migrations
     from memtap.engine.sqlite.database import Database
     from memtap.engine.sqlite.driver import choose_driver
+    from memtap.engine.sqlite.sql import memories
 
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
     try:

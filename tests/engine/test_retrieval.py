@@ -23,8 +23,9 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.rrf import rrf_fuse
-from memtap.engine.sqlite import fts, memories, migrations, outbox
+from memtap.engine.sqlite import migrations, outbox
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.sql import fts, memories
 from memtap.engine.types import (
     Hit,
     ListQuery,

@@ -30,8 +30,8 @@ import numpy.typing as npt
 from memtap.engine.clock import now_iso
 from memtap.engine.heap import release_freed_heap
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import reindex_flags
-from memtap.engine.sqlite.memories import get_many
+from memtap.engine.sqlite.sql import reindex_flags
+from memtap.engine.sqlite.sql.memories import get_many
 from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
 from memtap.engine.types import Memory
 

@@ -22,7 +22,7 @@ from memtap.engine.episode_types import (
 from memtap.engine.episodes.chunks import windows
 from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
-from memtap.engine.sqlite.fts import (
+from memtap.engine.sqlite.sql.fts import (
     OwnerSizes,
     _has_token,
     informative_terms,
