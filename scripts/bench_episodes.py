@@ -31,7 +31,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
-from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from tests.support.conversations import load_all
 from tests.support.hash_embedder import HashEmbedder
 

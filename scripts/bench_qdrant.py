@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from memtap.config.schema import MemoryConfig, QdrantConfig
 from memtap.engine.clock import now_iso
 from memtap.engine.embeddings.base import Vectors, l2_normalize
-from memtap.engine.qdrant.index import QdrantDenseIndex
+from memtap.engine.qdrant.memories import QdrantMemoryStore
 from memtap.engine.qdrant.payload import point_id
-from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
+from memtap.engine.qdrant.vectors import QdrantDenseIndex
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.types import Memory, NewMemory, RetrievalRequest
 

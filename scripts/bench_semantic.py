@@ -48,11 +48,11 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.migrations import migrate
-from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.sql import vectors
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.sqlite.vector_cache import VectorCache
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import RetrievalRequest
 
 WORDS = [

@@ -22,7 +22,7 @@ from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
-from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from tests.support.hash_embedder import HashEmbedder
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

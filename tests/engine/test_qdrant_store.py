@@ -27,9 +27,8 @@ from memtap.engine.api import EngineError
 from memtap.engine.clock import iso
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import QdrantCollectionMismatch
-from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
+from memtap.engine.qdrant.memories import QdrantMemoryStore, open_qdrant_store
 from memtap.engine.qdrant.payload import point_id
-from memtap.engine.qdrant.records import QdrantMemoryStore, open_qdrant_store
 from memtap.engine.qdrant.transport import (
     QdrantConfigError,
     QdrantRequestError,
@@ -37,6 +36,7 @@ from memtap.engine.qdrant.transport import (
     QdrantUnavailable,
     open_transport,
 )
+from memtap.engine.qdrant.vectors import QdrantDenseIndex, QdrantVectorIndex
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver

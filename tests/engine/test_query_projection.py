@@ -34,7 +34,7 @@ from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.factory import build_vector_index
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from tests.support.semantic import Holder, add_memory, make_config, open_db
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,9 +15,9 @@ from memtap.engine.factory import build_vector_index
 from memtap.engine.fallbacks import SemanticUnavailable
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.sql import memories
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import RetrievalRequest
 from tests.support.semantic import (
     EmbeddingsServer,

@@ -18,8 +18,8 @@ from memtap.engine.sqlite import vector_cache
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.sql import memories, vectors
 from memtap.engine.sqlite.sql.vectors import PendingMemory
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
 from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import MemoryPatch
 from tests.support.semantic import (
     EmbeddingsServer,

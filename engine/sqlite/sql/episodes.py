@@ -1,6 +1,6 @@
 """The SQL of the episode store (`episodes`, `episode_chunks`, `episode_chunks_fts`, from
 migration m007): plain synchronous functions over a connection, run by
-`episode_store.SqliteEpisodeStore` through `Database.read` / `Database.write`."""
+`sqlite/episodes.py:SqliteEpisodeStore` through `Database.read` / `Database.write`."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ One collection, one point per memory (layout in `payload.py`), shared by every m
 pointed at it. Every `RecordStore` operation has the SQLite store's semantics (upsert on
 `(owner, key)`, `Live` visibility, supersession, listing, sweep, erase, export); each point
 carries its sparse keyword vector and its dense vector, so `keyword` runs inside Qdrant and
-`qdrant.index.QdrantDenseIndex` searches the dense arm of the same points.
+`qdrant.vectors.QdrantDenseIndex` searches the dense arm of the same points.
 
 Every call goes through `QdrantTransport` (timeouts, retries, `EngineError`s), so a Qdrant
 outage surfaces as `QdrantUnavailable` and callers fail open.

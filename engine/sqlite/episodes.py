@@ -2,7 +2,7 @@
 
 Keyword search is FTS5 over the sentence windows. Vector search is cosine over the owner's
 window vectors (float16 blobs in `episode_chunks.vec`), served from a per-owner float32
-matrix cached in memory (`episode_vectors.WindowCache`: LRU bounded by bytes,
+matrix cached in memory (`episode_vector_cache.WindowCache`: LRU bounded by bytes,
 `cache_max_bytes`) and loaded on the owner's first query: one exact mat-vec up to 10k
 windows (~1 ms), a binary first pass rescored exactly above (`sign_codes`). Windows this
 store embeds join the cached matrix; every other write drops the owners it touched; another
@@ -31,7 +31,7 @@ from memtap.engine.episode_types import (
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite.database import Database
-from memtap.engine.sqlite.episode_vectors import (
+from memtap.engine.sqlite.episode_vector_cache import (
     DEFAULT_CACHE_BYTES,
     OwnerWindows,
     WindowCache,
