@@ -1,4 +1,4 @@
-"""/api/requests: the request log (proxy/request_log.py), newest first, never prompt text."""
+"""/api/requests: the request log (proxy/request_log/ring.py), newest first, never prompt text."""
 
 from __future__ import annotations
 
