@@ -276,8 +276,9 @@ async def test_supersession_hides_history(store: RecordStore) -> None:
 async def test_supersede_reaches_every_live_memory_on_the_subject(
     store: RecordStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memtap.engine.qdrant import memories as qdrant_records
-    monkeypatch.setattr(qdrant_records, "_SUPERSEDE_PAGE", 2)  # more than one page
+    from memtap.engine.qdrant import supersession
+
+    monkeypatch.setattr(supersession, "SUPERSEDE_PAGE", 2)  # more than one page
     old = [
         (
             await store.upsert_memory(
