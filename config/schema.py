@@ -234,7 +234,7 @@ class MemoryConfig:
         "legs never wait.",
     )
     """Retrievals that run at once; more wait their turn, first come first served, inside
-    `retrieval_timeout_ms` (0 = no limit; `engine/retrieval_slots.py`)."""
+    `retrieval_timeout_ms` (0 = no limit; `engine/retrieval/admission/slots.py`)."""
     vector_skip_coverage: float = key(
         1.0,
         at_least=0,

@@ -1,6 +1,6 @@
 """What a memory claims about the user (its subject, slot, polarity and object), and when two
 claims conflict. Pure, and free of the rules: extraction reads a claim from a memory's
-content (`extraction/conflict.py`) and the outbox worker stores it in the memory's metadata
+content (`supersession/conflict.py`) and the outbox worker stores it in the memory's metadata
 (`metadata["claim"]`); ranking reads it back from there (`retrieval/present.py`).
 """
 

@@ -27,13 +27,10 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.events import EngineEvents
-from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.extractors.choice import ConfiguredExtractor
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
 from memtap.engine.local_file import LocalFile
-from memtap.engine.loop_lag import LoopLag
 from memtap.engine.metrics import Metrics
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     EpisodeStore,
     FactWriter,
@@ -43,7 +40,9 @@ from memtap.engine.ports import (
     SettingsStore,
     VectorIndex,
 )
-from memtap.engine.retrieval_slots import RetrievalSlots
+from memtap.engine.retrieval.admission.loop_lag import LoopLag
+from memtap.engine.retrieval.admission.pending import PendingTurns
+from memtap.engine.retrieval.admission.slots import RetrievalSlots
 from memtap.engine.services.episodes_admin import EpisodesAdmin
 from memtap.engine.services.erase import OwnerErase
 from memtap.engine.services.guard import guarded, guarded_iter
@@ -69,6 +68,7 @@ from memtap.engine.types import (
     RetrievalRequest,
     Turn,
 )
+from memtap.engine.worker.outbox_worker import OutboxWorker
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder

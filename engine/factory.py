@@ -44,21 +44,21 @@ from memtap.engine.ports import (
 from memtap.engine.sqlite import local
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver
-from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from memtap.engine.sqlite.fact_writer import SqliteFactWriter
 from memtap.engine.sqlite.local import SqliteLocalFile
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.outbox import SqliteOutbox
-from memtap.engine.sqlite.records import SqliteRecordStore
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
 from memtap.engine.sqlite.request_log import SqliteRequestLog
 from memtap.engine.sqlite.settings import SqliteSettings
-from memtap.engine.sqlite.vec_index import SQLITE_VEC, SqliteVecIndex
+from memtap.engine.sqlite.vectors import SQLITE_VEC, SqliteVecIndex
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
     from memtap.config.schema import Config
-    from memtap.engine.qdrant.index import QdrantVectorIndex
     from memtap.engine.qdrant.transport import QdrantTransport
+    from memtap.engine.qdrant.vectors import QdrantVectorIndex
 
 # The Qdrant adapters are imported where a Qdrant kind is built: qdrant-client's import is
 # ~1 s of CPU, which every `memtap serve` on SQLite would otherwise pay at start.
@@ -226,8 +226,8 @@ async def _qdrant_ports(
 ) -> _Ports:
     from memtap.engine.qdrant.episodes import QdrantEpisodeStore
     from memtap.engine.qdrant.fact_writer import QdrantFactWriter
-    from memtap.engine.qdrant.index import QdrantDenseIndex
-    from memtap.engine.qdrant.records import open_qdrant_store
+    from memtap.engine.qdrant.memories import open_qdrant_store
+    from memtap.engine.qdrant.vectors import QdrantDenseIndex
 
     config = holder.current
     resolution = await resolve_embedding_source(
@@ -369,8 +369,8 @@ async def _open_qdrant_vectors(
     metrics: Metrics | None,
 ) -> QdrantVectorIndex:
     from memtap.engine.qdrant.collection import Collection
-    from memtap.engine.qdrant.index import QdrantVectorIndex
     from memtap.engine.qdrant.transport import QdrantUnavailable, open_transport
+    from memtap.engine.qdrant.vectors import QdrantVectorIndex
 
     # Qdrant keeps its own vectors; it only needs the resolved embedding source.
     assert resolution.source is not None

@@ -2,18 +2,18 @@
 maintenance call. Every storage backend is an adapter behind one of these; a new backend is
 a new adapter, never a second engine.
 
-| port          | adapters                                                            |
+| port          | adapters (a port's SQLite and Qdrant files have the same name)      |
 |---------------|---------------------------------------------------------------------|
-| RecordStore   | `sqlite.records.SqliteRecordStore`, `qdrant.records.QdrantMemoryStore` |
-| VectorIndex   | `sqlite.vec_index.SqliteVecIndex`, `qdrant.index.QdrantDenseIndex`     |
-|               | (dense arm of the Qdrant record collection), `qdrant.index.QdrantVectorIndex` |
+| RecordStore   | `sqlite.memories.SqliteRecordStore`, `qdrant.memories.QdrantMemoryStore` |
+| VectorIndex   | `sqlite.vectors.SqliteVecIndex`, `qdrant.vectors.QdrantDenseIndex`   |
+|               | (dense arm of the Qdrant record collection), `qdrant.vectors.QdrantVectorIndex` |
 |               | (vectors only, rows in SQLite), or none                             |
 | Outbox        | `sqlite.outbox.SqliteOutbox` (always the local SQLite file)          |
 | FactWriter    | `sqlite.fact_writer.SqliteFactWriter` (one transaction),              |
 |               | `qdrant.fact_writer.QdrantFactWriter` (write, then ack)               |
 | SettingsStore | `sqlite.settings.SqliteSettings` (always the local SQLite file)      |
 | ReindexFlags  | `sqlite.reindex_flags.SqliteReindexFlags` (`memories.needs_reindex`) |
-| EpisodeStore  | `sqlite.episode_store.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
+| EpisodeStore  | `sqlite.episodes.SqliteEpisodeStore`, `qdrant.episodes.QdrantEpisodeStore` |
 | Extractor     | `extractors.rules.RulesExtractor`, `extractors.model.ModelExtractor`   |
 |               | (chosen per page by `extractors.choice.ConfiguredExtractor`)         |
 

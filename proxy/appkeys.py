@@ -16,7 +16,7 @@ from aiohttp import web
 
 from memtap.engine.events import EngineEvents
 from memtap.engine.metrics import Metrics
-from memtap.proxy.request_log import RequestLog
+from memtap.proxy.request_log.ring import RequestLog
 from memtap.proxy.turn_memory import TurnMemory
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from memtap.proxy.modes.connect import ForwardProxy, ProtocolFactory
 from memtap.proxy.modes.forward import forward_front
 from memtap.proxy.modes.listener import ListenerSite, format_hostport, parse_listen
 from memtap.proxy.pipeline import Addon, Pipeline
-from memtap.proxy.request_log_store import RequestLogStore
+from memtap.proxy.request_log.store import RequestLogStore
 from memtap.proxy.routing import addressed_elsewhere
 from memtap.proxy.upstream import MAX_HEADER_BYTES, create_session
 

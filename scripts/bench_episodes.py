@@ -31,22 +31,37 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
-from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from tests.support.conversations import load_all
 from tests.support.hash_embedder import HashEmbedder
 
-QUERIES = ["What is my cat called?", "Where do I live now?", "Which gym do I climb at?",
-           "When did I sign the lease?", "What did the puppy chew up?"]
+QUERIES = [
+    "What is my cat called?",
+    "Where do I live now?",
+    "Which gym do I climb at?",
+    "When did I sign the lease?",
+    "What did the puppy chew up?",
+]
 
 
 def size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
 
 
-async def fill(store: SqliteEpisodeStore, owner: str, texts: list[str], count: int) -> None:
+async def fill(
+    store: SqliteEpisodeStore, owner: str, texts: list[str], count: int
+) -> None:
     batch: list[NewEpisode] = []
     for i in range(count):
-        batch.append(NewEpisode(owner, f"s{i // 40}", "user", f"{texts[i % len(texts)]} (#{i})", now_iso()))
+        batch.append(
+            NewEpisode(
+                owner,
+                f"s{i // 40}",
+                "user",
+                f"{texts[i % len(texts)]} (#{i})",
+                now_iso(),
+            )
+        )
         if len(batch) == 200:
             await store.add(batch, now_iso(), 10**9)
             batch = []
@@ -98,10 +113,14 @@ async def first_pass_recall(size: int) -> None:
     pool, questions = recall_pool(size)
     embedder = await open_onnx()
     started = time.perf_counter()
-    rows = np.concatenate([await embedder.embed(pool[i : i + 256]) for i in range(0, len(pool), 256)])
+    rows = np.concatenate(
+        [await embedder.embed(pool[i : i + 256]) for i in range(0, len(pool), 256)]
+    )
     rows = rows.astype(np.float16).astype(np.float32)  # what the store keeps
     queries = await embedder.embed(questions)
-    print(f"{len(pool)} windows, {len(questions)} questions embedded in {time.perf_counter() - started:.0f} s")
+    print(
+        f"{len(pool)} windows, {len(questions)} questions embedded in {time.perf_counter() - started:.0f} s"
+    )
     n = len(rows)
     # Scale the first pass as if the pool were 100k rows: the candidates it keeps are the
     # same share of the rows, so a top k is `k * n / 100k` deep here.
@@ -116,7 +135,9 @@ async def first_pass_recall(size: int) -> None:
             got = set(picked[np.argsort(-scores)[:depth]].tolist())
             found += len(truth & got)
             wanted += depth
-        print(f"top {k} of 100k (top {depth} of {n}): first pass + rescoring keeps {found / wanted:.3f} of the exact top")
+        print(
+            f"top {k} of 100k (top {depth} of {n}): first pass + rescoring keeps {found / wanted:.3f} of the exact top"
+        )
     await embedder.close()
 
 
@@ -131,15 +152,21 @@ async def main(args: argparse.Namespace) -> None:
         db = await Database.open(path, choose_driver())
         await db.write_outside_transaction(migrations.migrate)
         store = SqliteEpisodeStore(db, source=lambda: embedder)
-        await db.write_outside_transaction(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+        await db.write_outside_transaction(
+            lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        )
         empty = size(path)
         started = time.perf_counter()
         await fill(store, "growth", texts, args.turns)
-        await db.write_outside_transaction(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+        await db.write_outside_transaction(
+            lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        )
         grown = size(path) - empty
         counts = await store.counts()
-        print(f"{args.turns} turns -> {counts['windows']} windows, +{grown / 2**20:.1f} MiB "
-              f"({grown / args.turns:.0f} B a turn; {time.perf_counter() - started:.1f} s to store and embed)")
+        print(
+            f"{args.turns} turns -> {counts['windows']} windows, +{grown / 2**20:.1f} MiB "
+            f"({grown / args.turns:.0f} B a turn; {time.perf_counter() - started:.1f} s to store and embed)"
+        )
         await fill(store, "big", texts, args.windows)
         live = Live(now=now_iso(), cutoff=None, owner="big")
         # Each arm alone, at the depths a request asks of it (the default settings).
@@ -149,7 +176,9 @@ async def main(args: argparse.Namespace) -> None:
         pool = pool_size(MemoryConfig())
         arms = {
             "keyword": lambda query: store.keyword(query, live, pool),
-            "vector": lambda query: store.vector(query, live, pool, pool * VECTOR_DEPTH),
+            "vector": lambda query: store.vector(
+                query, live, pool, pool * VECTOR_DEPTH
+            ),
         }
         for arm, search in arms.items():
             await search(QUERIES[0])  # warm: the owner's matrix loads once
@@ -159,8 +188,10 @@ async def main(args: argparse.Namespace) -> None:
                 await search(QUERIES[i % len(QUERIES)])
                 timings.append((time.perf_counter() - t0) * 1000)
             timings.sort()
-            print(f"{arm:7s} arm at {(await store.counts())['windows'] - counts['windows']} windows of one owner: "
-                  f"p50 {statistics.median(timings):.2f} ms, p95 {timings[int(len(timings) * 0.95)]:.2f} ms")
+            print(
+                f"{arm:7s} arm at {(await store.counts())['windows'] - counts['windows']} windows of one owner: "
+                f"p50 {statistics.median(timings):.2f} ms, p95 {timings[int(len(timings) * 0.95)]:.2f} ms"
+            )
         # Both arms as a request runs them (concurrently, at the default depths), with the
         # floor and the snippets: what the target "hybrid <= 10 ms at 100k" is about.
         from memtap.engine.episodes.recall import recall_episodes
@@ -171,27 +202,43 @@ async def main(args: argparse.Namespace) -> None:
         cpu_started = time.process_time()
         for i in range(args.repeat):
             t0 = time.perf_counter()
-            await recall_episodes(store, cfg, RetrievalRequest(owner="big", query=QUERIES[i % len(QUERIES)],
-                                                               strategy="hybrid"))
+            await recall_episodes(
+                store,
+                cfg,
+                RetrievalRequest(
+                    owner="big", query=QUERIES[i % len(QUERIES)], strategy="hybrid"
+                ),
+            )
             timings.append((time.perf_counter() - t0) * 1000)
         # CPU time of the process (all threads) per request: what a busy machine's wait does
         # not inflate.
         cpu_ms = (time.process_time() - cpu_started) * 1000 / args.repeat
         timings.sort()
-        print(f"hybrid (both arms, floor, snippets): p50 {statistics.median(timings):.2f} ms, "
-              f"p95 {timings[int(len(timings) * 0.95)]:.2f} ms, CPU {cpu_ms:.2f} ms a request")
+        print(
+            f"hybrid (both arms, floor, snippets): p50 {statistics.median(timings):.2f} ms, "
+            f"p95 {timings[int(len(timings) * 0.95)]:.2f} ms, CPU {cpu_ms:.2f} ms a request"
+        )
         stats = store.cache.stats()
         cached = stats.get("windows", args.windows)
-        print(f"vector cache: {stats['bytes'] / 2**20:.0f} MiB for {cached} windows "
-              f"({stats['bytes'] / max(cached, 1):.0f} B a window)")
+        print(
+            f"vector cache: {stats['bytes'] / 2**20:.0f} MiB for {cached} windows "
+            f"({stats['bytes'] / max(cached, 1):.0f} B a window)"
+        )
         await db.close()
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--turns", type=int, default=10_000)
     parser.add_argument("--windows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--recall", type=int, default=0, metavar="N",
-                        help="measure the vector first pass's recall on N real windows instead")
+    parser.add_argument(
+        "--recall",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure the vector first pass's recall on N real windows instead",
+    )
     asyncio.run(main(parser.parse_args()))

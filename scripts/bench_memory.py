@@ -48,7 +48,24 @@ from memtap.engine.types import RetrievalRequest, Turn
 from tests.support.engine_status import projection_building
 
 OWNER = "0123456789abcdef01234567"
-SYLLABLES = ["ka", "lo", "mi", "ra", "te", "su", "no", "vi", "pe", "da", "zu", "go", "ba", "xi", "fo", "ne"]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ra",
+    "te",
+    "su",
+    "no",
+    "vi",
+    "pe",
+    "da",
+    "zu",
+    "go",
+    "ba",
+    "xi",
+    "fo",
+    "ne",
+]
 
 
 def vocabulary(size: int, rng: random.Random) -> list[str]:
@@ -65,14 +82,20 @@ def percentile(samples: list[float], pct: float) -> float:
 
 def figures(samples_s: list[float]) -> dict[str, float]:
     ms = [s * 1000 for s in samples_s]
-    return {"p50_ms": round(percentile(ms, 50), 3), "p99_ms": round(percentile(ms, 99), 3),
-            "mean_ms": round(statistics.fmean(ms), 3)}
+    return {
+        "p50_ms": round(percentile(ms, 50), 3),
+        "p99_ms": round(percentile(ms, 99), 3),
+        "mean_ms": round(statistics.fmean(ms), 3),
+    }
 
 
 async def open_bench_engine(data_dir: str, strategy: str = "keyword") -> Engine:
     holder = ConfigHolder(
-        Config(data_dir=data_dir, memory=MemoryConfig(strategy=strategy),  # type: ignore[arg-type]
-               vector_store=VectorStoreConfig(kind="none"))
+        Config(
+            data_dir=data_dir,
+            memory=MemoryConfig(strategy=strategy),  # type: ignore[arg-type]
+            vector_store=VectorStoreConfig(kind="none"),
+        )
     )
     return await open_engine(holder, Metrics(), start_worker=False)
 
@@ -80,21 +103,43 @@ async def open_bench_engine(data_dir: str, strategy: str = "keyword") -> Engine:
 async def fill(engine: Engine, n: int, words: list[str], rng: random.Random) -> None:
     """Bulk-load n memories for OWNER (+10% for other owners) in big transactions."""
     now = now_iso()
-    templates = ["Prefers {} for {}", "Decided to use {} with {}", "Usually {} before {}", "Likes {} and {}"]
+    templates = [
+        "Prefers {} for {}",
+        "Decided to use {} with {}",
+        "Usually {} before {}",
+        "Likes {} and {}",
+    ]
 
-    def rows(count: int, owner_of: Callable[[int], str], offset: int) -> list[tuple[Any, ...]]:
+    def rows(
+        count: int, owner_of: Callable[[int], str], offset: int
+    ) -> list[tuple[Any, ...]]:
         out = []
         for i in range(count):
             a, b, c = rng.sample(words, 3)
             content = rng.choice(templates).format(f"{a} {b}", c)
-            out.append((f"{offset + i:08d}-bench", owner_of(i), "factual", f"bench:{offset + i}", content, "{}", now, now))
+            out.append(
+                (
+                    f"{offset + i:08d}-bench",
+                    owner_of(i),
+                    "factual",
+                    f"bench:{offset + i}",
+                    content,
+                    "{}",
+                    now,
+                    now,
+                )
+            )
         return out
 
     batch = 5000
     others = max(1, n // 10)
     for start in range(0, n + others, batch):
         count = min(batch, n + others - start)
-        data = rows(count, lambda i, s=start: OWNER if s + i < n else f"other{(s + i) % 50:02d}", start)
+        data = rows(
+            count,
+            lambda i, s=start: OWNER if s + i < n else f"other{(s + i) % 50:02d}",
+            start,
+        )
         await engine.local.db.write(
             lambda c, d=data: c.executemany(
                 "INSERT INTO memories(id, owner, type, key, content, metadata, created_at, updated_at) "
@@ -115,23 +160,33 @@ async def bench_retrieval(args: argparse.Namespace) -> dict[str, Any]:
                 t0 = time.perf_counter()
                 await fill(engine, size, words, rng)
                 load_s = time.perf_counter() - t0
-                queries = [f"what do you know about {rng.choice(words)} and {rng.choice(words)}?"
-                           for _ in range(args.queries)]
+                queries = [
+                    f"what do you know about {rng.choice(words)} and {rng.choice(words)}?"
+                    for _ in range(args.queries)
+                ]
                 for q in queries[:20]:  # warm caches
                     await engine.retrieve(RetrievalRequest(owner=OWNER, query=q))
                 samples, hits = [], 0
                 for q in queries:
                     t = time.perf_counter()
-                    result = await engine.retrieve(RetrievalRequest(owner=OWNER, query=q, strategy="keyword"))
+                    result = await engine.retrieve(
+                        RetrievalRequest(owner=OWNER, query=q, strategy="keyword")
+                    )
                     samples.append(time.perf_counter() - t)
                     hits += len(result.hits)
                 recent = []
                 for _ in range(min(200, args.queries)):
                     t = time.perf_counter()
-                    await engine.retrieve(RetrievalRequest(owner=OWNER, query="", strategy="recent"))
+                    await engine.retrieve(
+                        RetrievalRequest(owner=OWNER, query="", strategy="recent")
+                    )
                     recent.append(time.perf_counter() - t)
-                out[str(size)] = {"keyword": figures(samples), "recent": figures(recent),
-                                  "avg_hits": round(hits / len(queries), 2), "load_s": round(load_s, 2)}
+                out[str(size)] = {
+                    "keyword": figures(samples),
+                    "recent": figures(recent),
+                    "avg_hits": round(hits / len(queries), 2),
+                    "load_s": round(load_s, 2),
+                }
             finally:
                 await engine.close()
         print(f"retrieval {size:>7}: {out[str(size)]}", file=sys.stderr)
@@ -147,9 +202,14 @@ async def bench_enqueue_and_extraction(args: argparse.Namespace) -> dict[str, An
             samples = []
             for i in range(args.turns):
                 a, b = rng.sample(words, 2)
-                turn = Turn(f"req-{i}", f"owner{i % 20:02d}", None, "openai-chat",
-                            f"Hello there. I prefer {a} for {b}. I usually test {b} first. What next?",
-                            "Sure, here is a long answer. " * 20)
+                turn = Turn(
+                    f"req-{i}",
+                    f"owner{i % 20:02d}",
+                    None,
+                    "openai-chat",
+                    f"Hello there. I prefer {a} for {b}. I usually test {b} first. What next?",
+                    "Sure, here is a long answer. " * 20,
+                )
                 t = time.perf_counter()
                 await engine.enqueue_turn(turn)
                 samples.append(time.perf_counter() - t)
@@ -162,9 +222,15 @@ async def bench_enqueue_and_extraction(args: argparse.Namespace) -> dict[str, An
             status = await engine.status()
         finally:
             await engine.close()
-    result = {"enqueue": figures(samples), "extraction": {
-        "turns": depth, "seconds": round(elapsed, 3), "turns_per_s": round(depth / elapsed, 1),
-        "memories": status["counts"]["live"] + status["counts"]["superseded"]}}
+    result = {
+        "enqueue": figures(samples),
+        "extraction": {
+            "turns": depth,
+            "seconds": round(elapsed, 3),
+            "turns_per_s": round(depth / elapsed, 1),
+            "memories": status["counts"]["live"] + status["counts"]["superseded"],
+        },
+    }
     print(f"outbox: {result}", file=sys.stderr)
     return result
 
@@ -184,19 +250,36 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
     owner = hashlib.sha256(key.encode()).hexdigest()[:24]
     rng = random.Random(5)
     words = vocabulary(5000, rng)
-    reply = json.dumps({"id": "c", "object": "chat.completion", "model": "bench", "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "Sure. " * 50}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60}}).encode()
+    reply = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "model": "bench",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "Sure. " * 50},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 50, "total_tokens": 60},
+        }
+    ).encode()
 
     upstream = Standin(canned=CannedChat(reply), record=False)
     await upstream.start()
     with tempfile.TemporaryDirectory() as tmp:
         engine = await open_bench_engine(tmp)
         await fill(engine, args.proxy_memories, words, rng)
-        await engine.local.db.write(lambda c: c.execute("UPDATE memories SET owner = ? WHERE owner = ?", (owner, OWNER)))
+        await engine.local.db.write(
+            lambda c: c.execute(
+                "UPDATE memories SET owner = ? WHERE owner = ?", (owner, OWNER)
+            )
+        )
         await engine.close()
         config = Config(
-            listen="127.0.0.1:0", data_dir=tmp,
+            listen="127.0.0.1:0",
+            data_dir=tmp,
             upstreams=(UpstreamConfig(name="bench", url=upstream.url),),
             memory=MemoryConfig(  # type: ignore[arg-type]
                 strategy=args.proxy_strategy,
@@ -207,8 +290,11 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
         import logging
 
         logging.getLogger("memtap").setLevel(logging.WARNING)
-        server = await start_server(ConfigHolder(config, str(Path(tmp) / "absent.yaml")),
-                                    listen=("127.0.0.1", 0), watch_config=False)
+        server = await start_server(
+            ConfigHolder(config, str(Path(tmp) / "absent.yaml")),
+            listen=("127.0.0.1", 0),
+            watch_config=False,
+        )
         samples: dict[str, list[float]] = {"on": [], "off": []}
         injected = 0
         try:
@@ -217,29 +303,44 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
                 for i in range(args.proxy_requests + 50):
                     mode = "on" if i % 2 else "off"
                     a, b = rng.sample(words, 2)
-                    body = {"model": "bench", "messages": [
-                        {"role": "user", "content": f"Tell me about {a} and {b}. I prefer {a} for {b}."}]}
+                    body = {
+                        "model": "bench",
+                        "messages": [
+                            {
+                                "role": "user",
+                                "content": f"Tell me about {a} and {b}. I prefer {a} for {b}.",
+                            }
+                        ],
+                    }
                     headers = {"Authorization": f"Bearer {key}"}
                     if mode == "off":
                         headers["X-Memtap-Memory"] = "off"
                     t = time.perf_counter()
                     async with client.post(url, json=body, headers=headers) as response:
                         await response.read()
-                        injected += int(response.headers.get("X-Memtap-Memories", "0") or 0)
+                        injected += int(
+                            response.headers.get("X-Memtap-Memories", "0") or 0
+                        )
                     if i >= 50:  # warm-up excluded
                         samples[mode].append(time.perf_counter() - t)
             histogram = server.runtime.metrics.retrieval_duration
-            retrieval_mean = sum(histogram._sums.values()) / max(1, sum(histogram.count(*k) for k in histogram._sums))
+            retrieval_mean = sum(histogram._sums.values()) / max(
+                1, sum(histogram.count(*k) for k in histogram._sums)
+            )
         finally:
             await server.stop()
             await upstream.stop()
     on, off = figures(samples["on"]), figures(samples["off"])
-    result = {"memories_per_owner": args.proxy_memories, "strategy": args.proxy_strategy,
-              "episodes": args.proxy_episodes,
-              "memory_on": on, "memory_off": off,
-              "added_p50_ms": round(on["p50_ms"] - off["p50_ms"], 3),
-              "retrieval_mean_ms": round(retrieval_mean, 3),
-              "avg_injected": round(injected / max(1, len(samples["on"]) + 25), 2)}
+    result = {
+        "memories_per_owner": args.proxy_memories,
+        "strategy": args.proxy_strategy,
+        "episodes": args.proxy_episodes,
+        "memory_on": on,
+        "memory_off": off,
+        "added_p50_ms": round(on["p50_ms"] - off["p50_ms"], 3),
+        "retrieval_mean_ms": round(retrieval_mean, 3),
+        "avg_injected": round(injected / max(1, len(samples["on"]) + 25), 2),
+    }
     print(f"proxy: {result}", file=sys.stderr)
     return result
 
@@ -405,12 +506,25 @@ class DistinctReplies:
         self._count += 1
         rng = random.Random(self._count)
         content = " ".join(rng.sample(REPLY_SENTENCES, 8)) + f" (note {self._count})"
-        return web.json_response({
-            "id": "c", "object": "chat.completion", "model": "bench",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 160, "total_tokens": 170},
-        })
+        return web.json_response(
+            {
+                "id": "c",
+                "object": "chat.completion",
+                "model": "bench",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": 10,
+                    "completion_tokens": 160,
+                    "total_tokens": 170,
+                },
+            }
+        )
 
     async def start(self) -> None:
         from aiohttp import web
@@ -508,10 +622,23 @@ async def cost_rounds(
             if args.cost_py_spy and mode == "on":
                 py_spy = str(Path(sys.executable).with_name("py-spy"))
                 spy = await asyncio.create_subprocess_exec(
-                    py_spy, "record", "-p", str(pid), "-d", str(max(1, int(args.cost_duration))),
-                    "-r", str(args.cost_py_spy_rate), "--format", "raw", "--threads", "--nonblocking",
-                    "-o", f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
-                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+                    py_spy,
+                    "record",
+                    "-p",
+                    str(pid),
+                    "-d",
+                    str(max(1, int(args.cost_duration))),
+                    "-r",
+                    str(args.cost_py_spy_rate),
+                    "--format",
+                    "raw",
+                    "--threads",
+                    "--nonblocking",
+                    "-o",
+                    f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.DEVNULL,
+                )
             before, started = cpu_seconds(pid), time.perf_counter()
             await asyncio.gather(*(worker() for _ in range(8)))
             if spy is not None:
@@ -555,16 +682,46 @@ PARTS: dict[str, Callable[[argparse.Namespace], Awaitable[dict[str, Any]]]] = {
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="1000,10000,100000", help="memories per owner, comma-separated")
-    parser.add_argument("--queries", type=int, default=500, help="retrieval queries per size")
-    parser.add_argument("--turns", type=int, default=5000, help="turns through the outbox")
-    parser.add_argument("--proxy-memories", type=int, default=10_000, help="memories of the proxied owner")
-    parser.add_argument("--proxy-requests", type=int, default=1000, help="requests (half with memory off)")
-    parser.add_argument("--proxy-episodes", choices=("on", "off"), default="on",
-                        help="memory.episodes.enabled for the proxy part (on: the default)")
-    parser.add_argument("--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part")
-    parser.add_argument("--cost-strategies", default="hybrid,keyword", help="strategies for the cost part")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes",
+        default="1000,10000,100000",
+        help="memories per owner, comma-separated",
+    )
+    parser.add_argument(
+        "--queries", type=int, default=500, help="retrieval queries per size"
+    )
+    parser.add_argument(
+        "--turns", type=int, default=5000, help="turns through the outbox"
+    )
+    parser.add_argument(
+        "--proxy-memories",
+        type=int,
+        default=10_000,
+        help="memories of the proxied owner",
+    )
+    parser.add_argument(
+        "--proxy-requests",
+        type=int,
+        default=1000,
+        help="requests (half with memory off)",
+    )
+    parser.add_argument(
+        "--proxy-episodes",
+        choices=("on", "off"),
+        default="on",
+        help="memory.episodes.enabled for the proxy part (on: the default)",
+    )
+    parser.add_argument(
+        "--proxy-strategy", default="hybrid", help="memory.strategy for the proxy part"
+    )
+    parser.add_argument(
+        "--cost-strategies",
+        default="hybrid,keyword",
+        help="strategies for the cost part",
+    )
     parser.add_argument(
         "--cost-embedding",
         default="auto",
@@ -607,20 +764,63 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="the provider's replies (distinct: each its own, kept as an episode like real "
         "ones; fixed: one canned reply, stored once)",
     )
-    parser.add_argument("--cost-block", type=int, default=10, help="requests a block (--cost-order consecutive)")
-    parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
-    parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
-    parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")
-    parser.add_argument("--cost-py-spy-rate", type=int, default=200, help="py-spy samples a second (cost part)")
-    parser.add_argument("--cost-rounds", type=int, default=3, help="interleaved off/on rounds (cost part)")
-    parser.add_argument("--parts", default="retrieval,outbox,proxy", help=f"which parts to run ({', '.join(PARTS)})")
-    parser.add_argument("--store", default="sqlite", choices=["sqlite", "qdrant"],
-                        help="record store (sqlite; qdrant: see bench_qdrant_store)")
-    parser.add_argument("--semantic", action="store_true",
-                        help="also the vector tier: hybrid p50/p99 and RSS per embedding source "
-                             "(scripts/bench_semantic.py)")
-    parser.add_argument("--semantic-sources", default="static,onnx", help="sources for --semantic")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
+    parser.add_argument(
+        "--cost-block",
+        type=int,
+        default=10,
+        help="requests a block (--cost-order consecutive)",
+    )
+    parser.add_argument(
+        "--cost-cpu",
+        default="0",
+        help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)",
+    )
+    parser.add_argument(
+        "--cost-duration",
+        type=float,
+        default=3.0,
+        help="seconds of each c=8 closed loop (cost part)",
+    )
+    parser.add_argument(
+        "--cost-py-spy",
+        default="",
+        help="sample memtap's c=8 memory-on loops with py-spy (file prefix)",
+    )
+    parser.add_argument(
+        "--cost-py-spy-rate",
+        type=int,
+        default=200,
+        help="py-spy samples a second (cost part)",
+    )
+    parser.add_argument(
+        "--cost-rounds",
+        type=int,
+        default=3,
+        help="interleaved off/on rounds (cost part)",
+    )
+    parser.add_argument(
+        "--parts",
+        default="retrieval,outbox,proxy",
+        help=f"which parts to run ({', '.join(PARTS)})",
+    )
+    parser.add_argument(
+        "--store",
+        default="sqlite",
+        choices=["sqlite", "qdrant"],
+        help="record store (sqlite; qdrant: see bench_qdrant_store)",
+    )
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also the vector tier: hybrid p50/p99 and RSS per embedding source "
+        "(scripts/bench_semantic.py)",
+    )
+    parser.add_argument(
+        "--semantic-sources", default="static,onnx", help="sources for --semantic"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the figures as JSON on stdout"
+    )
     args = parser.parse_args(argv)
     args.sizes = [int(s) for s in str(args.sizes).split(",") if s]
     return args
@@ -634,7 +834,11 @@ async def bench_qdrant_store(args: argparse.Namespace) -> dict[str, Any]:
 
     from scripts.bench_qdrant import run_qdrant_bench
 
-    return {"runs": await run_qdrant_bench(args.sizes, args.queries, os.environ.get("QDRANT_URL"))}
+    return {
+        "runs": await run_qdrant_bench(
+            args.sizes, args.queries, os.environ.get("QDRANT_URL")
+        )
+    }
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -648,7 +852,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         from scripts.bench_semantic import run_semantic_bench
 
         out["semantic"] = await run_semantic_bench(
-            args.sizes, str(args.semantic_sources).split(","), min(args.queries, 200))
+            args.sizes, str(args.semantic_sources).split(","), min(args.queries, 200)
+        )
     return out
 
 

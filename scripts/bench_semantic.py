@@ -46,13 +46,13 @@ from memtap.engine.embeddings.static import build_static
 from memtap.engine.factory import build_vector_index
 from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.migrations import migrate
-from memtap.engine.sqlite.records import SqliteRecordStore
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.sql import vectors
 from memtap.engine.sqlite.vector_cache import VectorCache
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import RetrievalRequest
 
 WORDS = [
@@ -458,7 +458,10 @@ async def embed_concurrency_bench(
 
                 for r in range(rounds):
                     waits += await asyncio.gather(
-                        *(one(f"question {r}.{i} about my setup?") for i in range(concurrency))
+                        *(
+                            one(f"question {r}.{i} about my setup?")
+                            for i in range(concurrency)
+                        )
                     )
                 row[name] = {
                     "p50": pct(waits, 0.5),

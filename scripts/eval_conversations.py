@@ -109,7 +109,15 @@ class BM25:
             s = 0.0
             for t in q & doc.keys():
                 tf = doc[t]
-                s += self.idf[t] * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg))
+                s += (
+                    self.idf[t]
+                    * tf
+                    * (self.k1 + 1)
+                    / (
+                        tf
+                        + self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+                    )
+                )
             if s > 0:
                 scores.append((s, i))
         return [i for _, i in sorted(scores, key=lambda p: (-p[0], p[1]))]
@@ -120,7 +128,9 @@ def shown(turn: Turn, day: str | None = None) -> str:
     return f"[{day or turn.ts[:10]}] {turn.content}"
 
 
-def cut_to_budget(turns: list[Turn], budget: int, day: str | None = None) -> tuple[str, list[str]]:
+def cut_to_budget(
+    turns: list[Turn], budget: int, day: str | None = None
+) -> tuple[str, list[str]]:
     """Best-ranked turns first until `budget` tokens; the last one trimmed to fit."""
     parts, ids, used = [], [], 0
     for turn in turns:
@@ -146,13 +156,19 @@ class Score:
     empty: int = 0
     vector_skipped: int = 0
     """Questions whose vector legs were skipped: the keywords answered (memtap only)."""
-    by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    by_kind: dict[str, list[int]] = field(
+        default_factory=lambda: defaultdict(lambda: [0, 0])
+    )
 
-    def add(self, question: Question, text: str, evidence_ids: set[str], tokens: int) -> bool:
+    def add(
+        self, question: Question, text: str, evidence_ids: set[str], tokens: int
+    ) -> bool:
         found = answer_found(question.answer, text)
         self.questions += 1
         self.answered += found
-        self.evidence += len(set(question.evidence) & evidence_ids) / len(question.evidence)
+        self.evidence += len(set(question.evidence) & evidence_ids) / len(
+            question.evidence
+        )
         self.tokens += tokens
         self.empty += tokens == 0
         self.by_kind[question.kind][0] += found
@@ -161,10 +177,17 @@ class Score:
 
     def to_json(self) -> dict[str, Any]:
         n = max(1, self.questions)
-        return {"answer_recall": round(self.answered / n, 3), "evidence_recall": round(self.evidence / n, 3),
-                "mean_tokens": round(self.tokens / n, 1), "empty": self.empty,
-                "vector_skipped": self.vector_skipped,
-                "by_kind": {k: round(v[0] / max(1, v[1]), 3) for k, v in sorted(self.by_kind.items())}}
+        return {
+            "answer_recall": round(self.answered / n, 3),
+            "evidence_recall": round(self.evidence / n, 3),
+            "mean_tokens": round(self.tokens / n, 1),
+            "empty": self.empty,
+            "vector_skipped": self.vector_skipped,
+            "by_kind": {
+                k: round(v[0] / max(1, v[1]), 3)
+                for k, v in sorted(self.by_kind.items())
+            },
+        }
 
 
 # -- the running memtap ----------------------------------------------------------------------
@@ -198,24 +221,40 @@ def start_memtap(
     With an embedding source or an extraction section, a config file of its own that sets
     only those; else `config_file` when given (flags still set the port, upstream and data
     dir)."""
-    command = [str(Path(sys.executable).with_name("memtap")), "serve", "--listen", f"127.0.0.1:{port}",
-               "--upstream", upstream, "--data-dir", str(data_dir), "--log-level", "warning"]
+    command = [
+        str(Path(sys.executable).with_name("memtap")),
+        "serve",
+        "--listen",
+        f"127.0.0.1:{port}",
+        "--upstream",
+        upstream,
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "warning",
+    ]
     if embedding_source or extraction:
         config = data_dir / "memtap.yaml"
-        embedding = f"embedding:\n  source: {embedding_source}\n" if embedding_source else ""
+        embedding = (
+            f"embedding:\n  source: {embedding_source}\n" if embedding_source else ""
+        )
         config.write_text(embedding + extraction)
         command += ["-c", str(config)]
     elif config_file is not None:
         command += ["-c", str(config_file)]
     log = open(data_dir / "memtap.log", "wb")  # noqa: SIM115 - closed after the process
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ)), log
+    return subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ)
+    ), log
 
 
 def owner_of(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-async def wait_ready(client: aiohttp.ClientSession, base: str, process: subprocess.Popen[bytes]) -> None:
+async def wait_ready(
+    client: aiohttp.ClientSession, base: str, process: subprocess.Popen[bytes]
+) -> None:
     for _ in range(300):
         if process.poll() is not None:
             raise SystemExit(f"memtap serve exited with {process.returncode}")
@@ -238,41 +277,75 @@ async def wait_drained(client: aiohttp.ClientSession, base: str) -> None:
         vector = status.get("vector") or {}
         pending = vector.get("pending", 0) if isinstance(vector, dict) else 0
         episodes = status.get("episodes") or {}
-        pending += int(episodes.get("pending_vectors") or 0) if isinstance(episodes, dict) else 0
+        pending += (
+            int(episodes.get("pending_vectors") or 0)
+            if isinstance(episodes, dict)
+            else 0
+        )
         if status["outbox"]["depth"] == 0 and not pending:
             return
         await asyncio.sleep(0.5)
 
 
-async def replay(client: aiohttp.ClientSession, base: str, standin: Standin, conversation: Conversation,
-                 key: str) -> dict[str, str]:
+async def replay(
+    client: aiohttp.ClientSession,
+    base: str,
+    standin: Standin,
+    conversation: Conversation,
+    key: str,
+) -> dict[str, str]:
     """Each user turn as a chat request with its session's history; returns request id -> turn id."""
     request_turn: dict[str, str] = {}
     history: dict[str, list[dict[str, str]]] = defaultdict(list)
     turns = conversation.turns
     for user, assistant in zip(turns[0::2], turns[1::2], strict=True):
-        messages = [SYSTEM, *history[user.session], {"role": "user", "content": user.content}]
+        messages = [
+            SYSTEM,
+            *history[user.session],
+            {"role": "user", "content": user.content},
+        ]
         standin.reply_text = assistant.content
         headers = {"Authorization": f"Bearer {key}", "X-Memtap-Session": user.session}
         body = {"model": "gpt-4o-mini", "messages": messages}
-        async with client.post(base + "/v1/chat/completions", json=body, headers=headers) as r:
+        async with client.post(
+            base + "/v1/chat/completions", json=body, headers=headers
+        ) as r:
             reply = await r.json()
             if r.status != 200:
                 raise SystemExit(f"chat request failed: {r.status} {reply}")
             request_id = r.headers.get("X-Memtap-Request-Id")
         if request_id:
             request_turn[request_id] = user.id
-        history[user.session] += [{"role": "user", "content": user.content},
-                                  {"role": "assistant", "content": reply["choices"][0]["message"]["content"]}]
+        history[user.session] += [
+            {"role": "user", "content": user.content},
+            {"role": "assistant", "content": reply["choices"][0]["message"]["content"]},
+        ]
     return request_turn
 
 
-async def try_import(client: aiohttp.ClientSession, base: str, conversation: Conversation, key: str) -> bool:
-    lines = "".join(json.dumps({"api_key": key, "session": t.session, "role": t.role, "content": t.content,
-                                "ts": t.ts}, ensure_ascii=False) + "\n" for t in conversation.turns)
+async def try_import(
+    client: aiohttp.ClientSession, base: str, conversation: Conversation, key: str
+) -> bool:
+    lines = "".join(
+        json.dumps(
+            {
+                "api_key": key,
+                "session": t.session,
+                "role": t.role,
+                "content": t.content,
+                "ts": t.ts,
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+        for t in conversation.turns
+    )
     for media_type in ("application/x-ndjson", "application/jsonl", "text/plain"):
-        async with client.post(base + "/_memtap/api/import/conversations", data=lines.encode(),
-                               headers={"Content-Type": media_type}) as r:
+        async with client.post(
+            base + "/_memtap/api/import/conversations",
+            data=lines.encode(),
+            headers={"Content-Type": media_type},
+        ) as r:
             if r.status == 404:
                 return False
             if r.status == 415:  # try the next name for JSON lines
@@ -286,13 +359,24 @@ async def try_import(client: aiohttp.ClientSession, base: str, conversation: Con
 def injected_text(preview: dict[str, Any]) -> str:
     """The block without its frame and preamble (words of the preamble are no answer)."""
     block = str(preview.get("block") or "")
-    return "\n".join(line for line in block.splitlines() if line not in (OPEN, CLOSE, PREAMBLE))
+    return "\n".join(
+        line for line in block.splitlines() if line not in (OPEN, CLOSE, PREAMBLE)
+    )
 
 
-async def provenance(client: aiohttp.ClientSession, base: str, memory_id: str, cache: dict[str, str | None]) -> str | None:
+async def provenance(
+    client: aiohttp.ClientSession,
+    base: str,
+    memory_id: str,
+    cache: dict[str, str | None],
+) -> str | None:
     if memory_id not in cache:
         async with client.get(f"{base}/_memtap/api/memories/{memory_id}") as r:
-            cache[memory_id] = (await r.json()).get("metadata", {}).get("request_id") if r.status == 200 else None
+            cache[memory_id] = (
+                (await r.json()).get("metadata", {}).get("request_id")
+                if r.status == 200
+                else None
+            )
     return cache[memory_id]
 
 
@@ -302,12 +386,17 @@ def source_turn(content: str, turn_words: list[tuple[str, set[str]]]) -> str | N
     mine = words(content)
     if len(mine) < 3:
         return None
-    share, best = max(((len(mine & ws) / len(mine), tid) for tid, ws in turn_words), default=(0.0, None))
+    share, best = max(
+        ((len(mine & ws) / len(mine), tid) for tid, ws in turn_words),
+        default=(0.0, None),
+    )
     return best if share >= 0.6 else None
 
 
 # -- the run ---------------------------------------------------------------------------------
-async def apply_settings(client: aiohttp.ClientSession, base: str, pairs: list[str]) -> None:
+async def apply_settings(
+    client: aiohttp.ClientSession, base: str, pairs: list[str]
+) -> None:
     """`--setting memory.episodes.keep_assistant=true`: runtime settings (values as JSON)."""
     body = {}
     for pair in pairs:
@@ -319,7 +408,9 @@ async def apply_settings(client: aiohttp.ClientSession, base: str, pairs: list[s
 
 
 async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
-    conversations = (load_all(Path(args.dataset)) if args.dataset else load_all())[: args.limit_conversations or None]
+    conversations = (load_all(Path(args.dataset)) if args.dataset else load_all())[
+        : args.limit_conversations or None
+    ]
     if args.quick:
         conversations = conversations[:QUICK_CONVERSATIONS]
     started = time.perf_counter()
@@ -329,9 +420,13 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         extraction = model_extraction_yaml(args) if args.extractor == "model" else ""
-        process, log = start_memtap(port, standin.url, Path(tmp), args.embedding_source, extraction)
+        process, log = start_memtap(
+            port, standin.url, Path(tmp), args.embedding_source, extraction
+        )
         try:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as client:
+            async with aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=60)
+            ) as client:
                 await wait_ready(client, base, process)
                 if args.setting:
                     await apply_settings(client, base, args.setting)
@@ -343,20 +438,42 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
             await standin.stop()
 
 
-async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conversations: list[Conversation],
-              args: argparse.Namespace, started: float) -> dict[str, Any]:
-    systems = ["memtap", "bm25_top5", "bm25_memtap_budget", "bm25_memtap_budget_replay_dated",
-               f"bm25_{BUDGET}", "full_conversation"]
+async def run(
+    client: aiohttp.ClientSession,
+    base: str,
+    standin: Standin,
+    conversations: list[Conversation],
+    args: argparse.Namespace,
+    started: float,
+) -> dict[str, Any]:
+    systems = [
+        "memtap",
+        "bm25_top5",
+        "bm25_memtap_budget",
+        "bm25_memtap_budget_replay_dated",
+        f"bm25_{BUDGET}",
+        "full_conversation",
+    ]
     # The day the replay sends every turn: what a live replay's episodes are dated with.
     replay_day = datetime.now(UTC).date().isoformat()
     provenance_of: dict[str, dict[str, str]] = {}
     replay_s = time.perf_counter()
     for conversation in conversations:
-        provenance_of[conversation.id] = await replay(client, base, standin, conversation, f"sk-eval-{conversation.id}")
-        print(f"replayed {conversation.id}: {len(conversation.turns)} turns", file=sys.stderr)
+        provenance_of[conversation.id] = await replay(
+            client, base, standin, conversation, f"sk-eval-{conversation.id}"
+        )
+        print(
+            f"replayed {conversation.id}: {len(conversation.turns)} turns",
+            file=sys.stderr,
+        )
     imported = False
     for conversation in conversations:
-        imported = await try_import(client, base, conversation, f"sk-eval-import-{conversation.id}") or imported
+        imported = (
+            await try_import(
+                client, base, conversation, f"sk-eval-import-{conversation.id}"
+            )
+            or imported
+        )
         if not imported:
             break
     if imported:
@@ -365,11 +482,19 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
     replay_s = time.perf_counter() - replay_s
     extraction = await extraction_figures(client, base, args.extractor)
     async with client.get(base + "/_memtap/api/owners") as r:
-        owners_seen = {item["owner"]: item["live"] for item in (await r.json())["items"]}
-    live = {c.id: owners_seen.get(owner_of(f"sk-eval-{c.id}"), 0) for c in conversations}
+        owners_seen = {
+            item["owner"]: item["live"] for item in (await r.json())["items"]
+        }
+    live = {
+        c.id: owners_seen.get(owner_of(f"sk-eval-{c.id}"), 0) for c in conversations
+    }
     # Why turns taught nothing: the request log's reasons (its last 500 requests at most).
-    async with client.get(base + "/_memtap/api/requests", params={"limit": "1000"}) as r:
-        reasons = Counter(str(item.get("skipped_reason")) for item in (await r.json())["items"])
+    async with client.get(
+        base + "/_memtap/api/requests", params={"limit": "1000"}
+    ) as r:
+        reasons = Counter(
+            str(item.get("skipped_reason")) for item in (await r.json())["items"]
+        )
     scores = {name: Score() for name in systems}
     misses: list[dict[str, Any]] = []
     memories: dict[str, str | None] = {}
@@ -386,38 +511,67 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
                 owners.append(("memtap_import", f"sk-eval-import-{conversation.id}"))
             memtap_tokens = 0
             for name, key in owners:
-                async with client.post(base + "/_memtap/api/retrieve-preview",
-                                       json={"owner": owner_of(key), "query": question.question}) as r:
+                async with client.post(
+                    base + "/_memtap/api/retrieve-preview",
+                    json={"owner": owner_of(key), "query": question.question},
+                ) as r:
                     preview = await r.json()
                 text, tokens = injected_text(preview), int(preview.get("tokens") or 0)
-                scores[name].vector_skipped += "vector_skipped" in preview.get("resolution", {})
+                scores[name].vector_skipped += "vector_skipped" in preview.get(
+                    "resolution", {}
+                )
                 turn_of = provenance_of[conversation.id] if name == "memtap" else {}
                 evidence = set()
                 for hit in preview["results"]:
                     source = await provenance(client, base, hit["id"], memories)
-                    turn = turn_of.get(source or "") or source_turn(str(hit.get("content") or ""), turn_words)
+                    turn = turn_of.get(source or "") or source_turn(
+                        str(hit.get("content") or ""), turn_words
+                    )
                     if turn:
                         evidence.add(turn)
                 found = scores[name].add(question, text, evidence, tokens)
                 if name == "memtap":
                     memtap_tokens = tokens
                     if not found:
-                        misses.append({"id": question.id, "kind": question.kind, "question": question.question,
-                                       "answer": question.answer, "injected": text[:300],
-                                       "bm25_top1": shown(ranked[0])[:200] if ranked else ""})
+                        misses.append(
+                            {
+                                "id": question.id,
+                                "kind": question.kind,
+                                "question": question.question,
+                                "answer": question.answer,
+                                "injected": text[:300],
+                                "bm25_top1": shown(ranked[0])[:200] if ranked else "",
+                            }
+                        )
             top5 = ranked[:5]
-            scores["bm25_top5"].add(question, "\n".join(map(shown, top5)), {t.id for t in top5},
-                                    estimate_tokens("\n".join(map(shown, top5))) if top5 else 0)
-            for name, budget, day in (("bm25_memtap_budget", memtap_tokens, None),
-                                      ("bm25_memtap_budget_replay_dated", memtap_tokens, replay_day),
-                                      (f"bm25_{BUDGET}", BUDGET, None)):
+            scores["bm25_top5"].add(
+                question,
+                "\n".join(map(shown, top5)),
+                {t.id for t in top5},
+                estimate_tokens("\n".join(map(shown, top5))) if top5 else 0,
+            )
+            for name, budget, day in (
+                ("bm25_memtap_budget", memtap_tokens, None),
+                ("bm25_memtap_budget_replay_dated", memtap_tokens, replay_day),
+                (f"bm25_{BUDGET}", BUDGET, None),
+            ):
                 text, ids = cut_to_budget(ranked, budget, day)
-                scores[name].add(question, text, set(ids), estimate_tokens(text) if text else 0)
-            scores["full_conversation"].add(question, full, {t.id for t in conversation.turns}, estimate_tokens(full))
+                scores[name].add(
+                    question, text, set(ids), estimate_tokens(text) if text else 0
+                )
+            scores["full_conversation"].add(
+                question,
+                full,
+                {t.id for t in conversation.turns},
+                estimate_tokens(full),
+            )
     memtap, budget = scores["memtap"].to_json(), scores["bm25_memtap_budget"].to_json()
     targets = {  # issue 17's, at <= 600 injected tokens per request
-        "ratio_to_bm25_at_memtap_budget": round(memtap["answer_recall"] / budget["answer_recall"], 2)
-        if budget["answer_recall"] else None,
+        "ratio_to_bm25_at_memtap_budget": round(
+            memtap["answer_recall"] / budget["answer_recall"], 2
+        )
+        if budget["answer_recall"]
+        else None,
         "ratio_target": 1.2,
         "single_fact": memtap["by_kind"].get("single", 0.0),
         "single_fact_target": 0.85,
@@ -427,7 +581,9 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
     # them (the replay's day), like memtap's own live episodes.
     alike = scores["bm25_memtap_budget_replay_dated"].to_json()
     targets["ratio_to_bm25_dated_alike"] = (
-        round(memtap["answer_recall"] / alike["answer_recall"], 2) if alike["answer_recall"] else None
+        round(memtap["answer_recall"] / alike["answer_recall"], 2)
+        if alike["answer_recall"]
+        else None
     )
     if "memtap_import" in scores:
         # Imported turns keep their own dates, like the baselines' `[YYYY-MM-DD]` raw turns;
@@ -435,7 +591,8 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
         imported = scores["memtap_import"].to_json()
         targets["import_ratio_to_bm25_at_memtap_budget"] = (
             round(imported["answer_recall"] / budget["answer_recall"], 2)
-            if budget["answer_recall"] else None
+            if budget["answer_recall"]
+            else None
         )
         targets["when_imported"] = imported["by_kind"].get("when", 0.0)
     return {
@@ -455,69 +612,145 @@ async def run(client: aiohttp.ClientSession, base: str, standin: Standin, conver
 
 
 EXTRACTION_METRIC = re.compile(
-    r'^memtap_extraction_(batches|fallbacks|model_tokens)_total\{\w+="([\w]+)"\} ([0-9.e+]+)$', re.MULTILINE)
+    r'^memtap_extraction_(batches|fallbacks|model_tokens)_total\{\w+="([\w]+)"\} ([0-9.e+]+)$',
+    re.MULTILINE,
+)
 
 
-async def extraction_figures(client: aiohttp.ClientSession, base: str, extractor: str) -> dict[str, Any]:
+async def extraction_figures(
+    client: aiohttp.ClientSession, base: str, extractor: str
+) -> dict[str, Any]:
     """Which extractor kept how many batches, the fallbacks by reason, the model's tokens."""
     async with client.get(base + "/_memtap/metrics") as r:
         text = await r.text()
-    out: dict[str, Any] = {"kind": extractor, "batches": {}, "fallbacks": {}, "model_tokens": {}}
+    out: dict[str, Any] = {
+        "kind": extractor,
+        "batches": {},
+        "fallbacks": {},
+        "model_tokens": {},
+    }
     for metric, label, value in EXTRACTION_METRIC.findall(text):
-        out[metric if metric != "model_tokens" else "model_tokens"][label] = int(float(value))
+        out[metric if metric != "model_tokens" else "model_tokens"][label] = int(
+            float(value)
+        )
     return out
 
 
 def table(report: dict[str, Any]) -> str:
-    lines = [(f"{report['conversations']} conversations, {report['turns']} turns, {report['questions']} questions "
-              f"(replay + extraction {report['replay_seconds']} s, total {report['total_seconds']} s)"),
-             f"{'system':<22}{'answer':>8}{'evidence':>10}{'tokens':>9}{'empty':>7}  answer recall by kind"]
+    lines = [
+        (
+            f"{report['conversations']} conversations, {report['turns']} turns, {report['questions']} questions "
+            f"(replay + extraction {report['replay_seconds']} s, total {report['total_seconds']} s)"
+        ),
+        f"{'system':<22}{'answer':>8}{'evidence':>10}{'tokens':>9}{'empty':>7}  answer recall by kind",
+    ]
     for name, s in report["systems"].items():
         kinds = " ".join(f"{k}={v:.2f}" for k, v in s["by_kind"].items())
-        lines.append(f"{name:<22}{s['answer_recall']:>8.3f}{s['evidence_recall']:>10.3f}{s['mean_tokens']:>9.1f}"
-                     f"{s['empty']:>7}  {kinds}")
+        lines.append(
+            f"{name:<22}{s['answer_recall']:>8.3f}{s['evidence_recall']:>10.3f}{s['mean_tokens']:>9.1f}"
+            f"{s['empty']:>7}  {kinds}"
+        )
     t = report["targets"]
-    lines.append(f"targets: memtap / BM25 at its budget = {t['ratio_to_bm25_at_memtap_budget']} (>= 1.2), "
-                 f"single-fact {t['single_fact']:.2f} (>= 0.85), mean tokens <= {BUDGET}: "
-                 f"{t['mean_tokens_within_600']}")
-    lines.append(f"replayed live, against BM25 dated alike (the replay's day): "
-                 f"{t['ratio_to_bm25_dated_alike']} (>= 1.2)")
+    lines.append(
+        f"targets: memtap / BM25 at its budget = {t['ratio_to_bm25_at_memtap_budget']} (>= 1.2), "
+        f"single-fact {t['single_fact']:.2f} (>= 0.85), mean tokens <= {BUDGET}: "
+        f"{t['mean_tokens_within_600']}"
+    )
+    lines.append(
+        f"replayed live, against BM25 dated alike (the replay's day): "
+        f"{t['ratio_to_bm25_dated_alike']} (>= 1.2)"
+    )
     if "import_ratio_to_bm25_at_memtap_budget" in t:
-        lines.append(f"imported conversations: memtap / BM25 at its budget = "
-                     f"{t['import_ratio_to_bm25_at_memtap_budget']} (>= 1.2), "
-                     f"'when' answered {t['when_imported']:.2f}")
-    skipped = {name: s["vector_skipped"] for name, s in report["systems"].items() if name.startswith("memtap")}
-    lines.append(f"questions whose vector legs were skipped (memory.vector_skip_coverage): {skipped}")
-    lines.append(f"memtap live memories per conversation: {report['memtap_live_memories']}")
+        lines.append(
+            f"imported conversations: memtap / BM25 at its budget = "
+            f"{t['import_ratio_to_bm25_at_memtap_budget']} (>= 1.2), "
+            f"'when' answered {t['when_imported']:.2f}"
+        )
+    skipped = {
+        name: s["vector_skipped"]
+        for name, s in report["systems"].items()
+        if name.startswith("memtap")
+    }
+    lines.append(
+        f"questions whose vector legs were skipped (memory.vector_skip_coverage): {skipped}"
+    )
+    lines.append(
+        f"memtap live memories per conversation: {report['memtap_live_memories']}"
+    )
     lines.append(f"recent requests' skipped_reason: {report['recent_skipped_reasons']}")
     x = report["extraction"]
-    lines.append(f"extraction ({x['kind']}): batches by extractor {x['batches']}, "
-                 f"fallbacks {x['fallbacks']}, model tokens {x['model_tokens']}")
+    lines.append(
+        f"extraction ({x['kind']}): batches by extractor {x['batches']}, "
+        f"fallbacks {x['fallbacks']}, model tokens {x['model_tokens']}"
+    )
     if not report["import_endpoint"]:
-        lines.append("(POST /_memtap/api/import/conversations answered 404: no import figures)")
+        lines.append(
+            "(POST /_memtap/api/import/conversations answered 404: no import figures)"
+        )
     return "\n".join(lines)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit-conversations", type=int, default=0, help="only the first N conversations")
-    parser.add_argument("--dataset", default="", metavar="DIR",
-                        help="a folder of conversation files in the same format (default tests/datasets/conversations; "
-                             "for a set written apart, to measure on text the engine was not tuned against)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"{QUICK_CONVERSATIONS} conversations, {QUICK_QUESTIONS} questions each")
-    parser.add_argument("--json", action="store_true", help="print the figures (and memtap's misses) as JSON")
-    parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
-                        help="a runtime setting for the run, e.g. memory.episodes.keep_assistant=true")
-    parser.add_argument("--embedding-source", default="", choices=["", "auto", "onnx", "static", "none"],
-                        help="embedding.source of the memtap under test (default: its config/memtap.yaml)")
-    parser.add_argument("--extractor", choices=["rules", "model"], default="rules",
-                        help="extraction.kind of the memtap under test (default: rules)")
-    parser.add_argument("--model-url", help="the extraction model's base URL, as in OPENAI_BASE_URL")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--limit-conversations",
+        type=int,
+        default=0,
+        help="only the first N conversations",
+    )
+    parser.add_argument(
+        "--dataset",
+        default="",
+        metavar="DIR",
+        help="a folder of conversation files in the same format (default tests/datasets/conversations; "
+        "for a set written apart, to measure on text the engine was not tuned against)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK_CONVERSATIONS} conversations, {QUICK_QUESTIONS} questions each",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the figures (and memtap's misses) as JSON",
+    )
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a runtime setting for the run, e.g. memory.episodes.keep_assistant=true",
+    )
+    parser.add_argument(
+        "--embedding-source",
+        default="",
+        choices=["", "auto", "onnx", "static", "none"],
+        help="embedding.source of the memtap under test (default: its config/memtap.yaml)",
+    )
+    parser.add_argument(
+        "--extractor",
+        choices=["rules", "model"],
+        default="rules",
+        help="extraction.kind of the memtap under test (default: rules)",
+    )
+    parser.add_argument(
+        "--model-url", help="the extraction model's base URL, as in OPENAI_BASE_URL"
+    )
     parser.add_argument("--model-name", help="the model name sent in each request")
-    parser.add_argument("--model-key-env", metavar="VAR",
-                        help="the environment variable holding its API key (none: no key sent)")
-    parser.add_argument("--model-timeout", type=float, default=60.0, help="seconds per call (default 60)")
+    parser.add_argument(
+        "--model-key-env",
+        metavar="VAR",
+        help="the environment variable holding its API key (none: no key sent)",
+    )
+    parser.add_argument(
+        "--model-timeout",
+        type=float,
+        default=60.0,
+        help="seconds per call (default 60)",
+    )
     args = parser.parse_args(argv)
     if args.extractor == "model" and not (args.model_url and args.model_name):
         parser.error("--extractor model needs --model-url and --model-name")
@@ -529,4 +762,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 if __name__ == "__main__":
     arguments = parse()
     result = asyncio.run(evaluate(arguments))
-    print(json.dumps(result, indent=2, ensure_ascii=False) if arguments.json else table(result))
+    print(
+        json.dumps(result, indent=2, ensure_ascii=False)
+        if arguments.json
+        else table(result)
+    )

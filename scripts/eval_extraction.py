@@ -100,7 +100,9 @@ def show(facts: list[ExtractedFact]) -> str:
     )
 
 
-async def read_all(texts: list[str], reader: Reader, concurrency: int) -> list[list[ExtractedFact]]:
+async def read_all(
+    texts: list[str], reader: Reader, concurrency: int
+) -> list[list[ExtractedFact]]:
     gate = asyncio.Semaphore(concurrency)
 
     async def one(text: str) -> list[ExtractedFact]:
@@ -110,7 +112,9 @@ async def read_all(texts: list[str], reader: Reader, concurrency: int) -> list[l
     return list(await asyncio.gather(*(one(text) for text in texts)))
 
 
-def score_facts(data: dict[str, Any], report: Report, read: list[list[ExtractedFact]]) -> None:
+def score_facts(
+    data: dict[str, Any], report: Report, read: list[list[ExtractedFact]]
+) -> None:
     for item, facts in zip(data["facts"], read, strict=True):
         for expected in item["expect"]:
             found = next((f for f in facts if matches(f, expected)), None)
@@ -131,7 +135,9 @@ def score_facts(data: dict[str, Any], report: Report, read: list[list[ExtractedF
                 )
 
 
-def score_non_facts(data: dict[str, Any], report: Report, read: list[list[ExtractedFact]]) -> None:
+def score_non_facts(
+    data: dict[str, Any], report: Report, read: list[list[ExtractedFact]]
+) -> None:
     for item, facts in zip(data["non_facts"], read, strict=True):
         for key in ("all", item["kind"], f"lang:{item['lang']}"):
             report.clean[key].add(not facts)
@@ -156,14 +162,18 @@ async def replay(messages: list[str], reader: Reader) -> list[ExtractedFact]:
     return list(live.values())
 
 
-async def score_sequences(data: dict[str, Any], report: Report, reader: Reader, concurrency: int) -> None:
+async def score_sequences(
+    data: dict[str, Any], report: Report, reader: Reader, concurrency: int
+) -> None:
     gate = asyncio.Semaphore(concurrency)
 
     async def one(messages: list[str]) -> list[ExtractedFact]:
         async with gate:
             return await replay(messages, reader)
 
-    finals = await asyncio.gather(*(one(item["messages"]) for item in data["sequences"]))
+    finals = await asyncio.gather(
+        *(one(item["messages"]) for item in data["sequences"])
+    )
     for item, live in zip(data["sequences"], finals, strict=True):
         contents = [f.content.casefold() for f in live]
         final_ok = item["final"] is None or any(
@@ -204,7 +214,9 @@ class ModelReader:
         self.failures: Counter[str] = Counter()
         self.tokens = Counter({"in": 0, "out": 0})
 
-    async def __call__(self, text: str, live: list[ExtractedFact]) -> list[ExtractedFact]:
+    async def __call__(
+        self, text: str, live: list[ExtractedFact]
+    ) -> list[ExtractedFact]:
         now = now_iso()
         turn = Turn("eval", "eval", None, "openai-chat", text, "", created_at=now)
         memories = [
@@ -213,7 +225,9 @@ class ModelReader:
         ]
         self.calls += 1
         try:
-            answer, facts = await ask_model(self.session, self.settings, [turn], memories)
+            answer, facts = await ask_model(
+                self.session, self.settings, [turn], memories
+            )
         except (CallFailed, BadAnswer) as exc:
             self.failures[exc.reason] += 1
             return []
@@ -258,14 +272,30 @@ def main(argv: list[str] | None = None) -> int:
         help="list every miss, leak and failed update",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--extractor", choices=["rules", "model"], default="rules",
-                        help="what reads the messages (default: the rules)")
-    parser.add_argument("--model-url", help="the model's base URL, as in OPENAI_BASE_URL")
+    parser.add_argument(
+        "--extractor",
+        choices=["rules", "model"],
+        default="rules",
+        help="what reads the messages (default: the rules)",
+    )
+    parser.add_argument(
+        "--model-url", help="the model's base URL, as in OPENAI_BASE_URL"
+    )
     parser.add_argument("--model-name", help="the model name sent in each request")
-    parser.add_argument("--model-key-env", metavar="VAR",
-                        help="the environment variable holding its API key (none: no key sent)")
-    parser.add_argument("--model-timeout", type=float, default=60.0, help="seconds per call (default 60)")
-    parser.add_argument("--concurrency", type=int, default=4, help="model calls at once (default 4)")
+    parser.add_argument(
+        "--model-key-env",
+        metavar="VAR",
+        help="the environment variable holding its API key (none: no key sent)",
+    )
+    parser.add_argument(
+        "--model-timeout",
+        type=float,
+        default=60.0,
+        help="seconds per call (default 60)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=4, help="model calls at once (default 4)"
+    )
     args = parser.parse_args(argv)
     if args.extractor == "model" and not (args.model_url and args.model_name):
         parser.error("--extractor model needs --model-url and --model-name")
@@ -279,8 +309,10 @@ def main(argv: list[str] | None = None) -> int:
             f"extraction: {result['extraction_msgs_per_s']} messages/s"
         )
         if "model" in result:
-            print(f"model calls: {result['model']['calls']}   failed: {result['model']['failures']}   "
-                  f"tokens: {result['model']['tokens']}")
+            print(
+                f"model calls: {result['model']['calls']}   failed: {result['model']['failures']}   "
+                f"tokens: {result['model']['tokens']}"
+            )
         for name in ("recall", "clean", "polarity", "updates"):
             print_table(name, result[name])
     if args.failures:
@@ -288,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-async def evaluate(data: dict[str, Any], args: argparse.Namespace) -> tuple[dict[str, Any], Report]:
+async def evaluate(
+    data: dict[str, Any], args: argparse.Namespace
+) -> tuple[dict[str, Any], Report]:
     model: ModelReader | None = None
     reader: Reader = rules_reader
     concurrency = 1
@@ -296,8 +330,14 @@ async def evaluate(data: dict[str, Any], args: argparse.Namespace) -> tuple[dict
         key = os.environ.get(args.model_key_env) if args.model_key_env else None
         if args.model_key_env and not key:
             raise SystemExit(f"{args.model_key_env} is not set")
-        model = ModelReader(ModelExtractionConfig(
-            url=args.model_url, api_key=key, model=args.model_name, timeout_s=args.model_timeout))
+        model = ModelReader(
+            ModelExtractionConfig(
+                url=args.model_url,
+                api_key=key,
+                model=args.model_name,
+                timeout_s=args.model_timeout,
+            )
+        )
         reader, concurrency = model, max(1, args.concurrency)
     report = Report()
     started = time.perf_counter()
@@ -316,7 +356,9 @@ async def evaluate(data: dict[str, Any], args: argparse.Namespace) -> tuple[dict
     if model is None:
         result["extraction_msgs_per_s"] = round(throughput(data))
     else:
-        result["extraction_msgs_per_s"] = round(model.calls / elapsed, 2) if elapsed else 0
+        result["extraction_msgs_per_s"] = (
+            round(model.calls / elapsed, 2) if elapsed else 0
+        )
         result["model"] = {
             "name": args.model_name,
             "calls": model.calls,

@@ -34,12 +34,12 @@ from memtap.engine.embeddings.projected import ProjectedQueries
 from memtap.engine.embeddings.static import build_static
 from memtap.engine.factory import build_vector_index
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.sqlite import memories
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.migrations import migrate
-from memtap.engine.sqlite.records import SqliteRecordStore
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.sql import memories
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import NewMemory, RetrievalRequest
 
 DATASETS = Path(__file__).resolve().parent.parent / "tests" / "datasets"

@@ -5,5 +5,5 @@ dataclasses and the dedupe identity are in `engine/episode_types.py`, beside `ty
 one retrieval), `fused.py` (one ranking over facts and snippets, one budget), `service.py`
 (what the engine and the outbox worker call; the window embedder; fail-open). The
 `EpisodeStore` port is in `engine/ports.py`; its adapters are
-`engine/sqlite/episode_store.py` and `engine/qdrant/episodes.py`.
+`engine/sqlite/episodes.py` and `engine/qdrant/episodes.py`.
 """

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memtap.engine.extraction.conflict import claim_of
 from memtap.engine.extraction.keys import sanitise, stable_key
 from memtap.engine.extractors.answer import ModelFact
+from memtap.engine.supersession.conflict import claim_of
 from memtap.engine.types import ExtractedFact
 
 

@@ -8,15 +8,13 @@ episode id (itself derived from owner, session, role and content), so a re-sent 
 lands on the same points: dedupe by construction, in every replica. Keyword search is the
 sparse arm (memtap's BM25 weights, Qdrant's idf), vector search the dense arm; windows are
 embedded when they are written (the worker's path, batched) and, when that fails, later by
-`embed_pending` (`vec_pending` marks them).
+`embed_pending` (`vec_pending` marks them). The layout is `episode_points.py`.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from typing import Any
 
 from qdrant_client import AsyncQdrantClient, models
 
@@ -36,53 +34,23 @@ from memtap.engine.episodes.chunks import windows
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
+from memtap.engine.qdrant.episode_points import (
+    INDEXED,
+    head_conditions,
+    live_filter,
+    to_episode,
+    visible,
+    window_point,
+    window_points,
+)
 from memtap.engine.qdrant.filters import match, session_condition
 from memtap.engine.qdrant.payload import iso_to_ts
-from memtap.engine.qdrant.points import QdrantPoints, point_vectors, to_qdrant_sparse
+from memtap.engine.qdrant.points import QdrantPoints, to_qdrant_sparse
 from memtap.engine.qdrant.sparse import query_vector
 from memtap.engine.qdrant.transport import QdrantTransport
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 
 PAGE = 256
-_NS = uuid.UUID("0c6c0a52-8f0e-4b7e-9d1c-657069736f64")
-_INDEXED = (
-    ("owner", "keyword"),
-    ("session", "keyword"),
-    ("episode_id", "keyword"),
-    ("seq", "integer"),
-    ("said_at_ts", "float"),
-    ("vec_pending", "bool"),
-    ("text", "text"),
-)
-
-
-def _visible(episode: Episode, live: Live) -> bool:
-    """`live` over one episode read by id (what `_live` says as a filter)."""
-    if live.owner is not None and episode.owner != live.owner:
-        return False
-    if live.match_session and episode.session != live.session:
-        return False
-    return (
-        live.cutoff is None or episode.said_at >= live.cutoff
-    )  # canonical ISO strings
-
-
-def window_point(episode_id: str, seq: int) -> str:
-    return str(uuid.uuid5(_NS, f"{episode_id}:{seq}"))
-
-
-def _episode(payload: dict[str, Any], content: str | None = None) -> Episode:
-    return Episode(
-        id=str(payload["episode_id"]),
-        owner=str(payload["owner"]),
-        session=payload.get("session"),
-        role=payload["role"],
-        content=content if content is not None else str(payload.get("content") or ""),
-        said_at=str(payload["said_at"]),
-        request_id=payload.get("request_id"),
-        format=payload.get("format"),
-        created_at=str(payload["created_at"]),
-    )
 
 
 class QdrantEpisodeStore:
@@ -109,7 +77,7 @@ class QdrantEpisodeStore:
                 collection,
                 embedder.dim if embedder is not None else None,
                 embedder.signature if embedder is not None else None,
-                indexed=(*_INDEXED, ("content", "text")),
+                indexed=(*INDEXED, ("content", "text")),
             ),
             embedder,
             metrics=None,  # only `call` and `count` are used: no fallback to count
@@ -160,33 +128,9 @@ class QdrantEpisodeStore:
         ]
         found = await self._embed([rows[i][3] for i in embedded]) if embedded else []
         dense = None if found is None else dict(zip(embedded, found, strict=True))
-        points = []
-        for i, (eid, new, seq, text) in enumerate(rows):
-            keyword_only = new.role == "assistant"
-            vector = point_vectors(text, dense.get(i) if dense is not None else None)
-            payload = {
-                "episode_id": eid,
-                "owner": new.owner,
-                "session": new.session,
-                "role": new.role,
-                "said_at": new.said_at,
-                "said_at_ts": iso_to_ts(new.said_at),
-                "request_id": new.request_id,
-                "format": new.format,
-                "created_at": now,
-                "seq": seq,
-                "text": text,
-                "vec_pending": dense is None
-                and self.embedder is not None
-                and not keyword_only,
-            }
-            if seq == 0:
-                payload["content"] = new.content[:MAX_EPISODE_CHARS].strip()
-            points.append(
-                models.PointStruct(
-                    id=window_point(eid, seq), vector=vector, payload=payload
-                )
-            )
+        points = window_points(
+            rows, now, dense, embedded_later=self.embedder is not None
+        )
         for start in range(0, len(points), PAGE):
 
             async def upsert(
@@ -267,20 +211,6 @@ class QdrantEpisodeStore:
         )
 
     # -- reads ---------------------------------------------------------------------------------
-    def _live(self, live: Live) -> models.Filter:
-        must: list[models.Condition] = []
-        if live.cutoff is not None:
-            must.append(
-                models.FieldCondition(
-                    key="said_at_ts", range=models.Range(gte=iso_to_ts(live.cutoff))
-                )
-            )
-        if live.owner is not None:
-            must.append(match("owner", live.owner))
-        if live.match_session:
-            must.append(session_condition(live.session))
-        return models.Filter(must=must)
-
     async def _hits(self, points: list[models.ScoredPoint]) -> list[ChunkHit]:
         if not points:
             return []
@@ -302,7 +232,7 @@ class QdrantEpisodeStore:
             eid = str(payload["episode_id"])
             out.append(
                 ChunkHit(
-                    _episode(payload, content.get(window_point(eid, 0), "")),
+                    to_episode(payload, content.get(window_point(eid, 0), "")),
                     int(payload["seq"]),
                     str(payload["text"]),
                     float(p.score),
@@ -315,7 +245,7 @@ class QdrantEpisodeStore:
         sparse = query_vector(query)
         if not len(sparse):
             return []
-        flt = self._live(live)
+        flt = live_filter(live)
         response = await self._points.call(
             "query_sparse",
             lambda c: c.query_points(
@@ -336,7 +266,7 @@ class QdrantEpisodeStore:
             raise NoVectors("no embedding source")
         embedded = await embed_query(self.embedder, query)
         dense = embedded.vector.astype(float).tolist()
-        flt = self._live(live)
+        flt = live_filter(live)
         response = await self._points.call(
             "query_dense",
             lambda c: c.query_points(
@@ -373,7 +303,7 @@ class QdrantEpisodeStore:
         out: dict[str, tuple[Episode | None, Episode | None]] = {}
         for eid in episode_ids:
             head = await self.get(eid)
-            if head is None or not _visible(head, live):
+            if head is None or not visible(head, live):
                 continue
             ts = iso_to_ts(head.said_at)
             found: list[Episode | None] = []
@@ -381,15 +311,15 @@ class QdrantEpisodeStore:
                 (models.Range(lt=ts), "desc"),
                 (models.Range(gt=ts), "asc"),
             ):
-                flt = self._live(live)
+                flt = live_filter(live)
                 must = list(flt.must or []) if isinstance(flt.must, list) else []
                 must += [
-                    *self._heads(head.owner),
+                    *head_conditions(head.owner),
                     session_condition(head.session),
                     models.FieldCondition(key="said_at_ts", range=rng),
                 ]
                 records = await self._scroll(models.Filter(must=must), 1, order=order)
-                found.append(_episode(records[0].payload or {}) if records else None)
+                found.append(to_episode(records[0].payload or {}) if records else None)
             out[eid] = (found[0], found[1])
         return out
 
@@ -418,18 +348,6 @@ class QdrantEpisodeStore:
         )
         return list(records)
 
-    def _heads(
-        self, owner: str | None = None, session: str | None = None
-    ) -> list[models.Condition]:
-        must: list[models.Condition] = [
-            models.FieldCondition(key="seq", match=models.MatchValue(value=0))
-        ]
-        if owner is not None:
-            must.append(match("owner", owner))
-        if session is not None:
-            must.append(match("session", session))
-        return must
-
     async def get(self, episode_id: str) -> Episode | None:
         found = await self._points.call(
             "retrieve",
@@ -437,10 +355,10 @@ class QdrantEpisodeStore:
                 self.collection, ids=[window_point(episode_id, 0)], with_payload=True
             ),
         )
-        return _episode(found[0].payload or {}) if found else None
+        return to_episode(found[0].payload or {}) if found else None
 
     async def list_page(self, query: EpisodeListQuery) -> EpisodePage:
-        must = self._heads(query.owner, query.session)
+        must = head_conditions(query.owner, query.session)
         if query.q:
             must.append(
                 models.FieldCondition(
@@ -450,7 +368,7 @@ class QdrantEpisodeStore:
         flt = models.Filter(must=must)
         total = await self._points.count(flt)
         records = await self._scroll(flt, query.offset + query.limit, order="desc")
-        items = [_episode(r.payload or {}) for r in records[query.offset :]]
+        items = [to_episode(r.payload or {}) for r in records[query.offset :]]
         # Qdrant orders by said_at only: newer id first among equal times, like SQLite's rowid.
         return EpisodePage(tuple(items), total)
 
@@ -461,7 +379,7 @@ class QdrantEpisodeStore:
         return True
 
     async def erase_owner(self, owner: str) -> int:
-        removed = await self._points.count(models.Filter(must=self._heads(owner)))
+        removed = await self._points.count(models.Filter(must=head_conditions(owner)))
         flt = models.Filter(must=[match("owner", owner)])
         await self._points.delete_where("delete", flt, strong=False)
         return removed
@@ -470,14 +388,16 @@ class QdrantEpisodeStore:
         old = models.FieldCondition(
             key="said_at_ts", range=models.Range(lt=iso_to_ts(cutoff))
         )
-        removed = await self._points.count(models.Filter(must=[*self._heads(), old]))
+        removed = await self._points.count(
+            models.Filter(must=[*head_conditions(), old])
+        )
         if removed:
             flt = models.Filter(must=[old])
             await self._points.delete_where("delete", flt, strong=False)
         return removed
 
     async def export_owner(self, owner: str) -> AsyncIterator[Episode]:
-        flt = models.Filter(must=self._heads(owner))
+        flt = models.Filter(must=head_conditions(owner))
         offset: models.ExtendedPointId | None = None
         while True:
 
@@ -494,12 +414,12 @@ class QdrantEpisodeStore:
 
             records, offset = await self._points.call("scroll", page)
             for record in records:
-                yield _episode(record.payload or {})
+                yield to_episode(record.payload or {})
             if offset is None:
                 return
 
     async def counts(self) -> dict[str, int]:
-        episodes = await self._points.count(models.Filter(must=self._heads()))
+        episodes = await self._points.count(models.Filter(must=head_conditions()))
         windows_ = await self._points.count(models.Filter(must=[]))
         return {
             "episodes": episodes,

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memtap.engine.ports import Outbox, PlannedTurn, WrittenTurn
-from memtap.engine.qdrant.records import QdrantMemoryStore
+from memtap.engine.qdrant import supersession
+from memtap.engine.qdrant.memories import QdrantMemoryStore
 from memtap.engine.types import Memory
 
 
@@ -35,28 +36,9 @@ class QdrantFactWriter:
                 written.append(memory)
                 superseded += await store.supersede(new.owner, subject, memory.id, now)
                 if fact.replaces:
-                    superseded += await self._replace_ids(
-                        new.owner, fact.replaces, memory.id, now
+                    superseded += await supersession.replace_ids(
+                        store.points, new.owner, fact.replaces, memory.id, now
                     )
             await self.outbox.ack([item.row.seq])
             results.append(WrittenTurn(item.row, written, superseded))
         return results
-
-    async def _replace_ids(
-        self, owner: str, ids: Sequence[str], new_id: str, now: str
-    ) -> list[str]:
-        """Mark `ids` superseded by `new_id`: only those that are `owner`'s and live."""
-        mine: list[str] = []
-        for memory_id in dict.fromkeys(ids):
-            found = (
-                await self.store.get_memory(memory_id) if memory_id != new_id else None
-            )
-            if (
-                found is not None
-                and found.owner == owner
-                and found.superseded_by is None
-            ):
-                mine.append(memory_id)
-        if mine:
-            await self.store.mark_superseded(mine, new_id, now)
-        return mine

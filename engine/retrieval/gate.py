@@ -5,7 +5,7 @@ Hybrid retrieval with `memory.vector_skip_coverage` > 0 defers the decision to t
 keyword leg (`confidence.py`): when it answers the question, neither vector leg runs.
 Otherwise (every other strategy, or the setting at 0) the gate is open from the start and
 the legs run side by side as before. Then the vector legs wait for a vector slot
-(`retrieval_slots.py`); a retrieval that gets none in time is shed to keyword only
+(`admission/slots.py`); a retrieval that gets none in time is shed to keyword only
 (`SHED_AFTER_SHARE`). Whatever happens to the keyword leg, the gate is decided (`close` on
 the way out, which also gives the slot back), so no leg waits on it for ever.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memtap.config.schema import MemoryConfig
-    from memtap.engine.retrieval_slots import Admission
+    from memtap.engine.retrieval.admission.slots import Admission
 
 
 SHED_AFTER_SHARE = 0.2

@@ -11,8 +11,8 @@ import logging
 from memtap.engine.api import InvalidInput
 from memtap.engine.episodes.service import EpisodeService
 from memtap.engine.local_file import LocalFile
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import Outbox, RecordStore, RequestLogStore
+from memtap.engine.retrieval.admission.pending import PendingTurns
 from memtap.engine.services.outbox_depth import OutboxDepth
 from memtap.engine.services.vectors import VectorUpkeep
 from memtap.engine.types import EraseReceipt

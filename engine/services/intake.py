@@ -14,8 +14,8 @@ from memtap.engine.events import EngineEvents
 from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
 from memtap.engine.local_file import TurnLedger
 from memtap.engine.metrics import Metrics
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import Outbox
+from memtap.engine.retrieval.admission.pending import PendingTurns
 from memtap.engine.services.outbox_depth import OutboxDepth
 from memtap.engine.turn_bounds import bounded_turn
 from memtap.engine.types import Turn

@@ -10,10 +10,10 @@ from typing import Any
 
 from memtap.engine.api import InvalidInput, NotFound
 from memtap.engine.clock import now_iso
-from memtap.engine.extraction.conflict import Claim, claim_of, resolve
 from memtap.engine.maintenance import summarize
 from memtap.engine.ports import InvalidItem, RecordStore
 from memtap.engine.services.vectors import VectorUpkeep
+from memtap.engine.supersession.conflict import Claim, claim_of, resolve
 from memtap.engine.types import (
     ImportReport,
     ImportTally,

@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from memtap.engine.metrics import Metrics
-from memtap.engine.pending import PendingTurns
+from memtap.engine.retrieval.admission.pending import PendingTurns
 from memtap.engine.retrieval.deadline import RetrievalClock
 
 if TYPE_CHECKING:

@@ -9,20 +9,20 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from memtap.engine import loop_lag
 from memtap.engine.api import InvalidInput, RetrievalTimeout
 from memtap.engine.episodes.service import EpisodeService
-from memtap.engine.extraction.conflict import claim_of_memory
-from memtap.engine.loop_lag import LoopLag
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import RecordStore
+from memtap.engine.retrieval.admission import loop_lag
+from memtap.engine.retrieval.admission.loop_lag import LoopLag
+from memtap.engine.retrieval.admission.slots import CROWDED_REASON, RetrievalSlots
 from memtap.engine.retrieval.deadline import RetrievalClock
 from memtap.engine.retrieval.gate import SHED_AFTER_SHARE, VectorGate
 from memtap.engine.retrieval.partial import PartialAnswer
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.retrieval_slots import CROWDED_REASON, RetrievalSlots
 from memtap.engine.services.own_writes import OwnWrites
 from memtap.engine.services.vectors import VectorUpkeep
+from memtap.engine.supersession.conflict import claim_of_memory
 from memtap.engine.types import Retrieval, RetrievalRequest
 
 if TYPE_CHECKING:

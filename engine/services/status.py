@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from memtap.engine.clock import now_iso
 from memtap.engine.episodes.service import EpisodeService
-from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.extractors.choice import ConfiguredExtractor
 from memtap.engine.local_file import LocalFile
-from memtap.engine.loop_lag import LoopLag
 from memtap.engine.ports import Outbox, RecordStore
-from memtap.engine.retrieval_slots import RetrievalSlots
+from memtap.engine.retrieval.admission.loop_lag import LoopLag
+from memtap.engine.retrieval.admission.slots import RetrievalSlots
 from memtap.engine.services.vectors import VectorUpkeep
+from memtap.engine.worker.outbox_worker import OutboxWorker
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 
 from memtap.engine.background import cancel_and_wait
 from memtap.engine.episodes.service import EpisodeService
-from memtap.engine.extraction.worker import OutboxWorker
 from memtap.engine.fallbacks import describe_error
-from memtap.engine.loop_lag import LoopLag
 from memtap.engine.maintenance.sweep import run_sweep
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import Outbox, RecordStore
+from memtap.engine.retrieval.admission.loop_lag import LoopLag
+from memtap.engine.retrieval.admission.pending import PendingTurns
 from memtap.engine.services.outbox_depth import OutboxDepth
 from memtap.engine.services.vectors import VectorUpkeep
+from memtap.engine.worker.outbox_worker import OutboxWorker
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder

@@ -11,7 +11,7 @@ inside its own SAVEPOINT so one failing job rolls back alone. A job's effects ar
 before its `write()` returns.
 
 Driver errors are translated into `StoreError` subclasses (all `EngineError`), so callers
-handle one family: `StoreBusy` (locked), `StoreTimeout` (a read ran past its time limit),
+handle one family (`engine/store_errors.py`): `StoreBusy` (locked), `StoreTimeout` (a read ran past its time limit),
 `StoreUnavailable` (read-only, full, corrupt, deleted), `StoreClosed`.
 """
 
@@ -33,6 +33,7 @@ import aiosqlite
 from memtap.engine.api import EngineError, StoreError, StoreUnavailable
 from memtap.engine.sqlite.driver import Driver
 from memtap.engine.sqlite.readers import ReaderPool, ReadNotStarted, install_progress
+from memtap.engine.store_errors import StoreBusy, StoreClosed, StoreGone, StoreTimeout
 
 log = logging.getLogger("memtap.store")
 
@@ -50,24 +51,6 @@ burst) would otherwise hold the loop for all of them in a row."""
 LOOP_READ_MIN_LEFT_MS = 2
 """A read is not started with less of the share than this: it would be cut at once and
 made again in full by a reader thread."""
-
-
-class StoreBusy(StoreError):
-    code = "store_busy"
-
-
-class StoreTimeout(StoreError):
-    code = "store_timeout"
-
-
-class StoreClosed(StoreError):
-    code = "store_closed"
-
-
-class StoreGone(StoreUnavailable):
-    """The database file was deleted or replaced while open: the engine reopens it."""
-
-    code = "store_gone"
 
 
 _UNAVAILABLE_MARKERS = (

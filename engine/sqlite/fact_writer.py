@@ -10,11 +10,11 @@ from typing import Any
 from memtap.engine.ports import PlannedTurn, WrittenTurn
 from memtap.engine.sqlite import outbox
 from memtap.engine.sqlite.database import Database
-from memtap.engine.sqlite.records import apply_facts
+from memtap.engine.sqlite.memories import apply_facts
 
 
 class SqliteFactWriter:
-    """`FactWriter` over the local file: `records.apply_facts`, then `outbox.delete`, in one
+    """`FactWriter` over the local file: `memories.apply_facts`, then `outbox.delete`, in one
     write transaction of `db`."""
 
     def __init__(self, db: Database) -> None:

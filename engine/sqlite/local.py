@@ -16,9 +16,10 @@ from typing import Any
 
 from memtap.engine.api import EngineError
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import Database, StoreGone, StoreTimeout
+from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver, choose_driver, load_sqlite_vec
 from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
+from memtap.engine.store_errors import StoreGone, StoreTimeout
 
 DB_FILENAME = "memtap.db"
 

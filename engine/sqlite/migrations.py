@@ -133,7 +133,7 @@ def m006_request_log(conn: Conn) -> None:
 
 def m007_episodes(conn: Conn) -> None:
     # Episodes (what was said) beside the memories (facts). The id is derived from owner,
-    # session, role and content (engine/episodes/model.py), so UNIQUE(id) is the dedupe.
+    # session, role and content (engine/episode_types.py), so UNIQUE(id) is the dedupe.
     # Windows carry owner and session as FTS columns for the same reason memories do: the
     # owner filter runs inside MATCH. Vectors are float16 blobs (half the bytes of float32;
     # cosine differences stay far below ranking noise), NULL until the embedder gets to them.

@@ -1,426 +1,453 @@
-"""The sqlite-vec vector index, inside the memories database: plain functions over a connection.
+"""`SqliteVecIndex`: the vector index over sqlite-vec, inside the local SQLite file.
 
-One `vec0` table, `memory_vectors`, keyed by the memory id, with the owner as a PARTITION KEY:
-a KNN for one owner reads only that owner's chunks (a global KNN filtered afterwards is slower
-and lets a big tenant starve a small one). `chunk_size` is small (32) because every partition
-allocates whole chunks: with the default 1024, a 1k-row file holding 50 owners took 79 MB;
-with 32 it takes 2.5 MB, and KNN speed measured the same from 32 to 128.
+Embed the query, KNN in the owner's partition, re-read the hits through `Live` in the same
+reader hop. `engine.factory.build_vector_index` builds it. Why each piece is there:
 
-`memory_vector_meta` records the embedding signature (`source:model:dim`) the vectors were
-made with. A different signature drops and recreates the table and marks every memory
-`needs_reindex = 1`; backfill and reindex then fill it again. Its `version` counter goes up
-with every vector write, in the same transaction: `engine.sqlite.vector_cache` compares it on
-each query to notice writes it was not told about (another process on the same file).
-Memories own the flag: the engine sets it on every content write, `store_vectors` clears it
-once the vector is in.
-
-Every function runs in a connection's thread (`Database.read` / `Database.write`).
+- The query embedding is bounded by `embedding.timeout_ms`; an error or timeout raises
+  `SemanticUnavailable` and retrieval answers that request from the keyword ranking.
+- Lazy backfill: before a search, up to `BACKFILL_BUDGET` of the owner's memories that have
+  no vector yet are embedded (bounded by `BACKFILL_BUDGET_S`; skipped while another backfill
+  runs), so a model change heals with real traffic without holding requests up. At most once
+  per owner every `INLINE_BACKFILL_EVERY_S`: the look-up is a reader hop before the query
+  embedding, paid by every request under load, while the engine's background backfill
+  (`engine/maintenance/backfill.py`) does the rest.
+- Each fallback cause is logged once (first time) and counted every time in
+  `memtap_memory_fallbacks_total{cause}`.
+- KNN is served from `engine.sqlite.vector_cache` (per-owner float32 matrices, exact cosine,
+  one mat-vec): the PyPI sqlite-vec has no SIMD and took ~10 ms per query at 10k rows. `vec0`
+  stays the durable store; every write below patches the cache after it commits.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from memtap.engine.clock import now_iso
-from memtap.engine.heap import release_freed_heap
+from memtap.config.schema import Config
+from memtap.engine.api import EngineError
+from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.projected import (
+    ProjectedQueries,
+    QueryVector,
+    embed_query,
+)
+from memtap.engine.embeddings.resolve import (
+    EmbeddingResolution,
+    resolve_embedding_source,
+)
+from memtap.engine.fallbacks import (
+    ConfigSource,
+    FallbackLog,
+    SemanticUnavailable,
+    describe_error,
+)
+from memtap.engine.maintenance.backfill import VectorsInFlight
+from memtap.engine.maintenance.reindex import run_reindex
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import reindex_flags
-from memtap.engine.sqlite.memories import get_many
-from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
+from memtap.engine.metrics import Metrics
+from memtap.engine.ports import VectorHits
+from memtap.engine.retrieval.deadline import vector_deadline_s
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.sql import vectors
+from memtap.engine.sqlite.vector_cache import DEFAULT_MAX_BYTES, VectorCache
 from memtap.engine.types import Memory
 
-log = logging.getLogger("memtap.store")
+log = logging.getLogger("memtap.vector")
 
-Conn = Any
-VEC_TABLE = "memory_vectors"
-META_TABLE = "memory_vector_meta"
-CHUNK_SIZE = 32
-MAX_KNN_K = 4096
-"""sqlite-vec's upper bound for `k`."""
-
-
-@dataclass(frozen=True, slots=True)
-class VectorMeta:
-    signature: str | None
-    dim: int | None
-    reset_at: str | None
+BACKFILL_BUDGET = 16
+"""Memories embedded inline before one search (static: ~1 ms, onnx: ~20 ms)."""
+BACKFILL_BUDGET_S = 0.1
+"""Well inside `memory.retrieval_timeout_ms` (250 ms), which bounds the whole vector search."""
+INLINE_BACKFILL_EVERY_S = 5.0
+"""How often a search looks for its owner's memories without a vector (see above)."""
+SQLITE_VEC = "sqlite-vec"
 
 
-@dataclass(frozen=True, slots=True)
-class StoredVectors:
-    """What one `store_vectors_tracked` call changed, for patching the in-process cache."""
+class SqliteVecIndex:
+    name = SQLITE_VEC
 
-    stored: int
-    version: int
-    upserts: list[tuple[str, str, npt.NDArray[np.float32]]]
-    """(memory id, owner, vector) now in the table."""
-    deletes: list[str]
-    """Memory ids whose vector is gone (an all-zero vector replaced it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PendingMemory:
-    id: str
-    owner: str
-    content: str
-
-
-def extension_loaded(conn: Conn) -> bool:
-    try:
-        conn.execute("SELECT vec_version()").fetchone()
-    except Exception:  # noqa: BLE001 - any failure means the functions are not there
-        return False
-    return True
-
-
-def ensure_meta(conn: Conn) -> None:
-    conn.execute(
-        f"""CREATE TABLE IF NOT EXISTS {META_TABLE} (
-            id INTEGER PRIMARY KEY CHECK (id = 1),
-            signature TEXT,
-            dim INTEGER,
-            reset_at TEXT,
-            version INTEGER NOT NULL DEFAULT 0
-        )"""
-    )
-    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({META_TABLE})")}
-    if "version" not in columns:  # a file made before the counter existed
-        conn.execute(
-            f"ALTER TABLE {META_TABLE} ADD COLUMN version INTEGER NOT NULL DEFAULT 0"
+    def __init__(
+        self,
+        db: Database,
+        resolution: EmbeddingResolution,
+        config: ConfigSource,
+        metrics: Metrics | None,
+        cache_max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        assert resolution.source is not None
+        self._db = db
+        self.cache = VectorCache(cache_max_bytes)
+        self._warming: dict[str, asyncio.Task[None]] = {}
+        self._source: EmbeddingSource = resolution.source
+        self.resolution = resolution
+        self._config = config
+        self._fallbacks = FallbackLog(metrics)
+        self._metrics = metrics
+        self._backfill_lock = asyncio.Lock()
+        self._in_flight = VectorsInFlight()
+        self._inline_backfill_at: dict[str, float] = {}
+        """Owner -> when a search last looked for its unindexed memories (monotonic)."""
+        self.backfill_timeout_s = BACKFILL_BUDGET_S
+        self.last_reset_marked = 0
+        self._disabled: str | None = None
+        """Why searches are refused after a runtime switch to no source (None = working)."""
+        self._unsubscribe: Callable[[], None] | None = None
+        self.switching: asyncio.Task[None] | None = None
+        self._stop_collecting = (
+            metrics.add_collector(self._collect_metrics)
+            if metrics is not None
+            else None
         )
 
+    @property
+    def source(self) -> EmbeddingSource:
+        return self._source
 
-def read_version(conn: Conn) -> int:
-    """The vector write counter (0 before the first reset)."""
-    row = conn.execute(f"SELECT version FROM {META_TABLE} WHERE id = 1").fetchone()
-    return int(row[0]) if row is not None else 0
+    async def start(self) -> None:
+        """Create the table for the active signature; rebuild it when the signature changed."""
+        signature, dim = self._source.signature, self._source.dim
 
+        def prepare(conn: Any) -> tuple[int, int | None]:
+            vectors.ensure_meta(conn)
+            meta = vectors.read_meta(conn)
+            if meta.signature == signature and meta.dim == dim:
+                return 0, None
+            marked = vectors.reset_for_signature(conn, signature, dim)
+            return marked, vectors.read_version(conn)
 
-def bump_version(conn: Conn) -> int:
-    """Count one vector write (inside its transaction); returns the new version."""
-    conn.execute(f"UPDATE {META_TABLE} SET version = version + 1 WHERE id = 1")
-    return read_version(conn)
+        async with self._cache_write():
+            self.last_reset_marked, version = await self._db.write(prepare)
+            if version is not None:
+                self.cache.clear(version)
 
+    # -- runtime switch of embedding.* (admin settings API, config reload) ---------------------
+    def watch(self, holder: ConfigSource) -> None:
+        """Follow `embedding.*` changes of the configuration."""
+        self._unsubscribe = holder.subscribe(self._on_config_change)
 
-def read_meta(conn: Conn) -> VectorMeta:
-    row = conn.execute(
-        f"SELECT signature, dim, reset_at FROM {META_TABLE} WHERE id = 1"
-    ).fetchone()
-    if row is None or not _table_exists(conn, VEC_TABLE):
-        return VectorMeta(None, None, None)
-    return VectorMeta(row[0], row[1], row[2])
-
-
-def _table_exists(conn: Conn, name: str) -> bool:
-    return (
-        conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
-        is not None
-    )
-
-
-def reset_for_signature(conn: Conn, signature: str, dim: int) -> int:
-    """(Re)create the vector table for `signature`; returns how many memories now need a vector.
-
-    Called inside a write transaction when the stored signature differs from the active one."""
-    ensure_meta(conn)
-    conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
-    conn.execute(
-        f"""CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0(
-            memory_id TEXT PRIMARY KEY,
-            owner TEXT PARTITION KEY,
-            embedding FLOAT[{int(dim)}] distance_metric=cosine,
-            chunk_size={CHUNK_SIZE}
-        )"""
-    )
-    reset_at = now_iso()
-    conn.execute(
-        f"""INSERT INTO {META_TABLE}(id, signature, dim, reset_at) VALUES (1, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET signature = excluded.signature, dim = excluded.dim,
-            reset_at = excluded.reset_at""",
-        (signature, int(dim), reset_at),
-    )
-    bump_version(conn)
-    marked = reindex_flags.mark_all(conn)
-    log.info(
-        "vector.table_reset",
-        extra={"fields": {"signature": signature, "dim": dim, "needs_reindex": marked}},
-    )
-    return marked
-
-
-def store_vectors(
-    conn: Conn,
-    items: Sequence[PendingMemory],
-    vectors: npt.NDArray[np.float32],
-    signature: str | None = None,
-) -> int:
-    """Insert or replace the vectors of `items` and clear their `needs_reindex` flag.
-
-    A memory whose content changed (or that was deleted) since it was read is skipped: its
-    flag stays set, so the next backfill embeds the new text. With `signature`, nothing is
-    stored unless the table was made for it (a source switch raced this batch). Returns how
-    many were stored."""
-    return store_vectors_tracked(conn, items, vectors, signature).stored
-
-
-def store_vectors_tracked(
-    conn: Conn,
-    items: Sequence[PendingMemory],
-    vectors: npt.NDArray[np.float32],
-    signature: str | None = None,
-) -> StoredVectors:
-    """`store_vectors`, also saying which vectors changed and the version it made."""
-    if signature is not None and read_meta(conn).signature != signature:
-        return StoredVectors(0, read_version(conn), [], [])
-    stored = 0
-    upserts: list[tuple[str, str, npt.NDArray[np.float32]]] = []
-    deletes: list[str] = []
-    for item, vector in zip(items, vectors, strict=True):
-        current = conn.execute(
-            "SELECT content FROM memories WHERE id = ?", (item.id,)
-        ).fetchone()
-        if current is None or current[0] != item.content:
-            continue
-        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE memory_id = ?", (item.id,))
-        if np.any(vector):
-            conn.execute(
-                f"INSERT INTO {VEC_TABLE}(memory_id, owner, embedding) VALUES (?, ?, ?)",
-                (
-                    item.id,
-                    item.owner,
-                    np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
-                ),
+    def _on_config_change(self, old: Config, new: Config, changed: list[str]) -> None:
+        # Called on the event loop by the holder after each swap.
+        if any(key == "embedding" or key.startswith("embedding.") for key in changed):
+            self.switching = asyncio.get_running_loop().create_task(
+                self.switch_source(), name="memtap-embedding-switch"
             )
-            upserts.append((item.id, item.owner, vector))
-        else:
-            deletes.append(item.id)
-        # An all-zero vector (no known token) has no direction: nothing to index, but done.
-        conn.execute("UPDATE memories SET needs_reindex = 0 WHERE id = ?", (item.id,))
-        stored += 1
-    version = bump_version(conn) if stored else read_version(conn)
-    return StoredVectors(stored, version, upserts, deletes)
 
-
-def delete_vectors(conn: Conn, memory_ids: Sequence[str]) -> int:
-    removed = 0
-    for memory_id in memory_ids:
-        removed += conn.execute(
-            f"DELETE FROM {VEC_TABLE} WHERE memory_id = ?", (memory_id,)
-        ).rowcount
-    removed = max(removed, 0)
-    if removed:
-        bump_version(conn)
-    return removed
-
-
-def erase_owner_vectors(conn: Conn, owner: str) -> int:
-    count: int = conn.execute(
-        f"SELECT count(*) FROM {VEC_TABLE} WHERE owner = ?", (owner,)
-    ).fetchone()[0]
-    conn.execute(f"DELETE FROM {VEC_TABLE} WHERE owner = ?", (owner,))
-    bump_version(conn)
-    return count
-
-
-def pending_memories(conn: Conn, owner: str | None, limit: int) -> list[PendingMemory]:
-    """Unexpired memories still waiting for a vector (`reindex_flags.pending`), as the text
-    to embed."""
-    return [
-        PendingMemory(m.id, m.owner, m.content)
-        for m in reindex_flags.pending(conn, owner, limit)
-    ]
-
-
-count_pending = reindex_flags.count
-mark_all_pending = reindex_flags.mark_all
-
-
-def count_vectors(conn: Conn) -> int:
-    if not _table_exists(conn, VEC_TABLE):
-        return 0
-    count: int = conn.execute(f"SELECT count(*) FROM {VEC_TABLE}_rowids").fetchone()[0]
-    return count
-
-
-def knn(
-    conn: Conn,
-    query: npt.NDArray[np.float32],
-    owner: str | None,
-    session: str | None,
-    limit: int,
-    overfetch: int = 4,
-) -> list[tuple[str, float]]:
-    """Nearest live memories: (memory id, cosine similarity), best first, at most `limit`.
-
-    The KNN runs inside the owner's partition and over-fetches `limit * overfetch` candidates;
-    joining back to `memories` drops what the keyword path never returns (superseded, expired,
-    another session's when `session` is given, as `memories.Live` does), so over-fetching
-    is not wasted on dead rows. The engine re-reads the ids through `Live` (which also
-    applies `retention_days`)."""
-    k = min(MAX_KNN_K, max(limit * overfetch, limit + 16))
-    blob = np.ascontiguousarray(query, dtype=np.float32).tobytes()
-    partition = "AND owner = :owner" if owner is not None else ""
-    sql = f"""
-        WITH nearest AS (
-            SELECT memory_id, distance FROM {VEC_TABLE}
-            WHERE embedding MATCH :query AND k = :k {partition}
+    async def switch_source(self) -> None:
+        """Resolve `embedding.*` again; a new signature rebuilds the table (then backfill and
+        reindex refill it). With no source left, searches fall back to keywords."""
+        config = self._config.current
+        resolution = await resolve_embedding_source(
+            config.embedding, config.data_dir, self._metrics
         )
-        SELECT m.id, nearest.distance FROM nearest JOIN memories m ON m.id = nearest.memory_id
-        WHERE m.superseded_by IS NULL
-          AND (m.expires_at IS NULL OR m.expires_at > :now)
-          AND (:session IS NULL OR m.session = :session)
-        ORDER BY nearest.distance
-        LIMIT :limit
-    """
-    params = {
-        "query": blob,
-        "k": k,
-        "owner": owner,
-        "now": now_iso(),
-        "session": session,
-        "limit": int(limit),
-    }
-    return [(row[0], 1.0 - float(row[1])) for row in conn.execute(sql, params)]
-
-
-KNN_MAX_K = 4096
-"""sqlite-vec's largest `k`."""
-
-
-def load_owner(
-    conn: Conn, owner: str, dim: int
-) -> tuple[list[str], npt.NDArray[np.float32]]:
-    """Every (memory id, unit vector) of `owner`'s partition, for the in-process cache.
-
-    Rows are copied straight into a matrix sized from the owner's memory count (an index
-    lookup; `count(*)` on vec0 scans the partition): building it from fetched batches or a
-    growing buffer left 2-4x the matrix size in the reader thread's malloc arena as RSS.
-
-    Read as a KNN inside the owner's partition, which returns every row when the owner holds
-    fewer than `KNN_MAX_K`: a plain `WHERE owner = ?` reads every chunk of every owner in
-    sqlite-vec 0.1.9 (21 rows among 400 owners' 8,400: 17.5 ms against 0.08 ms), so the
-    first retrieval of each owner after a start cost a scan of the whole table. Bigger
-    owners take that scan."""
-    estimate = conn.execute(
-        "SELECT count(*) FROM memories WHERE owner = ?", (owner,)
-    ).fetchone()[0]
-    matrix = np.empty((max(int(estimate), 16), dim), dtype=np.float32)
-    probe = np.zeros(dim, dtype=np.float32)
-    probe[0] = 1.0  # any unit vector: every distance is computed, the order is not used
-    ids, matrix = _copy_rows(
-        conn.execute(
-            f"""SELECT memory_id, embedding FROM {VEC_TABLE}
-                WHERE embedding MATCH ? AND k = ? AND owner = ?""",
-            (probe.tobytes(), KNN_MAX_K, owner),
-        ),
-        matrix,
-        dim,
-    )
-    if len(ids) >= KNN_MAX_K:  # maybe not all of them
-        ids, matrix = _copy_rows(
-            conn.execute(
-                f"SELECT memory_id, embedding FROM {VEC_TABLE} WHERE owner = ?",
-                (owner,),
-            ),
-            matrix,
-            dim,
+        if resolution.source is None:
+            self._disabled = (
+                "; ".join(f"{f.source}: {f.message}" for f in resolution.fallbacks)
+                or "embedding.source is none"
+            )
+            self.resolution = resolution
+            log.warning(
+                "vector.embedding_off", extra={"fields": {"reason": self._disabled}}
+            )
+            return
+        previous, self._source = self._source, resolution.source
+        self.resolution, self._disabled = resolution, None
+        await self.start()
+        log.info(
+            "vector.embedding_switched",
+            extra={
+                "fields": {
+                    "from": previous.signature,
+                    "to": self._source.signature,
+                    "needs_reindex": self.last_reset_marked,
+                }
+            },
         )
-    if len(ids) < matrix.shape[0] // 2:  # most memories lack a vector (after a reset)
-        matrix = matrix[: len(ids)].copy()
-    unit_rows(matrix[: len(ids)])
-    return ids, matrix  # rows past len(ids): room for upserts
+        if previous is not self._source:
+            await previous.close()
 
+    # -- retrieval ------------------------------------------------------------------------
+    async def search(
+        self,
+        live: Live,
+        query: str,
+        limit: int,
+        *,
+        backfill: bool = True,
+    ) -> VectorHits:
+        """The nearest memories that pass `live`, best first, with their rows: the KNN and
+        the re-read of its hits in one reader hop. Raises `SemanticUnavailable`.
 
-def _copy_rows(
-    rows: Any, matrix: npt.NDArray[np.float32], dim: int
-) -> tuple[list[str], npt.NDArray[np.float32]]:
-    """(ids, matrix) with `rows` (memory id, vector blob) copied into `matrix` from row 0,
-    grown when they do not fit."""
-    flat = matrix.data.cast("B")
-    width = dim * 4
-    ids: list[str] = []
-    for memory_id, blob in rows:
-        n = len(ids)
-        if n == matrix.shape[0]:  # vectors without a memory row: rare, grow
-            grown = np.empty((n + n // 2, dim), dtype=np.float32)
-            grown[:n] = matrix
-            matrix, flat = grown, grown.data.cast("B")
-        flat[n * width : (n + 1) * width] = blob
-        ids.append(memory_id)
-    return ids, matrix
+        `backfill=False` (retrieve-preview) makes no writes."""
+        if self._disabled is not None:
+            self._fallbacks.record("no_embedding_source", self._disabled)
+            raise SemanticUnavailable(self._disabled, "no_embedding_source")
+        owner = live.owner
+        if backfill and owner is not None:
+            await self._backfill_owner(owner)
+        query_vector = await self._embed_query(query)
+        vector = query_vector.vector
+        if not vector.any():
+            return VectorHits([], rows={})
+        cache = self.cache
+        found: list[tuple[Memory, float]] = await self._db.read(
+            lambda conn: vectors.knn_live(conn, cache, vector, live, limit)
+        )
+        if query_vector.projected:
+            found = [(m, query_vector.calibrated(sim)) for m, sim in found]
+        if owner is not None and not cache.holds(owner):
+            # Not cached (first query, or dropped after another process wrote): this query
+            # was answered by sqlite-vec's own KNN. Loading reads the owner's whole partition
+            # (~0.1 s at 10k rows, ~1.3 s at 100k), so it happens in the background.
+            self._warm(owner, int(vector.shape[0]))
+        return VectorHits(
+            [(m.id, sim) for m, sim in found], rows={m.id: m for m, _ in found}
+        )
 
+    def _warm(self, owner: str, dim: int) -> None:
+        if owner in self._warming:
+            return
+        cache = self.cache
 
-def warm_owner(conn: Conn, cache: VectorCache, owner: str, dim: int) -> int:
-    """Load `owner`'s rows into `cache` (if not there); returns how many rows it holds."""
-    version = read_version(conn)
-    cache.observe(version)
-    if cache.holds(owner):
-        return -1
-    ids, matrix = load_owner(conn, owner, dim)
-    cache.put(owner, ids, matrix, version)
-    release_freed_heap()  # the fetched blobs, freed in this reader thread's arena
-    return len(ids)
+        async def load() -> None:
+            try:
+                await self._db.read(
+                    lambda conn: vectors.warm_owner(conn, cache, owner, dim)
+                )
+            except Exception as exc:  # noqa: BLE001 - the next query tries again
+                log.warning(
+                    "vector.cache_load_failed",
+                    extra={"fields": {"error": f"{type(exc).__name__}: {exc}"[:200]}},
+                )
+            finally:
+                self._warming.pop(owner, None)
 
+        self._warming[owner] = asyncio.get_running_loop().create_task(
+            load(), name="memtap-vector-cache-load"
+        )
 
-def _cached_top(
-    conn: Conn,
-    cache: VectorCache,
-    query: npt.NDArray[np.float32],
-    owner: str,
-    k: int,
-) -> list[tuple[str, float]] | None:
-    """The owner's `k` nearest from `cache` (None: not cached), after checking the write
-    counter so a write by another process drops stale rows first."""
-    unit = np.asarray(query, dtype=np.float32)
-    norm = float(np.linalg.norm(unit))
-    if norm == 0.0:
-        return []
-    cache.observe(read_version(conn))
-    return cache.top(owner, unit / norm, k)
+    async def settle(self) -> None:
+        """Wait for background cache loads (tests, benchmarks)."""
+        while self._warming:
+            await asyncio.gather(*self._warming.values(), return_exceptions=True)
 
+    async def _embed_query(self, query: str) -> QueryVector:
+        timeout_s = self._config.current.embedding.timeout_ms / 1000
+        self._refuse_when_busy()
+        try:
+            async with asyncio.timeout(timeout_s):  # no task of its own (recall.py)
+                return await embed_query(self._source, query)
+        except TimeoutError as exc:
+            self._fallbacks.record(
+                "embedding_timeout", f"query embedding took over {timeout_s:.3f}s"
+            )
+            raise SemanticUnavailable(
+                "query embedding timed out", "embedding_timeout"
+            ) from exc
+        except EmbeddingError as exc:
+            self._fallbacks.record(exc.cause, str(exc))
+            raise SemanticUnavailable(str(exc), exc.cause) from exc
 
-def _knn_k(limit: int, overfetch: int) -> int:
-    return min(MAX_KNN_K, max(limit * overfetch, limit + 16))
+    def _refuse_when_busy(self) -> None:
+        """The query-embedding budget: when a local model's queue is so long that a query
+        queued now would come back after the vector leg's deadline, the leg gives up at
+        once. The request gets its keyword results without waiting for nothing, and the
+        model's time goes to queries that can still make it (under overload, every query
+        embedding computed past its deadline was CPU taken from those)."""
+        if isinstance(self._source, ProjectedQueries) and self._source.ready:
+            return  # a busy model's queries are projected at once: no wait to refuse
+        stats = self._source.batch_stats()
+        if stats is None:
+            return
+        budget_s = vector_deadline_s(self._config.current.memory)
+        wait_s = stats.expected_wait_s()
+        if wait_s > budget_s:
+            self._fallbacks.record(
+                "embedding_busy",
+                f"query embedding would wait ~{wait_s * 1000:.0f} ms "
+                f"(budget {budget_s * 1000:.0f} ms)",
+            )
+            raise SemanticUnavailable("query embedding queue is full", "embedding_busy")
 
+    async def _backfill_owner(self, owner: str) -> None:
+        # Best effort: a failing backfill must not cost the request its semantic results.
+        if self._backfill_lock.locked():
+            return
+        now = time.monotonic()
+        last = self._inline_backfill_at.get(owner)
+        if last is not None and now - last < INLINE_BACKFILL_EVERY_S:
+            return
+        if len(self._inline_backfill_at) > 100_000:  # bounded whatever the owner count
+            self._inline_backfill_at.clear()
+        self._inline_backfill_at[owner] = now
+        try:
+            # A timeout scope, not wait_for: Python 3.11's wait_for can swallow a cancel
+            # that arrives as its inner task ends (a retrieval cut by its limit would run on).
+            async with asyncio.timeout(self.backfill_timeout_s):
+                await self.backfill(owner, BACKFILL_BUDGET)
+        except (TimeoutError, EmbeddingError, EngineError) as exc:
+            cause = (
+                exc.cause
+                if isinstance(exc, EmbeddingError | SemanticUnavailable)
+                else "backfill_failed"
+            )
+            self._fallbacks.record(
+                f"backfill_{cause}" if not cause.startswith("backfill") else cause,
+                describe_error(exc, self.backfill_timeout_s),
+            )
 
-def knn_live(
-    conn: Conn,
-    cache: VectorCache,
-    query: npt.NDArray[np.float32],
-    live: Live,
-    limit: int,
-    overfetch: int = 4,
-) -> list[tuple[Memory, float]]:
-    """The nearest memories that pass `live` (every retrieval filter, retention included),
-    as rows, best first: the KNN and the re-read of its hits in one reader hop (each hop is
-    a thread wake-up on the request path).
+    # -- writes ---------------------------------------------------------------------------
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        items = [vectors.PendingMemory(m.id, m.owner, m.content) for m in memories]
+        if items:
+            await self._embed_and_store(items)
 
-    The owner's rows come from `cache` (same candidates and order as `vec0`); an owner not
-    cached (not loaded yet, or dropped because another process wrote vectors) is answered
-    by `vec0`: loading takes ~0.1 s per 10k rows, so the caller does it in the background
-    (`warm_owner`). The global scope (no owner) has no partition to cache and stays on
-    `vec0`."""
-    session = live.session if live.match_session else None
-    k = _knn_k(limit, overfetch)
-    found = (
-        None if live.owner is None else _cached_top(conn, cache, query, live.owner, k)
-    )
-    if found is None:  # the same k candidates from vec0 (already without dead rows)
-        found = knn(conn, query, live.owner, session, k, overfetch=1)
-    # Re-read in rank order, a little more than `limit` at a time: usually every candidate
-    # is live and one short batch does it (0.14 ms for 29 rows vs 0.37 ms for all 80).
-    out: list[tuple[Memory, float]] = []
-    step = limit + limit // 4 + 4
-    for start in range(0, len(found), step):
-        batch = found[start : start + step]
-        rows = get_many(conn, [mid for mid, _ in batch], live)
-        out.extend((rows[mid], sim) for mid, sim in batch if mid in rows)
-        if len(out) >= limit:
-            break
-    return out[: int(limit)]
+    async def delete(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        gone = list(ids)
+
+        def write(conn: Any) -> tuple[int, int]:
+            return vectors.delete_vectors(conn, gone), vectors.read_version(conn)
+
+        async with self._cache_write():
+            removed, version = await self._db.write(write)
+            if removed:
+                self.cache.apply(version, deletes=gone)
+
+    async def erase_owner(self, owner: str) -> int:
+        def write(conn: Any) -> tuple[int, int]:
+            return vectors.erase_owner_vectors(conn, owner), vectors.read_version(conn)
+
+        async with self._cache_write():
+            count, version = await self._db.write(write)
+            self.cache.drop_owner(version, owner)
+        return count
+
+    async def _embed_and_store(self, items: list[vectors.PendingMemory]) -> int:
+        if self._disabled is not None:
+            return 0  # rows keep needs_reindex = 1 until a source is back
+        source = self._source
+        with self._in_flight.writing(items):
+            matrix = await source.embed([i.content for i in items])
+            signature = source.signature
+            async with self._cache_write():
+                done = await self._db.write(
+                    lambda conn: vectors.store_vectors_tracked(
+                        conn, items, matrix, signature
+                    )
+                )
+                if done.stored:
+                    self.cache.apply(done.version, done.upserts, done.deletes)
+        return done.stored
+
+    @contextlib.asynccontextmanager
+    async def _cache_write(self) -> AsyncIterator[None]:
+        """Bracket one vector write so a query that sees its commit before its patch is
+        applied does not throw the whole cache away (see `VectorCache.observe`)."""
+        self.cache.begin_write()
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            self.cache.end_write(ok)
+
+    # -- backfill / reindex ---------------------------------------------------------------
+    async def backfill(self, owner: str | None, max_items: int) -> int:
+        """Embed up to `max_items` memories without a vector; returns how many were read."""
+        if self._disabled is not None:
+            return 0
+        async with self._backfill_lock:
+            items = self._in_flight.not_being_written(
+                await self._db.read(
+                    lambda conn: vectors.pending_memories(conn, owner, max_items)
+                )
+            )
+            if items:
+                await self._embed_and_store(items)
+            return len(items)
+
+    async def mark_all_pending(self) -> int:
+        return await self._db.write(vectors.mark_all_pending)
+
+    async def pending_count(self) -> int:
+        return await self._db.read(vectors.count_pending)
+
+    async def reindex(self, limit: int | None, force: bool) -> dict[str, Any]:
+        progress = await run_reindex(self, limit=limit, force=force)
+        return {**progress.to_json(), "signature": self._source.signature}
+
+    async def local_file_replaced(self) -> None:
+        """A fresh file has no vector table: make it (every row waits for its vector)."""
+        await self.start()
+
+    # -- reporting ------------------------------------------------------------------------
+    async def status(self) -> dict[str, Any]:
+        def read(conn: Any) -> dict[str, Any]:
+            meta = vectors.read_meta(conn)
+            return {
+                "vectors": vectors.count_vectors(conn),
+                "needs_reindex": vectors.count_pending(conn),
+                "dim": meta.dim,
+                "signature": meta.signature,
+                "reset_at": meta.reset_at,
+            }
+
+        details = await self._db.read(read)
+        return {
+            "kind": SQLITE_VEC,
+            "chunk_size": vectors.CHUNK_SIZE,
+            **details,
+            "cache": self.cache.stats().to_json(),
+            "embedding": self.resolution.to_json(),
+            "disabled": self._disabled,
+        }
+
+    def health(self) -> str:
+        return SQLITE_VEC
+
+    def embedding_source(self) -> EmbeddingSource | None:
+        return self._source
+
+    def embedding(self) -> str:
+        return "none" if self._disabled is not None else self._source.signature
+
+    def _collect_metrics(self) -> None:
+        """Copy the KNN cache's and the local model's own counts into the metrics."""
+        metrics = self._metrics
+        assert metrics is not None
+        stats = self.cache.stats()
+        metrics.vector_cache_bytes.set(stats.bytes)
+        metrics.vector_cache_owners.set(stats.owners)
+        for event, total in (
+            ("hit", stats.hits),
+            ("load", stats.loads),
+            ("eviction", stats.evictions),
+            ("invalidation", stats.invalidations),
+            ("too_big", stats.too_big),
+        ):
+            metrics.vector_cache_events.set_total(total, event)
+        source = self._source
+        batches = source.batch_stats()
+        if batches is not None:
+            metrics.embedding_runs.set_total(batches.runs, source.name)
+            metrics.embedding_texts.set_total(batches.texts, source.name)
+
+    async def close(self) -> None:
+        if self._stop_collecting is not None:
+            self._stop_collecting()
+            self._stop_collecting = None
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        for task in list(self._warming.values()):
+            task.cancel()
+        await asyncio.gather(*self._warming.values(), return_exceptions=True)
+        if self.switching is not None and not self.switching.done():
+            self.switching.cancel()
+            with contextlib.suppress(BaseException):
+                await self.switching
+        await self._source.close()

@@ -1,5 +1,5 @@
 """The request log's hooks: each request to a memory endpoint becomes one entry of the
-runtime's `RequestLog` (proxy/request_log.py), and its response says which one
+runtime's `RequestLog` (proxy/request_log/ring.py), and its response says which one
 (`X-Memtap-Request-Id`). Runs after the memory addons, so it sees what they decided; the
 outbox worker fills in `extracted` later through the engine's events."""
 
@@ -12,7 +12,7 @@ from memtap.proxy.addons.memory_policy import endpoint_of
 from memtap.proxy.flow import Flow
 from memtap.proxy.headers import MEMORIES_HEADER, REQUEST_ID_HEADER
 from memtap.proxy.pipeline import Addon
-from memtap.proxy.request_log import RequestRecord
+from memtap.proxy.request_log.ring import RequestRecord
 
 if TYPE_CHECKING:
     from memtap.proxy.appkeys import Runtime

@@ -7,7 +7,7 @@ import dataclasses
 
 from aiohttp import web
 
-from memtap.proxy.admin import validation
+from memtap.proxy.admin import fields, query_params
 from memtap.proxy.admin.common import engine_of, json_response
 
 routes = web.RouteTableDef()
@@ -15,7 +15,7 @@ routes = web.RouteTableDef()
 
 @routes.get("/api/episodes")
 async def list_episodes(request: web.Request) -> web.Response:
-    query = validation.episode_list_query(request.query)
+    query = query_params.episode_list_query(request.query)
     # limit=0 asks only for the total.
     fetch = query if query.limit > 0 else dataclasses.replace(query, limit=1)
     page = await engine_of(request).list_episodes(fetch)
@@ -32,12 +32,12 @@ async def list_episodes(request: web.Request) -> web.Response:
 
 @routes.get("/api/episodes/{id}")
 async def get_episode(request: web.Request) -> web.Response:
-    episode_id = validation.memory_id(request.match_info["id"])
+    episode_id = fields.memory_id(request.match_info["id"])
     return json_response((await engine_of(request).get_episode(episode_id)).to_json())
 
 
 @routes.delete("/api/episodes/{id}")
 async def delete_episode(request: web.Request) -> web.Response:
-    episode_id = validation.memory_id(request.match_info["id"])
+    episode_id = fields.memory_id(request.match_info["id"])
     await engine_of(request).delete_episode(episode_id)
     return json_response({"deleted": episode_id})

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from memtap.engine.episode_types import EpisodeListQuery
 from memtap.engine.types import ListQuery, Memory, estimate_tokens
-from memtap.proxy.admin import validation
+from memtap.proxy.admin import query_params
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
 from memtap.proxy.owners import key_owner_of
 
@@ -66,7 +66,7 @@ class OwnerStats:
 
 @routes.get("/api/owners")
 async def list_owners(request: web.Request) -> web.Response:
-    only = validation.owners_query(request.query)
+    only = query_params.owners_query(request.query)
     engine = engine_of(request)
     stats: dict[str, OwnerStats] = {}
     scanned, truncated = 0, False

@@ -12,7 +12,7 @@ from aiohttp import web
 from memtap.engine.api import InvalidInput
 from memtap.engine.episode_types import NewEpisode
 from memtap.engine.types import NewMemory
-from memtap.proxy.admin import validation
+from memtap.proxy.admin import fields, validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
 
 log = logging.getLogger("memtap.admin")
@@ -28,7 +28,7 @@ MAX_REPORTED_ERRORS: Final = 100
 
 @routes.delete("/api/owners/{owner}")
 async def erase_owner(request: web.Request) -> web.Response:
-    owner = validation.owner_id(request.match_info["owner"])
+    owner = fields.owner_id(request.match_info["owner"])
     receipt = await engine_of(request).erase_owner(owner)
     # The request log names the owner and its memory ids: forget those entries too.
     removed = {
@@ -51,7 +51,7 @@ async def erase_owner(request: web.Request) -> web.Response:
 
 @routes.get("/api/owners/{owner}/export")
 async def export_owner(request: web.Request) -> web.StreamResponse:
-    owner = validation.owner_id(request.match_info["owner"])
+    owner = fields.owner_id(request.match_info["owner"])
     engine = engine_of(request)
     memories = aiter(engine.export_owner(owner))
     # Pull the first item before sending headers, so an engine failure is still a JSON error.

@@ -49,6 +49,11 @@ class Persona:
     """More questions about the facts above, by label (written after the facts)."""
 
 
-def q(text: str, answer: str, kind: str = "single", also: tuple[str, ...] = (),
-      superseded: tuple[str, ...] = ()) -> Question:
+def q(
+    text: str,
+    answer: str,
+    kind: str = "single",
+    also: tuple[str, ...] = (),
+    superseded: tuple[str, ...] = (),
+) -> Question:
     return Question(text, answer, kind, also, superseded)

@@ -360,13 +360,16 @@ async def test_keep_assistant_keeps_the_reply(
         (SAID[2], "s1", "user"),
         ("Try calling it Gaston.", "s1", "assistant"),
     ]
-    async with aiohttp.ClientSession() as http, http.post(
-        f"{server.url}/_memtap/api/retrieve-preview",
-        json={
-            "owner": owner_of(key),
-            "query": "what name did you suggest for the starter?",
-        },
-    ) as r:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{server.url}/_memtap/api/retrieve-preview",
+            json={
+                "owner": owner_of(key),
+                "query": "what name did you suggest for the starter?",
+            },
+        ) as r,
+    ):
         preview = await r.json()
     # What the assistant said is recallable, with the question it answered beside it.
     assert "Gaston" in preview["block"] and "sourdough starter" in preview["block"]

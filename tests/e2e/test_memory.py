@@ -796,7 +796,9 @@ async def test_a_newer_value_retires_the_older_through_memtap(
     assert "Is no longer vegan" in contents
     assert "Bevorzugt Vim" not in contents and "Is vegan" not in contents
 
-    assert int(await chat_turn(memtap, key, "Am I vegan? Do I eat fish?", False, {})) >= 1
+    assert (
+        int(await chat_turn(memtap, key, "Am I vegan? Do I eat fish?", False, {})) >= 1
+    )
     injected = memory_text_at_system_level("openai-chat", standin.last().json())
     assert "Is no longer vegan" in injected and "I eat fish now" in injected
     assert "Is vegan" not in injected

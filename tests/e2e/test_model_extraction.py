@@ -26,7 +26,7 @@ from memtap.config.schema import (
     UpstreamConfig,
     VectorStoreConfig,
 )
-from memtap.engine.sqlite.database import StoreTimeout
+from memtap.engine.store_errors import StoreTimeout
 from memtap.engine.types import ListQuery, Memory
 from tests.conftest import MemtapServer
 from tests.support import extraction_answers as answers

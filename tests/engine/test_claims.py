@@ -1,4 +1,4 @@
-"""Reading the claim a stored memory makes (`extraction.conflict.claim_of`): the first-word
+"""Reading the claim a stored memory makes (`supersession.conflict.claim_of`): the first-word
 index of the reverse templates finds exactly what trying every template finds, and the
 claims cache stays bounded."""
 
@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from memtap.engine.extraction import conflict
 from memtap.engine.extraction.catalog import ALL_RULES
+from memtap.engine.supersession import conflict
 
 _FIELD = re.compile(r"\{(\w+)\}")
 
@@ -20,7 +20,9 @@ def _every_template_filled() -> list[str]:
     out: list[str] = []
     for rule in ALL_RULES:
         for template in dict.fromkeys(rule.templates.values()):
-            text = _FIELD.sub(lambda m: "green tea" if m.group(1) == "obj" else "cooking", template)
+            text = _FIELD.sub(
+                lambda m: "green tea" if m.group(1) == "obj" else "cooking", template
+            )
             out += [
                 text,
                 text.lower(),

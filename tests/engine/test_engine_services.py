@@ -18,21 +18,22 @@ from memtap.engine.events import EngineEvents
 from memtap.engine.limits import MAX_CONTENT_CHARS
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import OutboxRow, PlannedTurn
 from memtap.engine.qdrant.fact_writer import QdrantFactWriter
-from memtap.engine.qdrant.records import QdrantMemoryStore
+from memtap.engine.qdrant.memories import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
+from memtap.engine.retrieval.admission.pending import PendingTurns
 from memtap.engine.services.intake import TurnIntake
 from memtap.engine.services.outbox_depth import OutboxDepth
 from memtap.engine.services.recovery import LocalFileRecovery
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import Database, StoreGone
+from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.fact_writer import SqliteFactWriter
 from memtap.engine.sqlite.local import SqliteLocalFile, open_local
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.outbox import SqliteOutbox
-from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.store_errors import StoreGone
 from memtap.engine.types import ExtractedFact, Turn
 
 OWNER = "e" * 24

@@ -39,7 +39,7 @@ from memtap.engine.ports import OutboxRow
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
-from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from memtap.engine.types import Hit, Memory, Turn
 
 NOW = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)

@@ -349,7 +349,7 @@ async def test_a_keyword_window_ranked_deep_by_meaning_keeps_its_cosine(
     from memtap.engine.sqlite import migrations
     from memtap.engine.sqlite.database import Database
     from memtap.engine.sqlite.driver import choose_driver
-    from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+    from memtap.engine.sqlite.episodes import SqliteEpisodeStore
     from tests.support.hash_embedder import HashEmbedder
 
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
@@ -446,7 +446,7 @@ async def test_a_cancelled_recall_cancels_its_vector_arm_too(tmp_path: Path) -> 
     from memtap.engine.sqlite import migrations
     from memtap.engine.sqlite.database import Database
     from memtap.engine.sqlite.driver import choose_driver
-    from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+    from memtap.engine.sqlite.episodes import SqliteEpisodeStore
     from tests.support.hash_embedder import HashEmbedder
 
     embedding = asyncio.Event()

@@ -22,7 +22,7 @@ from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
-from memtap.engine.sqlite.episode_store import SqliteEpisodeStore
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from tests.support.hash_embedder import HashEmbedder
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
@@ -298,7 +298,7 @@ async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
 ) -> None:
     # A chat adds and embeds one turn's windows at a time: the owner's cached matrix takes
     # them in, instead of being reloaded whole on the owner's next request.
-    from memtap.engine.sqlite import episodes as sql
+    from memtap.engine.sqlite.sql import episodes as sql
 
     embedder = HashEmbedder()
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
@@ -355,7 +355,7 @@ async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
     import threading
     from typing import Any
 
-    from memtap.engine.sqlite import episodes as sql
+    from memtap.engine.sqlite.sql import episodes as sql
 
     embedder = HashEmbedder()
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
@@ -391,10 +391,14 @@ async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
 async def test_neighbours_are_the_messages_said_just_before_and_after(
     store: EpisodeStore,
 ) -> None:
-    question = said("Did you go to the pride parade?", role="assistant", said_at=at(seconds=-1))
+    question = said(
+        "Did you go to the pride parade?", role="assistant", said_at=at(seconds=-1)
+    )
     answer = said("Yes, last week, with my friends!", said_at=at())
     reply = said("That sounds wonderful.", role="assistant", said_at=at(seconds=1))
-    other_session = said("Something else entirely.", session="s2", said_at=at(seconds=-2))
+    other_session = said(
+        "Something else entirely.", session="s2", said_at=at(seconds=-2)
+    )
     other_owner = said("Not mine at all.", owner="bob", said_at=at(seconds=-1))
     await store.add([question, answer, reply, other_session, other_owner], at(), CAP)
     near = await store.neighbours([answer.id, question.id, reply.id, "missing"], live())
@@ -408,7 +412,9 @@ async def test_neighbours_are_the_messages_said_just_before_and_after(
     assert await store.neighbours([answer.id], live(owner="bob")) == {}
 
 
-async def test_term_rows_are_the_owners_own_word_statistics(store: EpisodeStore) -> None:
+async def test_term_rows_are_the_owners_own_word_statistics(
+    store: EpisodeStore,
+) -> None:
     await store.add(
         [
             said("Thanks, Caroline! See you soon."),
@@ -419,7 +425,9 @@ async def test_term_rows_are_the_owners_own_word_statistics(store: EpisodeStore)
         at(),
         CAP,
     )
-    total, rows = await store.term_rows("alice", "What did Caroline research about adoption?")
+    total, rows = await store.term_rows(
+        "alice", "What did Caroline research about adoption?"
+    )
     assert total == 3
     assert rows["caroline"] == 2  # bob's window is not alice's
     assert rows["adoption"] == 1

@@ -250,7 +250,8 @@ def test_a_negated_verb_is_never_read_as_positive(text: str, content: str) -> No
     # and where no negative rule exists, a positive rule must not fire on the negated verb
     # (what keeps it is the net for self-statements, quoted as said and negative)
     assert [
-        (f.polarity, f.content) for f in extract_facts("Ich nutze Docker nicht.", "user")
+        (f.polarity, f.content)
+        for f in extract_facts("Ich nutze Docker nicht.", "user")
     ] == [("negative", 'Said: "Ich nutze Docker nicht"')]
 
 

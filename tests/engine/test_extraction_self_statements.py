@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from memtap.engine.extraction.conflict import claim_of
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.self_statement import self_statement
+from memtap.engine.supersession.conflict import claim_of
 from memtap.engine.types import ExtractedFact
 
 
@@ -175,8 +175,7 @@ def test_a_clause_without_its_subject_is_read_with_it(
     text: str, family: str, content: str
 ) -> None:
     assert any(
-        f.family == family and content.lower() in f.content.lower()
-        for f in facts(text)
+        f.family == family and content.lower() in f.content.lower() for f in facts(text)
     ), facts(text)
 
 
@@ -208,9 +207,15 @@ def test_a_subjectless_remark_about_the_task_keeps_nothing(text: str) -> None:
     ("text", "needle"),
     [
         ("j'habite à Lyon, dans le 7e, tu connais des bons bouchons ?", "Lyon"),
-        ("je suis végétarienne depuis 10 ans, tu peux me proposer un plat ?", "végétarienne"),
+        (
+            "je suis végétarienne depuis 10 ans, tu peux me proposer un plat ?",
+            "végétarienne",
+        ),
         ("Me llamo Lucía y soy de Valparaíso, ¿me ayudas con una carta?", "Valparaíso"),
-        ("I just moved to Denver for a new job — any neighborhoods you'd recommend?", "Denver"),
+        (
+            "I just moved to Denver for a new job — any neighborhoods you'd recommend?",
+            "Denver",
+        ),
     ],
 )
 def test_a_statement_before_a_question_in_one_sentence_is_read(
@@ -249,11 +254,15 @@ def test_what_follows_a_supposition_in_its_sentence_is_supposed(text: str) -> No
             "negative",
             'Said: "Nada de recomendarme series de miedo, por favor"',
         ),
-        ("Du kannst mich ruhig duzen.", "positive", 'Said: "Du kannst mich ruhig duzen"'),
+        (
+            "Du kannst mich ruhig duzen.",
+            "positive",
+            'Said: "Du kannst mich ruhig duzen"',
+        ),
         (
             "Please don't send me Stack Overflow links, they're blocked on our network.",
             "negative",
-            'Said: "Please don\'t send me Stack Overflow links, they\'re blocked on our network"',
+            "Said: \"Please don't send me Stack Overflow links, they're blocked on our network\"",
         ),
     ],
 )
@@ -261,7 +270,9 @@ def test_a_standing_instruction_no_rule_reads_is_kept_as_said(
     text: str, polarity: str, content: str
 ) -> None:
     assert [
-        (f.family, f.polarity, f.content) for f in facts(text) if f.family == "instruction"
+        (f.family, f.polarity, f.content)
+        for f in facts(text)
+        if f.family == "instruction"
     ] == [("instruction", polarity, content)]
 
 
@@ -283,7 +294,10 @@ def test_an_order_about_this_conversation_is_no_standing_instruction(text: str) 
     [
         ("Me and my wife Priya hit 10 years in June", "Their wife is called Priya"),
         ("Gift ideas for my twin sister Hannah?", "Their twin sister is called Hannah"),
-        ("Our golden retriever Biscuit ate a sock AGAIN.", "Their golden retriever is called Biscuit"),
+        (
+            "Our golden retriever Biscuit ate a sock AGAIN.",
+            "Their golden retriever is called Biscuit",
+        ),
     ],
 )
 def test_a_relative_or_pet_named_is_a_family_fact_even_in_a_question(
@@ -304,9 +318,9 @@ def test_who_signs_with_here_is_read_and_a_name_keeps_its_capital() -> None:
 
 
 def test_what_a_sentence_says_in_parentheses_is_read_too() -> None:
-    assert [f.content for f in facts("Book the call for 10am my time (estou em Manaus)")] == [
-        'Said: "Estou em Manaus"'
-    ]
+    assert [
+        f.content for f in facts("Book the call for 10am my time (estou em Manaus)")
+    ] == ['Said: "Estou em Manaus"']
 
 
 @pytest.mark.parametrize(
@@ -319,17 +333,31 @@ def test_what_a_sentence_says_in_parentheses_is_read_too() -> None:
         ("Ich geh jeden Samstag auf den Wochenmarkt", "de"),
     ],
 )
-def test_a_self_statement_names_the_language_it_was_said_in(text: str, lang: str) -> None:
+def test_a_self_statement_names_the_language_it_was_said_in(
+    text: str, lang: str
+) -> None:
     assert [f.lang for f in facts(text)] == [lang]
 
 
 @pytest.mark.parametrize(
     ("text", "content"),
     [
-        ("Minha esposa Carolina faz aniversário semana que vem", "Their wife (esposa) is called Carolina"),
-        ("Unser Kater Mogli kotzt ständig, liegt das am Futter?", "Their cat (Kater) is called Mogli"),
-        ("Notre fille Chloé entre en CP en septembre, quoi prévoir ?", "Their daughter (fille) is called Chloé"),
-        ("mi perrita se llama Canela y tiene 3 añitos", "Their dog (perrita) is called Canela"),
+        (
+            "Minha esposa Carolina faz aniversário semana que vem",
+            "Their wife (esposa) is called Carolina",
+        ),
+        (
+            "Unser Kater Mogli kotzt ständig, liegt das am Futter?",
+            "Their cat (Kater) is called Mogli",
+        ),
+        (
+            "Notre fille Chloé entre en CP en septembre, quoi prévoir ?",
+            "Their daughter (fille) is called Chloé",
+        ),
+        (
+            "mi perrita se llama Canela y tiene 3 añitos",
+            "Their dog (perrita) is called Canela",
+        ),
     ],
 )
 def test_a_relative_named_in_another_language_is_stored_with_its_english_word(
@@ -340,7 +368,11 @@ def test_a_relative_named_in_another_language_is_stored_with_its_english_word(
 
 
 def test_a_relative_before_and_is_no_name() -> None:
-    assert not [f for f in facts("Meine Frau und ich haben zwei Kinder") if "called" in f.content]
+    assert not [
+        f
+        for f in facts("Meine Frau und ich haben zwei Kinder")
+        if "called" in f.content
+    ]
 
 
 @pytest.mark.parametrize(
@@ -357,14 +389,22 @@ def test_a_message_that_opens_like_a_manuscript_is_not_the_user(text: str) -> No
 
 
 def test_what_is_the_users_own_is_read_without_its_my() -> None:
-    assert [f.content for f in facts("pronouns are they/them, thx")] == ["Pronouns are they/them"]
+    assert [f.content for f in facts("pronouns are they/them, thx")] == [
+        "Pronouns are they/them"
+    ]
     assert [f.content for f in facts("hey, name's Dmitri btw.")] == ["Name is Dmitri"]
 
 
 def test_a_self_statement_is_quoted_up_to_its_consequence() -> None:
     # what follows "so" is about the task ("this monsoon stuff"), not a reason to drop it all
-    assert said("I'm originally from a tiny village in Kerala, so this monsoon stuff is nostalgic") == [
-        ("identity", "positive", 'Said: "I\'m originally from a tiny village in Kerala"')
+    assert said(
+        "I'm originally from a tiny village in Kerala, so this monsoon stuff is nostalgic"
+    ) == [
+        (
+            "identity",
+            "positive",
+            'Said: "I\'m originally from a tiny village in Kerala"',
+        )
     ]
     assert said("I've got ADHD, so breaking tasks into tiny steps really helps me") == [
         ("constraint", "positive", 'Said: "I\'ve got ADHD"')
@@ -383,7 +423,6 @@ def test_the_net_tries_a_bounded_number_of_clauses_a_message() -> None:
     # a clause longer than a sentence is read by the rules only
     long_clause = routine + " " + "x" * MAX_RESTATED_CHARS
     assert said(long_clause) == []
-
 
 
 @pytest.mark.parametrize(
@@ -425,14 +464,21 @@ def test_what_a_review_found_kept_keeps_nothing(text: str) -> None:
 
 
 def test_two_named_sisters_are_two_subjects_and_a_weekday_is_no_name() -> None:
-    hannah = [f for f in facts("My sister Hannah is getting married") if "called" in f.content]
+    hannah = [
+        f for f in facts("My sister Hannah is getting married") if "called" in f.content
+    ]
     lea = [f for f in facts("my sister Lea turns 9 tomorrow") if "called" in f.content]
     assert hannah and lea and hannah[0].subject != lea[0].subject
-    assert not [f for f in facts("I want to teach my son French") if "called" in f.content]
+    assert not [
+        f for f in facts("I want to teach my son French") if "called" in f.content
+    ]
 
 
 def test_a_heading_that_is_not_a_manuscript_keeps_the_facts_after_it() -> None:
-    assert [f.content for f in facts("Part 2: I'm vegan and I live in Oslo, what should I cook?")] == [
+    assert [
+        f.content
+        for f in facts("Part 2: I'm vegan and I live in Oslo, what should I cook?")
+    ] == [
         "Is vegan",
         "Lives in Oslo",
     ]

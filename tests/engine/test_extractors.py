@@ -15,7 +15,6 @@ import pytest
 from memtap.config.schema import Config, ExtractionConfig, ModelExtractionConfig
 from memtap.config.validate import validate
 from memtap.engine.extraction.extract import extract_facts
-from memtap.engine.extraction.worker import owner_batches, plan
 from memtap.engine.extractors.answer import BadAnswer, read_answer
 from memtap.engine.extractors.facts import turn_facts
 from memtap.engine.extractors.limits import DailyBudget, Limits, OwnerRates, RateLimit
@@ -23,6 +22,7 @@ from memtap.engine.extractors.prompt import build_prompt
 from memtap.engine.extractors.rules import RulesExtractor
 from memtap.engine.ports import OutboxRow, TurnBatch
 from memtap.engine.types import Memory, Turn
+from memtap.engine.worker.outbox_worker import owner_batches, plan
 from tests.support import extraction_answers as answers
 from tests.support.standin import Standin
 

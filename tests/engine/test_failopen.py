@@ -20,7 +20,7 @@ from memtap.engine.factory import database_path, open_engine
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
-from memtap.engine.sqlite.database import StoreBusy
+from memtap.engine.store_errors import StoreBusy
 from memtap.engine.types import Memory, NewMemory, RetrievalRequest, Turn
 
 OWNER = "e" * 24

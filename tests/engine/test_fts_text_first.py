@@ -1,4 +1,4 @@
-"""The text-first plan of keyword search (`engine/sqlite/fts.py`): for an owner with many rows
+"""The text-first plan of keyword search (`engine/sqlite/sql/fts.py`): for an owner with many rows
 it must return exactly what the owner-phrase plan returns, in the same order, falling back
 when the live filter leaves too few of the best word matches."""
 
@@ -12,8 +12,9 @@ import pytest
 from memtap.engine.clock import iso
 from memtap.engine.episode_types import NewEpisode
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import episodes, fts, memories, migrations
+from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.sql import episodes, fts, memories
 from memtap.engine.types import NewMemory
 
 BIG, SMALL = "o" * 24, "s" * 24
@@ -134,7 +135,11 @@ def test_episode_windows_get_the_same_plan(conn: Any) -> None:
     sizes = fts.OwnerSizes()
     old = episodes.keyword(conn, "bicycle brakes", view, 8)
     new = episodes.keyword(conn, "bicycle brakes", view, 8, sizes)
-    words = "text : (" + " OR ".join(fts.quote(t) for t in fts.query_terms("bicycle brakes")) + ")"
+    words = (
+        "text : ("
+        + " OR ".join(fts.quote(t) for t in fts.query_terms("bicycle brakes"))
+        + ")"
+    )
     assert fts.text_first(conn, "episode_chunks_fts", words, view, sizes) is not None
     assert len(old) == 8
     assert [(h.episode.id, h.chunk, round(h.score, 9)) for h in new] == [

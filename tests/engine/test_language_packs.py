@@ -10,19 +10,19 @@ import pytest
 
 from memtap.engine.claims import CLAIM_KEY, stored_claim
 from memtap.engine.extraction import catalog
-from memtap.engine.extraction.conflict import claim_of, claim_of_memory
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.shapes import SHAPES
 from memtap.engine.extraction.subjectless import with_subject
-from memtap.engine.extraction.worker import owner_batches, plan
 from memtap.engine.extractors.rules import read_batches
 from memtap.engine.languages.pack import DateWords, Example, LanguagePack, Phrase, words
 from memtap.engine.languages.registry import PACKS
 from memtap.engine.ports import OutboxRow
 from memtap.engine.retrieval.present import settle
+from memtap.engine.supersession.conflict import claim_of, claim_of_memory
 from memtap.engine.text.dates import resolve_dates
 from memtap.engine.types import Hit, Memory, Turn
+from memtap.engine.worker.outbox_worker import owner_batches, plan
 
 RULES_WITH_EXAMPLES = [r for r in catalog.ALL_RULES if r.examples]
 

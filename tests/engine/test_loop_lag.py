@@ -18,8 +18,8 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.factory import open_engine
-from memtap.engine.loop_lag import SHED_AT_SHARE, LoopLag, lagging
 from memtap.engine.metrics import Metrics
+from memtap.engine.retrieval.admission.loop_lag import SHED_AT_SHARE, LoopLag, lagging
 from memtap.engine.types import NewMemory, RetrievalRequest, Turn
 from tests.support.held_writes import fact_writes_held
 
@@ -29,7 +29,9 @@ ALICE = "a" * 24
 def test_the_lag_needs_two_late_wake_ups_rises_at_once_and_falls_by_halves() -> None:
     lag = LoopLag()
     lag.record(0.2)
-    assert lag.lag_s == 0.0  # one late wake-up alone: a long stretch, not a saturated loop
+    assert (
+        lag.lag_s == 0.0
+    )  # one late wake-up alone: a long stretch, not a saturated loop
     lag.record(0.0)
     assert lag.lag_s == 0.0
     lag.record(0.1)
@@ -147,7 +149,7 @@ async def test_a_crowd_of_retrievals_in_progress_sheds_the_next_one(
     progress (a 250 ms limit) the next one runs the facts' keyword leg alone."""
     import contextlib
 
-    from memtap.engine.retrieval_slots import CROWDED_PER_S
+    from memtap.engine.retrieval.admission.slots import CROWDED_PER_S
 
     config = Config(
         data_dir=str(tmp_path),

@@ -10,8 +10,9 @@ import pytest
 
 from memtap.engine.clock import now_iso
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import fts, memories, migrations
+from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.driver import Driver, choose_driver
+from memtap.engine.sqlite.sql import fts, memories
 from memtap.engine.types import NewMemory
 
 

@@ -19,7 +19,9 @@ FOLDER = ROOT / "tests" / "datasets" / "locomo_multilingual"
 
 def _script() -> ModuleType:
     if str(ROOT / "scripts") not in sys.path:
-        sys.path.append(str(ROOT / "scripts"))  # it imports its sibling eval_conversations
+        sys.path.append(
+            str(ROOT / "scripts")
+        )  # it imports its sibling eval_conversations
     spec = importlib.util.spec_from_file_location(
         "eval_locomo", ROOT / "scripts" / "eval_locomo.py"
     )

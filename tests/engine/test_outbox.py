@@ -13,11 +13,11 @@ from typing import Any
 from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, MemoryConfig, VectorStoreConfig
 from memtap.engine.engine import Engine
-from memtap.engine.extraction import worker as worker_mod
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
 from memtap.engine.sqlite import outbox
 from memtap.engine.types import ListQuery, Turn
+from memtap.engine.worker import outbox_worker as worker_mod
 
 OWNER = "f" * 24
 

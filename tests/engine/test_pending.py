@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from memtap.engine.pending import PendingTurns
+from memtap.engine.retrieval.admission.pending import PendingTurns
 
 
 async def test_an_owner_with_nothing_pending_does_not_wait() -> None:

@@ -1,4 +1,4 @@
-"""memtap's sparse keyword vector (engine/sparse.py): what replicas must agree on."""
+"""memtap's sparse keyword vector (engine/qdrant/sparse.py): what replicas must agree on."""
 
 from __future__ import annotations
 

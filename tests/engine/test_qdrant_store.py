@@ -27,9 +27,8 @@ from memtap.engine.api import EngineError
 from memtap.engine.clock import iso
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import QdrantCollectionMismatch
-from memtap.engine.qdrant.index import QdrantDenseIndex, QdrantVectorIndex
+from memtap.engine.qdrant.memories import QdrantMemoryStore, open_qdrant_store
 from memtap.engine.qdrant.payload import point_id
-from memtap.engine.qdrant.records import QdrantMemoryStore, open_qdrant_store
 from memtap.engine.qdrant.transport import (
     QdrantConfigError,
     QdrantRequestError,
@@ -37,6 +36,7 @@ from memtap.engine.qdrant.transport import (
     QdrantUnavailable,
     open_transport,
 )
+from memtap.engine.qdrant.vectors import QdrantDenseIndex, QdrantVectorIndex
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
@@ -84,10 +84,19 @@ async def hybrid(
 ) -> list[Hit]:
     """The hybrid ranking (engine.retrieval, the one ranking) over this store's keyword arm
     and the dense arm of its points, without a token budget in the way."""
-    scope = "session" if live.match_session else ("global" if live.owner is None else "owner")
+    scope = (
+        "session"
+        if live.match_session
+        else ("global" if live.owner is None else "owner")
+    )
     # Both arms, always (vector_skip_coverage 0: the keyword arm never answers alone).
-    cfg = MemoryConfig(min_similarity=min_similarity, top_k=limit, max_items=limit, max_tokens=16000,
-                       vector_skip_coverage=0.0)
+    cfg = MemoryConfig(
+        min_similarity=min_similarity,
+        top_k=limit,
+        max_items=limit,
+        max_tokens=16000,
+        vector_skip_coverage=0.0,
+    )
     found = await retrieve(
         RetrievalContext(store, cfg, QdrantDenseIndex(store, None)),
         RetrievalRequest(
@@ -571,9 +580,10 @@ async def test_against_a_real_server() -> None:
 async def test_tier_mode_reindex_follows_the_sqlite_flags(
     transport: QdrantTransport, tmp_path: Path
 ) -> None:
-    from memtap.engine.sqlite import memories, migrations
+    from memtap.engine.sqlite import migrations
     from memtap.engine.sqlite.database import Database
     from memtap.engine.sqlite.driver import choose_driver
+    from memtap.engine.sqlite.sql import memories
 
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
     try:

@@ -23,7 +23,7 @@ from memtap.engine.factory import build_vector_index, open_engine
 from memtap.engine.fallbacks import SemanticUnavailable
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import NewMemory, RetrievalRequest
 from tests.support.semantic import (
     EmbeddingsServer,
@@ -84,7 +84,7 @@ async def test_the_vector_leg_embeds_the_tail_and_the_keyword_leg_reads_all(
             await engine.close()
 
 
-# -- the query-embedding budget (engine/sqlite/vec_index.py, coalesce.py) -------------------
+# -- the query-embedding budget (engine/sqlite/vectors.py, coalesce.py) -------------------
 
 
 async def test_the_coalescer_tells_how_long_a_new_query_would_wait() -> None:

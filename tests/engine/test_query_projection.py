@@ -34,7 +34,7 @@ from memtap.engine.embeddings.resolve import resolve_embedding_source
 from memtap.engine.factory import build_vector_index
 from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from tests.support.semantic import Holder, add_memory, make_config, open_db
 
 REPO = Path(__file__).resolve().parents[2]
@@ -206,7 +206,9 @@ async def test_a_failed_build_leaves_queries_to_the_model(
     assert not got.projected
 
 
-def test_projections_of_other_models_and_killed_builds_are_tidied(tmp_path: Path) -> None:
+def test_projections_of_other_models_and_killed_builds_are_tidied(
+    tmp_path: Path,
+) -> None:
     """An upgrade leaves the old model's projection (~12 MB): removed once unused for a
     week, like killed builds' work folders; the graph's own work folders are not its own."""
     import os

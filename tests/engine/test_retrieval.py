@@ -23,8 +23,9 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.ports import VectorHits
 from memtap.engine.retrieval.budget import walk
 from memtap.engine.retrieval.rrf import rrf_fuse
-from memtap.engine.sqlite import fts, memories, migrations, outbox
+from memtap.engine.sqlite import migrations, outbox
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.sql import fts, memories
 from memtap.engine.types import (
     Hit,
     ListQuery,
@@ -540,7 +541,11 @@ def _fuzz_connection(tmp_path: Path) -> Any:
 def test_keyword_coverage_counts_topic_words_of_one_hit() -> None:
     from memtap.engine.retrieval.confidence import keyword_coverage
 
-    hits = ["Drinks coffee at night", "Runs in the morning", "Prefers Postgres for side projects"]
+    hits = [
+        "Drinks coffee at night",
+        "Runs in the morning",
+        "Prefers Postgres for side projects",
+    ]
     assert keyword_coverage("Which Postgres for my side projects?", hits) == 1.0
     # every word is in some hit, but no hit holds them together
     assert keyword_coverage("my drink in the morning", hits) == 0.5
@@ -557,7 +562,16 @@ async def test_hybrid_skips_the_vector_legs_when_the_keywords_answer(
     engine = await make_engine(strategy="hybrid", episodes=EpisodesConfig())
     postgres = await add(engine, "Prefers Postgres for side projects")
     tea = await add(engine, "Drinks green tea in the morning")
-    await engine.enqueue_turn(Turn("r1", OWNER, None, "openai-chat", "Postgres for side projects, always.", "Ok."))
+    await engine.enqueue_turn(
+        Turn(
+            "r1",
+            OWNER,
+            None,
+            "openai-chat",
+            "Postgres for side projects, always.",
+            "Ok.",
+        )
+    )
     await drain(engine)
     tier = ScriptedTier([(tea.id, 0.9)])
     assert engine.episodes is not None
@@ -574,7 +588,8 @@ async def test_hybrid_skips_the_vector_legs_when_the_keywords_answer(
         # Every topic word of the question is in the best keyword hit: no query embedding
         # for the facts or for the episodes, and no recent memories beside the keywords.
         result = await engine.retrieve(
-            RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"), side_effects=False
+            RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"),
+            side_effects=False,
         )
         assert tier.calls == [] and episode_searches == []
         assert [h.memory.id for h in result.hits if h.kind == "fact"] == [postgres.id]
@@ -582,10 +597,14 @@ async def test_hybrid_skips_the_vector_legs_when_the_keywords_answer(
         skipped = {"reason": "keyword_answers", "coverage": 1.0, "min_coverage": 1.0}
         assert result.resolution["vector_skipped"] == skipped
         assert result.resolution["episodes"]["vector_skipped"] == skipped
-        assert "recent" not in result.resolution["tiers"] and result.resolution["fallbacks"] == []
+        assert (
+            "recent" not in result.resolution["tiers"]
+            and result.resolution["fallbacks"] == []
+        )
         # A word no keyword hit holds: meaning is searched too, facts and episodes.
         result = await engine.retrieve(
-            RetrievalRequest(owner=OWNER, query="which database for side projects?"), side_effects=False
+            RetrievalRequest(owner=OWNER, query="which database for side projects?"),
+            side_effects=False,
         )
         assert len(tier.calls) == 1 and len(episode_searches) == 1
         assert "vector_skipped" not in result.resolution
@@ -593,13 +612,16 @@ async def test_hybrid_skips_the_vector_legs_when_the_keywords_answer(
         # 0 = never skip
         engine.holder.apply_runtime_overrides({"memory.vector_skip_coverage": 0.0})
         result = await engine.retrieve(
-            RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"), side_effects=False
+            RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"),
+            side_effects=False,
         )
         assert len(tier.calls) == 2 and "vector_skipped" not in result.resolution
         # Other strategies never wait for the keyword answer.
         engine.holder.apply_runtime_overrides({"memory.vector_skip_coverage": 1.0})
         await engine.retrieve(
-            RetrievalRequest(owner=OWNER, query="Postgres for my side projects?", strategy="semantic"),
+            RetrievalRequest(
+                owner=OWNER, query="Postgres for my side projects?", strategy="semantic"
+            ),
             side_effects=False,
         )
         assert len(tier.calls) == 3
@@ -614,7 +636,14 @@ async def test_without_a_vector_index_hybrid_stays_keyword_and_recent_when_keywo
     postgres = await add(engine, "Prefers Postgres for side projects")
     tea = await add(engine, "Drinks green tea in the morning")
     result = await engine.retrieve(
-        RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"), side_effects=False
+        RetrievalRequest(owner=OWNER, query="Postgres for my side projects?"),
+        side_effects=False,
     )
-    assert {h.memory.id for h in result.hits} == {postgres.id, tea.id}  # recent fused in
-    assert "vector_skipped" not in result.resolution and "recent" in result.resolution["tiers"]
+    assert {h.memory.id for h in result.hits} == {
+        postgres.id,
+        tea.id,
+    }  # recent fused in
+    assert (
+        "vector_skipped" not in result.resolution
+        and "recent" in result.resolution["tiers"]
+    )

@@ -21,7 +21,7 @@ from memtap.config.validate import validate
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.retrieval_slots import RetrievalSlots
+from memtap.engine.retrieval.admission.slots import RetrievalSlots
 from memtap.engine.types import NewMemory, RetrievalRequest, Turn
 from tests.support.held_writes import fact_writes_held
 

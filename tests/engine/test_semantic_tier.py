@@ -15,9 +15,9 @@ from memtap.engine.factory import build_vector_index
 from memtap.engine.fallbacks import SemanticUnavailable
 from memtap.engine.metrics import Metrics
 from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
-from memtap.engine.sqlite import memories
-from memtap.engine.sqlite.records import SqliteRecordStore
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.memories import SqliteRecordStore
+from memtap.engine.sqlite.sql import memories
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import RetrievalRequest
 from tests.support.semantic import (
     EmbeddingsServer,
@@ -217,7 +217,9 @@ async def test_embedding_timeout_falls_back_for_that_request(
             # leg is tried: vector_skip_coverage 0)
             ctx = RetrievalContext(
                 SqliteRecordStore(db),
-                replace(config.memory, retrieval_timeout_ms=2000, vector_skip_coverage=0.0),
+                replace(
+                    config.memory, retrieval_timeout_ms=2000, vector_skip_coverage=0.0
+                ),
                 tier,
                 metrics,
             )

@@ -1,5 +1,5 @@
 """The binary first pass of the cached vector searches (`engine/sqlite/sign_codes.py`) and the
-episode window cache that uses it (`engine/sqlite/episode_vectors.py`)."""
+episode window cache that uses it (`engine/sqlite/episode_vector_cache.py`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memtap.engine.sqlite import sign_codes
-from memtap.engine.sqlite.episode_vectors import OwnerWindows, WindowCache
+from memtap.engine.sqlite.episode_vector_cache import OwnerWindows, WindowCache
 from memtap.engine.sqlite.sign_codes import EXACT_ROWS, SignCodes, encode, top_k
 
 

@@ -26,19 +26,15 @@ from memtap.engine.clock import iso
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import FactWriter, OutboxRow, PlannedTurn, RecordStore
 from memtap.engine.qdrant.fact_writer import QdrantFactWriter
-from memtap.engine.qdrant.records import QdrantMemoryStore
+from memtap.engine.qdrant.memories import QdrantMemoryStore
 from memtap.engine.qdrant.transport import open_transport
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import (
-    LOOP_READS_PER_ITERATION_MS,
-    Database,
-    StoreBusy,
-    StoreTimeout,
-)
+from memtap.engine.sqlite.database import LOOP_READS_PER_ITERATION_MS, Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.fact_writer import SqliteFactWriter
+from memtap.engine.sqlite.memories import SqliteRecordStore
 from memtap.engine.sqlite.outbox import SqliteOutbox
-from memtap.engine.sqlite.records import SqliteRecordStore
+from memtap.engine.store_errors import StoreBusy, StoreTimeout
 from memtap.engine.types import ExtractedFact, ListQuery, MemoryPatch, NewMemory, Turn
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
@@ -282,9 +278,9 @@ async def test_supersession_hides_history(store: RecordStore) -> None:
 async def test_supersede_reaches_every_live_memory_on_the_subject(
     store: RecordStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memtap.engine.qdrant import records as qdrant_records
+    from memtap.engine.qdrant import supersession
 
-    monkeypatch.setattr(qdrant_records, "_SUPERSEDE_PAGE", 2)  # more than one page
+    monkeypatch.setattr(supersession, "SUPERSEDE_PAGE", 2)  # more than one page
     old = [
         (
             await store.upsert_memory(

@@ -14,16 +14,11 @@ from typing import Any
 
 import pytest
 
+from memtap.engine.api import StoreError
 from memtap.engine.sqlite import migrations
-from memtap.engine.sqlite.database import (
-    LOOP_READS_PER_ITERATION_MS,
-    Database,
-    StoreBusy,
-    StoreClosed,
-    StoreError,
-    StoreTimeout,
-)
+from memtap.engine.sqlite.database import LOOP_READS_PER_ITERATION_MS, Database
 from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.store_errors import StoreBusy, StoreClosed, StoreTimeout
 
 
 @pytest.fixture
@@ -170,7 +165,9 @@ async def test_loop_reads_share_one_budget_per_loop_iteration(db: Database) -> N
     assert db.read_now(slow, budget_ms=1000) == 1
 
 
-async def test_a_read_cut_by_the_iterations_share_is_busy_not_slow(db: Database) -> None:
+async def test_a_read_cut_by_the_iterations_share_is_busy_not_slow(
+    db: Database,
+) -> None:
     """A read interrupted by what was left of the iteration's share raises StoreBusy (the
     loop was full), one interrupted by its own budget StoreTimeout (the read was slow)."""
     endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
@@ -234,7 +231,10 @@ async def test_a_startup_cancelled_while_the_loops_connection_opens_closes_it(
 
     starting = asyncio.ensure_future(
         Database.open(
-            tmp_path / "c.db", choose_driver(), readers=1, extension_loaders=[("x", load)]
+            tmp_path / "c.db",
+            choose_driver(),
+            readers=1,
+            extension_loaders=[("x", load)],
         )
     )
     for _ in range(500):

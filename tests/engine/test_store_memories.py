@@ -17,7 +17,7 @@ from memtap.engine.clock import iso
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.sqlite import summaries as summarize
+from memtap.engine.sqlite.sql import summaries as summarize
 from memtap.engine.types import (
     ListQuery,
     MemoryPatch,

@@ -165,7 +165,9 @@ async def test_a_slow_vector_leg_leaves_the_keyword_results_inside_the_time_limi
             cfg,
             # vector_skip_coverage 0: "tea" and "drink" are in a fact, and the slow
             # vector leg is what this tests.
-            memory=replace(cfg.memory, retrieval_timeout_ms=400, vector_skip_coverage=0.0),
+            memory=replace(
+                cfg.memory, retrieval_timeout_ms=400, vector_skip_coverage=0.0
+            ),
             embedding=replace(cfg.embedding, timeout_ms=5000),
         )
         engine = await open_at(tmp_path, cfg)
@@ -219,7 +221,9 @@ async def test_waiting_for_own_writes_comes_out_of_the_vector_legs_time(
             cfg,
             # vector_skip_coverage 0: "tea" and "drink" are in a fact, and the slow
             # vector leg is what this tests.
-            memory=replace(cfg.memory, retrieval_timeout_ms=400, vector_skip_coverage=0.0),
+            memory=replace(
+                cfg.memory, retrieval_timeout_ms=400, vector_skip_coverage=0.0
+            ),
             embedding=replace(cfg.embedding, timeout_ms=5000),
         )
         engine = await open_at(tmp_path, cfg)

@@ -14,11 +14,12 @@ from memtap.config.schema import EmbeddingConfig, RemoteEmbeddingConfig
 from memtap.engine.clock import now_iso
 from memtap.engine.factory import build_vector_index
 from memtap.engine.memory_rules import Live
-from memtap.engine.sqlite import memories, vector_cache, vectors
+from memtap.engine.sqlite import vector_cache
 from memtap.engine.sqlite.database import Database
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.sql import memories, vectors
+from memtap.engine.sqlite.sql.vectors import PendingMemory
 from memtap.engine.sqlite.vector_cache import VectorCache, unit_rows
-from memtap.engine.sqlite.vectors import PendingMemory
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import MemoryPatch
 from tests.support.semantic import (
     EmbeddingsServer,

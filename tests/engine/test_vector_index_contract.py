@@ -15,11 +15,11 @@ import pytest
 from memtap.config.schema import Config, EmbeddingConfig, QdrantConfig
 from memtap.engine.embeddings.resolve import EmbeddingResolution
 from memtap.engine.ports import VectorIndex
-from memtap.engine.qdrant.index import QdrantVectorIndex
 from memtap.engine.qdrant.transport import open_transport
+from memtap.engine.qdrant.vectors import QdrantVectorIndex
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.reindex_flags import SqliteReindexFlags
-from memtap.engine.sqlite.vec_index import SqliteVecIndex
+from memtap.engine.sqlite.vectors import SqliteVecIndex
 from memtap.engine.types import Memory
 from tests.support.hash_embedder import HashEmbedder
 from tests.support.semantic import Holder, add_memory, open_db, search_ids

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from memtap.engine.clock import now_iso
-from memtap.engine.sqlite import vectors
 from memtap.engine.sqlite.database import Database
-from memtap.engine.sqlite.vectors import PendingMemory
+from memtap.engine.sqlite.sql import vectors
+from memtap.engine.sqlite.sql.vectors import PendingMemory
 from memtap.engine.types import Memory
 from tests.support.semantic import add_memory, open_db
 

@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from memtap.config.schema import Config, QdrantConfig, VectorStoreConfig
-from memtap.engine.extraction.conflict import claim_of, subject_for
+from memtap.engine.supersession.conflict import claim_of, subject_for
 from memtap.engine.types import Turn
 from tests.conftest import MemtapServer
 from tests.support.admin import OWNER, Admin, start_admin

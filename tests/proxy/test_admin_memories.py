@@ -11,11 +11,8 @@ from urllib.parse import quote
 import aiohttp
 import pytest
 
-from memtap.proxy.admin.validation import (
-    MAX_CONTENT_CHARS,
-    MAX_JSON_BODY,
-    MAX_LIST_LIMIT,
-)
+from memtap.proxy.admin.query_params import MAX_LIST_LIMIT
+from memtap.proxy.admin.validation import MAX_CONTENT_CHARS, MAX_JSON_BODY
 from tests.support.admin import OWNER, Admin
 
 METACHARACTERS = [

@@ -294,7 +294,9 @@ def test_turn_memory_is_bounded_and_per_owner() -> None:
 
 
 def _hit(memory_id: str, content: str, updated: str) -> Hit:
-    memory = Memory(memory_id, "o", None, "factual", None, content, {}, updated, updated)
+    memory = Memory(
+        memory_id, "o", None, "factual", None, content, {}, updated, updated
+    )
     return Hit(memory, 1.0, "keyword", 5)
 
 

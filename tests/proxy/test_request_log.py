@@ -17,7 +17,7 @@ from memtap.config.errors import ConfigIssue
 from memtap.config.schema import AdminConfig, Config, MemoryConfig
 from memtap.config.validate import validate
 from memtap.engine.events import TurnExtracted
-from memtap.proxy.request_log import RequestLog, RequestRecord
+from memtap.proxy.request_log.ring import RequestLog, RequestRecord
 from tests.conftest import MemtapServer
 from tests.support.admin import TOKEN, Admin, admin_config, start_admin
 from tests.support.standin import Reply, Standin

@@ -16,7 +16,7 @@ import pytest
 from memtap.config.errors import ConfigError
 from memtap.config.loader import load_config
 from memtap.config.schema import AdminConfig, Config
-from memtap.proxy.request_log import RequestRecord
+from memtap.proxy.request_log.ring import RequestRecord
 from tests.conftest import MemtapServer
 from tests.support.admin import TOKEN, Admin, start_admin
 from tests.support.standin import Standin

@@ -24,10 +24,10 @@ from memtap.engine.embeddings.onnx import open_onnx
 from memtap.engine.embeddings.static import build_static_sync
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import VectorIndex
-from memtap.engine.sqlite import memories
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver, load_sqlite_vec
 from memtap.engine.sqlite.migrations import migrate
+from memtap.engine.sqlite.sql import memories
 from memtap.engine.types import Memory, NewMemory
 
 # Frequent WordPiece ids (the bert vocabulary is roughly frequency ordered from 1996 on).

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from memtap.engine.maintenance.summarize import MIN_TOKENS, is_candidate
-from memtap.engine.sqlite import memories
-from memtap.engine.sqlite.memories import COLUMNS, to_memory
+from memtap.engine.sqlite.sql import memories
+from memtap.engine.sqlite.sql.memories import COLUMNS, to_memory
 from memtap.engine.types import Memory, NewMemory
 
 Conn = Any

@@ -4,7 +4,7 @@ One collection, one point per memory (layout in `payload.py`), shared by every m
 pointed at it. Every `RecordStore` operation has the SQLite store's semantics (upsert on
 `(owner, key)`, `Live` visibility, supersession, listing, sweep, erase, export); each point
 carries its sparse keyword vector and its dense vector, so `keyword` runs inside Qdrant and
-`qdrant.index.QdrantDenseIndex` searches the dense arm of the same points.
+`qdrant.vectors.QdrantDenseIndex` searches the dense arm of the same points.
 
 Every call goes through `QdrantTransport` (timeouts, retries, `EngineError`s), so a Qdrant
 outage surfaces as `QdrantUnavailable` and callers fail open.
@@ -13,59 +13,35 @@ outage surfaces as `QdrantUnavailable` and callers fail open.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
 from typing import Any
 
-from qdrant_client import AsyncQdrantClient, models
+from qdrant_client import models
 
 from memtap.config.schema import Config
 from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.limits import MAX_CONTENT_CHARS
-from memtap.engine.memory_rules import Live, merge_patch, normalise_ts, validate_new
+from memtap.engine.memory_rules import Live
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import InvalidItem
-from memtap.engine.qdrant import search
+from memtap.engine.qdrant import listing, memory_writes, search, supersession
 from memtap.engine.qdrant.collection import Collection, Probe
 from memtap.engine.qdrant.counts import collection_counts
 from memtap.engine.qdrant.filters import (
-    list_filter,
     live_conditions,
-    match,
     memory_ids_filter,
     owner_filter,
 )
-from memtap.engine.qdrant.payload import (
-    iso_to_ts,
-    memory_to_payload,
-    payload_to_memory,
-    point_id,
-)
+from memtap.engine.qdrant.payload import iso_to_ts, payload_to_memory
 from memtap.engine.qdrant.points import QdrantPoints, collection_status
-from memtap.engine.qdrant.supersession import mark_superseded, summary_candidates
 from memtap.engine.qdrant.transport import (
     QdrantTransport,
     QdrantUnavailable,
     open_transport,
 )
-from memtap.engine.types import (
-    MEMORY_TYPES,
-    ListQuery,
-    Memory,
-    MemoryPatch,
-    NewMemory,
-    Page,
-)
+from memtap.engine.types import ListQuery, Memory, MemoryPatch, NewMemory, Page
 
 log = logging.getLogger("memtap.store.qdrant")
-
-PAGE = 256
-REINDEX_BATCH = 64
-
-
-_SUPERSEDE_PAGE = 1000
 
 
 class QdrantMemoryStore:
@@ -124,86 +100,13 @@ class QdrantMemoryStore:
     def signature(self) -> str | None:
         return self.points.signature
 
-    async def _key_free(self, owner: str, key: str | None, memory_id: str) -> None:
-        if key is None:
-            return
-        holder = await self.points.at_key(owner, key)
-        if holder is not None and (holder.payload or {}).get("memory_id") != memory_id:
-            raise InvalidInput(
-                "another memory of this owner already has that key", "key"
-            )
-
     # -- system of record ---------------------------------------------------------------
     async def upsert_memory(
         self, new: NewMemory, now: str, subject: str | None = None
     ) -> tuple[Memory, bool]:
         """Insert, or update the memory with the same id or the same (owner, key); a re-stated
         superseded memory becomes live again. Returns (memory, created)."""
-        validate_new(new)
-        expires = normalise_ts(new.expires_at, "expires_at") if new.expires_at else None
-        created_at = (
-            normalise_ts(new.created_at, "created_at") if new.created_at else now
-        )
-        updated_at = (
-            normalise_ts(new.updated_at, "updated_at") if new.updated_at else now
-        )
-        # As in SQLite: a given end of validity is kept (an import's history stays history).
-        valid_to = normalise_ts(new.valid_to, "valid_to") if new.valid_to else None
-        existing = await self.points.find(new.id) if new.id else None
-        if existing is None and new.key is not None:
-            existing = await self.points.at_key(new.owner, new.key)
-        if existing is None:
-            memory = Memory(
-                id=new.id or str(uuid.uuid4()),
-                owner=new.owner,
-                session=new.session,
-                type=new.type,
-                key=new.key,
-                content=new.content,
-                metadata=dict(new.metadata),
-                created_at=created_at,
-                updated_at=updated_at,
-                expires_at=expires,
-                superseded_by=new.superseded_by,
-                valid_to=valid_to,
-            )
-            pid = point_id(memory.owner, memory.key, memory.id)
-            if new.key is None:
-                await self.points.write([(pid, memory, subject)])
-                return memory, True
-            # Insert-only on the key's point: when another replica inserted the same key
-            # between our read and this write, theirs stays and we merge into it below, so
-            # both replicas end up with one memory and one id.
-            await self.points.write([(pid, memory, subject)], insert_only=True)
-            existing = await self.points.at_key(new.owner, new.key)
-            if (
-                existing is None
-                or (existing.payload or {}).get("memory_id") == memory.id
-            ):
-                return memory, True
-        payload = existing.payload or {}
-        old = payload_to_memory(payload)
-        key = new.key if new.id is not None and old.id == new.id else old.key
-        if key != old.key:
-            await self._key_free(old.owner, key, old.id)
-        memory = replace(
-            old,
-            session=new.session,
-            type=new.type,
-            key=key,
-            content=new.content,
-            metadata=merge_patch(old.metadata, new.metadata),
-            updated_at=updated_at,
-            expires_at=expires,
-            superseded_by=new.superseded_by,
-            valid_to=valid_to,
-        )
-        pid = point_id(memory.owner, memory.key, memory.id)
-        await self.points.write(
-            [(pid, memory, subject or payload.get("subject"))],
-            moved=pid != str(existing.id),
-        )
-        return memory, False
+        return await memory_writes.upsert(self.points, new, now, subject)
 
     async def get_memory(self, memory_id: str) -> Memory | None:
         record = await self.points.find(memory_id)
@@ -212,65 +115,7 @@ class QdrantMemoryStore:
     async def update_memory(
         self, memory_id: str, patch: MemoryPatch, now: str, subject: str | None = None
     ) -> Memory | None:
-        record = await self.points.find(memory_id)
-        if record is None:
-            return None
-        payload = record.payload or {}
-        old = payload_to_memory(payload)
-        memory = old
-        if patch.content is not None:
-            if not patch.content.strip() or len(patch.content) > MAX_CONTENT_CHARS:
-                raise InvalidInput(
-                    f"content must be 1..{MAX_CONTENT_CHARS} characters", "content"
-                )
-            memory = replace(memory, content=patch.content)
-        if patch.type is not None:
-            if patch.type not in MEMORY_TYPES:
-                raise InvalidInput(
-                    f"type must be one of {', '.join(MEMORY_TYPES)}", "type"
-                )
-            memory = replace(memory, type=patch.type)
-        if patch.key is not None:
-            memory = replace(memory, key=patch.key or None)
-            await self._key_free(memory.owner, memory.key, memory.id)
-        if patch.session is not None:
-            memory = replace(memory, session=patch.session or None)
-        if patch.metadata is not None:
-            memory = replace(memory, metadata=dict(patch.metadata))
-        if patch.clear_expires_at:
-            memory = replace(memory, expires_at=None)
-        elif patch.expires_at is not None:
-            memory = replace(
-                memory, expires_at=normalise_ts(patch.expires_at, "expires_at")
-            )
-        memory = replace(memory, updated_at=now)
-        pid = point_id(memory.owner, memory.key, memory.id)
-        if patch.content is not None:
-            payload = {**payload, "subject": subject}
-        if memory.content == old.content and pid == str(record.id):
-            await self._overwrite_payload(record.id, memory, payload)
-        else:
-            await self.points.write(
-                [(pid, memory, payload.get("subject"))], moved=pid != str(record.id)
-            )
-        return memory
-
-    async def _overwrite_payload(
-        self, pid: models.ExtendedPointId, memory: Memory, old: dict[str, Any]
-    ) -> None:
-        payload = memory_to_payload(memory, old.get("vec_sig"))
-        payload["subject"] = old.get("subject")
-        name = self.collection.name
-        await self.points.call(
-            "overwrite_payload",
-            lambda c: c.overwrite_payload(
-                name,
-                payload=payload,
-                points=[pid],
-                wait=True,
-                ordering=models.WriteOrdering.STRONG,
-            ),
-        )
+        return await memory_writes.update(self.points, memory_id, patch, now, subject)
 
     async def delete_memory(self, memory_id: str) -> bool:
         if await self.points.find(memory_id) is None:
@@ -283,80 +128,23 @@ class QdrantMemoryStore:
     ) -> list[str]:
         """Mark the owner's other live memories about `subject` as superseded by `new_id`,
         unless one was said later (as in SQLite: then `new_id` is late history)."""
-        said = await self.points.find(new_id)
-        if said is not None:
-            later = models.Filter(
-                must=[
-                    match("owner", owner),
-                    match("subject", subject),
-                    match("superseded", False),
-                    models.FieldCondition(
-                        key="updated_at_ts",
-                        range=models.Range(
-                            gt=float((said.payload or {}).get("updated_at_ts") or 0.0)
-                        ),
-                    ),
-                ],
-                must_not=[match("memory_id", new_id)],
-            )
-            newer = [
-                payload_to_memory(r.payload or {})
-                for r in await self.points.scroll(later, _SUPERSEDE_PAGE)
-            ]
-            if newer:
-                newest = max(newer, key=lambda m: m.updated_at)
-                await self.mark_superseded([new_id], newest.id, newest.updated_at)
-                return []
-        flt = models.Filter(
-            must=[
-                match("owner", owner),
-                match("subject", subject),
-                match("superseded", False),
-            ],
-            must_not=[match("memory_id", new_id)],
-        )
-        superseded: list[str] = []
-        while True:  # marked points leave the filter: scroll again until none is left
-            ids = [
-                str((r.payload or {})["memory_id"])
-                for r in await self.points.scroll(flt, _SUPERSEDE_PAGE)
-            ]
-            await self.mark_superseded(ids, new_id, now)
-            superseded += ids
-            if len(ids) < _SUPERSEDE_PAGE:
-                return superseded
+        return await supersession.supersede(self.points, owner, subject, new_id, now)
 
     async def mark_superseded(self, ids: Sequence[str], by: str, now: str) -> None:
         """`ids` are history from now on, replaced by memory `by`."""
-        await mark_superseded(self.points, list(ids), by, now)
+        await supersession.mark_superseded(self.points, list(ids), by, now)
 
     async def live_about(self, owner: str, subject: str) -> list[Memory]:
-        flt = models.Filter(
-            must=[
-                match("owner", owner),
-                match("subject", subject),
-                match("superseded", False),
-            ]
-        )
-        return [
-            payload_to_memory(r.payload or {})
-            for r in await self.points.scroll(flt, 1000)
-        ]
+        return await supersession.live_about(self.points, owner, subject)
 
     async def summary_candidates(
         self, cutoff: str, owner: str | None, limit: int = 1000
     ) -> list[Memory]:
-        return await summary_candidates(self.points, cutoff, owner, limit)
+        return await supersession.summary_candidates(self.points, cutoff, owner, limit)
 
     async def make_live(self, memory_id: str) -> Memory | None:
         """Clear a memory's supersession (undoing a compaction); None when it is gone."""
-        record = await self.points.find(memory_id)
-        if record is None:
-            return None
-        payload = record.payload or {}
-        memory = replace(payload_to_memory(payload), superseded_by=None, valid_to=None)
-        await self._overwrite_payload(record.id, memory, payload)
-        return memory
+        return await supersession.make_live(self.points, memory_id)
 
     async def recent(self, live: Live, limit: int) -> list[Memory]:
         return await search.recent(self.points, live, limit)
@@ -433,36 +221,11 @@ class QdrantMemoryStore:
 
     async def list_page(self, query: ListQuery) -> Page:
         """Admin listing: newest first, with total (offset paging, as the admin API uses)."""
-        flt = list_filter(query)
-        name = self.collection.name
-        total = await self.points.call(
-            "count", lambda c: c.count(name, count_filter=flt, exact=True)
-        )
-        records = await self.points.scroll(
-            flt, query.offset + query.limit, order_desc="created_at_ts"
-        )
-        items = tuple(
-            payload_to_memory(r.payload or {}) for r in records[query.offset :]
-        )
-        return Page(items=items, total=int(total.count))
+        return await listing.list_page(self.points, query)
 
     async def export_owner(self, owner: str) -> AsyncIterator[Memory]:
-        name, flt = self.collection.name, owner_filter(owner)
-        offset: models.ExtendedPointId | None = None
-        while True:
-
-            async def page(
-                c: AsyncQdrantClient, start: models.ExtendedPointId | None = offset
-            ) -> tuple[list[models.Record], models.ExtendedPointId | None]:
-                return await c.scroll(
-                    name, scroll_filter=flt, limit=PAGE, offset=start, with_payload=True
-                )
-
-            records, offset = await self.points.call("scroll", page)
-            for record in records:
-                yield payload_to_memory(record.payload or {})
-            if offset is None:
-                return
+        async for memory in listing.export_owner(self.points, owner):
+            yield memory
 
     async def sweep(self, now: str, cutoff: str | None, limit: int = 5000) -> list[str]:
         """Really delete expired and out-of-retention memories; returns their ids."""

@@ -13,18 +13,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import TYPE_CHECKING, Protocol
 
 from memtap.engine.background import cancel_and_wait
-from memtap.proxy.appkeys import Runtime
-from memtap.proxy.request_log import RequestRecord
+from memtap.engine.metrics import Metrics
+from memtap.proxy.request_log.ring import RequestLog, RequestRecord
+
+if TYPE_CHECKING:
+    from memtap.config.holder import ConfigHolder
+    from memtap.engine.api import MemoryEngine
 
 log = logging.getLogger("memtap.request_log")
 
 QUEUE_LIMIT = 1000
 
 
+class Host(Protocol):
+    """What the store reads of the proxy's `Runtime` (which the request log's package does not
+    import: the runtime holds the ring, so that import would be a cycle)."""
+
+    config: ConfigHolder
+    metrics: Metrics
+    engine: MemoryEngine | None
+    request_log: RequestLog
+
+
 class RequestLogStore:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Host) -> None:
         self.runtime = runtime
         self._queue: asyncio.Queue[RequestRecord] = asyncio.Queue(QUEUE_LIMIT)
         self._task: asyncio.Task[None] | None = None

@@ -31,11 +31,8 @@ from memtap.engine.background import cancel_and_wait
 from memtap.engine.claims import CLAIM_KEY, claim_metadata
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
-from memtap.engine.extraction.conflict import claim_of
-from memtap.engine.extraction.restatement import drop_restatements
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.metrics import Metrics
-from memtap.engine.pending import PendingTurns
 from memtap.engine.ports import (
     Extractor,
     FactWriter,
@@ -47,6 +44,9 @@ from memtap.engine.ports import (
     TurnFacts,
     WrittenTurn,
 )
+from memtap.engine.retrieval.admission.pending import PendingTurns
+from memtap.engine.supersession.conflict import claim_of
+from memtap.engine.supersession.restatement import drop_restatements
 from memtap.engine.text.dates import dated_fact
 from memtap.engine.types import ExtractedFact, Memory
 

@@ -14,7 +14,7 @@ of the last two wake-ups' lateness: one late wake-up alone (a long synchronous s
 collection) is not a saturated loop, and must not shed the next retrievals. It rises at
 once and falls by halves. Between wake-ups, a sleeper overdue counts too, as long as its
 last wake-up was late as well (`now_s`); a burst arriving on an idle loop is seen by the
-retrievals in progress instead (`retrieval_slots.CROWDED_PER_S`).
+retrievals in progress instead (`slots.CROWDED_PER_S`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ wrote, and why nothing was when nothing was), looked up by the id of its `reques
 Never any prompt or response text: ids, counts and reasons only. Kept in memory; the oldest
 entry goes when the ring is full (`admin.request_log_size`, 0 keeps none). With
 `admin.request_log_store: database` every change is also written to the engine's local file
-(`proxy/request_log_store.py`) and the ring is refilled from it at start.
+(`proxy/request_log/store.py`) and the ring is refilled from it at start.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Any
 
 from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms  # noqa: F401 - also read here by the record store
-from memtap.engine.sqlite.memories import M_COLUMNS, live_where, to_memory
+from memtap.engine.sqlite.sql.memories import M_COLUMNS, live_where, to_memory
 from memtap.engine.types import Memory
 
 Conn = Any

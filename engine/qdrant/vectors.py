@@ -29,9 +29,9 @@ from memtap.engine.ports import ReindexFlags, VectorHits
 from memtap.engine.qdrant import search
 from memtap.engine.qdrant.collection import Collection
 from memtap.engine.qdrant.filters import match, memory_ids_filter, owner_filter
+from memtap.engine.qdrant.memories import QdrantMemoryStore
 from memtap.engine.qdrant.payload import id_point, payload_to_memory
 from memtap.engine.qdrant.points import QdrantPoints, collection_status
-from memtap.engine.qdrant.records import QdrantMemoryStore
 from memtap.engine.qdrant.transport import QdrantTransport
 from memtap.engine.types import Memory
 

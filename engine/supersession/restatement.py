@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from memtap.engine.api import StoreError, StoreUnavailable
 from memtap.engine.claims import less_specific
-from memtap.engine.extraction.conflict import claim_of
 from memtap.engine.ports import PlannedTurn, RecordStore
+from memtap.engine.supersession.conflict import claim_of
 
 
 async def drop_restatements(

@@ -1,0 +1,1 @@
+"""The outbox worker: turns waiting in the outbox become memories (`outbox_worker.py`)."""
