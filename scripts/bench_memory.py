@@ -367,6 +367,8 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
             finally:
                 proc.terminate()
                 await proc.wait()
+            if args.cost_keep_data:  # for profiling a retrieval offline on the same data
+                shutil.copytree(f"{tmp}/data", f"{args.cost_keep_data}.{strategy}", dirs_exist_ok=True)
             print(f"cost {strategy}: {out[strategy]}", file=sys.stderr)
     await upstream.stop()
     return out
@@ -493,7 +495,7 @@ async def cost_rounds(
         latency[mode].append(await one(mode))
     cpu_us: dict[str, list[float]] = {"on": [], "off": []}
     rps: dict[str, list[float]] = {"on": [], "off": []}
-    for _ in range(args.cost_rounds):
+    for round_no in range(args.cost_rounds):
         for mode in ("off", "on"):
             count = 0
             deadline = time.perf_counter() + args.cost_duration
@@ -510,7 +512,7 @@ async def cost_rounds(
                 spy = await asyncio.create_subprocess_exec(
                     py_spy, "record", "-p", str(pid), "-d", str(max(1, int(args.cost_duration))),
                     "-r", str(args.cost_py_spy_rate), "--format", "raw", "--threads", "--nonblocking",
-                    "-o", f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
+                    "-o", f"{args.cost_py_spy}.{args.cost_strategy_now}.{round_no}.txt",
                     stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
             before, started = cpu_seconds(pid), time.perf_counter()
             await asyncio.gather(*(worker() for _ in range(8)))
@@ -611,6 +613,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cost-cpu", default="0", help="taskset CPU list memtap is pinned to (cost part; empty: not pinned)")
     parser.add_argument("--cost-duration", type=float, default=3.0, help="seconds of each c=8 closed loop (cost part)")
     parser.add_argument("--cost-py-spy", default="", help="sample memtap's c=8 memory-on loops with py-spy (file prefix)")
+    parser.add_argument("--cost-keep-data", default="", help="copy memtap's data dir there after each strategy (cost part; suffix .STRATEGY)")
     parser.add_argument("--cost-py-spy-rate", type=int, default=200, help="py-spy samples a second (cost part)")
     parser.add_argument("--cost-rounds", type=int, default=3, help="interleaved off/on rounds (cost part)")
     parser.add_argument("--parts", default="retrieval,outbox,proxy", help=f"which parts to run ({', '.join(PARTS)})")

@@ -10,6 +10,7 @@ with the query (all of it when none does: a match by meaning), within a token ca
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,7 +28,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def sentences(text: str) -> list[str]:
     """`text` cut into sentences (`engine/text/sentences.py`)."""
-    return split_sentences(text)
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=1 << 13)
+def _sentences(text: str) -> tuple[str, ...]:
+    """Cached: one retrieval splits ~110 texts (every window read is checked, then its
+    snippet trimmed), the owner's same windows query after query; splitting was the largest
+    share of the snippets' time on the event loop after the date reading."""
+    return tuple(split_sentences(text))
 
 
 def _split_long(sentence: str, limit: int) -> list[str]:
@@ -73,12 +82,15 @@ def stem(word: str) -> str:
     return strip_suffix(word, SNIPPET_SUFFIXES)
 
 
-def topical_stems(text: str) -> set[str]:
-    return {
+@lru_cache(maxsize=1 << 13)
+def topical_stems(text: str) -> frozenset[str]:
+    """The stems of `text`'s topical words (cached like `sentences`: ~110 texts a
+    retrieval, mostly the owner's same windows and sentences)."""
+    return frozenset(
         stem(w)
         for w in _WORD.findall(text.casefold())
         if w not in STOPWORDS and not (len(w) == 1 and w.isascii())
-    }
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +100,7 @@ class Snippet:
     """How many of the window's sentences shared a word with the query (0: none did)."""
 
 
-def trim(window: str, query_stems: set[str], max_chars: int) -> Snippet:
+def trim(window: str, query_stems: AbstractSet[str], max_chars: int) -> Snippet:
     """`window` cut to at most `max_chars` around the sentences that share a word with the
     query: the matched sentences first, then their neighbours (before, then after) while they
     fit, in the window's order. A window that fits is kept whole (the answer is often in the

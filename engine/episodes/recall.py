@@ -36,13 +36,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
-from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
+from memtap.engine.episode_types import ChunkHit, VectorWindows
+from memtap.engine.episode_types import normalise_text as _normalise_text
 from memtap.engine.episodes.chunks import sentences, topical_stems, trim
 from memtap.engine.episodes.lexical import owner_scores
 from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
@@ -81,6 +84,10 @@ long, restating a fact) but never needed more, and making one (trimming, the che
 arms' main cost on the event loop (~70 us each: 180 windows took 12 ms)."""
 
 Found = TypeVar("Found")
+
+normalise_text = lru_cache(maxsize=1 << 13)(_normalise_text)
+"""Cached: ~300 texts a retrieval (each window read, its episode, its snippet), mostly
+the owner's same ones query after query."""
 
 
 @dataclass(slots=True)
@@ -285,7 +292,7 @@ def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
     return [h for h in good if h.score >= best * KEYWORD_SHARE]
 
 
-def _adds_nothing(text: str, asked: str, query_stems: set[str]) -> bool:
+def _adds_nothing(text: str, asked: str, query_stems: AbstractSet[str]) -> bool:
     """What `text` says beyond the request (`asked`, normalised) is nothing, or only
     questions that add at most one topical word: its sentences are all in the request
     (its own turn, boilerplate sent with every message, which matches its earlier sendings
@@ -436,7 +443,7 @@ async def with_partners(
     hits: list[Hit],
     live: Live,
     most: int | None = None,
-    query_stems: set[str] | None = None,
+    query_stems: AbstractSet[str] | None = None,
 ) -> list[Hit]:
     """Each snippet with the message that completes it, in the same owner and session: a
     question with the message just after it (its answer), anything else with the message
@@ -490,7 +497,7 @@ SHORT_REPLY_CHARS = 100
 """A message this short is read with its partner whatever the question: "Yes, last week!"."""
 
 
-def _completes(text: str, partner: str, query_stems: set[str] | None) -> bool:
+def _completes(text: str, partner: str, query_stems: AbstractSet[str] | None) -> bool:
     """Is `partner` worth its tokens beside `text`? When `text` is a short reply, or when the
     partner shares a word with the question. A chat's next message often opens a new
     topic: the assistant's last answer before "give me a pre-trip checklist" is noise."""
