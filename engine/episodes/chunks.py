@@ -129,3 +129,9 @@ def trim(window: str, query_stems: AbstractSet[str], max_chars: int) -> Snippet:
 def _cut(text: str, max_chars: int) -> str:
     cut = text.rfind(" ", 0, max_chars - 1)
     return text[: cut if cut > max_chars // 2 else max_chars - 1].rstrip() + "\u2026"
+
+
+def forget_texts() -> None:
+    """Empty this module's text caches (`recall.forget_texts`)."""
+    _sentences.cache_clear()
+    topical_stems.cache_clear()

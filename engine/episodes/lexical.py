@@ -82,3 +82,8 @@ def owner_scores(
 def _scored(hit: ChunkHit, score: float) -> ChunkHit:
     # Built directly: `dataclasses.replace` was a tenth of this module's time (96 a query).
     return ChunkHit(hit.episode, hit.chunk, hit.text, score, hit.ref)
+
+
+def forget_texts() -> None:
+    """Empty this module's text cache (`recall.forget_texts`)."""
+    _bag.cache_clear()

@@ -46,6 +46,7 @@ from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
 from memtap.engine.episode_types import ChunkHit, VectorWindows
 from memtap.engine.episode_types import normalise_text as _normalise_text
+from memtap.engine.episodes import chunks, lexical, render
 from memtap.engine.episodes.chunks import sentences, topical_stems, trim
 from memtap.engine.episodes.lexical import owner_scores
 from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
@@ -190,6 +191,19 @@ async def recall_episodes(
         "keyword_share": KEYWORD_SHARE,
     }
     return out
+
+
+def forget_texts() -> None:
+    """Empty the snippets' text caches (sentences, topical stems, dates in words, the
+    owner BM25's word bags, the normal form, the line tokens): they are keyed by text alone,
+    so one owner's entries can only be found by a caller holding the same text, but an
+    erased or deleted episode's words should not stay in memory until they age out. Called
+    on erase and delete (rare: every owner's entries go, rebuilt by the next retrievals)."""
+    chunks.forget_texts()
+    lexical.forget_texts()
+    render.forget_texts()
+    normalise_text.cache_clear()
+    _line_tokens.cache_clear()
 
 
 def abandon(*tasks: asyncio.Future[Any] | None) -> None:
@@ -432,10 +446,23 @@ def _snippets(
 def _tokens(memory: Memory) -> int:
     """The tokens of the snippet's line in the block, as `proxy/addons/inject.py` writes it."""
     said = memory.metadata.get("episode", {})
-    line = episode_line(
-        str(said.get("role", "user")), memory.content, said.get("partner")
+    partner = said.get("partner")
+    return _line_tokens(
+        str(said.get("role", "user")),
+        memory.content,
+        memory.created_at[:10],
+        tuple(partner.items()) if partner else None,
     )
-    return line_tokens(MemoryLine(line, memory.created_at[:10]))
+
+
+@lru_cache(maxsize=1 << 12)
+def _line_tokens(
+    role: str, content: str, day: str, partner: tuple[tuple[str, Any], ...] | None
+) -> int:
+    """Cached (a function of its arguments alone): ~50 lines counted a retrieval, the
+    owner's same snippets query after query."""
+    line = episode_line(role, content, dict(partner) if partner else None)
+    return line_tokens(MemoryLine(line, day))
 
 
 async def with_partners(

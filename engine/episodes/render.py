@@ -71,3 +71,8 @@ def _spoken(value: str) -> str:
     if len(value) == 7 and value[4] == "-":  # a month
         return spoken_day(value + "-01").split(" ", 1)[1]
     return spoken_day(value) if len(value) == 10 else value
+
+
+def forget_texts() -> None:
+    """Empty this module's text cache (`recall.forget_texts`)."""
+    dated_in_words.cache_clear()

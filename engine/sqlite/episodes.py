@@ -136,6 +136,15 @@ def evict(conn: Conn, owner: str, max_per_owner: int) -> int:
 
 _RANK = "bm25(episode_chunks_fts, 1.0, 0.0, 0.0)"
 """The window's text alone (owner and session are filters)."""
+COMMON_SHARE = 0.125
+"""A query word in more than this share of the owner's windows does not select windows
+(`_uncommon`): its BM25 weight is at most ln 8 ~ 2.1 (a word in a few windows weighs 5-6),
+so a window holding only such words is floored out beside one holding a rare word
+(`recall.KEYWORD_SHARE`), yet ranking every window that holds one was most of the
+keyword arm's time ("keep", "day", "help" in an owner's long history: 1,200 matches a
+query ranked where the rarer words matched ~120)."""
+COMMON_MIN_WINDOWS = 200
+"""Below this many windows an owner's word shares say little: every word selects."""
 RANKED_DEPTH = 2
 """Ranked window ids read per window wanted when the owner is a phrase of the MATCH (only
 retention, a row filter, can drop one): ids cost next to nothing beside the ranking."""
@@ -154,6 +163,7 @@ def keyword(
     terms = informative_terms(
         conn, "episode_chunks_fts", query_terms(query)[:MAX_TERMS], sizes
     )
+    terms = _uncommon(conn, terms, live.owner, sizes)
     if not terms:
         return []
     words = "text : (" + " OR ".join(quote(t) for t in terms) + ")"
@@ -173,11 +183,33 @@ def keyword(
     ranked = _ranked(conn, match, owner_column, depth)
     hits, short = _best_live(conn, ranked, live, limit)
     if short and len(ranked) >= depth:
-        # The live filter dropped too many of the best: every match, ranked.
+        # The live filter dropped too many of the best, or a tie at the cut reaches the
+        # depth read: every match, ranked.
         hits, _ = _best_live(
             conn, _ranked(conn, match, owner_column, None), live, limit
         )
     return hits
+
+
+def _uncommon(
+    conn: Conn, terms: list[str], owner: str | None, sizes: OwnerSizes | None
+) -> list[str]:
+    """`terms` less the words more than `COMMON_SHARE` of the owner's windows hold, when a
+    rarer one is left (and the owner has `COMMON_MIN_WINDOWS`). Such a word is still
+    scored: the owner re-scoring (`episodes/lexical.py`) weighs every query word of the
+    windows read; what it no longer does is bring in windows that hold nothing else."""
+    if sizes is None or owner is None or not _has_token(owner) or len(terms) < 2:
+        return terms
+    total = sizes.rows(conn, "episode_chunks_fts", owner)
+    if total < COMMON_MIN_WINDOWS:
+        return terms
+    kept = [
+        t
+        for t in terms
+        if sizes.owner_word_rows(conn, "episode_chunks_fts", owner, t)
+        <= total * COMMON_SHARE
+    ]
+    return kept or terms
 
 
 def _ranked(
@@ -205,7 +237,8 @@ def _best_live(
 ) -> tuple[list[ChunkHit], bool]:
     """The best `limit` live windows of `ranked`, newer first among equal relevance (what
     `ORDER BY rank, said_at DESC LIMIT` over the join gave), read a slice at a time;
-    and whether fewer than `limit` were live."""
+    and whether `ranked` may not have been deep enough (fewer than `limit` live, or a tie
+    at the cut reaching its end)."""
     hits: list[ChunkHit] = []
     start = 0
     while start < len(ranked) and len(hits) < limit:
@@ -216,7 +249,12 @@ def _best_live(
         start = end
     hits.sort(key=lambda h: h.episode.said_at, reverse=True)
     hits.sort(key=lambda h: -h.score)  # stable: the newer first among equal relevance
-    return hits[:limit], len(hits) < limit
+    # Short too when the relevance at the cut goes on to the end of `ranked`: more windows
+    # of it may lie past the depth read, and a newer one of them comes first.
+    short = len(hits) < limit or (
+        bool(ranked) and ranked[-1][1] == hits[limit - 1].score
+    )
+    return hits[:limit], short
 
 
 def term_rows(
