@@ -239,10 +239,7 @@ async def bench_proxy_overhead(args: argparse.Namespace) -> dict[str, Any]:
               "memory_on": on, "memory_off": off,
               "added_p50_ms": round(on["p50_ms"] - off["p50_ms"], 3),
               "retrieval_mean_ms": round(retrieval_mean, 3),
-              "c8_fallbacks_per_request": {
-            cause: round(n / max(1, on_count), 3) for cause, n in sorted(shed.items()) if n
-        },
-        "avg_injected": round(injected / max(1, len(samples["on"]) + 25), 2)}
+              "avg_injected": round(injected / max(1, len(samples["on"]) + 25), 2)}
     print(f"proxy: {result}", file=sys.stderr)
     return result
 
