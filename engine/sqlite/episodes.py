@@ -183,6 +183,15 @@ def keyword(
         parts.append(words)
         match, depth = " AND ".join(parts), limit * RANKED_DEPTH + 1
     ranked = _ranked(conn, match, owner_column, depth)
+    if not ranked:
+        # Nothing matched, so no row is read: the rows' tables are still touched, so a
+        # broken store fails here (a fallback the retrieval reports), not as an empty
+        # answer.
+        conn.execute(
+            f"""SELECT {E_COLUMNS}, c.text FROM episode_chunks c
+                CROSS JOIN episodes e ON e.rowid_pk = c.episode_rowid WHERE 0"""
+        ).fetchall()
+        return []
     hits, short = _best_live(conn, ranked, live, limit)
     if short and len(ranked) >= depth:
         # The live filter dropped too many of the best, or a tie at the cut reaches the
