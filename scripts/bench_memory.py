@@ -468,6 +468,14 @@ async def bench_cost(args: argparse.Namespace) -> dict[str, Any]:
             finally:
                 proc.terminate()
                 await proc.wait()
+            if (
+                args.cost_keep_data
+            ):  # for profiling a retrieval offline on the same data
+                shutil.copytree(
+                    f"{tmp}/data",
+                    f"{args.cost_keep_data}.{strategy}",
+                    dirs_exist_ok=True,
+                )
             print(f"cost {strategy}: {out[strategy]}", file=sys.stderr)
     await upstream.stop()
     return out
@@ -558,6 +566,19 @@ async def wait_vectors(client: Any, base: str, timeout_s: float = 600) -> None:
         await asyncio.sleep(0.5)
 
 
+async def fallbacks(client: Any, base: str) -> dict[str, float]:
+    """memtap_memory_fallbacks_total by cause, from the metrics endpoint."""
+    async with client.get(base + "/_memtap/metrics") as r:
+        text = await r.text()
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("memtap_memory_fallbacks_total{"):
+            labels, _, value = line.rpartition(" ")
+            cause = labels.split('cause="', 1)[-1].split('"', 1)[0]
+            out[cause] = out.get(cause, 0.0) + float(value)
+    return out
+
+
 async def cost_rounds(
     client: Any,
     base: str,
@@ -599,15 +620,29 @@ async def cost_rounds(
     for i in range(100):  # warm-up: connections, caches, the owner's vectors
         await one("on" if i % 2 else "off")
     latency: dict[str, list[float]] = {"on": [], "off": []}
+    # CPU at c=1 by mode, counted over runs of one mode (the clock ticks are 10 ms): no
+    # request is shed or cut by the limit here, so it is the whole work of one request.
+    c1_cpu: dict[str, float] = {"on": 0.0, "off": 0.0}
+    c1_count: dict[str, int] = {"on": 0, "off": 0}
+    run_mode, run_cpu = "", cpu_seconds(pid)
     for i in range(args.proxy_requests):
         if args.cost_order == "alternate":
             mode = "on" if i % 2 else "off"
         else:  # a chat's turns back to back: each waits for the writes of the one before
             mode = "on" if (i // args.cost_block) % 2 == 0 else "off"
+        if mode != run_mode:
+            now_cpu = cpu_seconds(pid)
+            if run_mode:
+                c1_cpu[run_mode] += now_cpu - run_cpu
+            run_mode, run_cpu = mode, now_cpu
         latency[mode].append(await one(mode))
+        c1_count[mode] += 1
+    c1_cpu[run_mode] += cpu_seconds(pid) - run_cpu
     cpu_us: dict[str, list[float]] = {"on": [], "off": []}
+    shed: dict[str, float] = {}
+    on_count = 0
     rps: dict[str, list[float]] = {"on": [], "off": []}
-    for _ in range(args.cost_rounds):
+    for round_no in range(args.cost_rounds):
         for mode in ("off", "on"):
             count = 0
             deadline = time.perf_counter() + args.cost_duration
@@ -635,10 +670,11 @@ async def cost_rounds(
                     "--threads",
                     "--nonblocking",
                     "-o",
-                    f"{args.cost_py_spy}.{args.cost_strategy_now}.txt",
+                    f"{args.cost_py_spy}.{args.cost_strategy_now}.{round_no}.txt",
                     stdout=asyncio.subprocess.DEVNULL,
                     stderr=asyncio.subprocess.DEVNULL,
                 )
+            shed_before = await fallbacks(client, base)
             before, started = cpu_seconds(pid), time.perf_counter()
             await asyncio.gather(*(worker() for _ in range(8)))
             if spy is not None:
@@ -649,6 +685,12 @@ async def cost_rounds(
             await wait_vectors(client, base)
             cpu = cpu_seconds(pid) - before
             cpu_us[mode].append(cpu / max(1, count) * 1e6)
+            if (
+                mode == "on"
+            ):  # what memtap left out under the load (limit, shed, timeouts)
+                for cause, n in (await fallbacks(client, base)).items():
+                    shed[cause] = shed.get(cause, 0) + n - shed_before.get(cause, 0)
+                on_count += count
             rps[mode].append(count / elapsed)
     on_p50 = statistics.median(latency["on"]) * 1000
     off_p50 = statistics.median(latency["off"]) * 1000
@@ -656,12 +698,21 @@ async def cost_rounds(
     return {
         "c1_p50_ms": {"on": round(on_p50, 3), "off": round(off_p50, 3)},
         "added_p50_ms": round(on_p50 - off_p50, 3),
+        "c1_cpu_us_per_request": {
+            mode: round(c1_cpu[mode] / max(1, c1_count[mode]) * 1e6)
+            for mode in ("on", "off")
+        },
         "c8_cpu_us_per_request": {"on": round(cpu_on), "off": round(cpu_off)},
         "cpu_ratio_on_off": round(cpu_on / cpu_off, 2),
         "memory_requests_per_core_s": round(1e6 / cpu_on),
         "c8_req_per_s": {
             "on": round(statistics.median(rps["on"])),
             "off": round(statistics.median(rps["off"])),
+        },
+        "c8_fallbacks_per_request": {
+            cause: round(n / max(1, on_count), 3)
+            for cause, n in sorted(shed.items())
+            if n
         },
         "avg_injected": round(
             injected
@@ -785,6 +836,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--cost-py-spy",
         default="",
         help="sample memtap's c=8 memory-on loops with py-spy (file prefix)",
+    )
+    parser.add_argument(
+        "--cost-keep-data",
+        default="",
+        help="copy memtap's data dir there after each strategy (cost part; suffix .STRATEGY)",
     )
     parser.add_argument(
         "--cost-py-spy-rate",

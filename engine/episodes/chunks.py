@@ -10,7 +10,9 @@ with the query (all of it when none does: a match by meaning), within a token ca
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text.sentences import sentences as split_sentences
@@ -26,7 +28,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def sentences(text: str) -> list[str]:
     """`text` cut into sentences (`engine/text/sentences.py`)."""
-    return split_sentences(text)
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=1 << 13)
+def _sentences(text: str) -> tuple[str, ...]:
+    """Cached: one retrieval splits ~110 texts (every window read is checked, then its
+    snippet trimmed), the owner's same windows query after query; splitting was the largest
+    share of the snippets' time on the event loop after the date reading."""
+    return tuple(split_sentences(text))
 
 
 def _split_long(sentence: str, limit: int) -> list[str]:
@@ -64,12 +74,15 @@ def windows(text: str) -> list[str]:
     return out
 
 
-def topical_stems(text: str) -> set[str]:
-    return {
+@lru_cache(maxsize=1 << 13)
+def topical_stems(text: str) -> frozenset[str]:
+    """The stems of `text`'s topical words (cached like `sentences`: ~110 texts a
+    retrieval, mostly the owner's same windows and sentences)."""
+    return frozenset(
         stem(w)
         for w in _WORD.findall(text.casefold())
         if w not in STOPWORDS and not (len(w) == 1 and w.isascii())
-    }
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +92,9 @@ class Snippet:
     """How many of the window's sentences shared a word with the query (0: none did)."""
 
 
-def focus(message: str, window: str, query_stems: set[str], max_chars: int) -> Snippet:
+def focus(
+    message: str, window: str, query_stems: AbstractSet[str], max_chars: int
+) -> Snippet:
     """The snippet of `window` read in its `message`: the message's sentences around the
     window, cut like `trim` to `max_chars` (matched sentences first, the window's before
     the rest of the message's). A window is at most `WINDOW_SENTENCES` sentences, so the
@@ -113,7 +128,7 @@ def focus(message: str, window: str, query_stems: set[str], max_chars: int) -> S
 
 
 def _pick(
-    parts: list[str], seed: range, query_stems: set[str], max_chars: int
+    parts: list[str], seed: range, query_stems: AbstractSet[str], max_chars: int
 ) -> Snippet:
     """`parts` (sentences in order) kept within `max_chars`: those sharing a word with the
     query (the `seed` window's first), their neighbours, the seed's, then the rest."""
@@ -142,7 +157,7 @@ def _pick(
     return Snippet(" ".join(parts[i] for i in sorted(chosen)), len(matched))
 
 
-def trim(window: str, query_stems: set[str], max_chars: int) -> Snippet:
+def trim(window: str, query_stems: AbstractSet[str], max_chars: int) -> Snippet:
     """`window` cut to at most `max_chars` around the sentences that share a word with the
     query: the matched sentences first, then their neighbours (before, then after) while they
     fit, in the window's order. A window that fits is kept whole (the answer is often in the
@@ -157,3 +172,9 @@ def trim(window: str, query_stems: set[str], max_chars: int) -> Snippet:
 def _cut(text: str, max_chars: int) -> str:
     cut = text.rfind(" ", 0, max_chars - 1)
     return text[: cut if cut > max_chars // 2 else max_chars - 1].rstrip() + "\u2026"
+
+
+def forget_texts() -> None:
+    """Empty this module's text caches (`recall.forget_texts`)."""
+    _sentences.cache_clear()
+    topical_stems.cache_clear()

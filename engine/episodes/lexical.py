@@ -16,7 +16,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from functools import lru_cache
 
 from memtap.engine.episode_types import ChunkHit
@@ -77,4 +76,14 @@ def owner_scores(
         if score > 0:
             scored.append((score, i))
     scored.sort(key=lambda p: (-p[0], p[1]))
-    return [replace(hits[i], score=round(score, 6)) for score, i in scored]
+    return [_scored(hits[i], round(score, 6)) for score, i in scored]
+
+
+def _scored(hit: ChunkHit, score: float) -> ChunkHit:
+    # Built directly: `dataclasses.replace` was a tenth of this module's time (96 a query).
+    return ChunkHit(hit.episode, hit.chunk, hit.text, score, hit.ref)
+
+
+def forget_texts() -> None:
+    """Empty this module's text cache (`recall.forget_texts`)."""
+    _bag.cache_clear()

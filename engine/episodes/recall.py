@@ -40,13 +40,17 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
-from memtap.engine.episode_types import ChunkHit, VectorWindows, normalise_text
+from memtap.engine.episode_types import ChunkHit, VectorWindows
+from memtap.engine.episode_types import normalise_text as _normalise_text
+from memtap.engine.episodes import chunks, lexical, render
 from memtap.engine.episodes.chunks import focus, sentences, topical_stems
 from memtap.engine.episodes.lexical import owner_scores
 from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
@@ -89,6 +93,10 @@ long, restating a fact) but never needed more, and making one (trimming, the che
 arms' main cost on the event loop (~70 us each: 180 windows took 12 ms)."""
 
 Found = TypeVar("Found")
+
+normalise_text = lru_cache(maxsize=1 << 13)(_normalise_text)
+"""Cached: ~300 texts a retrieval (each window read, its episode, its snippet), mostly
+the owner's same ones query after query."""
 
 
 @dataclass(slots=True)
@@ -193,6 +201,19 @@ async def recall_episodes(
     return out
 
 
+def forget_texts() -> None:
+    """Empty the snippets' text caches (sentences, topical stems, dates in words, the
+    owner BM25's word bags, the normal form, the line tokens): they are keyed by text alone,
+    so one owner's entries can only be found by a caller holding the same text, but an
+    erased or deleted episode's words should not stay in memory until they age out. Called
+    on erase and delete (rare: every owner's entries go, rebuilt by the next retrievals)."""
+    chunks.forget_texts()
+    lexical.forget_texts()
+    render.forget_texts()
+    normalise_text.cache_clear()
+    _line_tokens.cache_clear()
+
+
 def abandon(*tasks: asyncio.Future[Any] | None) -> None:
     """Cancel tasks nobody will await (a recall's arms, a recall); whatever each ends with
     is retrieved, so an error racing the cancel is not logged as never retrieved."""
@@ -293,7 +314,7 @@ def _keyword_floor(hits: list[ChunkHit]) -> list[ChunkHit]:
     return [h for h in good if h.score >= best * KEYWORD_SHARE]
 
 
-def _adds_nothing(text: str, asked: str, query_stems: set[str]) -> bool:
+def _adds_nothing(text: str, asked: str, query_stems: AbstractSet[str]) -> bool:
     """What `text` says beyond the request (`asked`, normalised) is nothing, or only
     questions that add at most one topical word: its sentences are all in the request
     (its own turn, boilerplate sent with every message, which matches its earlier sendings
@@ -433,10 +454,23 @@ def _snippets(
 def _tokens(memory: Memory) -> int:
     """The tokens of the snippet's line in the block, as `proxy/addons/inject.py` writes it."""
     said = memory.metadata.get("episode", {})
-    line = episode_line(
-        str(said.get("role", "user")), memory.content, said.get("partner")
+    partner = said.get("partner")
+    return _line_tokens(
+        str(said.get("role", "user")),
+        memory.content,
+        memory.created_at[:10],
+        tuple(partner.items()) if partner else None,
     )
-    return line_tokens(MemoryLine(line, memory.created_at[:10]))
+
+
+@lru_cache(maxsize=1 << 12)
+def _line_tokens(
+    role: str, content: str, day: str, partner: tuple[tuple[str, Any], ...] | None
+) -> int:
+    """Cached (a function of its arguments alone): ~50 lines counted a retrieval, the
+    owner's same snippets query after query."""
+    line = episode_line(role, content, dict(partner) if partner else None)
+    return line_tokens(MemoryLine(line, day))
 
 
 async def with_partners(
@@ -444,7 +478,7 @@ async def with_partners(
     hits: list[Hit],
     live: Live,
     most: int | None = None,
-    query_stems: set[str] | None = None,
+    query_stems: AbstractSet[str] | None = None,
 ) -> list[Hit]:
     """Each snippet with the message that completes it, in the same owner and session: a
     question with the message just after it (its answer), anything else with the message
@@ -498,7 +532,7 @@ SHORT_REPLY_CHARS = 100
 """A message this short is read with its partner whatever the question: "Yes, last week!"."""
 
 
-def _completes(text: str, partner: str, query_stems: set[str] | None) -> bool:
+def _completes(text: str, partner: str, query_stems: AbstractSet[str] | None) -> bool:
     """Is `partner` worth its tokens beside `text`? When `text` is a short reply, or when the
     partner shares a word with the question. A chat's next message often opens a new
     topic: the assistant's last answer before "give me a pre-trip checklist" is noise."""

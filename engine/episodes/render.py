@@ -11,7 +11,9 @@ the tokens the budget walk counts (`engine/episodes/recall.py`), so the two neve
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from memtap.engine.clock import parse_iso
@@ -33,7 +35,7 @@ def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
     return f"{role}: {text} | {other}"
 
 
-def partner_text(text: str, query_stems: set[str] | None = None) -> str:
+def partner_text(text: str, query_stems: AbstractSet[str] | None = None) -> str:
     """`text` within `PARTNER_CHARS`: whole when it fits, else the sentences that share a
     word with the question (then their neighbours, then the rest in order while they fit),
     else its head cut at a word boundary (an ellipsis marks that cut). The partner is often where the answer is ("What did you
@@ -53,11 +55,16 @@ def partner_text(text: str, query_stems: set[str] | None = None) -> str:
     )
 
 
+@lru_cache(maxsize=1 << 12)
 def dated_in_words(text: str, said_at: str) -> str:
     """`text` with each relative date it holds ("yesterday", "last Saturday", "in two
     weeks") followed by the date it meant on the day it was said, in words: "I went to the
     support group yesterday (7 May 2023)". English expressions; `text` as it is when there
-    is none or `said_at` cannot be read."""
+    is none or `said_at` cannot be read.
+
+    Cached (a function of its two arguments alone): every snippet of a retrieval is read
+    for dates (~30), mostly the owner's same windows query after query, and reading them
+    was the largest share of the snippets' time on the event loop."""
     try:
         found = resolve_dates(text, parse_iso(said_at), "en")
     except ValueError:
@@ -74,3 +81,8 @@ def _spoken(value: str) -> str:
     if len(value) == 7 and value[4] == "-":  # a month
         return spoken_day(value + "-01").split(" ", 1)[1]
     return spoken_day(value) if len(value) == 10 else value
+
+
+def forget_texts() -> None:
+    """Empty this module's text cache (`recall.forget_texts`)."""
+    dated_in_words.cache_clear()

@@ -22,7 +22,12 @@ from memtap.engine.episode_types import (
     NewEpisode,
 )
 from memtap.engine.episodes.fused import fuse_with_episodes
-from memtap.engine.episodes.recall import EpisodeRecall, abandon, recall_episodes
+from memtap.engine.episodes.recall import (
+    EpisodeRecall,
+    abandon,
+    forget_texts,
+    recall_episodes,
+)
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.metrics import Metrics
@@ -300,9 +305,13 @@ class EpisodeService:
     async def delete(self, episode_id: str) -> None:
         if not await self.store.delete(episode_id):
             raise NotFound(f"episode {episode_id!r} not found")
+        forget_texts()
 
     async def erase_owner(self, owner: str) -> int:
-        return await self.store.erase_owner(owner)
+        try:
+            return await self.store.erase_owner(owner)
+        finally:
+            forget_texts()
 
     async def sweep(self) -> int:
         memory = self.holder.current.memory

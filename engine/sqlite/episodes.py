@@ -204,11 +204,13 @@ class SqliteEpisodeStore:
         owner = await self.db.write(run)
         if owner is not None:
             self.cache.invalidate({owner})
+            self.owner_sizes.forget(owner)
         return owner is not None
 
     async def erase_owner(self, owner: str) -> int:
         removed = await self.db.write(lambda conn: sql.erase_owner(conn, owner))
         self.cache.invalidate({owner})
+        self.owner_sizes.forget(owner)
         return removed
 
     async def sweep(self, cutoff: str, limit: int = 5000) -> int:

@@ -66,6 +66,16 @@ class OwnerSizes:
         self._rows: dict[tuple[str, str], tuple[int, float]] = {}
         self._word_rows: dict[tuple[str, str], tuple[int, float]] = {}
 
+    def forget(self, owner: str) -> None:
+        """Drop what is remembered of `owner` (their rows were erased): nothing derived
+        from an erased owner's text outlives the erasure by the minute of `ttl_s`."""
+        prefix = owner + "\x00"
+        with self._lock:
+            for key in [k for k in self._rows if k[1] == owner]:
+                del self._rows[key]
+            for key in [k for k in self._word_rows if k[1].startswith(prefix)]:
+                del self._word_rows[key]
+
     def word_rows(self, conn: Conn, table: str, word: str) -> int:
         """Rows of `table` (every owner's) holding `word` in the searched columns, counted up
         to `WORD_ROWS_CAP`."""
