@@ -41,7 +41,7 @@ import asyncio
 import time
 from collections.abc import Awaitable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -50,12 +50,11 @@ from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import cutoff_for, iso
 from memtap.engine.episode_types import ChunkHit, VectorWindows
 from memtap.engine.episode_types import normalise_text as _normalise_text
-from memtap.engine.episodes import chunks, lexical, render
+from memtap.engine.episodes import chunks, lexical, partners, render
 from memtap.engine.episodes.chunks import focus, sentences, topical_stems
 from memtap.engine.episodes.lexical import owner_scores
-from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
+from memtap.engine.episodes.partners import is_question, snippet_tokens, with_partners
 from memtap.engine.fallbacks import NoVectors, describe_error
-from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
@@ -211,7 +210,7 @@ def forget_texts() -> None:
     lexical.forget_texts()
     render.forget_texts()
     normalise_text.cache_clear()
-    _line_tokens.cache_clear()
+    partners.forget_texts()
 
 
 def abandon(*tasks: asyncio.Future[Any] | None) -> None:
@@ -324,7 +323,7 @@ def _adds_nothing(text: str, asked: str, query_stems: AbstractSet[str]) -> bool:
     new = [p for p in parts if f" {normalise_text(p)} " not in f" {asked} "]
     if not new:
         return True
-    if not all(_is_question(p) for p in new):
+    if not all(is_question(p) for p in new):
         return False
     return len(topical_stems(" ".join(new)) - query_stems) <= 1
 
@@ -440,7 +439,7 @@ def _snippets(
                 memory=memory,
                 score=round(score, 6),
                 tier=tier,
-                tokens=_tokens(memory),
+                tokens=snippet_tokens(memory),
                 fts_rank=kw_rank.get(key),
                 vec_rank=rank_sim[0] if rank_sim else None,
                 similarity=round(cosine[key], 4) if key in cosine else None,
@@ -449,93 +448,3 @@ def _snippets(
             )
         )
     return hits
-
-
-def _tokens(memory: Memory) -> int:
-    """The tokens of the snippet's line in the block, as `proxy/addons/inject.py` writes it."""
-    said = memory.metadata.get("episode", {})
-    partner = said.get("partner")
-    return _line_tokens(
-        str(said.get("role", "user")),
-        memory.content,
-        memory.created_at[:10],
-        tuple(partner.items()) if partner else None,
-    )
-
-
-@lru_cache(maxsize=1 << 12)
-def _line_tokens(
-    role: str, content: str, day: str, partner: tuple[tuple[str, Any], ...] | None
-) -> int:
-    """Cached (a function of its arguments alone): ~50 lines counted a retrieval, the
-    owner's same snippets query after query."""
-    line = episode_line(role, content, dict(partner) if partner else None)
-    return line_tokens(MemoryLine(line, day))
-
-
-async def with_partners(
-    store: EpisodeStore,
-    hits: list[Hit],
-    live: Live,
-    most: int | None = None,
-    query_stems: AbstractSet[str] | None = None,
-) -> list[Hit]:
-    """Each snippet with the message that completes it, in the same owner and session: a
-    question with the message just after it (its answer), anything else with the message
-    of the other side just before it (what it answers: "Yes, last week!").
-    An exchange is shown once: a snippet whose message is already shown beside a better
-    ranked one is dropped, and one whose partner is already shown comes alone."""
-    if not hits:
-        return hits
-    # The best `most` are looked up (the walk rarely reaches further; past them a snippet
-    # comes alone): two indexed reads each.
-    near = await store.neighbours([h.memory.id for h in hits[:most]], live)
-    shown: set[str] = set()
-    out: list[Hit] = []
-    for hit in hits:
-        if hit.memory.id in shown:
-            continue
-        said = dict(hit.memory.metadata.get("episode", {}))
-        # Relative dates read as the day they meant ("yesterday (7 May 2023)").
-        dated = dated_in_words(hit.memory.content, hit.memory.created_at)
-        if dated != hit.memory.content:
-            hit = replace(hit, memory=replace(hit.memory, content=dated))
-            hit = replace(hit, tokens=_tokens(hit.memory))
-        before, after = near.get(hit.memory.id, (None, None))
-        partner = after if _is_question(hit.memory.content) else before
-        shown.add(hit.memory.id)
-        if (
-            partner is None
-            or partner.role == said.get("role")
-            or partner.id in shown
-            or not _completes(hit.memory.content, partner.content, query_stems)
-        ):
-            out.append(hit)
-            continue
-        shown.add(partner.id)
-        said["partner"] = {
-            "id": partner.id,
-            "role": partner.role,
-            "text": partner_text(partner.content, query_stems),
-            "position": "before" if partner is before else "after",
-        }
-        memory = replace(hit.memory, metadata={**hit.memory.metadata, "episode": said})
-        out.append(replace(hit, memory=memory, tokens=_tokens(memory)))
-    return out
-
-
-def _is_question(text: str) -> bool:
-    return text.rstrip(" \"')\u201d").endswith("?")
-
-
-SHORT_REPLY_CHARS = 100
-"""A message this short is read with its partner whatever the question: "Yes, last week!"."""
-
-
-def _completes(text: str, partner: str, query_stems: AbstractSet[str] | None) -> bool:
-    """Is `partner` worth its tokens beside `text`? When `text` is a short reply, or when the
-    partner shares a word with the question. A chat's next message often opens a new
-    topic: the assistant's last answer before "give me a pre-trip checklist" is noise."""
-    if query_stems is None or len(text) <= SHORT_REPLY_CHARS:
-        return True
-    return bool(topical_stems(partner) & query_stems)

@@ -17,7 +17,7 @@ import pytest
 from memtap.config.schema import MemoryConfig
 from memtap.engine.clock import iso
 from memtap.engine.episode_types import NewEpisode
-from memtap.engine.episodes import chunks, lexical, recall, render
+from memtap.engine.episodes import chunks, lexical, partners, recall, render
 from memtap.engine.episodes.recall import forget_texts, recall_episodes
 from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
@@ -255,7 +255,7 @@ async def test_erase_forgets_the_owners_word_counts_and_the_text_caches(
         render.dated_in_words,
         lexical._bag,
         recall.normalise_text,
-        recall._line_tokens,
+        partners._line_tokens,
     ):
         assert cached.cache_info().currsize == 0, cached
     assert not (

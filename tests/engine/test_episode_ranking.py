@@ -1,7 +1,7 @@
 """The parts of episode ranking, one by one: the owner's own BM25 (`episodes/lexical.py`), the
 line an episode is injected as (`episodes/render.py`, dates in words), the episodes one turn
 holds (`turn_episodes`), and each snippet with the message that completes it
-(`recall.with_partners`) over a real SQLite episode store."""
+(`partners.with_partners`) over a real SQLite episode store."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from memtap.engine.episode_types import (
 )
 from memtap.engine.episodes.chunks import focus, topical_stems, windows
 from memtap.engine.episodes.lexical import idf, owner_scores
-from memtap.engine.episodes.recall import with_partners
+from memtap.engine.episodes.partners import with_partners
 from memtap.engine.episodes.render import (
     PARTNER_CHARS,
     dated_in_words,

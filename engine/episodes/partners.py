@@ -1,0 +1,118 @@
+"""Each recalled snippet with the message that completes it, and what its line costs.
+
+A snippet alone often answers nothing ("Yes, last week!"): `with_partners` gives a question
+the message after it (its answer) and anything else the other side's message before it
+(what it answers), read from the store's neighbours in the same owner and session; the
+partner is kept to its sentences about the question (`render.partner_text`). Each line's
+tokens are counted as the block writes it (`render.episode_line`), so the budget walk
+(`fused.py`) and the injected block never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set as AbstractSet
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from memtap.engine.episodes.chunks import topical_stems
+from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
+from memtap.engine.memory_block import MemoryLine, line_tokens
+from memtap.engine.memory_rules import Live
+from memtap.engine.ports import EpisodeStore
+from memtap.engine.types import Hit, Memory
+
+
+def snippet_tokens(memory: Memory) -> int:
+    """The tokens of the snippet's line in the block, as `proxy/addons/inject.py` writes it."""
+    said = memory.metadata.get("episode", {})
+    partner = said.get("partner")
+    return _line_tokens(
+        str(said.get("role", "user")),
+        memory.content,
+        memory.created_at[:10],
+        tuple(partner.items()) if partner else None,
+    )
+
+
+@lru_cache(maxsize=1 << 12)
+def _line_tokens(
+    role: str, content: str, day: str, partner: tuple[tuple[str, Any], ...] | None
+) -> int:
+    """Cached (a function of its arguments alone): ~50 lines counted a retrieval, the
+    owner's same snippets query after query."""
+    line = episode_line(role, content, dict(partner) if partner else None)
+    return line_tokens(MemoryLine(line, day))
+
+
+async def with_partners(
+    store: EpisodeStore,
+    hits: list[Hit],
+    live: Live,
+    most: int | None = None,
+    query_stems: AbstractSet[str] | None = None,
+) -> list[Hit]:
+    """Each snippet with the message that completes it, in the same owner and session: a
+    question with the message just after it (its answer), anything else with the message
+    of the other side just before it (what it answers: "Yes, last week!").
+    An exchange is shown once: a snippet whose message is already shown beside a better
+    ranked one is dropped, and one whose partner is already shown comes alone."""
+    if not hits:
+        return hits
+    # The best `most` are looked up (the walk rarely reaches further; past them a snippet
+    # comes alone): two indexed reads each.
+    near = await store.neighbours([h.memory.id for h in hits[:most]], live)
+    shown: set[str] = set()
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.memory.id in shown:
+            continue
+        said = dict(hit.memory.metadata.get("episode", {}))
+        # Relative dates read as the day they meant ("yesterday (7 May 2023)").
+        dated = dated_in_words(hit.memory.content, hit.memory.created_at)
+        if dated != hit.memory.content:
+            hit = replace(hit, memory=replace(hit.memory, content=dated))
+            hit = replace(hit, tokens=snippet_tokens(hit.memory))
+        before, after = near.get(hit.memory.id, (None, None))
+        partner = after if is_question(hit.memory.content) else before
+        shown.add(hit.memory.id)
+        if (
+            partner is None
+            or partner.role == said.get("role")
+            or partner.id in shown
+            or not _completes(hit.memory.content, partner.content, query_stems)
+        ):
+            out.append(hit)
+            continue
+        shown.add(partner.id)
+        said["partner"] = {
+            "id": partner.id,
+            "role": partner.role,
+            "text": partner_text(partner.content, query_stems),
+            "position": "before" if partner is before else "after",
+        }
+        memory = replace(hit.memory, metadata={**hit.memory.metadata, "episode": said})
+        out.append(replace(hit, memory=memory, tokens=snippet_tokens(memory)))
+    return out
+
+
+def is_question(text: str) -> bool:
+    return text.rstrip(" \"')\u201d").endswith("?")
+
+
+SHORT_REPLY_CHARS = 100
+"""A message this short is read with its partner whatever the question: "Yes, last week!"."""
+
+
+def _completes(text: str, partner: str, query_stems: AbstractSet[str] | None) -> bool:
+    """Is `partner` worth its tokens beside `text`? When `text` is a short reply, or when the
+    partner shares a word with the question. A chat's next message often opens a new
+    topic: the assistant's last answer before "give me a pre-trip checklist" is noise."""
+    if query_stems is None or len(text) <= SHORT_REPLY_CHARS:
+        return True
+    return bool(topical_stems(partner) & query_stems)
+
+
+def forget_texts() -> None:
+    """Empty the line-token cache (`recall.forget_texts`)."""
+    _line_tokens.cache_clear()
