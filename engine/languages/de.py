@@ -194,6 +194,28 @@ PACK = LanguagePack(
     joiners=frozenset(["und"]),
     inverted_subjects=r"ich|wir",
     now=r"jetzt|inzwischen|mittlerweile|heute|nun|seitdem",
+    clause_joiners=words("und aber weil denn sondern"),
+    question_tail=(
+        r"(?:kannst|k[oö]nntest|hast|wei[sß]t|kennst)\s+du|(?:k[oö]nnen|haben|wissen)\s+Sie|"
+        r"was|wie|wo|warum|welche[rsnm]?"
+    ),
+    hypothetical_leads=r"und",
+    hypothetical=(
+        r"wenn|falls|angenommen|stell\s+dir\s+vor|nehmen\s+wir\s+an|gesetzt\s+den\s+fall"
+    ),
+    hypothetical_words=words("wenn falls angenommen stell nehmen gesetzt"),
+    reported=r"sagte|sagt|meint|laut|hat\s+gesagt|behauptet",
+    reported_words=words("sagte sagt meint laut gesagt behauptet"),
+    request_prefix=r"bitte|kannst\s+du|könntest\s+du",
+    request=(
+        r"übersetze|übersetz|übersetzen|fasse|schreib|schreibe|formuliere|korrigiere|verfasse"
+    ),
+    request_words=words(
+        "übersetze übersetz übersetzen fasse schreib schreibe formuliere korrigiere verfasse"
+    ),
+    please=r"bitte",
+    bans=r"keine?",
+    order_negations=r"nicht",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),

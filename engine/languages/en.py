@@ -2196,6 +2196,54 @@ CHOICES: tuple[P, ...] = (
 )
 
 
+# -- clauses that state no fact (engine/extraction/clauses.py) --------------------------------
+QUESTION_START = (
+    r"^(?:(?:so|and|but|ok|okay|also|hey|hi|well|now|quick\s+question)[,:]?\s+)*"
+    r"(?:do|does|did|can|could|would|should|will|shall|is|are|am|was|were|have|has|had|how|what|"
+    r"why|where|which|who|whom|whose|may|might|must|isn't|aren't|don't|doesn't|didn't|won't|"
+    r"wouldn't|shouldn't|can't|couldn't)\s+(?:I|you|we|my|it|there|the|a|an|this|that|they|he|she|"
+    r"your|u|one|anyone|someone)\b"
+    r"|^(?:how|what|why|where|when|which|who)(?:'s|\s+(?:am|are|is|do|does|did|can|could|should|would|will|"
+    r"was|were|has|have))\b"
+)
+QUESTION_TAIL = (
+    r"what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
+    r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions)"
+)
+HYPOTHETICAL = (
+    r"if|suppose|supposing|imagine|imagining|let's\s+say|lets\s+say|let\s+us\s+say|say|pretend|"
+    r"assume|assuming|hypothetically|what\s+if|in\s+a\s+world|picture\s+this|even\s+if|unless"
+)
+CONDITIONAL = (
+    r"\b(?:I(?:'d|\s+would|\s+could|\s+might)|we(?:'d|\s+would|\s+could|\s+might))\s+"
+    r"(?!(?:really\s+|much\s+|also\s+|still\s+)*(?:like|love|rather|prefer|appreciate|enjoy|hate|"
+    r"say|describe|call)\b)\w+"
+)
+FICTION = (
+    r"in\s+(?:this|the|my|our|a)\s+(?:story|novel|game|scenario|role-?play|book|script|"
+    r"dream|fiction|fantasy|poem|song|screenplay|campaign|simulation)|my\s+character|as\s+a\s+character|"
+    r"role-?play(?:ing)?|pretend(?:ing)?\s+(?:to\s+be|that|you|I)|act\s+as|you\s+are\s+now|"
+    r"for\s+(?:a|my|the)\s+(?:story|novel|game|screenplay|example|test|exercise|demo|sample)"
+)
+REPORTED = (
+    r"said|says|say\s+that|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|thinks|believes|"
+    r"claims?|claimed|insists|insisted|mentioned|wrote|writes|asked\s+(?:me|if|whether)|"
+    r"according\s+to|apparently|supposedly|allegedly"
+)
+REQUEST_PREFIX = (
+    r"please|pls|plz|kindly|ok|okay|now|hey|hi|so|and|also|then|quick|just|"
+    r"(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:you\s+)?to|"
+    r"help\s+me(?:\s+to)?|i\s+need\s+help\s+(?:to|with)"
+)
+REQUEST = (
+    r"translate|summari[sz]e|sum\s+up|rewrite|re-write|rephrase|paraphrase|reword|proofread|"
+    r"correct|edit|polish|shorten|expand|continue|complete|improve|simplify|write|draft|compose|"
+    r"generate|create|make\s+up|make\s+(?:this|it|that|these)\b|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
+    r"convert|reformat|respond\s+to|reply\s+to|answer\s+this|critique|grade|spell-?check|tl;?dr|"
+    r"roleplay|role-play|pretend|act\s+as"
+)
+
+
 PACK = LanguagePack(
     code="en",
     phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
@@ -2266,5 +2314,41 @@ PACK = LanguagePack(
     ),
     joiners=words("and"),
     now=r"now|these\s+days|nowadays|instead",
+    clause_joiners=words(
+        "and but so plus also though although while whereas because since as cause"
+    ),
+    question_start=QUESTION_START,
+    question_tail=QUESTION_TAIL,
+    hypothetical_leads=r"and|but|so|ok|okay|well|now|then|also",
+    hypothetical=HYPOTHETICAL,
+    hypothetical_words=words(
+        "if suppose supposing imagine imagining let lets say pretend assume assuming "
+        "hypothetically what world picture even unless would could might d"
+    ),
+    conditional=CONDITIONAL,
+    fiction=FICTION,
+    fiction_words=words(
+        "story novel game scenario roleplay role play book script dream fiction fantasy "
+        "poem song screenplay campaign simulation character pretend pretending act you "
+        "example test exercise demo sample"
+    ),
+    reported=REPORTED,
+    reported_words=words(
+        "said says say told tells thinks believes claims claim claimed insists insisted "
+        "mentioned wrote writes asked according apparently supposedly allegedly"
+    ),
+    request_prefix=REQUEST_PREFIX,
+    request=REQUEST,
+    request_words=words(
+        "make translate translated translation summarize summarise sum rewrite write "
+        "rephrase paraphrase reword proofread correct edit polish shorten expand continue "
+        "complete improve simplify draft compose generate create make come give tell turn "
+        "convert reformat respond reply answer critique grade spell tl dr tldr roleplay "
+        "role pretend act say voice story poem song essay email letter tweet post bio "
+        "speech"
+    ),
+    please=r"please|pls",
+    bans=r"no|never|don't|do\s+not",
+    order_negations=r"don't|never|do\s+not|no\s+more",
     dates=DATES,
 )

@@ -182,6 +182,26 @@ PACK = LanguagePack(
     trailing=("ahora", "ya", "también"),
     joiners=frozenset(["y"]),
     now=r"ahora|hoy\s+en\s+d[ií]a|actualmente|en\s+cambio",
+    clause_joiners=words("y pero porque"),
+    question_tail=(
+        r"(?:me\s+)?(?:puedes|podr[ií]as|ayudas|recomiendas|sabes|conoces)|qu[eé]\s|c[oó]mo|"
+        r"d[oó]nde|cu[aá]l"
+    ),
+    hypothetical_leads=r"y|ahora",
+    hypothetical=r"si|supongamos|sup[oó]n|supon|imagina|imaginemos|imag[ií]nate",
+    hypothetical_words=words(
+        "si supongamos supón supon imagina imaginemos imagínate imaginate"
+    ),
+    reported=r"dijo|dice\s+que|dicen\s+que|me\s+dijo|según",
+    reported_words=words("dijo dice dicen según"),
+    request_prefix=r"por\s+favor|puedes|podrías",
+    request=r"traduce|traducir|traduzca|resume|resumir|reescribe|escribe|redacta|corrige",
+    request_words=words(
+        "traduce traducir traduzca resume resumir reescribe escribe redacta corrige"
+    ),
+    please=r"por\s+favor",
+    bans=r"nada\s+de",
+    order_negations=r"nunca",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),

@@ -173,6 +173,26 @@ PACK = LanguagePack(
     trailing=("maintenant", "plus", "aussi"),
     joiners=frozenset(["et"]),
     now=r"maintenant|d[ée]sormais|aujourd'hui|[àa]\s+la\s+place",
+    clause_joiners=words("et mais car"),
+    question_tail=(
+        r"(?:tu|vous)\s+(?:peux|pourrais|connais|sais|as|aurais|pouvez|pourriez|connaissez|savez|avez)|"
+        r"(?:peux|pourrais|sais|connais)-tu|(?:pouvez|pourriez|connaissez|savez)-vous|"
+        r"qu'est-ce|est-ce\s+que|comment|pourquoi|quel|quelle|quels|quelles|o[uù]\s"
+    ),
+    hypothetical_leads=r"et|alors",
+    hypothetical=r"imaginons|imaginez|supposons|suppose|et\s+si",
+    hypothetical_words=words("imaginons imaginez supposons suppose et"),
+    reported=r"a\s+dit|dit\s+que|disent|selon|m'a\s+dit",
+    reported_words=words("dit disent selon"),
+    request_prefix=r"s'il\s+te\s+pla[iî]t|stp|peux-tu|pouvez-vous",
+    request=(
+        r"traduis|traduisez|traduire|résume|résumez|réécris|écris|écrivez|rédige|rédigez"
+    ),
+    request_words=words(
+        "traduis traduisez traduire résume résumez réécris écris écrivez rédige rédigez"
+    ),
+    bans=r"pas\s+de",
+    order_negations=r"jamais",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),

@@ -217,6 +217,51 @@ class LanguagePack:
     now: str = ""
     """"now", "these days" (a regex alternation): said right after a value the user gave up
     ("I'm not vegan any more, I eat fish now"), a clause holding one states the new value."""
+    clause_joiners: frozenset[str] = frozenset()
+    """Words that join two clauses ("and", "but", "because"): a new subject after one starts a
+    new clause; a sentence holding none (nor a comma) is one clause."""
+    question_start: str = ""
+    """How a question opens (a regex anchored with "^": "^(?:do|can)\\s+(?:I|you)\\b|…"):
+    a clause opening so states no fact."""
+    question_tail: str = ""
+    """What opens a question after a statement, past a comma (a regex alternation, a word
+    boundary after it: "j'habite à Lyon, tu connais …"): the question is its own clause."""
+    hypothetical_leads: str = ""
+    """Words that may come before a hypothetical's opening ("and", "so", "alors"), a regex
+    alternation."""
+    hypothetical: str = ""
+    """How a hypothetical opens ("if", "suppose", "angenommen"), a regex alternation: a
+    clause opening so states no fact."""
+    hypothetical_words: frozenset[str] = frozenset()
+    """The words of `hypothetical` and `conditional` (one must occur for either to be tried)."""
+    conditional: str = ""
+    """A conditional wish ("I would move to Berlin"), a regex searched in the clause."""
+    fiction: str = ""
+    """A clause set in fiction or a role ("in this story", "act as"), a regex alternation."""
+    fiction_words: frozenset[str] = frozenset()
+    """The words of `fiction` (one must occur for it to be tried)."""
+    reported: str = ""
+    """What introduces somebody else's words ("says", "dice que", "laut"), a regex
+    alternation: what follows is reported speech, not the user."""
+    reported_words: frozenset[str] = frozenset()
+    """The words of `reported` (one must occur for it to be tried)."""
+    request_prefix: str = ""
+    """What may open a request before its verb ("please", "can you", "por favor"), a regex
+    alternation."""
+    request: str = ""
+    """The verbs that ask for text to be produced or transformed ("translate", "escribe"),
+    a regex alternation: a sentence opening with one is a task, not a fact."""
+    request_words: frozenset[str] = frozenset()
+    """The words of `request` and of the English requests said inside a sentence (one must
+    occur for a request to be looked for)."""
+    please: str = ""
+    """"please" before an order about every answer ("Bitte keine …"), a regex alternation."""
+    bans: str = ""
+    """How an order about every answer opens as a ban ("no", "nada de", "keine"), a regex
+    alternation: the instruction is negative."""
+    order_negations: str = ""
+    """Negations anywhere in an order ("never", "nunca", "nicht"): the instruction is
+    negative."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

@@ -191,6 +191,24 @@ PACK = LanguagePack(
     trailing=("agora", "já", "também"),
     joiners=frozenset(["e"]),
     now=r"agora|hoje\s+em\s+dia|atualmente|em\s+vez\s+disso",
+    clause_joiners=words("e mas porque"),
+    question_tail=(
+        r"(?:voc[eê]|vc)\s+(?:pode|poderia|sabe|conhece|recomenda)|(?:me\s+)?(?:ajuda|indica|recomenda)|"
+        r"(?:pode|podes|poderia|consegue)\s|o\s+que|como|onde|qual"
+    ),
+    hypothetical_leads=r"e|agora",
+    hypothetical=r"se|suponha|suponhamos|imaginemos|e\s+se",
+    hypothetical_words=words("se suponha suponhamos imaginemos e"),
+    reported=r"disse|diz\s+que|dizem\s+que|segundo|falou\s+que",
+    reported_words=words("disse diz dizem segundo falou"),
+    request_prefix=r"pode|podes|você\s+pode",
+    request=r"traduza|traduz|traduzir|resuma|reescreva|escreva|redija|corrija",
+    request_words=words(
+        "traduza traduz traduzir resuma reescreva escreva redija corrija"
+    ),
+    please=r"por\s+favor",
+    bans=r"sem",
+    order_negations=r"nunca|jamais",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),

@@ -10,44 +10,24 @@ from memtap.engine.languages import en
 from memtap.engine.languages.pack import words
 from memtap.engine.languages.registry import PACKS
 
+
+def _either(parts: list[str]) -> str:
+    """One regex alternation of each pack's part (a pattern that never matches if none)."""
+    return "|".join(part for part in parts if part) or r"(?!x)x"
+
+
+def _union(sets: list[frozenset[str]]) -> frozenset[str]:
+    return frozenset().union(*sets)
+
+
 # Words without which a pattern below cannot match: a set lookup spares the regex on most
-# clauses (extraction runs on every turn).
-REQUEST_WORDS = words(
-    "make translate translated translation summarize summarise sum rewrite write "
-    "rephrase paraphrase reword proofread correct edit polish shorten expand continue "
-    "complete improve simplify draft compose generate create make come give tell turn "
-    "convert reformat respond reply answer critique grade spell tl dr tldr roleplay "
-    "role pretend act say voice story poem song essay email letter tweet post bio "
-    "speech traduce traducir traduzca traduza traduz traduzir resume resuma resumir "
-    "reescribe reescreva escribe escreva redacta redija corrige corrija traduis "
-    "traduisez traduire résume résumez réécris écris écrivez rédige rédigez übersetze "
-    "übersetz übersetzen fasse schreib schreibe formuliere korrigiere verfasse"
-)
-
-HYPOTHETICAL_WORDS = words(
-    "if suppose supposing imagine imagining let lets say pretend assume assuming "
-    "hypothetically what world picture even unless si supongamos supón supon imagina "
-    "imaginemos imagínate imaginate se suponha suponhamos e imaginons imaginez "
-    "supposons et wenn falls angenommen stell nehmen gesetzt would could might d"
-)
-
-FICTION_WORDS = words(
-    "story novel game scenario roleplay role play book script dream fiction fantasy "
-    "poem song screenplay campaign simulation character pretend pretending act you "
-    "example test exercise demo sample"
-)
-
-REPORTED_WORDS = words(
-    "said says say told tells thinks believes claims claim claimed insists insisted "
-    "mentioned wrote writes asked according apparently supposedly allegedly dijo dice "
-    "dicen según disse diz dizem segundo falou dit disent selon sagte sagt meint laut "
-    "gesagt behauptet"
-)
-
-JOINERS = words(
-    "and but so plus also though although while whereas because since as cause y pero "
-    "porque e mas et mais car und aber weil denn sondern"
-)
+# clauses (extraction runs on every turn). Each pack's words, in every language.
+REQUEST_WORDS = _union([p.request_words for p in PACKS.values()])
+HYPOTHETICAL_WORDS = _union([p.hypothetical_words for p in PACKS.values()])
+FICTION_WORDS = _union([p.fiction_words for p in PACKS.values()])
+REPORTED_WORDS = _union([p.reported_words for p in PACKS.values()])
+JOINERS = _union([p.clause_joiners for p in PACKS.values()])
+"""What joins two clauses, in every language (each pack's `clause_joiners`)."""
 
 SUBJECT = "(?:" + "|".join(p.subjects for p in PACKS.values() if p.subjects) + ")"
 """The user as subject or owner, in every language: the one subject lexicon."""
@@ -192,77 +172,36 @@ CHOICE_DOMAINS: dict[str, tuple[str, ...]] = {
 
 
 # -- clauses.py ----------------------------------------------------------------------
-# What opens a question or a request for help after a statement in the same sentence, in the
-# languages other than English ("j'habite à Lyon, tu connais un bon bouchon ?"): the statement
-# before it stays a statement.
-QUESTION_TAIL = (
-    r"(?:(?:tu|vous)\s+(?:peux|pourrais|connais|sais|as|aurais|pouvez|pourriez|connaissez|savez|avez)|"
-    r"(?:peux|pourrais|sais|connais)-tu|(?:pouvez|pourriez|connaissez|savez)-vous|"
-    r"qu'est-ce|est-ce\s+que|comment|pourquoi|quel|quelle|quels|quelles|o[uù]\s|"
-    r"(?:me\s+)?(?:puedes|podr[ií]as|ayudas|recomiendas|sabes|conoces)|qu[eé]\s|c[oó]mo|d[oó]nde|cu[aá]l|"
-    r"(?:voc[eê]|vc)\s+(?:pode|poderia|sabe|conhece|recomenda)|(?:me\s+)?(?:ajuda|indica|recomenda)|"
-    r"(?:pode|podes|poderia|consegue)\s|o\s+que|como|onde|qual|"
-    r"(?:kannst|k[oö]nntest|hast|wei[sß]t|kennst)\s+du|(?:k[oö]nnen|haben|wissen)\s+Sie|"
-    r"was|wie|wo|warum|welche[rsnm]?)\b"
-)
+# What opens a question after a statement in the same sentence ("j'habite à Lyon, tu connais
+# un bon bouchon ?"): the statement before it stays a statement.
+QUESTION_TAIL = "(?:" + _either([p.question_tail for p in PACKS.values()]) + r")\b"
 
-QUESTION_START = (
-    r"^(?:(?:so|and|but|ok|okay|also|hey|hi|well|now|quick\s+question)[,:]?\s+)*"
-    r"(?:do|does|did|can|could|would|should|will|shall|is|are|am|was|were|have|has|had|how|what|"
-    r"why|where|which|who|whom|whose|may|might|must|isn't|aren't|don't|doesn't|didn't|won't|"
-    r"wouldn't|shouldn't|can't|couldn't)\s+(?:I|you|we|my|it|there|the|a|an|this|that|they|he|she|"
-    r"your|u|one|anyone|someone)\b"
-    r"|^(?:how|what|why|where|when|which|who)(?:'s|\s+(?:am|are|is|do|does|did|can|could|should|would|will|"
-    r"was|were|has|have))\b"
+QUESTION_START = _either(
+    ["(?:" + p.question_start + ")" for p in PACKS.values() if p.question_start]
 )
 
 HYPOTHETICAL = (
-    r"^(?:\W*(?:and|but|so|ok|okay|well|now|then|also|y|e|et|und|ahora|agora|alors)[,\s]+)*"
-    r"(?:if|suppose|supposing|imagine|imagining|let's\s+say|lets\s+say|let\s+us\s+say|say|pretend|"
-    r"assume|assuming|hypothetically|what\s+if|in\s+a\s+world|picture\s+this|even\s+if|unless|"
-    r"si|supongamos|sup[oó]n|supon|imagina|imaginemos|imag[ií]nate|se|suponha|suponhamos|"
-    r"imaginemos|e\s+se|imaginons|imaginez|supposons|suppose|et\s+si|wenn|falls|angenommen|"
-    r"stell\s+dir\s+vor|nehmen\s+wir\s+an|gesetzt\s+den\s+fall)\b"
+    r"^(?:\W*(?:"
+    + _either([p.hypothetical_leads for p in PACKS.values()])
+    + r")[,\s]+)*(?:"
+    + _either([p.hypothetical for p in PACKS.values()])
+    + r")\b"
 )
 
-CONDITIONAL = (
-    r"\b(?:I(?:'d|\s+would|\s+could|\s+might)|we(?:'d|\s+would|\s+could|\s+might))\s+"
-    r"(?!(?:really\s+|much\s+|also\s+|still\s+)*(?:like|love|rather|prefer|appreciate|enjoy|hate|"
-    r"say|describe|call)\b)\w+"
+CONDITIONAL = _either(
+    ["(?:" + p.conditional + ")" for p in PACKS.values() if p.conditional]
 )
 
-FICTION = (
-    r"\b(?:in\s+(?:this|the|my|our|a)\s+(?:story|novel|game|scenario|role-?play|book|script|"
-    r"dream|fiction|fantasy|poem|song|screenplay|campaign|simulation)|my\s+character|as\s+a\s+character|"
-    r"role-?play(?:ing)?|pretend(?:ing)?\s+(?:to\s+be|that|you|I)|act\s+as|you\s+are\s+now|"
-    r"for\s+(?:a|my|the)\s+(?:story|novel|game|screenplay|example|test|exercise|demo|sample))\b"
-)
+FICTION = r"\b(?:" + _either([p.fiction for p in PACKS.values()]) + r")\b"
 
-REPORTED = (
-    r"\b(?:said|says|say\s+that|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|thinks|believes|"
-    r"claims?|claimed|insists|insisted|mentioned|wrote|writes|asked\s+(?:me|if|whether)|"
-    r"according\s+to|apparently|supposedly|allegedly|dijo|dice\s+que|dicen\s+que|me\s+dijo|"
-    r"según|disse|diz\s+que|dizem\s+que|segundo|falou\s+que|a\s+dit|dit\s+que|disent|selon|"
-    r"m'a\s+dit|sagte|sagt|meint|laut|hat\s+gesagt|behauptet)\b"
-)
+REPORTED = r"\b(?:" + _either([p.reported for p in PACKS.values()]) + r")\b"
 
 REQUEST_PREFIX = (
-    r"^(?:(?:please|pls|plz|kindly|ok|okay|now|hey|hi|so|and|also|then|quick|just|"
-    r"(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:you\s+)?to|"
-    r"help\s+me(?:\s+to)?|i\s+need\s+help\s+(?:to|with)|por\s+favor|puedes|podrías|pode|podes|"
-    r"você\s+pode|s'il\s+te\s+pla[iî]t|stp|peux-tu|pouvez-vous|bitte|kannst\s+du|könntest\s+du)[,:\s]+)*"
+    r"^(?:(?:" + _either([p.request_prefix for p in PACKS.values()]) + r")[,:\s]+)*"
 )
 
 REQUEST = (
-    REQUEST_PREFIX
-    + r"(?:translate|summari[sz]e|sum\s+up|rewrite|re-write|rephrase|paraphrase|reword|proofread|"
-    r"correct|edit|polish|shorten|expand|continue|complete|improve|simplify|write|draft|compose|"
-    r"generate|create|make\s+up|make\s+(?:this|it|that|these)\b|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
-    r"convert|reformat|respond\s+to|reply\s+to|answer\s+this|critique|grade|spell-?check|tl;?dr|"
-    r"roleplay|role-play|pretend|act\s+as|traduce|traducir|traduzca|traduza|traduz|traduzir|"
-    r"resume|resuma|resumir|reescribe|reescreva|escribe|escreva|redacta|redija|corrige|corrija|"
-    r"traduis|traduisez|traduire|résume|résumez|réécris|écris|écrivez|rédige|rédigez|"
-    r"übersetze|übersetz|übersetzen|fasse|schreib|schreibe|formuliere|korrigiere|verfasse)\b"
+    REQUEST_PREFIX + r"(?:" + _either([p.request for p in PACKS.values()]) + r")\b"
 )
 
 REQUEST_INSIDE = (
@@ -433,9 +372,13 @@ SELF_STANDING = (
 )
 
 # "No emojis please", "Nada de…", "Keine Anglizismen bitte": a ban on every answer.
+_BANS = _either([p.bans for p in PACKS.values()])
 OPENS_AS_ORDER = (
-    r"^[\W_]*(?:(?:please|pls|bitte|por\s+favor)[,\s]+)?"
-    r"(?:no|nada\s+de|keine?|pas\s+de|sem|never|don't|do\s+not)\b"
+    r"^[\W_]*(?:(?:"
+    + _either([p.please for p in PACKS.values()])
+    + r")[,\s]+)?(?:"
+    + _BANS
+    + r")\b"
 )
 
 # An order about this conversation's text, not about every answer.
@@ -447,8 +390,11 @@ ABOUT_THIS = (
 )
 
 ORDER_NEGATION = (
-    r"^[\W_]*(?:no|nada\s+de|keine?|pas\s+de|sem|never|don't|do\s+not)\b|"
-    r"\b(?:don't|never|do\s+not|no\s+more|nicht|nunca|jamais)\b"
+    r"^[\W_]*(?:"
+    + _BANS
+    + r")\b|\b(?:"
+    + _either([p.order_negations for p in PACKS.values()])
+    + r")\b"
 )
 
 
