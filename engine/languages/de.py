@@ -216,6 +216,33 @@ PACK = LanguagePack(
     please=r"bitte",
     bans=r"keine?",
     order_negations=r"nicht",
+    speaker=r"ich",
+    material=r"das|dies|diesen|folgenden|folgende",
+    creative=r"Geschichte|Gedicht|Märchen",
+    request_standing=r"immer",
+    order_standing=(
+        r"immer|ab\s+jetzt|ab\s+sofort|k[üu]nftig|in\s+zukunft|duz\w*|siez\w*"
+    ),
+    answer_words=r"antwort\w*|duz\w*|siez\w*|anglizismen|empfiehl\w*|empfehl\w*",
+    about_this=r"dies|diese|diesen|das\s+hier",
+    greetings=r"Sehr\s+geehrte[rs]?|Liebe[rs]?|Hallo",
+    signoffs=(
+        r"Mit\s+freundlichen\s+Grüßen|Viele\s+Grüße|Liebe\s+Grüße|Beste\s+Grüße|LG|MfG"
+    ),
+    payload_words=r"Text|Nachricht|Brief|folgende[ns]?",
+    labels=words("hinweis"),
+    pronouns=words("es das dies ihn sie"),
+    second_person=r"dein|deine|dich|dir|euch",
+    end_words=words("weil aber denn wenn"),
+    third_person={
+        "mein": "sein",
+        "meine": "seine",
+        "meinen": "seinen",
+        "meinem": "seinem",
+        "meiner": "seiner",
+        "unser": "ihr",
+        "unsere": "ihre",
+    },
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),

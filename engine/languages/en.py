@@ -2244,6 +2244,38 @@ REQUEST = (
 )
 
 
+REQUEST_INSIDE = (
+    r"how\s+(?:do|would)\s+(?:you|I)\s+say|how\s+to\s+say|in\s+the\s+voice\s+of|"
+    r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:translate|summari[sz]e|rewrite|rephrase|"
+    r"proofread|write|draft|compose)|tell\s+(?:him|her|them|my\s+\w+)\s+(?:that\s+)?I\b|"
+    r"translat(?:e|ed|ion)\s+(?:into|to|in)\s+\w+|story\s+(?:where|about|in\s+which)|"
+    r"(?:poem|song|story|essay|email|letter|tweet|post|bio|speech)\s+(?:where|about|in\s+which|"
+    r"that\s+says|saying|from\s+the\s+perspective)"
+)
+MATERIAL = (
+    r"this|it|these|those|the\s+(?:above|following|text|email|message|"
+    r"paragraph|sentence|sentences|draft|letter|passage|note)|my\s+(?:\w+\s+)?(?:cover\s+letter|"
+    r"letter|email|essay|draft|text|resume|résumé|cv|bio|post|paragraph|message|speech|story|poem|"
+    r"answer|reply|statement|profile|summary|intro|introduction)|below|above|following"
+)
+THIRD_PERSON = {
+    "my": "their",
+    "mine": "theirs",
+    "myself": "themselves",
+    "me": "them",
+    "i": "they",
+    "i'm": "they're",
+    "i've": "they've",
+    "i'll": "they'll",
+    "i'd": "they'd",
+    "our": "their",
+    "ours": "theirs",
+    "we": "they",
+    "us": "them",
+    "ourselves": "themselves",
+    "am": "are",
+}
+
 PACK = LanguagePack(
     code="en",
     phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
@@ -2350,5 +2382,66 @@ PACK = LanguagePack(
     please=r"please|pls",
     bans=r"no|never|don't|do\s+not",
     order_negations=r"don't|never|do\s+not|no\s+more",
+    speaker=r"I",
+    request_inside=REQUEST_INSIDE,
+    material=MATERIAL,
+    creative=(
+        r"story|stories|poem|song|lyrics|scene|dialogue|role-?play|pretend|act\s+as|script|"
+        r"character|tale|fanfic|fiction|novel|screenplay|limerick|haiku|joke"
+    ),
+    request_standing=(
+        r"always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
+        r"whenever|everything|all\s+(?:code|answers|responses|replies|examples|your)"
+    ),
+    order_standing=(
+        r"always|from\s+now\s+on|going\s+forward|whenever|every\s+time|in\s+(?:the\s+)?future|"
+        r"by\s+default"
+    ),
+    answer_words=(
+        r"answers?|replies|reply|responses?|explanations?|units|metric|imperial|bullets?|"
+        r"bullet\s+points|links|emojis?|tone|jargon|disclaimers?|headings|tables|examples"
+    ),
+    about_this=(
+        r"this|that|it|these|those|below|above|following|email|message|question|letter|text|"
+        r"code|file|post|mail|e-mail"
+    ),
+    greetings=(
+        r"Dear|Hi|Hello|Hey|Hiya|Good\s+(?:morning|afternoon|evening)|To\s+whom\s+it\s+may\s+concern"
+    ),
+    signoffs=(
+        r"Best|Regards|Kind\s+regards|Best\s+regards|Warm\s+regards|Sincerely|Cheers|Thanks|"
+        r"Thank\s+you|Many\s+thanks|Best\s+wishes|Yours(?:\s+\w+)?|Love|Talk\s+soon"
+    ),
+    payload_words=(
+        r"text|email|e-mail|mail|message|draft|letter|paragraph|essay|post|story|poem|log|logs|"
+        r"output|error|traceback|transcript|conversation|chat|note|review|document|article|passage|"
+        r"quote|following|below"
+    ),
+    labels=frozenset(
+        [
+            "note",
+            "ps",
+            "p.s",
+            "fyi",
+            "update",
+            "edit",
+            "context",
+            "background",
+            "tl;dr",
+            "tldr",
+            "question",
+            "answer",
+            "summary",
+            "important",
+            "warning",
+            "example",
+        ]
+    ),
+    pronouns=words("it this that them those these one ones so him her they there here"),
+    second_person=r"you|your|yours|yourself|yourselves|u|ur",
+    end_words=words(
+        "because since as but so which when whenever if unless though although except and or"
+    ),
+    third_person=THIRD_PERSON,
     dates=DATES,
 )

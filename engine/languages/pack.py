@@ -262,6 +262,48 @@ class LanguagePack:
     order_negations: str = ""
     """Negations anywhere in an order ("never", "nunca", "nicht"): the instruction is
     negative."""
+    speaker: str = ""
+    """The user's "I" (a regex alternation: "je|j'"): "I said" before a report keeps it the
+    user's."""
+    request_inside: str = ""
+    """A request said inside a sentence ("how do you say", "a poem about"), a regex."""
+    material: str = ""
+    """Words pointing at a request's material ("this", "the text below", "ceci"), a regex
+    alternation: the whole message is the material."""
+    creative: str = ""
+    """Kinds of made-up text ("story", "poema"), a regex alternation: a request for one makes
+    what follows it fiction."""
+    request_standing: str = ""
+    """What makes a request an instruction for every answer ("always", "all code"), a regex
+    alternation."""
+    order_standing: str = ""
+    """What makes an order hold for every answer ("from now on", "désormais"; how to address
+    the user: "duzen"), a regex alternation."""
+    answer_words: str = ""
+    """Words about the assistant's answers ("replies", "respuestas", "empfiehl…"), a regex
+    alternation: an order without one is no standing instruction."""
+    about_this: str = ""
+    """Words pointing at this conversation's text ("this", "the email", "ça"), a regex
+    alternation: an order holding one is about that text, not every answer."""
+    greetings: str = ""
+    """How a letter opens ("Dear", "Estimada", "Sehr geehrte"), a regex alternation: a letter
+    written for someone else is not the user speaking."""
+    signoffs: str = ""
+    """How a letter closes ("Best regards", "Cordialement"), a regex alternation."""
+    payload_words: str = ""
+    """What names pasted material before a colon ("email", "texto", "Nachricht"), a regex
+    alternation."""
+    labels: frozenset[str] = frozenset()
+    """Words that label a line ("note", "fyi", "hinweis"): "Note: …" is no speaker."""
+    pronouns: frozenset[str] = frozenset()
+    """Pronouns that say nothing as a whole object ("it", "isso", "ça")."""
+    second_person: str = ""
+    """"you" and "your" (a regex alternation): an object holding one is about the assistant."""
+    end_words: frozenset[str] = frozenset()
+    """Words that end an object by opening what follows it ("because", "which", "weil")."""
+    third_person: Mapping[str, str] = field(default_factory=dict)
+    """First-person possessives -> third person ("mi" -> "su"), for the stored content
+    (English's own, with its contractions, is the English rules')."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

@@ -20,6 +20,11 @@ def _union(sets: list[frozenset[str]]) -> frozenset[str]:
     return frozenset().union(*sets)
 
 
+def _word_rx(field: str) -> str:
+    """Each pack's alternation `field` as whole words."""
+    return r"\b(?:" + _either([getattr(p, field) for p in PACKS.values()]) + r")\b"
+
+
 # Words without which a pattern below cannot match: a set lookup spares the regex on most
 # clauses (extraction runs on every turn). Each pack's words, in every language.
 REQUEST_WORDS = _union([p.request_words for p in PACKS.values()])
@@ -65,10 +70,7 @@ ABOUT_USER = r"\b" + SUBJECT + r"\b"
 
 # -- what ends or empties an object (extraction/objects.py) ---------------------------
 # An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
-PRONOUNS = words(
-    "it this that them those these one ones so him her they there here lo la los las "
-    "le les isso isto ele ela eles elas ça cela ceci le la les es das dies ihn sie"
-)
+PRONOUNS = _union([p.pronouns for p in PACKS.values()])
 
 INTENSIFIERS = words("a lot so much too very really more when how way about better")
 
@@ -83,10 +85,7 @@ TRAILING = sorted(
 """What closes an object and adds nothing, in every language (each pack's `trailing`)."""
 TRAILING_ENDS = frozenset(phrase.split()[-1] for phrase in TRAILING)
 
-END_WORDS = words(
-    "because since as but so which when whenever if unless though although except and "
-    "or porque pero mas parce car mais weil aber denn si wenn"
-)
+END_WORDS = _union([p.end_words for p in PACKS.values()])
 
 
 # -- choice domains (extraction/slots.py) ---------------------------------------------
@@ -172,6 +171,9 @@ CHOICE_DOMAINS: dict[str, tuple[str, ...]] = {
 
 
 # -- clauses.py ----------------------------------------------------------------------
+SPEAKER_I = r"\b(?:" + _either([p.speaker for p in PACKS.values()]) + r")\s*$"
+"""The user's "I" ending what comes before a report ("I said", "je dis")."""
+
 # What opens a question after a statement in the same sentence ("j'habite à Lyon, tu connais
 # un bon bouchon ?"): the statement before it stays a statement.
 QUESTION_TAIL = "(?:" + _either([p.question_tail for p in PACKS.values()]) + r")\b"
@@ -204,34 +206,15 @@ REQUEST = (
     REQUEST_PREFIX + r"(?:" + _either([p.request for p in PACKS.values()]) + r")\b"
 )
 
-REQUEST_INSIDE = (
-    r"\b(?:how\s+(?:do|would)\s+(?:you|I)\s+say|how\s+to\s+say|in\s+the\s+voice\s+of|"
-    r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:translate|summari[sz]e|rewrite|rephrase|"
-    r"proofread|write|draft|compose)|tell\s+(?:him|her|them|my\s+\w+)\s+(?:that\s+)?I\b|"
-    r"translat(?:e|ed|ion)\s+(?:into|to|in)\s+\w+|story\s+(?:where|about|in\s+which)|"
-    r"(?:poem|song|story|essay|email|letter|tweet|post|bio|speech)\s+(?:where|about|in\s+which|"
-    r"that\s+says|saying|from\s+the\s+perspective))"
-)
+REQUEST_INSIDE = r"\b(?:" + _either([p.request_inside for p in PACKS.values()]) + ")"
 
 POINTS_AT_MATERIAL = (
-    r"(?::\s*$|:\s+\S|\b(?:this|it|these|those|the\s+(?:above|following|text|email|message|"
-    r"paragraph|sentence|sentences|draft|letter|passage|note)|my\s+(?:\w+\s+)?(?:cover\s+letter|"
-    r"letter|email|essay|draft|text|resume|résumé|cv|bio|post|paragraph|message|speech|story|poem|"
-    r"answer|reply|statement|profile|summary|intro|introduction)|below|above|following|esto|este|esta|"
-    r"isto|isso|ceci|cela|ça|ce\s+texte|das|dies|diesen|folgenden|folgende)\b)"
+    r"(?::\s*$|:\s+\S|\b(?:" + _either([p.material for p in PACKS.values()]) + r")\b)"
 )
 
-REQUEST_STANDING = (
-    r"\b(?:always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
-    r"whenever|everything|all\s+(?:code|answers|responses|replies|examples|your)|siempre|sempre|toujours|"
-    r"immer)\b"
-)
+REQUEST_STANDING = _word_rx("request_standing")
 
-CREATIVE = (
-    r"\b(?:story|stories|poem|song|lyrics|scene|dialogue|role-?play|pretend|act\s+as|script|"
-    r"character|tale|fanfic|fiction|novel|screenplay|limerick|haiku|joke|historia|cuento|poema|"
-    r"história|conto|histoire|conte|poème|Geschichte|Gedicht|Märchen)\b"
-)
+CREATIVE = _word_rx("creative")
 
 
 # -- self_statement.py ---------------------------------------------------------------
@@ -354,22 +337,9 @@ CONSEQUENCE = (
 # -- standing instructions said without a subject ----------------------------------------
 # "Metric units always, please", "Nada de recomendarme series de miedo, por favor", "Du
 # kannst mich ruhig duzen": how every answer should be, said as an order or a permission.
-ANSWER_WORDS = (
-    r"\b(?:answers?|replies|reply|responses?|explanations?|units|metric|imperial|bullets?|"
-    r"bullet\s+points|links|emojis?|tone|jargon|disclaimers?|headings|tables|examples|"
-    r"respuestas?|cont[ée]st\w*|respond\w*|respostas?|r[ée]ponses?|r[ée]pond\w*|"
-    r"antwort\w*|duz\w*|tutoy\w*|tute\w*|siez\w*|vouvoy\w*|anglizismen|recomend\w*|"
-    r"recommand\w*|empfiehl\w*|empfehl\w*|sugier\w*|sugir\w*|sugg[ée]r\w*)\b"
-)
+ANSWER_WORDS = _word_rx("answer_words")
 
-SELF_STANDING = (
-    r"\b(?:always|from\s+now\s+on|going\s+forward|whenever|every\s+time|in\s+(?:the\s+)?future|"
-    r"by\s+default|siempre|sempre|toujours|immer|de\s+ahora\s+en\s+adelante|"
-    r"a\s+partir\s+de\s+(?:ahora|agora|maintenant)|daqui\s+pra\s+frente|d[ée]sormais|ab\s+jetzt|"
-    r"ab\s+sofort|k[üu]nftig|in\s+zukunft|"
-    # how to address the user holds for every answer by itself
-    r"duz\w*|tutoy\w*|tute[aá]\w*|siez\w*|vouvoy\w*)\b"
-)
+SELF_STANDING = _word_rx("order_standing")
 
 # "No emojis please", "Nada de…", "Keine Anglizismen bitte": a ban on every answer.
 _BANS = _either([p.bans for p in PACKS.values()])
@@ -382,12 +352,7 @@ OPENS_AS_ORDER = (
 )
 
 # An order about this conversation's text, not about every answer.
-ABOUT_THIS = (
-    r"\b(?:this|that|it|these|those|below|above|following|email|message|question|letter|text|"
-    r"code|file|post|mail|e-mail|correo|courriel|esto|eso|isso|isto|ça|cela|dies|diese|diesen|"
-    r"das\s+hier|ce|cette|"
-    r"esta|este|essa|esse)\b"
-)
+ABOUT_THIS = _word_rx("about_this")
 
 ORDER_NEGATION = (
     r"^[\W_]*(?:"
@@ -464,10 +429,7 @@ HAS_SUBJECT = r"^\W*(?:I|I'm|I've|I'd|I'll|i|im|ive|we|we're|my|our|you|your)\b"
 
 
 # -- objects.py ----------------------------------------------------------------------
-SECOND_PERSON = (
-    r"\b(?:you|your|yours|yourself|yourselves|u|ur|tu|tus|te|ti|usted|você|vocês|teu|tua|"
-    r"toi|ton|tes|vous|votre|vos|dein|deine|dich|dir|euch)\b"
-)
+SECOND_PERSON = _word_rx("second_person")
 
 # A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
 DEICTIC = (
@@ -485,94 +447,33 @@ TIME = (
     r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$"
 )
 
-THIRD_EN = {
-    "my": "their",
-    "mine": "theirs",
-    "myself": "themselves",
-    "me": "them",
-    "i": "they",
-    "i'm": "they're",
-    "i've": "they've",
-    "i'll": "they'll",
-    "i'd": "they'd",
-    "our": "their",
-    "ours": "theirs",
-    "we": "they",
-    "us": "them",
-    "ourselves": "themselves",
-    "am": "are",
-}
+THIRD_EN = PACKS["en"].third_person
+"""English's own: `objects.third_person` reads its contractions apart."""
 
 THIRD_OTHER = {
-    "mi": "su",
-    "mis": "sus",
-    "meu": "seu",
-    "minha": "sua",
-    "meus": "seus",
-    "minhas": "suas",
-    "mon": "son",
-    "ma": "sa",
-    "mes": "ses",
-    "mein": "sein",
-    "meine": "seine",
-    "meinen": "seinen",
-    "meinem": "seinem",
-    "meiner": "seiner",
-    "nuestro": "su",
-    "nuestra": "su",
-    "nosso": "seu",
-    "nossa": "sua",
-    "notre": "leur",
-    "nos": "leurs",
-    "unser": "ihr",
-    "unsere": "ihre",
+    first: third
+    for p in PACKS.values()
+    if p.code != "en"
+    for first, third in p.third_person.items()
 }
+"""The other languages' possessives, first person -> third ("mi" -> "su")."""
 
 
 # -- speech.py -----------------------------------------------------------------------
 GREETING = (
-    r"^\s*(?:Dear|Hi|Hello|Hey|Hiya|Good\s+(?:morning|afternoon|evening)|To\s+whom\s+it\s+may\s+concern|"
-    r"Estimad[oa]s?|Querid[oa]s?|Hola|Prezad[oa]s?|Car[oa]s?|Olá|Ol[aá]|Cher|Chère|Bonjour|"
-    r"Sehr\s+geehrte[rs]?|Liebe[rs]?|Hallo)\b[^\n]{0,60},\s*$"
+    r"^\s*(?:" + _either([p.greetings for p in PACKS.values()]) + r")\b[^\n]{0,60},\s*$"
 )
 
 SIGNOFF = (
-    r"^\s*(?:Best|Regards|Kind\s+regards|Best\s+regards|Warm\s+regards|Sincerely|Cheers|Thanks|"
-    r"Thank\s+you|Many\s+thanks|Best\s+wishes|Yours(?:\s+\w+)?|Love|Talk\s+soon|Saludos|Atentamente|"
-    r"Un\s+saludo|Cordialement|Bien\s+à\s+vous|Amitiés|Mit\s+freundlichen\s+Grüßen|Viele\s+Grüße|"
-    r"Liebe\s+Grüße|Beste\s+Grüße|LG|MfG|Atenciosamente|Abraços|Um\s+abraço|Obrigad[oa])\b[^\n]{0,30}$"
+    r"^\s*(?:" + _either([p.signoffs for p in PACKS.values()]) + r")\b[^\n]{0,30}$"
 )
 
-LABELS = frozenset(
-    [
-        "note",
-        "ps",
-        "p.s",
-        "fyi",
-        "update",
-        "edit",
-        "context",
-        "background",
-        "tl;dr",
-        "tldr",
-        "question",
-        "answer",
-        "summary",
-        "important",
-        "warning",
-        "example",
-        "nota",
-        "obs",
-        "hinweis",
-        "remarque",
-    ]
-)
+LABELS = _union([p.labels for p in PACKS.values()])
 
 PAYLOAD_INTRO = (
-    r"\b(?:text|email|e-mail|mail|message|draft|letter|paragraph|essay|post|story|poem|log|logs|"
-    r"output|error|traceback|transcript|conversation|chat|note|review|document|article|passage|"
-    r"quote|following|below|texto|correo|mensaje|carta|"
-    r"texte|courriel|lettre|suivant|mensagem|Text|Nachricht|Brief|folgende[ns]?)\b[^\n]{0,40}:\s*$"
+    r"\b(?:"
+    + _either([p.payload_words for p in PACKS.values()])
+    + r")\b[^\n]{0,40}:\s*$"
 )
 
 # A line that opens like a manuscript: a chapter or a scene heading, a fairy tale.
