@@ -37,20 +37,13 @@ MIN_WORDS = 3
 PREFIX = 'Said: "'
 Polarity = Literal["positive", "negative"]
 
-_GERMAN_ICH_SECOND = r"(?:[\w-]+\s+){1,3}?\w+\s+ich"
 _OPENING = re.compile(
     r"^[\W_]*" + lexicon.FILLER + r"*(?:" + lexicon.FREQUENCY + r"[,\s]+)?"
     r"(?:"
     + lexicon.PARTNER
     + lexicon.SELF_SUBJECT
     + r"(?:\b|(?<=')|\s)|"
-    + lexicon.SELF_FIRST_PERSON_VERB
-    + r"\b|"
-    + lexicon.FRENCH_ON
-    + r"\b|"
-    + lexicon.GERMAN_NO_ICH
-    + r"\b|"
-    + _GERMAN_ICH_SECOND
+    + lexicon.SELF_VERB
     + r"\b)",
     re.IGNORECASE,
 )

@@ -243,6 +243,21 @@ PACK = LanguagePack(
         "unser": "ihr",
         "unsere": "ihre",
     },
+    self_subjects=r"ich|wir",
+    # "ich" left out ("Wohne seit 2020 in Graz") or after its verb ("Jeden Samstag geh ich …")
+    self_verbs=(
+        r"(?:bin|hab|habe|wohne|arbeite|komme|mag|liebe|hasse|spiele|fahre|gehe|geh|mache|mach|"
+        r"trinke|esse|lerne|studiere|nutze|benutze)|(?:[\w-]+\s+){1,3}?\w+\s+ich"
+    ),
+    possessives=r"mein|meine",
+    i_after_and=r"ich",
+    frequency=(r"jede[nrs]?\s+\w+|t[äa]glich|w[öo]chentlich|am\s+\w+ende|\w+tags"),
+    not_about_user=(
+        r"dich|dir|dein|deine|dies|diese|diesen|dieses|davon|damit|daf[üu]r|darauf|sagt|"
+        r"fehler|datei|danke|hilfe|heute|jetzt|fehlermeldung|versteh|verstehe|termin|"
+        r"besprechung|pr[üu]fung|gerade|gleich|brauche|suche|glaube"
+    ),
+    consequences=r"aber|weil|deshalb",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),

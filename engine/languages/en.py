@@ -2276,6 +2276,25 @@ THIRD_PERSON = {
     "am": "are",
 }
 
+NOT_ABOUT_USER = (
+    r"you|your|yours|u|ur|this|that|these|those|it|its|there|above|below|"
+    r"here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|"  # "here in Porto Alegre" is a place
+    r"one|ones|second|third|former|latter|previous|version|option|draft|suggestion|approach|"
+    r"solution|example|says|said|thinks|told|tells|error|errors|bug|bugs|code|file|files|"
+    r"script|function|command|output|log|logs|answer|question|thanks|thank|sorry|"
+    r"confused|mean|meant|see|think|thought|guess|sure|know|wonder|wondering|curious|"
+    r"tried|try|trying|works|worked|fix|fixed|help|helps|"
+    r"wrong|right|paste|pasted|copy|copied|run|ran|running|getting|restart|restarted|"
+    r"click|clicked|page|screen|tab|login|password|account|"
+    r"today|tonight|tomorrow|now|moment|minute|again|still|"
+    r"will|would|could|should|can|might|may|must|maybe|probably|need|needs|have\s+to|has\s+to|"
+    r"gonna|going\s+to|hope|feel|felt|feeling|agree|understand|remember|forgot|forget|lost|"
+    r"missing|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
+    r"mind|cache|ok|okay|fine|"
+    r"slept|sleep|freaking|stuck|ticket|tickets|commit|branch|merge|pipeline|sprint|deadline|"
+    r"meeting|meetings|appointment|exam|mail|e-mail|email"
+)
+
 PACK = LanguagePack(
     code="en",
     phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
@@ -2443,5 +2462,20 @@ PACK = LanguagePack(
         "because since as but so which when whenever if unless though although except and or"
     ),
     third_person=THIRD_PERSON,
+    self_subjects=r"I'm|I\s+am|I've|I\s+have|I|we're|we\s+are|we've|we",
+    possessives=r"my|our",
+    i_after_and=r"I",
+    frequency=(
+        r"every\s+\w+|each\s+\w+|on\s+\w+days|on\s+weekends|most\s+(?:days|mornings|nights|evenings|weekends)|"
+        r"daily|weekly|nightly|\d+\s*x\s+(?:a|per)\s+\w+|(?:once|twice|\w+\s+times)\s+(?:a|per)\s+\w+"
+    ),
+    not_about_user=NOT_ABOUT_USER,
+    consequences=(
+        r"so|but|because|cause|since(?!\s+\d)|which|though|although|whereas|and\s+(?:so|then)"
+    ),
+    order_verbs=(
+        r"write|give|tell|make|show|help|send|draft|plan|find|suggest|recommend|"
+        r"explain|create|list|translate|fix|check"
+    ),
     dates=DATES,
 )

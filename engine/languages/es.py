@@ -219,6 +219,19 @@ PACK = LanguagePack(
     second_person=r"tu|tus|te|ti|usted",
     end_words=words("porque pero si"),
     third_person={"mi": "su", "mis": "sus", "nuestro": "su", "nuestra": "su"},
+    self_subjects=r"yo|nosotr[oa]s",
+    self_verbs=(
+        r"soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|odio|juego|salgo|voy|hago|corro|estudio|"
+        r"tenemos|vivimos|trabajamos|me\s+(?:llamo|gusta|gustan|encanta|encantan)|no\s+me\s+gusta"
+    ),
+    possessives=r"mi|mis",
+    i_after_and=r"yo",
+    frequency=r"tod[oa]s?\s+(?:l[oa]s\s+)?\w+|cada\s+\w+|l[oa]s\s+\w+s",
+    not_about_user=(
+        r"tu|te|ti|usted|ustedes|esto|eso|esta|este|ello|dice|dijo|código|codigo|archivo|"
+        r"pregunta|gracias|perdón|ayuda|hoy|ahora|reuni[óo]n|examen|creo|correo"
+    ),
+    consequences=r"pero|porque|así\s+que",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),

@@ -216,6 +216,20 @@ PACK = LanguagePack(
         "notre": "leur",
         "nos": "leurs",
     },
+    self_subjects=r"moi,?\s+je|je|j'|nous",
+    self_verbs=(
+        r"on\s+(?:a|est|va|vient|vit|habite|utilise|migre|bosse|travaille|fait|part|passe|"
+        r"d[ée]m[ée]nage|prend|joue|mange|cuisine)"
+    ),
+    possessives=r"mon|ma|mes",
+    i_after_and=r"moi",
+    frequency=r"tous\s+les\s+\w+|chaque\s+\w+|le\s+\w+",
+    not_about_user=(
+        r"tu|t'|te|toi|vous|votre|vos|ce|cet|cette|ça|cela|ceci|dit|erreur|fichier|merci|"
+        r"pardon|aide|aujourd'hui|maintenant|demain|id[ée]e|j'en|j'y|je\s+l'|r[ée]union|"
+        r"examen|en\s+train\s+de|courriel"
+    ),
+    consequences=r"donc|parce\s+que",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),

@@ -304,6 +304,28 @@ class LanguagePack:
     third_person: Mapping[str, str] = field(default_factory=dict)
     """First-person possessives -> third person ("mi" -> "su"), for the stored content
     (English's own, with its contractions, is the English rules')."""
+    self_subjects: str = ""
+    """The user as the subject of a statement about themselves ("I'm", "moi je", "a gente"),
+    a regex alternation, longest forms first."""
+    self_verbs: str = ""
+    """How a statement about the user opens without its subject (a regex alternation: "soy",
+    "moro", French "on a", German "wohne" or "… geh ich")."""
+    possessives: str = ""
+    """The user's possessives before a partner ("my|our"): "my wife and I" is the user."""
+    i_after_and: str = ""
+    """The user's "I" after "and" ("my wife and I", "ma femme et moi"), a regex alternation."""
+    frequency: str = ""
+    """How often, said before the statement ("every morning", "todos los días"), a regex
+    alternation."""
+    not_about_user: str = ""
+    """Words of the task at hand, the conversation or somebody else's words ("you", "this",
+    "error", "today", "thanks"), a regex alternation: a clause holding one is no
+    statement about the user."""
+    consequences: str = ""
+    """What opens a consequence or a contrast after a statement ("so", "because", "donc"), a
+    regex alternation: the statement is what comes before it."""
+    order_verbs: str = ""
+    """Verbs of an order after a statement ("I was born in Lagos, write me a poem")."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

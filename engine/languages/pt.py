@@ -231,6 +231,20 @@ PACK = LanguagePack(
         "nosso": "seu",
         "nossa": "sua",
     },
+    self_subjects=r"eu|a\s+gente|n[óo]s",
+    self_verbs=(
+        r"sou|estou|t[ôo]|tenho|moro|trabalho|prefiro|odeio|curto|adoro|jogo|vou|fa[çc]o|estudo|"
+        r"temos|moramos|trabalhamos|n[ãa]o\s+(?:curto|gosto)|gosto|amo"
+    ),
+    possessives=r"meu|minha",
+    i_after_and=r"eu",
+    frequency=r"tod[oa]s?\s+(?:os\s+|as\s+)?\w+|cada\s+\w+|aos\s+\w+s",
+    not_about_user=(
+        r"tu|te|você|voce|vc|isso|isto|essa|esse|disso|disto|nisso|nisto|daquilo|diz|disse|"
+        r"erro|código|codigo|arquivo|pergunta|obrigad[oa]|desculpa|ajuda|hoje|agora|ideia|"
+        r"reuni[ãa]o|prova|acho"
+    ),
+    consequences=r"porque|ent[ãa]o",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),

@@ -226,72 +226,32 @@ FILLER = (
 """Words that open a clause and say nothing, in every language (each pack's `fillers`)."""
 
 # How often: a routine said with its frequency first ("Todas las mañanas salgo a correr").
-FREQUENCY = (
-    r"(?:every\s+\w+|each\s+\w+|on\s+\w+days|on\s+weekends|most\s+(?:days|mornings|nights|evenings|weekends)|"
-    r"daily|weekly|nightly|\d+\s*x\s+(?:a|per)\s+\w+|(?:once|twice|\w+\s+times)\s+(?:a|per)\s+\w+|"
-    r"tod[oa]s?\s+(?:l[oa]s\s+|os\s+|as\s+)?\w+|cada\s+\w+|l[oa]s\s+\w+s|aos\s+\w+s|"
-    r"tous\s+les\s+\w+|chaque\s+\w+|le\s+\w+|jede[nrs]?\s+\w+|t[äa]glich|w[öo]chentlich|am\s+\w+ende|\w+tags)"
-)
+FREQUENCY = "(?:" + _either([p.frequency for p in PACKS.values()]) + ")"
 
-SELF_SUBJECT = (
-    r"(?:I'm|I\s+am|I've|I\s+have|I|we're|we\s+are|we've|we|yo|nosotr[oa]s|eu|a\s+gente|n[óo]s|"
-    r"moi,?\s+je|je|j'|nous|ich|wir)"
-)
+SELF_SUBJECT = "(?:" + _either([p.self_subjects for p in PACKS.values()]) + ")"
 
-# Spanish and Portuguese say the verb without its subject: first-person forms that state
-# something about the speaker.
-SELF_FIRST_PERSON_VERB = (
-    r"(?:soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|odio|juego|salgo|voy|hago|corro|estudio|"
-    r"tenemos|vivimos|trabajamos|me\s+(?:llamo|gusta|gustan|encanta|encantan)|no\s+me\s+gusta|"
-    r"sou|estou|t[ôo]|tenho|moro|trabalho|prefiro|odeio|curto|adoro|jogo|vou|fa[çc]o|estudo|"
-    r"temos|moramos|trabalhamos|n[ãa]o\s+(?:curto|gosto)|gosto|amo)"
-)
+# Spanish and Portuguese say the verb without its subject; casual French says "on" for "we";
+# casual German drops "ich" ("Wohne seit 2020 in Graz") or puts it after the verb ("Jeden
+# Samstag geh ich auf den Markt").
+SELF_VERB = "(?:" + _either([p.self_verbs for p in PACKS.values()]) + ")"
+"""The verb of a statement about the user said without its subject, in every language."""
 
 # "My wife and I", "Meine Frau und ich": the user among the subject.
 PARTNER = (
-    r"(?:(?:my|our|mi|mis|meu|minha|mon|ma|mes|mein|meine|[A-Z]\w+)\s+(?:[\w-]+\s+)?"
-    r"(?:and|e|y|et|und)\s+(?=(?:I|eu|yo|moi|ich)\b))?"
+    r"(?:(?:"
+    + _either([p.possessives for p in PACKS.values()])
+    + r"|[A-Z]\w+)\s+(?:[\w-]+\s+)?(?:"
+    + "|".join(sorted({w for p in PACKS.values() for w in p.joiners}))
+    + r")\s+(?=(?:"
+    + _either([p.i_after_and for p in PACKS.values()])
+    + r")\b))?"
 )
 
-# Casual French says "on" for "we"; casual German drops "ich" ("Wohne seit 2020 in Graz")
-# or puts it after the verb ("Jeden Samstag geh ich auf den Markt").
-FRENCH_ON = (
-    r"on\s+(?:a|est|va|vient|vit|habite|utilise|migre|bosse|travaille|fait|part|passe|"
-    r"d[ée]m[ée]nage|prend|joue|mange|cuisine)"
-)
-
-GERMAN_NO_ICH = (
-    r"(?:bin|hab|habe|wohne|arbeite|komme|mag|liebe|hasse|spiele|fahre|gehe|geh|mache|mach|"
-    r"trinke|esse|lerne|studiere|nutze|benutze)"
-)
 
 # Addressing the assistant, pointing at the conversation, quoting, or the words of a task
 # in progress (debugging, asking, thinking aloud, time-bound plans).
 NOT_ABOUT_USER = (
-    r"[\"“”«»„]|\b(?:you|your|yours|u|ur|tu|t'|te|ti|toi|vous|votre|vos|dich|dir|dein|deine|"
-    r"usted|ustedes|você|voce|vc|this|that|these|those|it|its|there|above|below|esto|eso|"
-    r"here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|"  # "here in Porto Alegre" is a place
-    r"esta|este|isso|isto|essa|esse|disso|disto|nisso|nisto|daquilo|ello|ce|cet|cette|ça|cela|"
-    r"ceci|dies|diese|diesen|dieses|davon|damit|daf[üu]r|darauf|"
-    r"one|ones|second|third|former|latter|previous|version|option|draft|suggestion|approach|"
-    r"solution|example|says|said|thinks|told|tells|dice|dijo|diz|disse|dit|sagt|"
-    r"error|errors|erro|erreur|fehler|bug|bugs|code|código|codigo|file|files|archivo|arquivo|"
-    r"fichier|datei|script|function|command|output|log|logs|answer|question|pregunta|pergunta|"
-    r"thanks|thank|gracias|obrigad[oa]|merci|danke|sorry|perdón|desculpa|pardon|"
-    r"confused|mean|meant|see|think|thought|guess|sure|know|wonder|wondering|curious|"
-    r"tried|try|trying|works|worked|fix|fixed|help|helps|ayuda|ajuda|aide|hilfe|"
-    r"wrong|right|paste|pasted|copy|copied|run|ran|running|getting|restart|restarted|"
-    r"click|clicked|page|screen|tab|login|password|account|"
-    r"today|tonight|tomorrow|now|moment|minute|again|still|hoy|ahora|hoje|agora|"
-    r"aujourd'hui|maintenant|demain|heute|jetzt|"
-    r"will|would|could|should|can|might|may|must|maybe|probably|need|needs|have\s+to|has\s+to|"
-    r"gonna|going\s+to|hope|feel|felt|feeling|agree|understand|remember|forgot|forget|lost|"
-    r"missing|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
-    r"ideia|id[ée]e|mind|cache|fehlermeldung|versteh|verstehe|j'en|j'y|je\s+l'|ok|okay|fine|"
-    r"slept|sleep|freaking|stuck|ticket|tickets|commit|branch|merge|pipeline|sprint|deadline|"
-    r"meeting|meetings|appointment|termin|r[ée]union|reuni[óo]n|reuni[ãa]o|besprechung|exam|"
-    r"examen|pr[üu]fung|prova|gerade|gleich|brauche|suche|en\s+train\s+de|acho|creo|glaube|"
-    r"mail|e-mail|email|correo|courriel)\b"
+    r"[\"“”«»„]|\b(?:" + _either([p.not_about_user for p in PACKS.values()]) + r")\b"
 )
 
 # What the user is doing or where they are right now is the task, not who they are ("I'm
@@ -326,12 +286,13 @@ NEGATION = (
 # task ("I'm originally from Kerala, so this monsoon stuff is nostalgic"): the statement is
 # what comes before it.
 CONSEQUENCE = (
-    r",?\s+(?:so|but|because|cause|since(?!\s+\d)|which|though|although|whereas|"
-    r"and\s+(?:so|then)|pero|porque|así\s+que|ent[ãa]o|donc|parce\s+que|aber|weil|deshalb)\s+"
-    r"|\s+[—–]\s+"
+    r",?\s+(?:"
+    + _either([p.consequences for p in PACKS.values()])
+    + r")\s+|\s+[—–]\s+"
     # an order after the statement: "I was born in Lagos, write me a poem"
-    r"|,\s+(?=(?:write|give|tell|make|show|help|send|draft|plan|find|suggest|recommend|"
-    r"explain|create|list|translate|fix|check)\b)"
+    + r"|,\s+(?=(?:"
+    + _either([p.order_verbs for p in PACKS.values()])
+    + r")\b)"
 )
 
 # -- standing instructions said without a subject ----------------------------------------
