@@ -165,8 +165,33 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"immer|oft|normalerweise|meistens|jede[nrs]?|t[äa]glich|am\s+wochenende"
+    ),
+    "constraint": (r"vegetarisch|laktose|krankheit|intoleranz|\w+intoleranz"),
+    "family": (
+        r"frau|mann|freundin|kinder?|sohn|tochter|hund|katze|mutter|vater|bruder|"
+        r"schwester|verheiratet"
+    ),
+    "work": (
+        r"arbeite|arbeit|firma|entwickler\w*|lehrer\w*|arzt|[äa]rztin|rente|ruhestand"
+    ),
+    "location": (r"wohne|lebe|umgezogen|gezogen"),
+    "identity": (r"hei[ßs]e|jahre|geboren"),
+    "instruction": (r"antworten"),
+    "goal": (r"m[öo]chte|ziel|lerne|spare"),
+    "stack": (r"nutzen|verwenden"),
+    "decision": (r"entschieden"),
+    "preference": (r"liebe|hasse|bevorzuge|lieblings\w*"),
+    "event": (r"geheiratet|abgeschlossen"),
+}
+
+
 PACK = LanguagePack(
     code="de",
+    family_words=FAMILY_WORDS,
     stop=(
         r"\s+(?:und\s+(?:ich|mein|meine|\w+e)|aber|weil|obwohl|wo|seit|vor\s+\w+\s+(?:Jahren|Monaten|Wochen)|"
         r"letztes\s+Jahr|letzte\s+Woche|letzten\s+Monat|gestern|jetzt|zurzeit|gerade)\b|[,;:(]|\s-\s"

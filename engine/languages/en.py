@@ -2295,8 +2295,57 @@ NOT_ABOUT_USER = (
     r"meeting|meetings|appointment|exam|mail|e-mail|email"
 )
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"every|each|usually|always|often|daily|weekly|nightly|weekends?|mornings|evenings|"
+        r"most\s+days|\d+\s*x\s+(?:a|per)|times\s+(?:a|per)"
+    ),
+    "constraint": (
+        r"allerg\w*|vegan\w*|vegetarian\w*|pescatarian|gluten|lactose|intoleran\w*|celiac|"
+        r"coeliac|diabet\w*|budget|adhd|dyslexi\w*|deaf|blind|migraines?|asthma|kosher|halal|"
+        r"wheelchair|laptop|notebook|chromebook|macbook|windows|linux|iphone|android|ram|"
+        r"disease|condition|screen\s+reader|nvda|jaws|voiceover"
+    ),
+    "family": (
+        r"wife|husband|partner|boyfriend|girlfriend|fianc\w*|kids?|kiddo|son|sons|daughters?|"
+        r"children|child|baby|toddler|mom|mum|mother|dad|father|parents|brother|sister|siblings?|"
+        r"grandma|grandpa|dog|cat|puppy|kitten|pets?|married|divorced|twins"
+    ),
+    "work": (
+        r"work|works|working|job|engineer|developer|dev|designer|teacher|nurse|doctor|student|"
+        r"sophomore|freshman|phd|retired|freelanc\w*|company|employer|manager|consultant|lawyer|"
+        r"accountant|shifts?|startup|intern"
+    ),
+    "location": (
+        r"live|lives|living|based|timezone|time\s+zone|neighbou?rhood|flat|apartment|"
+        r"hail\s+from"
+    ),
+    "identity": (
+        r"name|pronouns|years\s+old|born|native|nationality|first\s+language|originally"
+    ),
+    "instruction": (r"answers|replies|respond|explanations?|emojis?|bullet\s+points"),
+    "goal": (r"want|wants|plan|planning|goal|learning|training|saving|aim|dream"),
+    "stack": (
+        r"stack|deploy\w*|framework|database|backend|frontend|repo|monorepo|kubernetes|k8s|aws|"
+        r"gcp|azure|docker|python|java|kotlin|rust|golang|typescript|javascript|react|vue|angular|"
+        r"django|rails|laravel|symfony|postgres\w*|mysql|mongo\w*|redis"
+    ),
+    "decision": (r"decided|chose|going\s+with|went\s+with|picked|settled|ruled\s+out"),
+    "preference": (
+        r"like|likes|love|loves|hate|hates|fan|favou?rite|fav|prefer|enjoy|adore|nerd|geek|"
+        r"obsessed|sucker|can't\s+stand|refuse"
+    ),
+    "event": (
+        r"graduated|got\s+married|got\s+engaged|got\s+divorced|got\s+promoted|promoted|"
+        r"laid\s+off|had\s+(?:a|our|my)\s+(?:baby|son|daughter)"
+    ),
+}
+
+
 PACK = LanguagePack(
     code="en",
+    family_words=FAMILY_WORDS,
     phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
     stop="",
     role_stop=ROLE_STOP,

@@ -152,8 +152,37 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"siempre|normalmente|cada|tod[oa]s?\s+(?:l[oa]s)?\s*\w+|fines\s+de\s+semana"
+    ),
+    "constraint": (
+        r"al[ée]rgic\w*|alergia|gl[úu]ten|lactosa|cel[íi]ac\w*|presupuesto|port[áa]til|"
+        r"enfermedad"
+    ),
+    "family": (
+        r"esposa|esposo|marido|mujer|novi[oa]|hij[oa]s?|perr\w*|gat[oa]s?|madre|padre|"
+        r"herman[oa]s?|casad[oa]"
+    ),
+    "work": (
+        r"trabajo|curro|empresa|ingenier\w*|desarrollador\w*|profe|profesor\w*|m[ée]dic[oa]|"
+        r"enfermer\w*|estudiante|jubilad[oa]"
+    ),
+    "location": (r"vivo|estoy\s+en"),
+    "identity": (r"llamo|a[ñn]os|nac[ií]"),
+    "instruction": (r"respuestas"),
+    "goal": (r"quiero|objetivo|aprendiendo|estudiando|preparando|ahorrando"),
+    "stack": (r"usamos"),
+    "decision": (r"decidimos|decid[íi]|elegimos|me\s+decid[íi]"),
+    "preference": (r"gusta|gustan|encanta|odio|favorit[oa]"),
+    "event": (r"acabo\s+de|me\s+cas[ée]|graduad[oa]"),
+}
+
+
 PACK = LanguagePack(
     code="es",
+    family_words=FAMILY_WORDS,
     stop=(
         r"\s+(?:y\s+(?:yo|mi|trabajo|vivo|soy|tengo)|pero|porque|aunque|donde|desde\s+hace|hace\s+\w+|"
         r"el\s+año\s+pasado|la\s+semana\s+pasada|el\s+mes\s+pasado|ayer|ahora|ya)\b|[,;:(]|\s-\s"

@@ -146,8 +146,32 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (r"toujours|souvent|d'habitude|tous\s+les|chaque"),
+    "constraint": (r"v[ée]g[ée]tarien\w*|intol[ée]rant\w*|ordinateur|maladie"),
+    "family": (
+        r"femme|mari|copain|copine|fils|fille|enfants|chien|m[èe]re|p[èe]re|fr[èe]re|"
+        r"s[œo]eur|mari[ée]e?"
+    ),
+    "work": (
+        r"travaille|bosse|boulot|entreprise|ing[ée]nieur\w*|d[ée]veloppeu\w*|"
+        r"professeur\w*|m[ée]decin|infirmi\w*|[ée]tudiant\w*|retrait[ée]\w*"
+    ),
+    "location": (r"habite|d[ée]m[ée]nag\w*|je\s+vis"),
+    "identity": (r"m'appelle|ans|n[ée]e"),
+    "instruction": (r"r[ée]ponses"),
+    "goal": (r"veux|voudrais|objectif|apprends|pr[ée]pare|[ée]conomise"),
+    "stack": (r"utilisons"),
+    "decision": (r"choisi|d[ée]cid[ée]|renonc[ée]"),
+    "preference": (r"aime|d[ée]teste|pr[ée]f[èe]re|pr[ée]f[ée]r[ée]e?|horreur"),
+    "event": (r"vient\s+de|viens\s+de|dipl[ôo]m[ée]e?"),
+}
+
+
 PACK = LanguagePack(
     code="fr",
+    family_words=FAMILY_WORDS,
     stop=(
         r"\s+(?:et\s+(?:je|j'|mon|ma|mes)|mais|parce\s+que|car|bien\s+que|où|depuis|il\s+y\s+a|"
         r"l'ann[ée]e\s+derni[èe]re|la\s+semaine\s+derni[èe]re|le\s+mois\s+dernier|hier|maintenant)\b|[,;:(]|\s-\s"

@@ -326,6 +326,10 @@ class LanguagePack:
     regex alternation: the statement is what comes before it."""
     order_verbs: str = ""
     """Verbs of an order after a statement ("I was born in Lagos, write me a poem")."""
+    family_words: Mapping[str, str] = field(default_factory=dict)
+    """The words that name a fact's family, by family (a regex alternation each: "habit":
+    "every|usually|…"): a statement the net keeps goes to the first family whose words it
+    holds (the order is `lexicon.FAMILIES`)."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

@@ -160,8 +160,36 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"sempre|geralmente|normalmente|cada|tod[oa]s?\s+(?:os|as)?\s*\w+|fins\s+de\s+semana"
+    ),
+    "constraint": (
+        r"al[ée]rgic\w*|alergia|gl[úu]ten|or[çc]amento|port[áa]til|doen[çc]a"
+    ),
+    "family": (
+        r"esposa|marido|mulher|namorad[oa]|filh[oa]s?|cachorr\w*|gat[oa]s?|m[ãa]e|pai|"
+        r"irm[ãa]o?s?|casad[oa]"
+    ),
+    "work": (
+        r"trabalho|emprego|empresa|engenheir\w*|desenvolvedor\w*|professor\w*|m[ée]dic[oa]|"
+        r"estudante|aposentad[oa]"
+    ),
+    "location": (r"moro|mud[ée]|mudei|estou\s+em"),
+    "identity": (r"chamo|anos|nasci"),
+    "instruction": (r"respostas"),
+    "goal": (r"quero|objetivo|aprendendo|estudando|preparando|economizando"),
+    "stack": (r"usamos"),
+    "decision": (r"decidimos|escolhemos|escolhi|desisti"),
+    "preference": (r"curto|adoro|amo|odeio|gosto|favorit[oa]"),
+    "event": (r"acabei\s+de|casei|formad[oa]"),
+}
+
+
 PACK = LanguagePack(
     code="pt",
+    family_words=FAMILY_WORDS,
     stop=(
         r"\s+(?:e\s+(?:eu|meu|minha|trabalho|moro|sou|tenho)|mas|porque|embora|onde|desde|h[aá]\s+\w+\s+anos|"
         r"no\s+ano\s+passado|na\s+semana\s+passada|no\s+m[eê]s\s+passado|ontem|agora|hoje)\b|[,;:(]|\s-\s"

@@ -295,6 +295,27 @@ CONSEQUENCE = (
     + r")\b)"
 )
 
+# Families by the words that name them (each pack's `family_words`), the most telling first: a
+# routine is a habit whatever it is about, a diet is a constraint wherever it is said.
+FAMILIES = (
+    "habit",
+    "constraint",
+    "family",
+    "work",
+    "location",
+    "identity",
+    "instruction",
+    "goal",
+    "stack",
+    "decision",
+    "preference",
+    "event",
+)
+FAMILY_WORDS = {
+    family: _either([p.family_words.get(family, "") for p in PACKS.values()])
+    for family in FAMILIES
+}
+
 # -- standing instructions said without a subject ----------------------------------------
 # "Metric units always, please", "Nada de recomendarme series de miedo, por favor", "Du
 # kannst mich ruhig duzen": how every answer should be, said as an order or a permission.
