@@ -25,12 +25,7 @@ CLAUSE_END = re.compile(
 )
 # A comma ends the object unless what follows is one more item of a list or a short
 # apposition ("Portland, Oregon"; "peanuts, shellfish and eggs").
-_COMMA_STOP = re.compile(
-    r"^\s*(?:I|I'm|we|it|this|that|they|he|she|you|there|please|thanks|thank|what|how|why|"
-    r"can|could|would|do|does|is|are|which|who|so|and\s+I|honestly|really|lol|haha|btw|"
-    r"though|however|anyway|then|now|currently|yo|je|ich|eu|y\s+yo|gracias|merci|danke|obrigad[oa])\b",
-    re.IGNORECASE,
-)
+_COMMA_STOP = re.compile(lexicon.COMMA_STOP, re.IGNORECASE)
 _TRAILING = re.compile(
     r"(?:[\s,]+(?:"
     + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in lexicon.TRAILING)

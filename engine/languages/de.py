@@ -192,6 +192,13 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="de",
     family_words=FAMILY_WORDS,
+    comma_stops=r"ich|danke",
+    busy=r"ich\s+bin\s+gerade",
+    deictic_objects=r"dieses|diese|diesen",
+    chapters=r"kapitel|szene",
+    chapter_numbers=r"eins",
+    book_parts=r"prolog|epilog",
+    tale_openings=r"es\s+war\s+einmal",
     stop=(
         r"\s+(?:und\s+(?:ich|mein|meine|\w+e)|aber|weil|obwohl|wo|seit|vor\s+\w+\s+(?:Jahren|Monaten|Wochen)|"
         r"letztes\s+Jahr|letzte\s+Woche|letzten\s+Monat|gestern|jetzt|zurzeit|gerade)\b|[,;:(]|\s-\s"

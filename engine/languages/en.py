@@ -2346,6 +2346,39 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="en",
     family_words=FAMILY_WORDS,
+    comma_stops=(
+        r"I|I'm|we|it|this|that|they|he|she|you|there|please|thanks|thank|what|how|why|"
+        r"can|could|would|do|does|is|are|which|who|so|and\s+I|honestly|really|lol|haha|btw|"
+        r"though|however|anyway|then|now|currently"
+    ),
+    sentence_openers=(
+        r"please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
+        r"don'?t|do\s+not|stop|avoid|quit"
+    ),
+    busy=r"I'm|I\s+am|we're|we\s+are",
+    deictic_preps=r"on|with|for|to",
+    deictic_objects=(
+        r"this|that|these|those|the\s+same|here|the\s+(?:former|latter)|how|what|where|when|why|"
+        r"the\s+way|"
+        r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
+        r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
+        r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
+        r"snippet|attempt)"
+    ),
+    time_phrases=(
+        r"(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
+        r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
+        r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d"
+    ),
+    time_ends=words(
+        "week weekend month quarter year summer winter spring fall autumn sprint days "
+        "weeks months years yesterday today recently ago"
+    ),
+    intensifiers=words("a lot so much too very really more when how way about better"),
+    chapters=r"chapter|scene",
+    chapter_numbers=r"one|two|three",
+    book_parts=r"prologue|epilogue",
+    tale_openings=r"once\s+upon\s+a\s+time|(?:INT|EXT)\.\s",
     phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
     stop="",
     role_stop=ROLE_STOP,

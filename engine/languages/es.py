@@ -183,6 +183,13 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="es",
     family_words=FAMILY_WORDS,
+    comma_stops=r"yo|y\s+yo|gracias",
+    busy=r"estoy",
+    deictic_objects=r"esto|este|esta",
+    chapters=r"cap[íi]tulo|escena",
+    chapter_numbers=r"uno|dos",
+    book_parts=r"pr[óo]logo|ep[íi]logo",
+    tale_openings=r"[ée]rase\s+una\s+vez",
     stop=(
         r"\s+(?:y\s+(?:yo|mi|trabajo|vivo|soy|tengo)|pero|porque|aunque|donde|desde\s+hace|hace\s+\w+|"
         r"el\s+año\s+pasado|la\s+semana\s+pasada|el\s+mes\s+pasado|ayer|ahora|ya)\b|[,;:(]|\s-\s"

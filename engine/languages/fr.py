@@ -172,6 +172,13 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="fr",
     family_words=FAMILY_WORDS,
+    comma_stops=r"je|merci",
+    busy=r"je\s+suis\s+en\s+train",
+    deictic_objects=r"ce|cette|ces",
+    chapters=r"chapitre|sc[èe]ne",
+    chapter_numbers=r"un",
+    book_parts=r"prologue",
+    tale_openings=r"il\s+[ée]tait\s+une\s+fois",
     stop=(
         r"\s+(?:et\s+(?:je|j'|mon|ma|mes)|mais|parce\s+que|car|bien\s+que|où|depuis|il\s+y\s+a|"
         r"l'ann[ée]e\s+derni[èe]re|la\s+semaine\s+derni[èe]re|le\s+mois\s+dernier|hier|maintenant)\b|[,;:(]|\s-\s"

@@ -330,6 +330,36 @@ class LanguagePack:
     """The words that name a fact's family, by family (a regex alternation each: "habit":
     "every|usually|…"): a statement the net keeps goes to the first family whose words it
     holds (the order is `lexicon.FAMILIES`)."""
+    comma_stops: str = ""
+    """What opens a new thought after a comma in an object ("…, I", "…, thanks", "…, y yo"),
+    a regex alternation: the object ends before it."""
+    sentence_openers: str = ""
+    """Words that may open a sentence before a fact's object ("please", "always"), a regex
+    alternation: an object after nothing but these opens its sentence, so its capital is no
+    name's."""
+    busy: str = ""
+    """The user busy with something right now ("I'm", "estoy", "ich bin gerade"), a regex
+    alternation: "I'm at the airport", "estoy escribiendo …" is the task."""
+    deictic_preps: str = ""
+    """Prepositions before a deictic object ("on this")."""
+    deictic_objects: str = ""
+    """An object that points at the conversation ("this bug", "the second option", "esto"), a
+    regex alternation: no durable fact."""
+    time_phrases: str = ""
+    """A time phrase closing an object ("last year", "a few weeks ago"), a regex alternation:
+    left out of the stored object."""
+    time_ends: frozenset[str] = frozenset()
+    """The last words of `time_phrases`: an object ending otherwise keeps its end."""
+    intensifiers: frozenset[str] = frozenset()
+    """Words after a pronoun that still say nothing ("it a lot", "that so much")."""
+    chapters: str = ""
+    """Chapter and scene words ("chapter", "Kapitel"): "Chapter 1." opens a manuscript."""
+    chapter_numbers: str = ""
+    """Number words after a chapter word ("one", "uno", "eins")."""
+    book_parts: str = ""
+    """"Prologue", "Epilog": a line holding one alone opens a manuscript."""
+    tale_openings: str = ""
+    """How a story opens ("once upon a time", "es war einmal"), a regex alternation."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

@@ -190,6 +190,12 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="pt",
     family_words=FAMILY_WORDS,
+    comma_stops=r"eu|obrigad[oa]",
+    busy=r"estou|t[ôo]",
+    deictic_objects=r"isso|isto",
+    chapters=r"cap[íi]tulo",
+    book_parts=r"pr[óo]logo|ep[íi]logo",
+    tale_openings=r"era\s+uma\s+vez",
     stop=(
         r"\s+(?:e\s+(?:eu|meu|minha|trabalho|moro|sou|tenho)|mas|porque|embora|onde|desde|h[aá]\s+\w+\s+anos|"
         r"no\s+ano\s+passado|na\s+semana\s+passada|no\s+m[eê]s\s+passado|ontem|agora|hoje)\b|[,;:(]|\s-\s"

@@ -7,7 +7,6 @@ user is when they speak (the subject lexicon). A language's own words are in its
 from __future__ import annotations
 
 from memtap.engine.languages import en
-from memtap.engine.languages.pack import words
 from memtap.engine.languages.registry import PACKS
 
 
@@ -72,12 +71,9 @@ ABOUT_USER = r"\b" + SUBJECT + r"\b"
 # An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
 PRONOUNS = _union([p.pronouns for p in PACKS.values()])
 
-INTENSIFIERS = words("a lot so much too very really more when how way about better")
+INTENSIFIERS = _union([p.intensifiers for p in PACKS.values()])
 
-TIME_ENDS = words(
-    "week weekend month quarter year summer winter spring fall autumn sprint days "
-    "weeks months years yesterday today recently ago"
-)
+TIME_ENDS = _union([p.time_ends for p in PACKS.values()])
 
 TRAILING = sorted(
     {phrase for p in PACKS.values() for phrase in p.trailing}, key=len, reverse=True
@@ -86,6 +82,14 @@ TRAILING = sorted(
 TRAILING_ENDS = frozenset(phrase.split()[-1] for phrase in TRAILING)
 
 END_WORDS = _union([p.end_words for p in PACKS.values()])
+
+
+# -- extract.py ----------------------------------------------------------------------
+# What may open a sentence before a fact's object ("please", "always"): an object after
+# nothing else opens its sentence, so its capital is no name's.
+SENTENCE_START = (
+    r"[\W]*(?:(?:" + _either([p.sentence_openers for p in PACKS.values()]) + r")[\W]*)*"
+)
 
 
 # -- choice domains (extraction/slots.py) ---------------------------------------------
@@ -257,7 +261,7 @@ NOT_ABOUT_USER = (
 # What the user is doing or where they are right now is the task, not who they are ("I'm
 # writing a cover letter for Google", "I'm at the airport in Denver"), except what is a plan.
 DOING_NOW = (
-    r"^(?:I'm|I\s+am|we're|we\s+are|estoy|estou|t[ôo]|je\s+suis\s+en\s+train|ich\s+bin\s+gerade)\s+"
+    r"^(?:" + _either([p.busy for p in PACKS.values()]) + r")\s+"
     r"(?:just\s+|currently\s+|still\s+)?"
     r"(?!(?:learning|studying|training|saving|planning|moving|relocating|expecting|raising|"
     r"retiring)\b)(?:\w+(?:ing|ndo)\b|at\b|in\b|on\b|with\b|off\b|away\b|out\b|back\b|"
@@ -411,23 +415,21 @@ HAS_SUBJECT = r"^\W*(?:I|I'm|I've|I'd|I'll|i|im|ive|we|we're|my|our|you|your)\b"
 
 
 # -- objects.py ----------------------------------------------------------------------
+# What opens a new thought after a comma inside an object: the object ends before it.
+COMMA_STOP = r"^\s*(?:" + _either([p.comma_stops for p in PACKS.values()]) + r")\b"
+
 SECOND_PERSON = _word_rx("second_person")
 
 # A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
 DEICTIC = (
-    r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
-    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|where|when|why|the\s+way|"
-    r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
-    r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
-    r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
-    r"snippet|attempt))\b"
+    r"^(?:(?:"
+    + _either([p.deictic_preps for p in PACKS.values()])
+    + r")\s+)?(?:"
+    + _either([p.deictic_objects for p in PACKS.values()])
+    + r")\b"
 )
 
-TIME = (
-    r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
-    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
-    r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$"
-)
+TIME = r"\s+(?:" + _either([p.time_phrases for p in PACKS.values()]) + r")\s*$"
 
 THIRD_EN = PACKS["en"].third_person
 """English's own: `objects.third_person` reads its contractions apart."""
@@ -460,9 +462,13 @@ PAYLOAD_INTRO = (
 
 # A line that opens like a manuscript: a chapter or a scene heading, a fairy tale.
 MANUSCRIPT = (
-    r"^[ \t]*(?:(?:chapter|chapitre|cap[íi]tulo|kapitel|scene|escena|sc[èe]ne|szene)\s+"
-    r"(?:\d+|[IVXLC]+|one|two|three|uno|dos|un|eins)[ \t]*(?:[.:\n]|$)|"
-    r"(?:prologue|prolog|pr[óo]logo|epilogue|epilog|ep[íi]logo)[ \t]*(?:[.:\n]|$)|"
-    r"once\s+upon\s+a\s+time|[ée]rase\s+una\s+vez|era\s+uma\s+vez|il\s+[ée]tait\s+une\s+fois|"
-    r"es\s+war\s+einmal|(?:INT|EXT)\.\s)"
+    r"^[ \t]*(?:(?:"
+    + _either([p.chapters for p in PACKS.values()])
+    + r")\s+(?:\d+|[IVXLC]+|"
+    + _either([p.chapter_numbers for p in PACKS.values()])
+    + r")[ \t]*(?:[.:\n]|$)|(?:"
+    + _either([p.book_parts for p in PACKS.values()])
+    + r")[ \t]*(?:[.:\n]|$)|"
+    + _either([p.tale_openings for p in PACKS.values()])
+    + r")"
 )
