@@ -6,7 +6,6 @@ user is when they speak (the subject lexicon). A language's own words are in its
 
 from __future__ import annotations
 
-from memtap.engine.languages import en
 from memtap.engine.languages.registry import PACKS
 
 
@@ -347,71 +346,6 @@ ORDER_NEGATION = (
     + _either([p.order_negations for p in PACKS.values()])
     + r")\b"
 )
-
-
-# -- subjectless.py ------------------------------------------------------------------
-SUBJECTLESS_FILLERS = (
-    r"(?:(?:"
-    + "|".join(sorted(PACKS["en"].fillers | en.SUBJECTLESS_ADVERBS))
-    + r")[,!.:\s]+)*"
-)
-"""English fillers and the adverbs before a verb that left out its "I" ("just moved to…")."""
-
-# Opened by a past tense or a stative verb: "I" was left out. Each verb only with what
-# follows it when it states something ("moved to", "work at"), so a title or a search
-# ("Love Island recap", "Work from home policy template") is not read as the user.
-PAST_OR_STATIVE = (
-    r"^" + SUBJECTLESS_FILLERS + r"(?=(?:just\s+|finally\s+|recently\s+|also\s+)*"
-    r"(?:got\s+(?:married|engaged|divorced|promoted|laid\s+off|fired|hired|a\s+new\s+job)\b|"
-    r"(?:moved|relocated)\s+(?:up\s+|back\s+|out\s+)?(?:to|from)\s+(?-i:[A-Z])|"
-    r"started\s+(?:as|at|my|a\s+new)\b|graduated\b|quit\s+(?:my\b|smoking\b|drinking\b|"
-    r"(?-i:[A-Z]))|left\s+(?:my\b|(?-i:[A-Z]))|became\b|adopted\b|grew\s+up\b|"
-    r"(?:hate|love|adore)\s+(?!the\b|this\b|that\b|it\b|you\b|your\b)(?-i:[a-z])|"
-    r"can't\b|cannot\b|can\s+not\b|don't\b|do\s+not\b|live\s+(?:in|with|near|on|at)\b|"
-    r"work\s+(?:at|for|as|in)\b|"
-    r"retired\s+(?:last|this|in|after|from|early|now|since|\d)))"
-)
-
-# Opened by what follows "I'm": a plan in -ing, an adjective or a noun phrase of the rules,
-# each followed by what makes it a statement ("vegan lasagna recipe" is a search).
-STATE = (
-    r"^"
-    + SUBJECTLESS_FILLERS
-    + r"(?=(?:(?:working\s+(?:as|at|for|in)|living\s+(?:in|with)|studying\s+\w+\s+(?:at|in)|"
-    r"learning\s+(?-i:[A-Z])\w*|training\s+for|saving\s+(?:up\s+)?for|planning\s+to|"
-    r"expecting\s+(?:(?:a|our|my)\s+(?:first\s+|second\s+|third\s+)?(?:baby|child|kid|son|"
-    r"daughter|girl|boy)|twins))\b|not\s+a\b|"
-    r"a\s+(?:huge|big|total|lifelong)\b|"
-    r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s+(?:[\w'-]+\s+){0,3}?"
-    r"(?:fan|nerd|geek|buff|lover|addict|enthusiast|person|foodie)\b|"
-    r"allergic\s+to\b|(?:based|living)\s+(?:in|out\s+of)\b|originally\s+from\b|"
-    r"(?:vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose\s+intolerant|deaf|blind|"
-    r"colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|unemployed|self-employed)"
-    r"(?=\s*(?:$|[,.!;:)]|\s+(?:for|since|now|too|btw|and|but|so|here|myself|lol)\b))))"
-)
-
-# "pronouns are they/them", "hey, name's Dmitri": the "my" left out of what is the user's own.
-OWN = (
-    r"^"
-    + SUBJECTLESS_FILLERS
-    + r"(?=(?:name's|name\s+is|pronouns\s+are|pronouns:|birthday\s+is)\b)"
-)
-
-# "Data engineer at Shopify here", "Single dad here": who is speaking, said the way people
-# sign a message. A lone name ("Marco here") is the signature rule's.
-HERE = (
-    r"^"
-    + SUBJECTLESS_FILLERS
-    + r"(?P<who>(?:[\w/&+'.-]+\s+){1,6}?[\w/&+'.-]+|[a-z][\w/&+'.-]*)\s+here\b"
-    r"(?=\s*(?:[,.!;:—–-]|$))"
-)
-
-NOT_WHO = (
-    r"^(?:same|nobody|no\s+one|everyone|anyone|someone|it|this|that|there|i|me|we|you|stuck|"
-    r"new|back|still|right|over|lost|all|the|my|our|just|hi|hello|hey|thanks)\b"
-)
-
-HAS_SUBJECT = r"^\W*(?:I|I'm|I've|I'd|I'll|i|im|ive|we|we're|my|our|you|your)\b"
 
 
 # -- objects.py ----------------------------------------------------------------------
