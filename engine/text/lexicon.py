@@ -1,7 +1,11 @@
-"""The words the engine's readers share across languages (data only): what makes a clause
-a request, a hypothetical, fiction or reported speech, what joins two clauses, and who the
-user is when they speak (the subject lexicon). A language's own words are in its pack
-(`engine/languages/`); these are read whatever the language of the text.
+"""The words the engine's readers share across languages, each joined over the registered
+packs (`engine/languages/`) into one pattern or word set: what makes a clause a question, a
+request, a hypothetical, fiction or reported speech, what joins two clauses, who the user is
+when they speak (the subject lexicon), what opens a statement about them, what names a fact's
+family, what ends or empties an object. These are read whatever the language of the text;
+a pack's field says what each of its words is for (`pack.LanguagePack`). Written here: the
+choice domains (product names, no language's), the order of the families and the tail of
+"doing now" (an -ing or -ndo form, a place word).
 """
 
 from __future__ import annotations
