@@ -171,10 +171,7 @@ def _family_named(said: str) -> str | None:
 
 
 # "I'm <who>": with no word naming a family, the only self-statement kept (identity).
-_IS = re.compile(
-    r"^(?:I'm|I\s+am|we're|we\s+are|je\s+suis|soy|sou|ich\s+bin|bin|somos|nous\s+sommes)\s+(?P<next>\S+)",
-    re.IGNORECASE,
-)
+_IS = re.compile(lexicon.I_AM, re.IGNORECASE)
 # How the user is right now, not who they are.
 _PASSING = _word_set(
     "away out off busy free available late early home back sick ill tired exhausted fine good "

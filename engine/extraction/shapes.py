@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from memtap.engine.extraction.rules import Accept, Family, Polarity, Rule, SlotOf, rule
 from memtap.engine.extraction.slots import domain_of
 from memtap.engine.languages.pack import LanguagePack, Phrase
+from memtap.engine.text import lexicon
 
 START = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
 """Where a phrase may start: the clause's start or after a space or an opening mark."""
-NAME_STOP = re.compile(
-    r"\s+(?:y|e|et|und|and|pero|mas|mais|aber|from|aus|de\s+\d)\b|[,;.!(]",
-    re.IGNORECASE,
-)
+NAME_STOP = re.compile(lexicon.NAME_STOP, re.IGNORECASE)
 """Where a name ends, in every language ("Me llamo Ana y …", "Ich heiße Jan aus Köln")."""
 
 Check = Callable[[LanguagePack], Accept]

@@ -2346,6 +2346,17 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="en",
     family_words=FAMILY_WORDS,
+    clause_ends=(
+        r"because|since|as\s+it|as\s+they|but|so\s+that|so|which|when|whenever|if|unless|though|"
+        r"although|except|and\s+(?:I|we|my|our|it|that|this|you)|or\s+(?:I|we)"
+    ),
+    name_ends=r"and|from",
+    scope_words=r"for|in|when|with|on",
+    i_am=r"I'm|I\s+am|we're|we\s+are",
+    mail_headers=r"From|To|Cc|Bcc|Subject|Sent|Date|Reply-To",
+    reply_lines=(
+        r"-{2,}\s*(?:Original Message|Forwarded message)|On .{5,120} wrote:\s*$"
+    ),
     comma_stops=(
         r"I|I'm|we|it|this|that|they|he|she|you|there|please|thanks|thank|what|how|why|"
         r"can|could|would|do|does|is|are|which|who|so|and\s+I|honestly|really|lol|haha|btw|"

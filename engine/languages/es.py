@@ -183,6 +183,12 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="es",
     family_words=FAMILY_WORDS,
+    clause_ends=r"porque|pero|si\s+(?=\w)",
+    name_ends=r"y|pero|de\s+\d",
+    scope_words=r"para|en",
+    i_am=r"soy|somos",
+    mail_headers=r"De|Para|Asunto|Enviado",
+    reply_lines=r"El .{5,120} escribió:",
     comma_stops=r"yo|y\s+yo|gracias",
     busy=r"estoy",
     deictic_objects=r"esto|este|esta",

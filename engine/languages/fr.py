@@ -172,6 +172,12 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="fr",
     family_words=FAMILY_WORDS,
+    clause_ends=r"parce\s+que?|mais|si\s+(?=\w)",
+    name_ends=r"et|mais|de\s+\d",
+    scope_words=r"pour|en",
+    i_am=r"je\s+suis|nous\s+sommes",
+    mail_headers=r"De|À|Objet|Envoyé",
+    reply_lines=r"Le .{5,120} a écrit\s*:",
     comma_stops=r"je|merci",
     busy=r"je\s+suis\s+en\s+train",
     deictic_objects=r"ce|cette|ces",

@@ -190,6 +190,12 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="pt",
     family_words=FAMILY_WORDS,
+    clause_ends=r"porque|mas\s+(?=\w)",
+    name_ends=r"e|mas|de\s+\d",
+    scope_words=r"para",
+    i_am=r"sou|somos",
+    mail_headers=r"De|Para|Assunto|Enviada",
+    reply_lines=r"Em .{5,120} escreveu:",
     comma_stops=r"eu|obrigad[oa]",
     busy=r"estou|t[ôo]",
     deictic_objects=r"isso|isto",

@@ -353,6 +353,24 @@ ORDER_NEGATION = (
 
 
 # -- objects.py ----------------------------------------------------------------------
+# Where the object of a fact ends: the rest is reasoning or another clause, not the fact.
+CLAUSE_END = (
+    r"\s*(?:;|:|\(|\s-\s|\s–\s|\s—\s|\b(?:"
+    + _either([p.clause_ends for p in PACKS.values()])
+    + r")\b)"
+)
+NAME_STOP = r"\s+(?:" + _either([p.name_ends for p in PACKS.values()]) + r")\b|[,;.!(]"
+"""Where a name ends, in every language ("Me llamo Ana y …", "Ich heiße Jan aus Köln")."""
+AND = (
+    r"\b(?:" + "|".join(sorted({w for p in PACKS.values() for w in p.joiners})) + r")\b"
+)
+""""and" in every language (each pack's `joiners`)."""
+SCOPE = (
+    r"\s(?:" + _either([p.scope_words for p in PACKS.values()]) + r")\s+(?P<scope>.+)$"
+)
+"""The scope of a choice: what follows its qualifier ("tabs over spaces for YAML")."""
+I_AM = r"^(?:" + _either([p.i_am for p in PACKS.values()]) + r")\s+(?P<next>\S+)"
+
 # What opens a new thought after a comma inside an object: the object ends before it.
 COMMA_STOP = r"^\s*(?:" + _either([p.comma_stops for p in PACKS.values()]) + r")\b"
 
@@ -382,6 +400,9 @@ THIRD_OTHER = {
 
 
 # -- speech.py -----------------------------------------------------------------------
+MAIL_HEADER = r"^\s*(?:" + _either([p.mail_headers for p in PACKS.values()]) + r"):\s"
+REPLY = r"^\s*(?:" + _either([p.reply_lines for p in PACKS.values()]) + ")"
+
 GREETING = (
     r"^\s*(?:" + _either([p.greetings for p in PACKS.values()]) + r")\b[^\n]{0,60},\s*$"
 )
