@@ -150,10 +150,6 @@ def _quoted(said: str) -> str:
     return f'{PREFIX}{said[:1].upper()}{said[1:]}"'
 
 
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 def language_of(said: str) -> str:
     """The language whose commonest words `said` uses most (English on a tie)."""
     words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
@@ -173,11 +169,7 @@ def _family_named(said: str) -> str | None:
 # "I'm <who>": with no word naming a family, the only self-statement kept (identity).
 _IS = re.compile(lexicon.I_AM, re.IGNORECASE)
 # How the user is right now, not who they are.
-_PASSING = _word_set(
-    "away out off busy free available late early home back sick ill tired exhausted fine good "
-    "great happy sad excited nervous stressed bored flexible ready done sure glad sorry new "
-    "at in on with off about going gonna trying ab im am beim zum zur en à au chez em no na con"
-)
+_PASSING = lexicon.PASSING
 
 
 def _family_by_grammar(said: str) -> str | None:
@@ -207,10 +199,7 @@ def _content_word(word: str, family: str | None) -> bool:
 
 
 # Words that only say how much: no object.
-_EMPTY_WORDS = _word_set(
-    "really totally truly absolutely verdad mucho muchísimo muito demais nada sehr wirklich echt "
-    "total vraiment beaucoup trop tellement"
-)
+_EMPTY_WORDS = lexicon.EMPTY_WORDS
 
 
 _ANSWER_WORDS = re.compile(lexicon.ANSWER_WORDS, re.IGNORECASE)

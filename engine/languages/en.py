@@ -2346,6 +2346,12 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="en",
     family_words=FAMILY_WORDS,
+    passing=words(
+        "away out off busy free available late early home back sick ill tired exhausted fine "
+        "good great happy sad excited nervous stressed bored flexible ready done sure glad "
+        "sorry new at in on with off about going gonna trying im am"
+    ),
+    empty_words=words("really totally truly absolutely"),
     clause_ends=(
         r"because|since|as\s+it|as\s+they|but|so\s+that|so|which|when|whenever|if|unless|though|"
         r"although|except|and\s+(?:I|we|my|our|it|that|this|you)|or\s+(?:I|we)"

@@ -183,6 +183,8 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="es",
     family_words=FAMILY_WORDS,
+    passing=words("en con"),
+    empty_words=words("verdad mucho muchísimo nada"),
     clause_ends=r"porque|pero|si\s+(?=\w)",
     name_ends=r"y|pero|de\s+\d",
     scope_words=r"para|en",

@@ -172,6 +172,8 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="fr",
     family_words=FAMILY_WORDS,
+    passing=words("en à au chez"),
+    empty_words=words("vraiment beaucoup trop tellement"),
     clause_ends=r"parce\s+que?|mais|si\s+(?=\w)",
     name_ends=r"et|mais|de\s+\d",
     scope_words=r"pour|en",

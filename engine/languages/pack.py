@@ -374,6 +374,11 @@ class LanguagePack:
     """Header names of a pasted email ("Subject", "Asunto", "Betreff"), a regex alternation."""
     reply_lines: str = ""
     """The line above a quoted reply ("On … wrote:", "Am … schrieb"), a regex alternation."""
+    passing: frozenset[str] = frozenset()
+    """What follows "I am" when it is how the user is right now ("busy", "tired", "beim",
+    "chez"): no identity."""
+    empty_words: frozenset[str] = frozenset()
+    """Words that add only emphasis ("really", "muito", "sehr"): no content of a statement."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

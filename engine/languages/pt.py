@@ -190,6 +190,8 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="pt",
     family_words=FAMILY_WORDS,
+    passing=words("em no na"),
+    empty_words=words("muito demais nada"),
     clause_ends=r"porque|mas\s+(?=\w)",
     name_ends=r"e|mas|de\s+\d",
     scope_words=r"para",

@@ -369,6 +369,9 @@ SCOPE = (
     r"\s(?:" + _either([p.scope_words for p in PACKS.values()]) + r")\s+(?P<scope>.+)$"
 )
 """The scope of a choice: what follows its qualifier ("tabs over spaces for YAML")."""
+PASSING = _union([p.passing for p in PACKS.values()])
+"""How the user is right now, not who they are ("I'm busy", "je suis chez …")."""
+EMPTY_WORDS = _union([p.empty_words for p in PACKS.values()])
 I_AM = r"^(?:" + _either([p.i_am for p in PACKS.values()]) + r")\s+(?P<next>\S+)"
 
 # What opens a new thought after a comma inside an object: the object ends before it.
