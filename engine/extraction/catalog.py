@@ -26,7 +26,7 @@ def _all_rules() -> tuple[Rule, ...]:
     for pack in packs:
         rules = rules_of(pack)
         if pack.code == "en":  # who the user is comes before what they build and plan
-            after = len(en_words.PEOPLE)
+            after = len(en_words.PEOPLE) + len(en_words.DEVICES)
             rules = (*rules[:after], *en.RULES, *rules[after:])
         phrases += rules
     named = tuple(r for pack in packs for r in named_relatives.rules_of(pack))

@@ -196,6 +196,34 @@ def _technical(pack: LanguagePack) -> Accept:
     return lambda m, obj: technical.search(obj) is not None
 
 
+def _named_or_technical(pack: LanguagePack) -> Accept:
+    """A thing named (a capital or a digit: "a Pixel 8") or technical ("runs linux")."""
+    technical = _rx(pack.technical)
+    return lambda m, obj: (
+        re.search(r"[A-Z0-9]", obj) is not None or technical.search(obj) is not None
+    )
+
+
+def _not_about_task(pack: LanguagePack) -> Accept:
+    """An event of the user's life, not of the task ("just got this error")."""
+    task = _rx(r"\b(?:" + pack.task_words + r")\b" if pack.task_words else "")
+    return lambda m, obj: task.search(obj) is None
+
+
+def _not_pointing(pack: LanguagePack) -> Accept:
+    """An event that does not end pointing at the conversation ("I just finished that")."""
+    pointing = re.compile(
+        r"\b(?:" + pack.pointing_end + r")\b\s*$" if pack.pointing_end else r"(?!x)x"
+    )
+    return lambda m, obj: pointing.search(obj) is None
+
+
+def _not_output(pack: LanguagePack) -> Accept:
+    """A dated event that is not about a program's output ("got an error yesterday")."""
+    output = _rx(r"\b(?:" + pack.output_words + r")\b" if pack.output_words else "")
+    return lambda m, obj: output.search(obj) is None
+
+
 def _standing(pack: LanguagePack) -> Accept:
     """A style or behaviour instruction, or any instruction said to hold from now on."""
     style, behaviour, standing = (
@@ -367,6 +395,8 @@ SHAPES: dict[str, Shape] = {
     "stack_refused_technical": Shape(
         "stack", "negative", choice=True, check=_technical
     ),
+    "device_named": Shape("stack", slot="device.{what}", check=_named_or_technical),
+    "stack_named": Shape("stack", check=_named_or_technical),
     "project": Shape("stack", group="project"),
     "project_plan": Shape("stack", group="project", check=_not_task),
     # goals, events, preferences
@@ -374,6 +404,9 @@ SHAPES: dict[str, Shape] = {
     "goal_verb": Shape("goal", check=_goal),
     "goal_plan": Shape("goal", check=_not_task),
     "event": Shape("event"),
+    "event_not_task": Shape("event", check=_not_about_task),
+    "event_not_pointing": Shape("event", check=_not_pointing),
+    "event_dated": Shape("event", check=_not_output),
     "like": Shape("preference", group="choice"),
     "dislike": Shape("preference", "negative", group="choice"),
     "prefer": Shape("preference", group="choice", choice=True),

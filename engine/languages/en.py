@@ -2196,6 +2196,70 @@ CHOICES: tuple[P, ...] = (
 )
 
 
+# What the user's devices are and run, said before the rules still written as code
+# (engine/extraction/languages/en_plans.py) and tried in this order right after `PEOPLE`.
+DEVICES: tuple[P, ...] = (
+    P(
+        "device_named",
+        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>is|'s)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "laptop machine computer desktop workstation phone editor ide os car",
+        own_start=True,
+        examples=(E("My phone is a Pixel 8.", "Their phone is a Pixel 8"),),
+    ),
+    P(
+        "stack_named",
+        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>runs|runs\s+on|uses|has)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "laptop machine computer desktop workstation phone editor ide os car",
+        own_start=True,
+        examples=(E("My laptop runs Arch Linux.", "Their laptop runs Arch Linux"),),
+    ),
+)
+
+# Events of the user's life, tried right after those rules.
+EVENTS: tuple[P, ...] = (
+    P(
+        "event_not_task",
+        r"^(?P<obj>(?:just|finally|recently)\s+(?:got|bought|finished|started|moved|graduated|retired|adopted|launched|passed|turned|became|had|joined|quit|left|hit|won)\b.+)",
+        "{obj}",
+        "just finally recently",
+        own_start=True,
+        examples=(
+            E("Just moved to Denver last week", "Just moved to Denver last week"),
+        ),
+    ),
+    P(
+        "event_not_pointing",
+        r"(?:I|we)\s+"
+        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|had\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){1,2}?(?:surgery|operation|transplant|accident|stroke|heart\s+attack|concussion|miscarriage|c-section)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|(?:my|our)(?:\s+first)?)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
+        "{obj}",
+        "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
+        examples=(E("I just turned 30!", "Just turned 30"),),
+    ),
+    P(
+        "event_not_task",
+        r"(?:I|we)\s+"
+        + r"(?P<obj>(?:just|recently|finally)\s+(?:got|bought|adopted|built|finished|started|launched|shipped|released|published|joined|passed|won|ran|completed|signed|sold|opened|found|made|hit|reached|crossed|became|had|turned|celebrated|visited|returned|welcomed|hired|raised|closed|moved|went|came)\b.+)",
+        "{obj}",
+        "just recently finally",
+        examples=(
+            E(
+                "I just had my first baby last month.",
+                "Just had their first baby last month",
+            ),
+        ),
+    ),
+    P(
+        "event_dated",
+        r"(?:I|we)\s+"
+        + r"(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:yesterday|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d))\b",
+        "{obj}",
+        "last this yesterday ago in",
+        examples=(E("I moved to Berlin in 2019.", "Moved to Berlin in 2019"),),
+    ),
+)
+
 # -- clauses that state no fact (engine/extraction/clauses.py) --------------------------------
 QUESTION_START = (
     r"^(?:(?:so|and|but|ok|okay|also|hey|hi|well|now|quick\s+question)[,:]?\s+)*"
@@ -2346,6 +2410,11 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="en",
     family_words=FAMILY_WORDS,
+    task_words=r"this|that|it|error|bug|issue|problem|message|warning",
+    pointing_end=r"this|that|it",
+    output_words=(
+        r"error|bug|issue|problem|exception|warning|message|result|output|response|reply"
+    ),
     passing=words(
         "away out off busy free available late early home back sick ill tired exhausted fine "
         "good great happy sad excited nervous stressed bored flexible ready done sure glad "
@@ -2396,7 +2465,7 @@ PACK = LanguagePack(
     chapter_numbers=r"one|two|three",
     book_parts=r"prologue|epilogue",
     tale_openings=r"once\s+upon\s+a\s+time|(?:INT|EXT)\.\s",
-    phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
+    phrases=(*PEOPLE, *DEVICES, *EVENTS, *NEEDS, *PLANS, *CHOICES),
     stop="",
     role_stop=ROLE_STOP,
     place_stop=PLACE_STOP,

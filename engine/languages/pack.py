@@ -379,6 +379,15 @@ class LanguagePack:
     "chez"): no identity."""
     empty_words: frozenset[str] = frozenset()
     """Words that add only emphasis ("really", "muito", "sehr"): no content of a statement."""
+    task_words: str = ""
+    """Words of the task at hand ("error", "bug", "this"), a regex alternation: an event
+    holding one is about the conversation ("just got this error")."""
+    pointing_end: str = ""
+    """Words that point at the conversation ("this|that|it", as written): an event ending on
+    one is about it ("I just finished that")."""
+    output_words: str = ""
+    """What a program gives back ("error", "output", "response"), a regex alternation: a
+    dated event about one is the task ("got a weird response yesterday")."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

@@ -14,28 +14,9 @@ from memtap.engine.extraction.languages.en_vocab import (
     not_task,
 )
 from memtap.engine.extraction.rules import Rule
-from memtap.engine.languages.en import ADV, I_OR_WE, START
+from memtap.engine.languages.en import ADV, START
 
 RULES: tuple[Rule, ...] = (
-    en_rule(
-        "stack",
-        # a thing the user has one of at a time: a newer "my laptop is …" replaces the older
-        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>is|'s)\s+(?P<obj>.+)",
-        "Their {what} {verb} {obj}",
-        "laptop machine computer desktop workstation phone editor ide os car",
-        slot="device.{what}",
-        accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
-        examples=(("My phone is a Pixel 8.", "Their phone is a Pixel 8"),),
-    ),
-    en_rule(
-        "stack",
-        # what runs on it is one fact among several ("runs Arch", "has 16 GB")
-        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>runs|runs\s+on|uses|has)\s+(?P<obj>.+)",
-        "Their {what} {verb} {obj}",
-        "laptop machine computer desktop workstation phone editor ide os car",
-        accept=lambda m, o: re.search(r"[A-Z0-9]", o) is not None or is_technical(m, o),
-        examples=(("My laptop runs Arch Linux.", "Their laptop runs Arch Linux"),),
-    ),
     en_rule(
         "stack",
         START
@@ -123,65 +104,5 @@ RULES: tuple[Rule, ...] = (
         examples=(
             ("My dream is to open a bookshop.", "Their dream is to open a bookshop"),
         ),
-    ),
-    en_rule(
-        "event",
-        r"^(?P<obj>(?:just|finally|recently)\s+(?:got|bought|finished|started|moved|graduated|retired|adopted|launched|passed|turned|became|had|joined|quit|left|hit|won)\b.+)",
-        "{obj}",
-        "just finally recently",
-        accept=lambda m, o: (
-            not re.search(
-                r"\b(?:this|that|it|error|bug|issue|problem|message|warning)\b",
-                o,
-                re.IGNORECASE,
-            )
-        ),
-        examples=(
-            ("Just moved to Denver last week", "Just moved to Denver last week"),
-        ),
-    ),
-    en_rule(
-        "event",
-        I_OR_WE
-        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|had\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){1,2}?(?:surgery|operation|transplant|accident|stroke|heart\s+attack|concussion|miscarriage|c-section)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|(?:my|our)(?:\s+first)?)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
-        "{obj}",
-        "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
-        accept=lambda m, o: not re.search(r"\b(?:this|that|it)\b\s*$", o),
-        examples=(("I just turned 30!", "Just turned 30"),),
-    ),
-    en_rule(
-        "event",
-        I_OR_WE
-        + r"(?P<obj>(?:just|recently|finally)\s+(?:got|bought|adopted|built|finished|started|launched|shipped|released|published|joined|passed|won|ran|completed|signed|sold|opened|found|made|hit|reached|crossed|became|had|turned|celebrated|visited|returned|welcomed|hired|raised|closed|moved|went|came)\b.+)",
-        "{obj}",
-        "just recently finally",
-        accept=lambda m, o: (
-            not re.search(
-                r"\b(?:this|that|it|error|bug|issue|problem|message|warning)\b",
-                o,
-                re.IGNORECASE,
-            )
-        ),
-        examples=(
-            (
-                "I just had my first baby last month.",
-                "Just had their first baby last month",
-            ),
-        ),
-    ),
-    en_rule(
-        "event",
-        I_OR_WE
-        + r"(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:yesterday|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d))\b",
-        "{obj}",
-        "last this yesterday ago in",
-        accept=lambda m, o: (
-            not re.search(
-                r"\b(?:error|bug|issue|problem|exception|warning|message|result|output|response|reply)\b",
-                o,
-                re.IGNORECASE,
-            )
-        ),
-        examples=(("I moved to Berlin in 2019.", "Moved to Berlin in 2019"),),
     ),
 )
