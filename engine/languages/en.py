@@ -1,9 +1,9 @@
 """English: the words memtap reads in English (data only). English facts are phrases read by
 the shapes of `engine/extraction/shapes.py`, like every pack's: who the user is (`PEOPLE`),
-what they need (`NEEDS`), build and plan (`PLANS`), prefer, decide and do (`CHOICES`); ten
-rules about devices, stacks, projects, goals and events are still code
-(`engine/extraction/languages/en_plans.py`), with checks that read English words of their
-own, and take their words from here."""
+their devices (`DEVICES`), what they build with, build and aim at (`PROJECTS`), the events
+of their life (`EVENTS`), what they need (`NEEDS`), plan (`PLANS`), prefer, decide and do
+(`CHOICES`). The readings of a clause without its subject (`engine/extraction/subjectless.py`)
+take their words from the end of this module."""
 
 from __future__ import annotations
 
@@ -2196,8 +2196,7 @@ CHOICES: tuple[P, ...] = (
 )
 
 
-# What the user's devices are and run, said before the rules still written as code
-# (engine/extraction/languages/en_plans.py) and tried in this order right after `PEOPLE`.
+# What the user's devices are and run, tried right after `PEOPLE`.
 DEVICES: tuple[P, ...] = (
     P(
         "device_named",
@@ -2217,7 +2216,56 @@ DEVICES: tuple[P, ...] = (
     ),
 )
 
-# Events of the user's life, tried right after those rules.
+# What the user builds with, builds and aims at, then the events of their life.
+PROJECTS: tuple[P, ...] = (
+    P(
+        "stack_used",
+        r"(?P<who>I|we)(?:\s+|(?='))"
+        + ADV
+        + r"(?P<verb>use|are\s+using|'re\s+using|am\s+using|'m\s+using|rely\s+on|run|are\s+running|'re\s+running|(?:deploy|host|run)(?:\s+(?:everything|it\s+all|all\s+of\s+it|our\s+\w+|it|things|stuff))?\s+(?:to|on|with|at|in)|build\s+(?:with|on)|develop\s+(?:with|in)|code(?:\s+(?:mostly|mainly|primarily|only))?\s+in|write|program(?:\s+(?:mostly|mainly|primarily|only))?\s+in|work\s+with|are\s+on|'re\s+on|standardi[sz]ed\s+on)\s+(?P<obj>.+)",
+        {"i": "Uses {obj}", "we": "Their team uses {obj}"},
+        "use using rely run running deploy host build develop code write program work on standardized standardised",
+        key="who",
+        resolvable=True,
+        examples=(E("I use Vim.", "Uses Vim"),),
+    ),
+    P(
+        "stack_fact",
+        r"(?:\b(?P<who>our|my)|^(?:the|The))\s+(?P<what>(?:main\s+|whole\s+|tech\s+|current\s+|production\s+|new\s+)?(?:stack|tech\s+stack|backend|back-end|frontend|front-end|database|db|api|apis|infra|infrastructure|ci|ci/cd|pipeline|app|apps|application|website|site|service|services|server|servers|cluster|monorepo|codebase|repo|project|product|data\s+warehouse|orm|framework|cloud|hosting|deployment|mobile\s+app|code|models?|platform|web\s+app|data|dev\s+environment|setup|blog|shop|store|newsletter|podcast|portfolio)(?:\s+\w+)?)\s+(?P<verb>is|are|runs|run|uses|use|'s|lives|sits|is\s+written|is\s+built|are\s+written|are\s+built|was\s+built|was\s+written|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|targets|depends\s+on|talk\s+(?:over|via|through)|communicate\s+(?:over|via|through)|run\s+on|live\s+on)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "stack backend frontend database db api apis infra infrastructure ci pipeline app apps application website site service services server servers cluster monorepo codebase repo project product warehouse orm framework cloud hosting deployment code model models platform data environment setup blog shop store newsletter podcast portfolio",
+        own_start=True,
+        examples=(E("My blog runs on Hugo.", "Their blog runs on Hugo"),),
+    ),
+    P(
+        "project_built",
+        r"(?P<who>I|we)(?:'m|'re|\s+am|\s+are)\s+"
+        + ADV
+        + r"(?:in\s+the\s+middle\s+of\s+|busy\s+)?(?P<verb>building|developing|making|writing|creating|rewriting|refactoring|working\s+on|maintaining|launching|designing|prototyping|training|fine-tuning|self-hosting|hosting|running|(?:migrating|moving|switching|porting)(?:\s+\w+){0,2}?\s+from\s+.+?\s+to|migrating\s+to|moving\s+to|switching\s+to|porting)\s+(?P<obj>.+)",
+        {"i": "Is {verb} {obj}", "we": "Their team is {verb} {obj}"},
+        "building developing making writing creating rewriting refactoring working maintaining launching designing prototyping migrating moving porting switching training tuning hosting running",
+        key="who",
+        resolvable=True,
+        examples=(
+            E(
+                "I'm developing a Discord bot in Python.",
+                "Is developing a Discord bot in Python",
+            ),
+        ),
+    ),
+    P(
+        "goal_named",
+        r"\b(?:my|^the|^our)\s+(?:main\s+|big\s+|long-term\s+|short-term\s+|ultimate\s+|next\s+|career\s+|fitness\s+|new\s+year'?s?\s+)?(?P<what>goal|goals|plan|plans|dream|aim|objective|resolution|target|ambition)(?:\s+for\s+[\w\s]{2,20}?|\s+(?:this|next|for\s+the)\s+\w+)?\s+(?:is|are)\s+(?P<obj>.+)",
+        "Their {what} is {obj}",
+        "goal goals plan plans dream aim objective resolution target ambition",
+        own_start=True,
+        examples=(
+            E("My dream is to open a bookshop.", "Their dream is to open a bookshop"),
+        ),
+    ),
+)
+
+# Events of the user's life, after what the user builds.
 EVENTS: tuple[P, ...] = (
     P(
         "event_not_task",
@@ -2410,6 +2458,17 @@ FAMILY_WORDS = {
 PACK = LanguagePack(
     code="en",
     family_words=FAMILY_WORDS,
+    use_verbs=("use", "are using", "'re using", "am using", "'m using", "rely"),
+    aids=r"(?:a\s+)?(?:screen\s*reader|wheelchair|hearing)",
+    passing_states=(
+        r"(?:down|broken|slow|failing|not|great|awesome|a\s+mess|buggy|crashing|giving|throwing|returning)\b"
+    ),
+    being_verbs=frozenset(["is", "are", "'s"]),
+    chores=(
+        r"(?:a\s+)?(?:\w+\s+)?(?:function|script|query|regex|email|letter|post|essay|list|mistake|progress|dinner|lunch|breakfast|coffee|tea|sure)\b"
+    ),
+    loose_verbs=LOOSE_VERBS,
+    not_goal_starts=("simple", "this", "that", "to ask", "to know", "to understand"),
     task_words=r"this|that|it|error|bug|issue|problem|message|warning",
     pointing_end=r"this|that|it",
     output_words=(
@@ -2465,7 +2524,7 @@ PACK = LanguagePack(
     chapter_numbers=r"one|two|three",
     book_parts=r"prologue|epilogue",
     tale_openings=r"once\s+upon\s+a\s+time|(?:INT|EXT)\.\s",
-    phrases=(*PEOPLE, *DEVICES, *EVENTS, *NEEDS, *PLANS, *CHOICES),
+    phrases=(*PEOPLE, *DEVICES, *PROJECTS, *EVENTS, *NEEDS, *PLANS, *CHOICES),
     stop="",
     role_stop=ROLE_STOP,
     place_stop=PLACE_STOP,

@@ -388,6 +388,25 @@ class LanguagePack:
     output_words: str = ""
     """What a program gives back ("error", "output", "response"), a regex alternation: a
     dated event about one is the task ("got a weird response yesterday")."""
+    use_verbs: tuple[str, ...] = ()
+    """How a verb of use starts ("use", "am using", "rely"): "I use X" names the user's stack
+    whatever X is; another verb of building or running, only when X is technical."""
+    aids: str = ""
+    """What the user uses that is no stack ("a screen reader", "a wheelchair"), a regex read
+    at the object's start."""
+    passing_states: str = ""
+    """How a stack is for now ("down", "broken", "a mess"), a regex read at the object's
+    start: no fact."""
+    being_verbs: frozenset[str] = frozenset()
+    """"is", "are", "'s": after one a stack's object states a fact only when it names
+    something (a capital, a digit, a technical word)."""
+    chores: str = ""
+    """Things made as a task ("a function", "an email", "dinner"), a regex read at the
+    object's start: no project."""
+    loose_verbs: frozenset[str] = frozenset()
+    """Verbs of a project that are one only for something technical ("running", "making")."""
+    not_goal_starts: tuple[str, ...] = ()
+    """How "my goal is …" starts when it is no goal ("simple", "to ask")."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""
