@@ -1,18 +1,16 @@
 """Every fact rule, in the order extraction tries them, and their trigger index.
 
 Every language pack (`engine/languages/registry.py`) brings phrases that the shapes
-(`shapes.py`) turn into rules, in the registry's order. English keeps ten rules written as
-code (`languages/en_plans.py`: devices, stacks, projects, goals and events whose checks read
-English words of their own), tried after the English pack's phrases about who the user is.
+(`shapes.py`) turn into rules, in the registry's order, then the named relatives of every
+pack (`languages/named_relatives.py`).
 Adding a language is adding a pack to the registry, or `register(pack)` at run time.
 """
 
 from __future__ import annotations
 
-from memtap.engine.extraction.languages import en, named_relatives
+from memtap.engine.extraction.languages import named_relatives
 from memtap.engine.extraction.rules import Rule, RuleIndex
 from memtap.engine.extraction.shapes import rules_of
-from memtap.engine.languages import en as en_words
 from memtap.engine.languages import registry
 from memtap.engine.languages.pack import LanguagePack
 
@@ -22,13 +20,7 @@ def _all_rules() -> tuple[Rule, ...]:
     # choices, so "I don't eat pork" is a constraint before it could be read as a habit;
     # other languages after: their triggers rarely meet English text).
     packs = registry.PACKS.values()
-    phrases: list[Rule] = []
-    for pack in packs:
-        rules = rules_of(pack)
-        if pack.code == "en":  # who the user is comes before what they build and plan
-            after = len(en_words.PEOPLE)
-            rules = (*rules[:after], *en.RULES, *rules[after:])
-        phrases += rules
+    phrases = [rule for pack in packs for rule in rules_of(pack)]
     named = tuple(r for pack in packs for r in named_relatives.rules_of(pack))
     return (*phrases, *named)
 

@@ -19,8 +19,7 @@ NonFact = Literal["question", "hypothetical", "reported", "request", "fiction"]
 
 _PARENTHESIS = re.compile(r"\(([^()]{3,200})\)")
 _CLAUSE_SPLIT = re.compile(
-    r"\s*;\s*|(?<!\bme),?\s+(?:and|but|so|plus|also|though|although|while|whereas|because|since|as|cause|"
-    r"y|pero|porque|e|mas|porque|et|mais|car|und|aber|weil|denn|sondern)\s+"
+    r"\s*;\s*|(?<!\bme),?\s+(?:" + "|".join(sorted(lexicon.JOINERS)) + r")\s+"
     r"(?!I\s+(?:are|were|both|have\s+both)\b)(?="
     + lexicon.SUBJECT
     + r"\b|"
@@ -37,9 +36,8 @@ _CLAUSE_SPLIT = re.compile(
     + r"|\w+\s+"
     + lexicon.INVERTED_SUBJECT
     + r")\b)"
-    r"|,\s+(?=(?:what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
-    r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions))\b)"
-    r"|(?:,|\s)\s*(?=¿)|,\s+(?=" + lexicon.QUESTION_TAIL + r")"
+    # a question after a statement ("…, what would you pick?", "…, tu connais un bouchon ?")
+    r"|,\s+(?=" + lexicon.QUESTION_TAIL + r")|(?:,|\s)\s*(?=¿)"
     r"|,\s+(?=any\s)|\s+[—–]\s+(?=[^—–]*\?\s*$)",
     re.IGNORECASE,
 )
@@ -48,7 +46,7 @@ _HYPOTHETICAL = re.compile(lexicon.HYPOTHETICAL, re.IGNORECASE)
 _CONDITIONAL = re.compile(lexicon.CONDITIONAL, re.IGNORECASE)
 _FICTION = re.compile(lexicon.FICTION, re.IGNORECASE)
 _REPORTED = re.compile(lexicon.REPORTED, re.IGNORECASE)
-_SPEAKER_I = re.compile(r"\b(?:I|yo|eu|je|j'|ich)\s*$", re.IGNORECASE)
+_SPEAKER_I = re.compile(lexicon.SPEAKER_I, re.IGNORECASE)
 _REQUEST = re.compile(lexicon.REQUEST, re.IGNORECASE)
 _REQUEST_INSIDE = re.compile(lexicon.REQUEST_INSIDE, re.IGNORECASE)
 _POINTS_AT_MATERIAL = re.compile(lexicon.POINTS_AT_MATERIAL, re.IGNORECASE)

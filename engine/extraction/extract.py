@@ -50,6 +50,7 @@ from memtap.engine.extraction.slots import subject_of
 from memtap.engine.extraction.speech import MAX_INPUT_CHARS, strip_injected, user_speech
 from memtap.engine.extraction.subjectless import in_subject_order, with_subject
 from memtap.engine.languages.registry import PACKS
+from memtap.engine.text import lexicon
 from memtap.engine.types import ExtractedFact
 
 Role = Literal["user", "assistant"]
@@ -78,11 +79,7 @@ __all__ = [
 ]
 
 # What may precede an object that opens its sentence (so its capital is not a name's).
-_SENTENCE_START = re.compile(
-    r"[\W]*(?:(?:please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
-    r"don'?t|do\s+not|stop|avoid|quit)[\W]*)*",
-    re.IGNORECASE,
-)
+_SENTENCE_START = re.compile(lexicon.SENTENCE_START, re.IGNORECASE)
 # In an instruction "you" is the assistant: "keep your answers short" -> "keep its answers short".
 _ABOUT_ASSISTANT = re.compile(r"\b(?:your|yours|yourself)\b", re.IGNORECASE)
 _ASSISTANT = {"your": "its", "yours": "its", "yourself": "itself"}

@@ -15,22 +15,10 @@ from memtap.engine.text import lexicon
 MAX_OBJECT_CHARS = 300
 
 # Where the object of a fact ends: the rest is reasoning or another clause, not the fact.
-CLAUSE_END = re.compile(
-    r"\s*(?:;|:|\(|\s-\s|\s–\s|\s—\s|\bbecause\b|\bsince\b|\bas\s+it\b|\bas\s+they\b|\bbut\b|"
-    r"\bso\s+that\b|\bso\b|\bwhich\b|\bwhen\b|\bwhenever\b|\bif\b|\bunless\b|\bthough\b|"
-    r"\balthough\b|\bexcept\b|\band\s+(?:I|we|my|our|it|that|this|you)\b|\bor\s+(?:I|we)\b|"
-    r"\bporque\b|\bpero\b|\bmas\s+(?=\w)|\bparce\s+que?\b|\bmais\b|\bweil\b|\baber\b|\bdenn\b|"
-    r"\bsi\s+(?=\w)|\bwenn\b)",
-    re.IGNORECASE,
-)
+CLAUSE_END = re.compile(lexicon.CLAUSE_END, re.IGNORECASE)
 # A comma ends the object unless what follows is one more item of a list or a short
 # apposition ("Portland, Oregon"; "peanuts, shellfish and eggs").
-_COMMA_STOP = re.compile(
-    r"^\s*(?:I|I'm|we|it|this|that|they|he|she|you|there|please|thanks|thank|what|how|why|"
-    r"can|could|would|do|does|is|are|which|who|so|and\s+I|honestly|really|lol|haha|btw|"
-    r"though|however|anyway|then|now|currently|yo|je|ich|eu|y\s+yo|gracias|merci|danke|obrigad[oa])\b",
-    re.IGNORECASE,
-)
+_COMMA_STOP = re.compile(lexicon.COMMA_STOP, re.IGNORECASE)
 _TRAILING = re.compile(
     r"(?:[\s,]+(?:"
     + "|".join(re.escape(t).replace(r"\ ", r"\s+") for t in lexicon.TRAILING)

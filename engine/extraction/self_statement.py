@@ -37,20 +37,13 @@ MIN_WORDS = 3
 PREFIX = 'Said: "'
 Polarity = Literal["positive", "negative"]
 
-_GERMAN_ICH_SECOND = r"(?:[\w-]+\s+){1,3}?\w+\s+ich"
 _OPENING = re.compile(
     r"^[\W_]*" + lexicon.FILLER + r"*(?:" + lexicon.FREQUENCY + r"[,\s]+)?"
     r"(?:"
     + lexicon.PARTNER
     + lexicon.SELF_SUBJECT
     + r"(?:\b|(?<=')|\s)|"
-    + lexicon.SELF_FIRST_PERSON_VERB
-    + r"\b|"
-    + lexicon.FRENCH_ON
-    + r"\b|"
-    + lexicon.GERMAN_NO_ICH
-    + r"\b|"
-    + _GERMAN_ICH_SECOND
+    + lexicon.SELF_VERB
     + r"\b)",
     re.IGNORECASE,
 )
@@ -60,125 +53,9 @@ _DOING_NOW = re.compile(lexicon.DOING_NOW, re.IGNORECASE)
 _NEGATION = re.compile(lexicon.SELF_NEGATION, re.IGNORECASE)
 _WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 
-# Families by the words that name them, the most telling first: a routine is a habit
-# whatever it is about, a diet is a constraint wherever it is said.
-_FAMILY_WORDS: tuple[tuple[str, str], ...] = (
-    (
-        "habit",
-        (
-            r"every|each|usually|always|often|daily|weekly|nightly|weekends?|mornings|evenings|"
-            r"most\s+days|\d+\s*x\s+(?:a|per)|"
-            r"times\s+(?:a|per)|siempre|normalmente|cada|tod[oa]s?\s+(?:l[oa]s|os|as)?\s*\w+|"
-            r"fines\s+de\s+semana|fins\s+de\s+semana|sempre|geralmente|toujours|souvent|d'habitude|"
-            r"tous\s+les|chaque|immer|oft|normalerweise|meistens|jede[nrs]?|t[äa]glich|am\s+wochenende"
-        ),
-    ),
-    (
-        "constraint",
-        (
-            r"allerg\w*|al[ée]rgic\w*|alergia|vegan\w*|vegetarian\w*|v[ée]g[ée]tarien\w*|vegetarisch|"
-            r"pescatarian|gluten|gl[úu]ten|lactose|lactosa|laktose|intoleran\w*|intol[ée]rant\w*|"
-            r"celiac|coeliac|cel[íi]ac\w*|diabet\w*|budget|presupuesto|or[çc]amento|adhd|dyslexi\w*|"
-            r"deaf|blind|migraines?|asthma|kosher|halal|wheelchair|laptop|notebook|port[áa]til|"
-            r"ordinateur|chromebook|macbook|windows|linux|iphone|android|ram|disease|condition|"
-            r"maladie|krankheit|enfermedad|doen[çc]a|intoleranz|\w+intoleranz|screen\s+reader|nvda|"
-            r"jaws|voiceover"
-        ),
-    ),
-    (
-        "family",
-        (
-            r"wife|husband|partner|boyfriend|girlfriend|fianc\w*|kids?|kiddo|son|sons|daughters?|"
-            r"children|child|baby|toddler|mom|mum|mother|dad|father|parents|brother|sister|siblings?|"
-            r"grandma|grandpa|dog|cat|puppy|kitten|pets?|married|divorced|twins|esposa|esposo|marido|"
-            r"mujer|mulher|femme|mari|frau|mann|novi[oa]|namorad[oa]|copain|copine|freundin|"
-            r"hij[oa]s?|filh[oa]s?|fils|fille|enfants|kinder?|sohn|tochter|perr\w*|cachorr\w*|gat[oa]s?|"
-            r"chien|hund|katze|madre|padre|m[ãa]e|pai|m[èe]re|p[èe]re|mutter|vater|herman[oa]s?|"
-            r"irm[ãa]o?s?|fr[èe]re|s[œo]eur|bruder|schwester|casad[oa]|mari[ée]e?|verheiratet"
-        ),
-    ),
-    (
-        "work",
-        (
-            r"work|works|working|job|engineer|developer|dev|designer|teacher|nurse|doctor|student|"
-            r"sophomore|freshman|phd|retired|freelanc\w*|company|employer|manager|consultant|lawyer|"
-            r"accountant|shifts?|startup|intern|trabajo|curro|empresa|trabalho|emprego|travaille|"
-            r"bosse|boulot|entreprise|arbeite|arbeit|firma|ingenier\w*|engenheir\w*|ing[ée]nieur\w*|"
-            r"desarrollador\w*|desenvolvedor\w*|d[ée]veloppeu\w*|entwickler\w*|profe|profesor\w*|"
-            r"professor\w*|professeur\w*|lehrer\w*|m[ée]dic[oa]|m[ée]decin|arzt|[äa]rztin|enfermer\w*|"
-            r"infirmi\w*|estudiante|estudante|[ée]tudiant\w*|jubilad[oa]|aposentad[oa]|retrait[ée]\w*|"
-            r"rente|ruhestand"
-        ),
-    ),
-    (
-        "location",
-        (
-            r"live|lives|living|based|timezone|time\s+zone|neighbou?rhood|flat|"
-            r"apartment|vivo|moro|habite|wohne|lebe|mud[ée]|mudei|d[ée]m[ée]nag\w*|umgezogen|gezogen|"
-            r"estoy\s+en|estou\s+em|je\s+vis|hail\s+from"
-        ),
-    ),
-    (
-        "identity",
-        (
-            r"name|pronouns|years\s+old|born|native|nationality|first\s+language|originally|llamo|"
-            r"chamo|m'appelle|hei[ßs]e|a[ñn]os|anos|ans|jahre|nac[ií]|nasci|n[ée]e|geboren"
-        ),
-    ),
-    (
-        "instruction",
-        (
-            r"answers|replies|respond|explanations?|emojis?|bullet\s+points|respuestas|respostas|"
-            r"r[ée]ponses|antworten"
-        ),
-    ),
-    (
-        "goal",
-        (
-            r"want|wants|plan|planning|goal|learning|training|saving|aim|dream|quiero|quero|veux|"
-            r"voudrais|m[öo]chte|objetivo|objectif|ziel|aprendiendo|aprendendo|apprends|lerne|"
-            r"estudiando|estudando|pr[ée]pare|preparando|ahorrando|economizando|[ée]conomise|spare"
-        ),
-    ),
-    (
-        "stack",
-        (
-            r"stack|deploy\w*|framework|database|backend|frontend|repo|monorepo|kubernetes|k8s|aws|"
-            r"gcp|azure|docker|python|java|kotlin|rust|golang|typescript|javascript|react|vue|angular|"
-            r"django|rails|laravel|symfony|postgres\w*|mysql|mongo\w*|redis|usamos|utilisons|nutzen|"
-            r"verwenden"
-        ),
-    ),
-    (
-        "decision",
-        (
-            r"decided|chose|going\s+with|went\s+with|picked|settled|decidimos|decid[íi]|elegimos|"
-            r"escolhemos|escolhi|choisi|d[ée]cid[ée]|entschieden|ruled\s+out|renonc[ée]|desisti|"
-            r"me\s+decid[íi]"
-        ),
-    ),
-    (
-        "preference",
-        (
-            r"like|likes|love|loves|hate|hates|fan|favou?rite|fav|prefer|enjoy|adore|nerd|geek|"
-            r"obsessed|sucker|gusta|gustan|encanta|odio|curto|adoro|amo|odeio|gosto|aime|"
-            r"d[ée]teste|pr[ée]f[èe]re|liebe|hasse|bevorzuge|lieblings\w*|favorit[oa]|pr[ée]f[ée]r[ée]e?|"
-            r"horreur|can't\s+stand|refuse"
-        ),
-    ),
-    (
-        "event",
-        (
-            r"graduated|got\s+married|got\s+engaged|got\s+divorced|got\s+promoted|promoted|"
-            r"laid\s+off|had\s+(?:a|our|my)\s+(?:baby|son|daughter)|acabo\s+de|acabei\s+de|"
-            r"vient\s+de|viens\s+de|me\s+cas[ée]|casei|geheiratet|graduad[oa]|formad[oa]|"
-            r"dipl[ôo]m[ée]e?|abgeschlossen"
-        ),
-    ),
-)
 _FAMILIES: dict[str, re.Pattern[str]] = {
     family: re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
-    for family, words in _FAMILY_WORDS
+    for family, words in lexicon.FAMILY_WORDS.items()
 }
 
 
@@ -273,10 +150,6 @@ def _quoted(said: str) -> str:
     return f'{PREFIX}{said[:1].upper()}{said[1:]}"'
 
 
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
 def language_of(said: str) -> str:
     """The language whose commonest words `said` uses most (English on a tie)."""
     words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
@@ -294,16 +167,9 @@ def _family_named(said: str) -> str | None:
 
 
 # "I'm <who>": with no word naming a family, the only self-statement kept (identity).
-_IS = re.compile(
-    r"^(?:I'm|I\s+am|we're|we\s+are|je\s+suis|soy|sou|ich\s+bin|bin|somos|nous\s+sommes)\s+(?P<next>\S+)",
-    re.IGNORECASE,
-)
+_IS = re.compile(lexicon.I_AM, re.IGNORECASE)
 # How the user is right now, not who they are.
-_PASSING = _word_set(
-    "away out off busy free available late early home back sick ill tired exhausted fine good "
-    "great happy sad excited nervous stressed bored flexible ready done sure glad sorry new "
-    "at in on with off about going gonna trying ab im am beim zum zur en à au chez em no na con"
-)
+_PASSING = lexicon.PASSING
 
 
 def _family_by_grammar(said: str) -> str | None:
@@ -333,10 +199,7 @@ def _content_word(word: str, family: str | None) -> bool:
 
 
 # Words that only say how much: no object.
-_EMPTY_WORDS = _word_set(
-    "really totally truly absolutely verdad mucho muchísimo muito demais nada sehr wirklich echt "
-    "total vraiment beaucoup trop tellement"
-)
+_EMPTY_WORDS = lexicon.EMPTY_WORDS
 
 
 _ANSWER_WORDS = re.compile(lexicon.ANSWER_WORDS, re.IGNORECASE)

@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from memtap.engine.extraction.rules import Accept, Family, Polarity, Rule, SlotOf, rule
 from memtap.engine.extraction.slots import domain_of
 from memtap.engine.languages.pack import LanguagePack, Phrase
+from memtap.engine.text import lexicon
 
 START = r"(?:^|(?<=[\s,;:(\"'¿¡]))"
 """Where a phrase may start: the clause's start or after a space or an opening mark."""
-NAME_STOP = re.compile(
-    r"\s+(?:y|e|et|und|and|pero|mas|mais|aber|from|aus|de\s+\d)\b|[,;.!(]",
-    re.IGNORECASE,
-)
+NAME_STOP = re.compile(lexicon.NAME_STOP, re.IGNORECASE)
 """Where a name ends, in every language ("Me llamo Ana y …", "Ich heiße Jan aus Köln")."""
 
 Check = Callable[[LanguagePack], Accept]
@@ -198,6 +196,80 @@ def _technical(pack: LanguagePack) -> Accept:
     return lambda m, obj: technical.search(obj) is not None
 
 
+def _named_or_technical(pack: LanguagePack) -> Accept:
+    """A thing named (a capital or a digit: "a Pixel 8") or technical ("runs linux")."""
+    technical = _rx(pack.technical)
+    return lambda m, obj: (
+        re.search(r"[A-Z0-9]", obj) is not None or technical.search(obj) is not None
+    )
+
+
+def _not_about_task(pack: LanguagePack) -> Accept:
+    """An event of the user's life, not of the task ("just got this error")."""
+    task = _rx(r"\b(?:" + pack.task_words + r")\b" if pack.task_words else "")
+    return lambda m, obj: task.search(obj) is None
+
+
+def _not_pointing(pack: LanguagePack) -> Accept:
+    """An event that does not end pointing at the conversation ("I just finished that")."""
+    pointing = re.compile(
+        r"\b(?:" + pack.pointing_end + r")\b\s*$" if pack.pointing_end else r"(?!x)x"
+    )
+    return lambda m, obj: pointing.search(obj) is None
+
+
+def _not_output(pack: LanguagePack) -> Accept:
+    """A dated event that is not about a program's output ("got an error yesterday")."""
+    output = _rx(r"\b(?:" + pack.output_words + r")\b" if pack.output_words else "")
+    return lambda m, obj: output.search(obj) is None
+
+
+def _used(pack: LanguagePack) -> Accept:
+    """What the user uses ("I use Vim"), or builds or runs on something technical ("we deploy
+    to Fly.io"), but no aid ("I use a screen reader")."""
+    technical, aids = _rx(pack.technical), _rx(pack.aids)
+    return lambda m, obj: (
+        (
+            m.group("verb").lower().startswith(pack.use_verbs)
+            or technical.search(obj) is not None
+        )
+        and not aids.match(obj)
+    )
+
+
+def _stack_fact(pack: LanguagePack) -> Accept:
+    """A fact of the stack ("Our backend is a Django monolith"), not a passing state ("the
+    data is wrong", "our API is down")."""
+    technical, passing = _rx(pack.technical), _rx(pack.passing_states)
+    return lambda m, obj: (
+        not passing.match(obj)
+        and (
+            m.group("verb").lower() not in pack.being_verbs
+            or re.search(r"[A-Z0-9]", obj) is not None
+            or technical.search(obj) is not None
+        )
+    )
+
+
+def _project(pack: LanguagePack) -> Accept:
+    """A project of the user's, not the task at hand nor a chore ("I'm writing an email"); a
+    loose verb ("running", "making") only for something technical."""
+    not_task, technical, chores = _not_task(pack), _rx(pack.technical), _rx(pack.chores)
+    return lambda m, obj: (
+        not_task(m, obj)
+        and not chores.match(obj)
+        and (
+            m.group("verb").lower() not in pack.loose_verbs
+            or technical.search(obj) is not None
+        )
+    )
+
+
+def _goal_said(pack: LanguagePack) -> Accept:
+    """ "My goal is to run a marathon", not "my goal is simple" or "… is to ask you"."""
+    return lambda m, obj: not obj.lower().startswith(pack.not_goal_starts)
+
+
 def _standing(pack: LanguagePack) -> Accept:
     """A style or behaviour instruction, or any instruction said to hold from now on."""
     style, behaviour, standing = (
@@ -369,13 +441,22 @@ SHAPES: dict[str, Shape] = {
     "stack_refused_technical": Shape(
         "stack", "negative", choice=True, check=_technical
     ),
+    "device_named": Shape("stack", slot="device.{what}", check=_named_or_technical),
+    "stack_named": Shape("stack", check=_named_or_technical),
+    "stack_used": Shape("stack", choice=True, check=_used),
+    "stack_fact": Shape("stack", check=_stack_fact),
+    "project_built": Shape("stack", group="project", check=_project),
     "project": Shape("stack", group="project"),
     "project_plan": Shape("stack", group="project", check=_not_task),
     # goals, events, preferences
     "goal": Shape("goal"),
     "goal_verb": Shape("goal", check=_goal),
     "goal_plan": Shape("goal", check=_not_task),
+    "goal_named": Shape("goal", check=_goal_said),
     "event": Shape("event"),
+    "event_not_task": Shape("event", check=_not_about_task),
+    "event_not_pointing": Shape("event", check=_not_pointing),
+    "event_dated": Shape("event", check=_not_output),
     "like": Shape("preference", group="choice"),
     "dislike": Shape("preference", "negative", group="choice"),
     "prefer": Shape("preference", group="choice", choice=True),

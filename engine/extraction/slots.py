@@ -39,12 +39,9 @@ SLOTS: dict[str, str] = {
 DOMAINS = lexicon.CHOICE_DOMAINS
 """Mutually exclusive choices: a newer exclusive fact in the same domain supersedes the older."""
 
-_LIST = re.compile(r",|\band\b|\by\b|\be\b|\bet\b|\bund\b", re.IGNORECASE)
+_LIST = re.compile(r",|" + lexicon.AND, re.IGNORECASE)
 # "tabs over spaces for YAML in Helm charts": the scope is what follows the qualifier.
-_SCOPE = re.compile(
-    r"\s(?:for|in|when|with|on|para|en|pour|für|bei|beim|im)\s+(?P<scope>.+)$",
-    re.IGNORECASE,
-)
+_SCOPE = re.compile(lexicon.SCOPE, re.IGNORECASE)
 
 
 _ONE_WORD = {

@@ -37,16 +37,8 @@ _LOG = re.compile(
     r"File \"[^\"]+\", line \d+|\w+(?:\.\w+)*(?:Error|Exception)(?::|$)|[$#] |>>> |\.\.\. |"
     r"[\w.-]+@[\w.-]+:[~/]|PS [A-Z]:\\|npm (?:ERR|WARN)|E\d{4}\b|\d+ passed|FAILED )",
 )
-_HEADER = re.compile(
-    r"^\s*(?:From|To|Cc|Bcc|Subject|Sent|Date|Reply-To|De|Para|Asunto|Enviado|Von|An|Betreff|"
-    r"Gesendet|Objet|À|Envoyé|Assunto|Enviada):\s",
-    re.IGNORECASE,
-)
-_REPLY = re.compile(
-    r"^\s*(?:-{2,}\s*(?:Original Message|Forwarded message)|On .{5,120} wrote:\s*$|"
-    r"Le .{5,120} a écrit\s*:|Am .{5,120} schrieb|El .{5,120} escribió:|Em .{5,120} escreveu:)",
-    re.IGNORECASE,
-)
+_HEADER = re.compile(lexicon.MAIL_HEADER, re.IGNORECASE)
+_REPLY = re.compile(lexicon.REPLY, re.IGNORECASE)
 _GREETING = re.compile(lexicon.GREETING, re.IGNORECASE)
 _SIGNOFF = re.compile(lexicon.SIGNOFF, re.IGNORECASE)
 _SPEAKER = re.compile(r"^\s*\[?(?P<who>[A-Z][\w .'-]{0,23})\]?:\s+\S")

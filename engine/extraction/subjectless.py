@@ -18,18 +18,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from memtap.engine.languages import en
 from memtap.engine.languages.registry import PACKS
 from memtap.engine.text import lexicon
 
-_PAST_OR_STATIVE = re.compile(lexicon.PAST_OR_STATIVE, re.IGNORECASE)
-_STATE = re.compile(lexicon.STATE, re.IGNORECASE)
-_BORN = re.compile(r"^" + lexicon.SUBJECTLESS_FILLERS + r"(?=born\b)", re.IGNORECASE)
-_OWN = re.compile(lexicon.OWN, re.IGNORECASE)
-_BEEN = re.compile(r"^" + lexicon.SUBJECTLESS_FILLERS + r"(?=been\b)", re.IGNORECASE)
-_HERE = re.compile(lexicon.HERE, re.IGNORECASE)
-_NOT_WHO = re.compile(lexicon.NOT_WHO, re.IGNORECASE)
+_PAST_OR_STATIVE = re.compile(en.PAST_OR_STATIVE, re.IGNORECASE)
+_STATE = re.compile(en.STATE, re.IGNORECASE)
+_BORN = re.compile(r"^" + en.SUBJECTLESS_FILLERS + r"(?=born\b)", re.IGNORECASE)
+_OWN = re.compile(en.OWN, re.IGNORECASE)
+_BEEN = re.compile(r"^" + en.SUBJECTLESS_FILLERS + r"(?=been\b)", re.IGNORECASE)
+_HERE = re.compile(en.HERE, re.IGNORECASE)
+_NOT_WHO = re.compile(en.NOT_WHO, re.IGNORECASE)
 _NAME = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?")
-_HAS_SUBJECT = re.compile(lexicon.HAS_SUBJECT)
+_HAS_SUBJECT = re.compile(en.HAS_SUBJECT)
 
 
 def with_subject(clause: str) -> str | None:

@@ -165,8 +165,48 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"immer|oft|normalerweise|meistens|jede[nrs]?|t[äa]glich|am\s+wochenende"
+    ),
+    "constraint": (r"vegetarisch|laktose|krankheit|intoleranz|\w+intoleranz"),
+    "family": (
+        r"frau|mann|freundin|kinder?|sohn|tochter|hund|katze|mutter|vater|bruder|"
+        r"schwester|verheiratet"
+    ),
+    "work": (
+        r"arbeite|arbeit|firma|entwickler\w*|lehrer\w*|arzt|[äa]rztin|rente|ruhestand"
+    ),
+    "location": (r"wohne|lebe|umgezogen|gezogen"),
+    "identity": (r"hei[ßs]e|jahre|geboren"),
+    "instruction": (r"antworten"),
+    "goal": (r"m[öo]chte|ziel|lerne|spare"),
+    "stack": (r"nutzen|verwenden"),
+    "decision": (r"entschieden"),
+    "preference": (r"liebe|hasse|bevorzuge|lieblings\w*"),
+    "event": (r"geheiratet|abgeschlossen"),
+}
+
+
 PACK = LanguagePack(
     code="de",
+    family_words=FAMILY_WORDS,
+    passing=words("ab im am beim zum zur"),
+    empty_words=words("sehr wirklich echt total"),
+    clause_ends=r"weil|aber|denn|wenn",
+    name_ends=r"und|aber|aus",
+    scope_words=r"für|bei|beim|im",
+    i_am=r"ich\s+bin|bin",
+    mail_headers=r"Von|An|Betreff|Gesendet",
+    reply_lines=r"Am .{5,120} schrieb",
+    comma_stops=r"ich|danke",
+    busy=r"ich\s+bin\s+gerade",
+    deictic_objects=r"dieses|diese|diesen",
+    chapters=r"kapitel|szene",
+    chapter_numbers=r"eins",
+    book_parts=r"prolog|epilog",
+    tale_openings=r"es\s+war\s+einmal",
     stop=(
         r"\s+(?:und\s+(?:ich|mein|meine|\w+e)|aber|weil|obwohl|wo|seit|vor\s+\w+\s+(?:Jahren|Monaten|Wochen)|"
         r"letztes\s+Jahr|letzte\s+Woche|letzten\s+Monat|gestern|jetzt|zurzeit|gerade)\b|[,;:(]|\s-\s"
@@ -194,6 +234,70 @@ PACK = LanguagePack(
     joiners=frozenset(["und"]),
     inverted_subjects=r"ich|wir",
     now=r"jetzt|inzwischen|mittlerweile|heute|nun|seitdem",
+    clause_joiners=words("und aber weil denn sondern"),
+    question_tail=(
+        r"(?:kannst|k[oö]nntest|hast|wei[sß]t|kennst)\s+du|(?:k[oö]nnen|haben|wissen)\s+Sie|"
+        r"was|wie|wo|warum|welche[rsnm]?"
+    ),
+    hypothetical_leads=r"und",
+    hypothetical=(
+        r"wenn|falls|angenommen|stell\s+dir\s+vor|nehmen\s+wir\s+an|gesetzt\s+den\s+fall"
+    ),
+    hypothetical_words=words("wenn falls angenommen stell nehmen gesetzt"),
+    reported=r"sagte|sagt|meint|laut|hat\s+gesagt|behauptet",
+    reported_words=words("sagte sagt meint laut gesagt behauptet"),
+    request_prefix=r"bitte|kannst\s+du|könntest\s+du",
+    request=(
+        r"übersetze|übersetz|übersetzen|fasse|schreib|schreibe|formuliere|korrigiere|verfasse"
+    ),
+    request_words=words(
+        "übersetze übersetz übersetzen fasse schreib schreibe formuliere korrigiere verfasse"
+    ),
+    please=r"bitte",
+    bans=r"keine?",
+    order_negations=r"nicht",
+    speaker=r"ich",
+    material=r"das|dies|diesen|folgenden|folgende",
+    creative=r"Geschichte|Gedicht|Märchen",
+    request_standing=r"immer",
+    order_standing=(
+        r"immer|ab\s+jetzt|ab\s+sofort|k[üu]nftig|in\s+zukunft|duz\w*|siez\w*"
+    ),
+    answer_words=r"antwort\w*|duz\w*|siez\w*|anglizismen|empfiehl\w*|empfehl\w*",
+    about_this=r"dies|diese|diesen|das\s+hier",
+    greetings=r"Sehr\s+geehrte[rs]?|Liebe[rs]?|Hallo",
+    signoffs=(
+        r"Mit\s+freundlichen\s+Grüßen|Viele\s+Grüße|Liebe\s+Grüße|Beste\s+Grüße|LG|MfG"
+    ),
+    payload_words=r"Text|Nachricht|Brief|folgende[ns]?",
+    labels=words("hinweis"),
+    pronouns=words("es das dies ihn sie"),
+    second_person=r"dein|deine|dich|dir|euch",
+    end_words=words("weil aber denn wenn"),
+    third_person={
+        "mein": "sein",
+        "meine": "seine",
+        "meinen": "seinen",
+        "meinem": "seinem",
+        "meiner": "seiner",
+        "unser": "ihr",
+        "unsere": "ihre",
+    },
+    self_subjects=r"ich|wir",
+    # "ich" left out ("Wohne seit 2020 in Graz") or after its verb ("Jeden Samstag geh ich …")
+    self_verbs=(
+        r"(?:bin|hab|habe|wohne|arbeite|komme|mag|liebe|hasse|spiele|fahre|gehe|geh|mache|mach|"
+        r"trinke|esse|lerne|studiere|nutze|benutze)|(?:[\w-]+\s+){1,3}?\w+\s+ich"
+    ),
+    possessives=r"mein|meine",
+    i_after_and=r"ich",
+    frequency=(r"jede[nrs]?\s+\w+|t[äa]glich|w[öo]chentlich|am\s+\w+ende|\w+tags"),
+    not_about_user=(
+        r"dich|dir|dein|deine|dies|diese|diesen|dieses|davon|damit|daf[üu]r|darauf|sagt|"
+        r"fehler|datei|danke|hilfe|heute|jetzt|fehlermeldung|versteh|verstehe|termin|"
+        r"besprechung|pr[üu]fung|gerade|gleich|brauche|suche|glaube"
+    ),
+    consequences=r"aber|weil|deshalb",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("ist ", ("Ich bin ",)), ("hat ", ("Ich habe ",))),

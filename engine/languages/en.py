@@ -1,9 +1,9 @@
 """English: the words memtap reads in English (data only). English facts are phrases read by
 the shapes of `engine/extraction/shapes.py`, like every pack's: who the user is (`PEOPLE`),
-what they need (`NEEDS`), build and plan (`PLANS`), prefer, decide and do (`CHOICES`); ten
-rules about devices, stacks, projects, goals and events are still code
-(`engine/extraction/languages/en_plans.py`), with checks that read English words of their
-own, and take their words from here."""
+their devices (`DEVICES`), what they build with, build and aim at (`PROJECTS`), the events
+of their life (`EVENTS`), what they need (`NEEDS`), plan (`PLANS`), prefer, decide and do
+(`CHOICES`). The readings of a clause without its subject (`engine/extraction/subjectless.py`)
+take their words from the end of this module."""
 
 from __future__ import annotations
 
@@ -2196,9 +2196,335 @@ CHOICES: tuple[P, ...] = (
 )
 
 
+# What the user's devices are and run, tried right after `PEOPLE`.
+DEVICES: tuple[P, ...] = (
+    P(
+        "device_named",
+        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>is|'s)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "laptop machine computer desktop workstation phone editor ide os car",
+        own_start=True,
+        examples=(E("My phone is a Pixel 8.", "Their phone is a Pixel 8"),),
+    ),
+    P(
+        "stack_named",
+        r"\b(?:my|our)\s+(?P<what>(?:new\s+|work\s+|main\s+|current\s+|personal\s+)?(?:laptop|machine|computer|desktop|workstation|phone|editor|ide|os|car))\s+(?P<verb>runs|runs\s+on|uses|has)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "laptop machine computer desktop workstation phone editor ide os car",
+        own_start=True,
+        examples=(E("My laptop runs Arch Linux.", "Their laptop runs Arch Linux"),),
+    ),
+)
+
+# What the user builds with, builds and aims at, then the events of their life.
+PROJECTS: tuple[P, ...] = (
+    P(
+        "stack_used",
+        r"(?P<who>I|we)(?:\s+|(?='))"
+        + ADV
+        + r"(?P<verb>use|are\s+using|'re\s+using|am\s+using|'m\s+using|rely\s+on|run|are\s+running|'re\s+running|(?:deploy|host|run)(?:\s+(?:everything|it\s+all|all\s+of\s+it|our\s+\w+|it|things|stuff))?\s+(?:to|on|with|at|in)|build\s+(?:with|on)|develop\s+(?:with|in)|code(?:\s+(?:mostly|mainly|primarily|only))?\s+in|write|program(?:\s+(?:mostly|mainly|primarily|only))?\s+in|work\s+with|are\s+on|'re\s+on|standardi[sz]ed\s+on)\s+(?P<obj>.+)",
+        {"i": "Uses {obj}", "we": "Their team uses {obj}"},
+        "use using rely run running deploy host build develop code write program work on standardized standardised",
+        key="who",
+        resolvable=True,
+        examples=(E("I use Vim.", "Uses Vim"),),
+    ),
+    P(
+        "stack_fact",
+        r"(?:\b(?P<who>our|my)|^(?:the|The))\s+(?P<what>(?:main\s+|whole\s+|tech\s+|current\s+|production\s+|new\s+)?(?:stack|tech\s+stack|backend|back-end|frontend|front-end|database|db|api|apis|infra|infrastructure|ci|ci/cd|pipeline|app|apps|application|website|site|service|services|server|servers|cluster|monorepo|codebase|repo|project|product|data\s+warehouse|orm|framework|cloud|hosting|deployment|mobile\s+app|code|models?|platform|web\s+app|data|dev\s+environment|setup|blog|shop|store|newsletter|podcast|portfolio)(?:\s+\w+)?)\s+(?P<verb>is|are|runs|run|uses|use|'s|lives|sits|is\s+written|is\s+built|are\s+written|are\s+built|was\s+built|was\s+written|is\s+hosted|are\s+hosted|is\s+deployed|are\s+deployed|targets|depends\s+on|talk\s+(?:over|via|through)|communicate\s+(?:over|via|through)|run\s+on|live\s+on)\s+(?P<obj>.+)",
+        "Their {what} {verb} {obj}",
+        "stack backend frontend database db api apis infra infrastructure ci pipeline app apps application website site service services server servers cluster monorepo codebase repo project product warehouse orm framework cloud hosting deployment code model models platform data environment setup blog shop store newsletter podcast portfolio",
+        own_start=True,
+        examples=(E("My blog runs on Hugo.", "Their blog runs on Hugo"),),
+    ),
+    P(
+        "project_built",
+        r"(?P<who>I|we)(?:'m|'re|\s+am|\s+are)\s+"
+        + ADV
+        + r"(?:in\s+the\s+middle\s+of\s+|busy\s+)?(?P<verb>building|developing|making|writing|creating|rewriting|refactoring|working\s+on|maintaining|launching|designing|prototyping|training|fine-tuning|self-hosting|hosting|running|(?:migrating|moving|switching|porting)(?:\s+\w+){0,2}?\s+from\s+.+?\s+to|migrating\s+to|moving\s+to|switching\s+to|porting)\s+(?P<obj>.+)",
+        {"i": "Is {verb} {obj}", "we": "Their team is {verb} {obj}"},
+        "building developing making writing creating rewriting refactoring working maintaining launching designing prototyping migrating moving porting switching training tuning hosting running",
+        key="who",
+        resolvable=True,
+        examples=(
+            E(
+                "I'm developing a Discord bot in Python.",
+                "Is developing a Discord bot in Python",
+            ),
+        ),
+    ),
+    P(
+        "goal_named",
+        r"\b(?:my|^the|^our)\s+(?:main\s+|big\s+|long-term\s+|short-term\s+|ultimate\s+|next\s+|career\s+|fitness\s+|new\s+year'?s?\s+)?(?P<what>goal|goals|plan|plans|dream|aim|objective|resolution|target|ambition)(?:\s+for\s+[\w\s]{2,20}?|\s+(?:this|next|for\s+the)\s+\w+)?\s+(?:is|are)\s+(?P<obj>.+)",
+        "Their {what} is {obj}",
+        "goal goals plan plans dream aim objective resolution target ambition",
+        own_start=True,
+        examples=(
+            E("My dream is to open a bookshop.", "Their dream is to open a bookshop"),
+        ),
+    ),
+)
+
+# Events of the user's life, after what the user builds.
+EVENTS: tuple[P, ...] = (
+    P(
+        "event_not_task",
+        r"^(?P<obj>(?:just|finally|recently)\s+(?:got|bought|finished|started|moved|graduated|retired|adopted|launched|passed|turned|became|had|joined|quit|left|hit|won)\b.+)",
+        "{obj}",
+        "just finally recently",
+        own_start=True,
+        examples=(
+            E("Just moved to Denver last week", "Just moved to Denver last week"),
+        ),
+    ),
+    P(
+        "event_not_pointing",
+        r"(?:I|we)\s+"
+        + r"(?P<obj>(?:just\s+|recently\s+|finally\s+|also\s+)?(?:graduated|retired|gave\s+birth|quit\s+my\s+job|left\s+my\s+job|lost\s+my\s+job|changed\s+jobs|got\s+fired|had\s+(?:a\s+)?(?:baby|twins|surgery|an?\s+operation|a\s+kid)|had\s+(?:a\s+|an\s+|my\s+)?(?:[\w-]+\s+){1,2}?(?:surgery|operation|transplant|accident|stroke|heart\s+attack|concussion|miscarriage|c-section)|started\s+(?:at|a\s+new\s+job|working\s+(?:at|for)|my\s+(?:new\s+)?job)|joined|founded|co-founded|defended\s+my|got\s+my\s+first|passed\s+my|finished\s+my|completed\s+my|published\s+my|launched\s+my|ran\s+(?:a|my\s+first)\s+(?:marathon|half|10k|5k|ultra)|adopted\s+(?:a|an|two)|bought\s+(?:a|(?:my|our)(?:\s+first)?)\s+(?:house|home|flat|apartment|car)|turned\s+\d+|became\s+a)\b.*)",
+        "{obj}",
+        "graduated retired gave had started joined founded co defended got passed finished completed published launched ran adopted bought turned became quit left lost changed fired",
+        examples=(E("I just turned 30!", "Just turned 30"),),
+    ),
+    P(
+        "event_not_task",
+        r"(?:I|we)\s+"
+        + r"(?P<obj>(?:just|recently|finally)\s+(?:got|bought|adopted|built|finished|started|launched|shipped|released|published|joined|passed|won|ran|completed|signed|sold|opened|found|made|hit|reached|crossed|became|had|turned|celebrated|visited|returned|welcomed|hired|raised|closed|moved|went|came)\b.+)",
+        "{obj}",
+        "just recently finally",
+        examples=(
+            E(
+                "I just had my first baby last month.",
+                "Just had their first baby last month",
+            ),
+        ),
+    ),
+    P(
+        "event_dated",
+        r"(?:I|we)\s+"
+        + r"(?P<obj>(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:last|this)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|august|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:went|visited|traveled|travelled|flew|moved|started|finished|ran|won|lost|broke|bought|sold|launched|shipped|released|published|got|had|met|climbed|hiked|completed|passed)\b.+?\s+(?:yesterday|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d))\b",
+        "{obj}",
+        "last this yesterday ago in",
+        examples=(E("I moved to Berlin in 2019.", "Moved to Berlin in 2019"),),
+    ),
+)
+
+# -- clauses that state no fact (engine/extraction/clauses.py) --------------------------------
+QUESTION_START = (
+    r"^(?:(?:so|and|but|ok|okay|also|hey|hi|well|now|quick\s+question)[,:]?\s+)*"
+    r"(?:do|does|did|can|could|would|should|will|shall|is|are|am|was|were|have|has|had|how|what|"
+    r"why|where|which|who|whom|whose|may|might|must|isn't|aren't|don't|doesn't|didn't|won't|"
+    r"wouldn't|shouldn't|can't|couldn't)\s+(?:I|you|we|my|it|there|the|a|an|this|that|they|he|she|"
+    r"your|u|one|anyone|someone)\b"
+    r"|^(?:how|what|why|where|when|which|who)(?:'s|\s+(?:am|are|is|do|does|did|can|could|should|would|will|"
+    r"was|were|has|have))\b"
+)
+QUESTION_TAIL = (
+    r"what|how|why|where|which|who|can\s+you|could\s+you|would\s+you|should\s+I|do\s+you|"
+    r"is\s+there|are\s+there|any\s+(?:ideas|tips|suggestions)"
+)
+HYPOTHETICAL = (
+    r"if|suppose|supposing|imagine|imagining|let's\s+say|lets\s+say|let\s+us\s+say|say|pretend|"
+    r"assume|assuming|hypothetically|what\s+if|in\s+a\s+world|picture\s+this|even\s+if|unless"
+)
+CONDITIONAL = (
+    r"\b(?:I(?:'d|\s+would|\s+could|\s+might)|we(?:'d|\s+would|\s+could|\s+might))\s+"
+    r"(?!(?:really\s+|much\s+|also\s+|still\s+)*(?:like|love|rather|prefer|appreciate|enjoy|hate|"
+    r"say|describe|call)\b)\w+"
+)
+FICTION = (
+    r"in\s+(?:this|the|my|our|a)\s+(?:story|novel|game|scenario|role-?play|book|script|"
+    r"dream|fiction|fantasy|poem|song|screenplay|campaign|simulation)|my\s+character|as\s+a\s+character|"
+    r"role-?play(?:ing)?|pretend(?:ing)?\s+(?:to\s+be|that|you|I)|act\s+as|you\s+are\s+now|"
+    r"for\s+(?:a|my|the)\s+(?:story|novel|game|screenplay|example|test|exercise|demo|sample)"
+)
+REPORTED = (
+    r"said|says|say\s+that|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|thinks|believes|"
+    r"claims?|claimed|insists|insisted|mentioned|wrote|writes|asked\s+(?:me|if|whether)|"
+    r"according\s+to|apparently|supposedly|allegedly"
+)
+REQUEST_PREFIX = (
+    r"please|pls|plz|kindly|ok|okay|now|hey|hi|so|and|also|then|quick|just|"
+    r"(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:you\s+)?to|"
+    r"help\s+me(?:\s+to)?|i\s+need\s+help\s+(?:to|with)"
+)
+REQUEST = (
+    r"translate|summari[sz]e|sum\s+up|rewrite|re-write|rephrase|paraphrase|reword|proofread|"
+    r"correct|edit|polish|shorten|expand|continue|complete|improve|simplify|write|draft|compose|"
+    r"generate|create|make\s+up|make\s+(?:this|it|that|these)\b|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
+    r"convert|reformat|respond\s+to|reply\s+to|answer\s+this|critique|grade|spell-?check|tl;?dr|"
+    r"roleplay|role-play|pretend|act\s+as"
+)
+
+
+REQUEST_INSIDE = (
+    r"how\s+(?:do|would)\s+(?:you|I)\s+say|how\s+to\s+say|in\s+the\s+voice\s+of|"
+    r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:translate|summari[sz]e|rewrite|rephrase|"
+    r"proofread|write|draft|compose)|tell\s+(?:him|her|them|my\s+\w+)\s+(?:that\s+)?I\b|"
+    r"translat(?:e|ed|ion)\s+(?:into|to|in)\s+\w+|story\s+(?:where|about|in\s+which)|"
+    r"(?:poem|song|story|essay|email|letter|tweet|post|bio|speech)\s+(?:where|about|in\s+which|"
+    r"that\s+says|saying|from\s+the\s+perspective)"
+)
+MATERIAL = (
+    r"this|it|these|those|the\s+(?:above|following|text|email|message|"
+    r"paragraph|sentence|sentences|draft|letter|passage|note)|my\s+(?:\w+\s+)?(?:cover\s+letter|"
+    r"letter|email|essay|draft|text|resume|résumé|cv|bio|post|paragraph|message|speech|story|poem|"
+    r"answer|reply|statement|profile|summary|intro|introduction)|below|above|following"
+)
+THIRD_PERSON = {
+    "my": "their",
+    "mine": "theirs",
+    "myself": "themselves",
+    "me": "them",
+    "i": "they",
+    "i'm": "they're",
+    "i've": "they've",
+    "i'll": "they'll",
+    "i'd": "they'd",
+    "our": "their",
+    "ours": "theirs",
+    "we": "they",
+    "us": "them",
+    "ourselves": "themselves",
+    "am": "are",
+}
+
+NOT_ABOUT_USER = (
+    r"you|your|yours|u|ur|this|that|these|those|it|its|there|above|below|"
+    r"here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|"  # "here in Porto Alegre" is a place
+    r"one|ones|second|third|former|latter|previous|version|option|draft|suggestion|approach|"
+    r"solution|example|says|said|thinks|told|tells|error|errors|bug|bugs|code|file|files|"
+    r"script|function|command|output|log|logs|answer|question|thanks|thank|sorry|"
+    r"confused|mean|meant|see|think|thought|guess|sure|know|wonder|wondering|curious|"
+    r"tried|try|trying|works|worked|fix|fixed|help|helps|"
+    r"wrong|right|paste|pasted|copy|copied|run|ran|running|getting|restart|restarted|"
+    r"click|clicked|page|screen|tab|login|password|account|"
+    r"today|tonight|tomorrow|now|moment|minute|again|still|"
+    r"will|would|could|should|can|might|may|must|maybe|probably|need|needs|have\s+to|has\s+to|"
+    r"gonna|going\s+to|hope|feel|felt|feeling|agree|understand|remember|forgot|forget|lost|"
+    r"missing|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
+    r"mind|cache|ok|okay|fine|"
+    r"slept|sleep|freaking|stuck|ticket|tickets|commit|branch|merge|pipeline|sprint|deadline|"
+    r"meeting|meetings|appointment|exam|mail|e-mail|email"
+)
+
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"every|each|usually|always|often|daily|weekly|nightly|weekends?|mornings|evenings|"
+        r"most\s+days|\d+\s*x\s+(?:a|per)|times\s+(?:a|per)"
+    ),
+    "constraint": (
+        r"allerg\w*|vegan\w*|vegetarian\w*|pescatarian|gluten|lactose|intoleran\w*|celiac|"
+        r"coeliac|diabet\w*|budget|adhd|dyslexi\w*|deaf|blind|migraines?|asthma|kosher|halal|"
+        r"wheelchair|laptop|notebook|chromebook|macbook|windows|linux|iphone|android|ram|"
+        r"disease|condition|screen\s+reader|nvda|jaws|voiceover"
+    ),
+    "family": (
+        r"wife|husband|partner|boyfriend|girlfriend|fianc\w*|kids?|kiddo|son|sons|daughters?|"
+        r"children|child|baby|toddler|mom|mum|mother|dad|father|parents|brother|sister|siblings?|"
+        r"grandma|grandpa|dog|cat|puppy|kitten|pets?|married|divorced|twins"
+    ),
+    "work": (
+        r"work|works|working|job|engineer|developer|dev|designer|teacher|nurse|doctor|student|"
+        r"sophomore|freshman|phd|retired|freelanc\w*|company|employer|manager|consultant|lawyer|"
+        r"accountant|shifts?|startup|intern"
+    ),
+    "location": (
+        r"live|lives|living|based|timezone|time\s+zone|neighbou?rhood|flat|apartment|"
+        r"hail\s+from"
+    ),
+    "identity": (
+        r"name|pronouns|years\s+old|born|native|nationality|first\s+language|originally"
+    ),
+    "instruction": (r"answers|replies|respond|explanations?|emojis?|bullet\s+points"),
+    "goal": (r"want|wants|plan|planning|goal|learning|training|saving|aim|dream"),
+    "stack": (
+        r"stack|deploy\w*|framework|database|backend|frontend|repo|monorepo|kubernetes|k8s|aws|"
+        r"gcp|azure|docker|python|java|kotlin|rust|golang|typescript|javascript|react|vue|angular|"
+        r"django|rails|laravel|symfony|postgres\w*|mysql|mongo\w*|redis"
+    ),
+    "decision": (r"decided|chose|going\s+with|went\s+with|picked|settled|ruled\s+out"),
+    "preference": (
+        r"like|likes|love|loves|hate|hates|fan|favou?rite|fav|prefer|enjoy|adore|nerd|geek|"
+        r"obsessed|sucker|can't\s+stand|refuse"
+    ),
+    "event": (
+        r"graduated|got\s+married|got\s+engaged|got\s+divorced|got\s+promoted|promoted|"
+        r"laid\s+off|had\s+(?:a|our|my)\s+(?:baby|son|daughter)"
+    ),
+}
+
+
 PACK = LanguagePack(
     code="en",
-    phrases=(*PEOPLE, *NEEDS, *PLANS, *CHOICES),
+    family_words=FAMILY_WORDS,
+    use_verbs=("use", "are using", "'re using", "am using", "'m using", "rely"),
+    aids=r"(?:a\s+)?(?:screen\s*reader|wheelchair|hearing)",
+    passing_states=(
+        r"(?:down|broken|slow|failing|not|great|awesome|a\s+mess|buggy|crashing|giving|throwing|returning)\b"
+    ),
+    being_verbs=frozenset(["is", "are", "'s"]),
+    chores=(
+        r"(?:a\s+)?(?:\w+\s+)?(?:function|script|query|regex|email|letter|post|essay|list|mistake|progress|dinner|lunch|breakfast|coffee|tea|sure)\b"
+    ),
+    loose_verbs=LOOSE_VERBS,
+    not_goal_starts=("simple", "this", "that", "to ask", "to know", "to understand"),
+    task_words=r"this|that|it|error|bug|issue|problem|message|warning",
+    pointing_end=r"this|that|it",
+    output_words=(
+        r"error|bug|issue|problem|exception|warning|message|result|output|response|reply"
+    ),
+    passing=words(
+        "away out off busy free available late early home back sick ill tired exhausted fine "
+        "good great happy sad excited nervous stressed bored flexible ready done sure glad "
+        "sorry new at in on with off about going gonna trying im am"
+    ),
+    empty_words=words("really totally truly absolutely"),
+    clause_ends=(
+        r"because|since|as\s+it|as\s+they|but|so\s+that|so|which|when|whenever|if|unless|though|"
+        r"although|except|and\s+(?:I|we|my|our|it|that|this|you)|or\s+(?:I|we)"
+    ),
+    name_ends=r"and|from",
+    scope_words=r"for|in|when|with|on",
+    i_am=r"I'm|I\s+am|we're|we\s+are",
+    mail_headers=r"From|To|Cc|Bcc|Subject|Sent|Date|Reply-To",
+    reply_lines=(
+        r"-{2,}\s*(?:Original Message|Forwarded message)|On .{5,120} wrote:\s*$"
+    ),
+    comma_stops=(
+        r"I|I'm|we|it|this|that|they|he|she|you|there|please|thanks|thank|what|how|why|"
+        r"can|could|would|do|does|is|are|which|who|so|and\s+I|honestly|really|lol|haha|btw|"
+        r"though|however|anyway|then|now|currently"
+    ),
+    sentence_openers=(
+        r"please|pls|also|and|so|ok|okay|always|from\s+now\s+on|going\s+forward|never|"
+        r"don'?t|do\s+not|stop|avoid|quit"
+    ),
+    busy=r"I'm|I\s+am|we're|we\s+are",
+    deictic_preps=r"on|with|for|to",
+    deictic_objects=(
+        r"this|that|these|those|the\s+same|here|the\s+(?:former|latter)|how|what|where|when|why|"
+        r"the\s+way|"
+        r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
+        r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
+        r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
+        r"snippet|attempt)"
+    ),
+    time_phrases=(
+        r"(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
+        r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
+        r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d"
+    ),
+    time_ends=words(
+        "week weekend month quarter year summer winter spring fall autumn sprint days "
+        "weeks months years yesterday today recently ago"
+    ),
+    intensifiers=words("a lot so much too very really more when how way about better"),
+    chapters=r"chapter|scene",
+    chapter_numbers=r"one|two|three",
+    book_parts=r"prologue|epilogue",
+    tale_openings=r"once\s+upon\s+a\s+time|(?:INT|EXT)\.\s",
+    phrases=(*PEOPLE, *DEVICES, *PROJECTS, *EVENTS, *NEEDS, *PLANS, *CHOICES),
     stop="",
     role_stop=ROLE_STOP,
     place_stop=PLACE_STOP,
@@ -2266,5 +2592,180 @@ PACK = LanguagePack(
     ),
     joiners=words("and"),
     now=r"now|these\s+days|nowadays|instead",
+    clause_joiners=words(
+        "and but so plus also though although while whereas because since as cause"
+    ),
+    question_start=QUESTION_START,
+    question_tail=QUESTION_TAIL,
+    hypothetical_leads=r"and|but|so|ok|okay|well|now|then|also",
+    hypothetical=HYPOTHETICAL,
+    hypothetical_words=words(
+        "if suppose supposing imagine imagining let lets say pretend assume assuming "
+        "hypothetically what world picture even unless would could might d"
+    ),
+    conditional=CONDITIONAL,
+    fiction=FICTION,
+    fiction_words=words(
+        "story novel game scenario roleplay role play book script dream fiction fantasy "
+        "poem song screenplay campaign simulation character pretend pretending act you "
+        "example test exercise demo sample"
+    ),
+    reported=REPORTED,
+    reported_words=words(
+        "said says say told tells thinks believes claims claim claimed insists insisted "
+        "mentioned wrote writes asked according apparently supposedly allegedly"
+    ),
+    request_prefix=REQUEST_PREFIX,
+    request=REQUEST,
+    request_words=words(
+        "make translate translated translation summarize summarise sum rewrite write "
+        "rephrase paraphrase reword proofread correct edit polish shorten expand continue "
+        "complete improve simplify draft compose generate create make come give tell turn "
+        "convert reformat respond reply answer critique grade spell tl dr tldr roleplay "
+        "role pretend act say voice story poem song essay email letter tweet post bio "
+        "speech"
+    ),
+    please=r"please|pls",
+    bans=r"no|never|don't|do\s+not",
+    order_negations=r"don't|never|do\s+not|no\s+more",
+    speaker=r"I",
+    request_inside=REQUEST_INSIDE,
+    material=MATERIAL,
+    creative=(
+        r"story|stories|poem|song|lyrics|scene|dialogue|role-?play|pretend|act\s+as|script|"
+        r"character|tale|fanfic|fiction|novel|screenplay|limerick|haiku|joke"
+    ),
+    request_standing=(
+        r"always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
+        r"whenever|everything|all\s+(?:code|answers|responses|replies|examples|your)"
+    ),
+    order_standing=(
+        r"always|from\s+now\s+on|going\s+forward|whenever|every\s+time|in\s+(?:the\s+)?future|"
+        r"by\s+default"
+    ),
+    answer_words=(
+        r"answers?|replies|reply|responses?|explanations?|units|metric|imperial|bullets?|"
+        r"bullet\s+points|links|emojis?|tone|jargon|disclaimers?|headings|tables|examples"
+    ),
+    about_this=(
+        r"this|that|it|these|those|below|above|following|email|message|question|letter|text|"
+        r"code|file|post|mail|e-mail"
+    ),
+    greetings=(
+        r"Dear|Hi|Hello|Hey|Hiya|Good\s+(?:morning|afternoon|evening)|To\s+whom\s+it\s+may\s+concern"
+    ),
+    signoffs=(
+        r"Best|Regards|Kind\s+regards|Best\s+regards|Warm\s+regards|Sincerely|Cheers|Thanks|"
+        r"Thank\s+you|Many\s+thanks|Best\s+wishes|Yours(?:\s+\w+)?|Love|Talk\s+soon"
+    ),
+    payload_words=(
+        r"text|email|e-mail|mail|message|draft|letter|paragraph|essay|post|story|poem|log|logs|"
+        r"output|error|traceback|transcript|conversation|chat|note|review|document|article|passage|"
+        r"quote|following|below"
+    ),
+    labels=frozenset(
+        [
+            "note",
+            "ps",
+            "p.s",
+            "fyi",
+            "update",
+            "edit",
+            "context",
+            "background",
+            "tl;dr",
+            "tldr",
+            "question",
+            "answer",
+            "summary",
+            "important",
+            "warning",
+            "example",
+        ]
+    ),
+    pronouns=words("it this that them those these one ones so him her they there here"),
+    second_person=r"you|your|yours|yourself|yourselves|u|ur",
+    end_words=words(
+        "because since as but so which when whenever if unless though although except and or"
+    ),
+    third_person=THIRD_PERSON,
+    self_subjects=r"I'm|I\s+am|I've|I\s+have|I|we're|we\s+are|we've|we",
+    possessives=r"my|our",
+    i_after_and=r"I",
+    frequency=(
+        r"every\s+\w+|each\s+\w+|on\s+\w+days|on\s+weekends|most\s+(?:days|mornings|nights|evenings|weekends)|"
+        r"daily|weekly|nightly|\d+\s*x\s+(?:a|per)\s+\w+|(?:once|twice|\w+\s+times)\s+(?:a|per)\s+\w+"
+    ),
+    not_about_user=NOT_ABOUT_USER,
+    consequences=(
+        r"so|but|because|cause|since(?!\s+\d)|which|though|although|whereas|and\s+(?:so|then)"
+    ),
+    order_verbs=(
+        r"write|give|tell|make|show|help|send|draft|plan|find|suggest|recommend|"
+        r"explain|create|list|translate|fix|check"
+    ),
     dates=DATES,
 )
+
+
+# -- English clauses that leave out their subject (engine/extraction/subjectless.py) ------
+SUBJECTLESS_FILLERS = (
+    r"(?:(?:" + "|".join(sorted(PACK.fillers | SUBJECTLESS_ADVERBS)) + r")[,!.:\s]+)*"
+)
+"""English fillers and the adverbs before a verb that left out its "I" ("just moved to…")."""
+
+# Opened by a past tense or a stative verb: "I" was left out. Each verb only with what
+# follows it when it states something ("moved to", "work at"), so a title or a search
+# ("Love Island recap", "Work from home policy template") is not read as the user.
+PAST_OR_STATIVE = (
+    r"^" + SUBJECTLESS_FILLERS + r"(?=(?:just\s+|finally\s+|recently\s+|also\s+)*"
+    r"(?:got\s+(?:married|engaged|divorced|promoted|laid\s+off|fired|hired|a\s+new\s+job)\b|"
+    r"(?:moved|relocated)\s+(?:up\s+|back\s+|out\s+)?(?:to|from)\s+(?-i:[A-Z])|"
+    r"started\s+(?:as|at|my|a\s+new)\b|graduated\b|quit\s+(?:my\b|smoking\b|drinking\b|"
+    r"(?-i:[A-Z]))|left\s+(?:my\b|(?-i:[A-Z]))|became\b|adopted\b|grew\s+up\b|"
+    r"(?:hate|love|adore)\s+(?!the\b|this\b|that\b|it\b|you\b|your\b)(?-i:[a-z])|"
+    r"can't\b|cannot\b|can\s+not\b|don't\b|do\s+not\b|live\s+(?:in|with|near|on|at)\b|"
+    r"work\s+(?:at|for|as|in)\b|"
+    r"retired\s+(?:last|this|in|after|from|early|now|since|\d)))"
+)
+
+# Opened by what follows "I'm": a plan in -ing, an adjective or a noun phrase of the rules,
+# each followed by what makes it a statement ("vegan lasagna recipe" is a search).
+STATE = (
+    r"^"
+    + SUBJECTLESS_FILLERS
+    + r"(?=(?:(?:working\s+(?:as|at|for|in)|living\s+(?:in|with)|studying\s+\w+\s+(?:at|in)|"
+    r"learning\s+(?-i:[A-Z])\w*|training\s+for|saving\s+(?:up\s+)?for|planning\s+to|"
+    r"expecting\s+(?:(?:a|our|my)\s+(?:first\s+|second\s+|third\s+)?(?:baby|child|kid|son|"
+    r"daughter|girl|boy)|twins))\b|not\s+a\b|"
+    r"a\s+(?:huge|big|total|lifelong)\b|"
+    r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:fan|nerd|geek|buff|lover|addict|enthusiast|person|foodie)\b|"
+    r"allergic\s+to\b|(?:based|living)\s+(?:in|out\s+of)\b|originally\s+from\b|"
+    r"(?:vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose\s+intolerant|deaf|blind|"
+    r"colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|unemployed|self-employed)"
+    r"(?=\s*(?:$|[,.!;:)]|\s+(?:for|since|now|too|btw|and|but|so|here|myself|lol)\b))))"
+)
+
+# "pronouns are they/them", "hey, name's Dmitri": the "my" left out of what is the user's own.
+OWN = (
+    r"^"
+    + SUBJECTLESS_FILLERS
+    + r"(?=(?:name's|name\s+is|pronouns\s+are|pronouns:|birthday\s+is)\b)"
+)
+
+# "Data engineer at Shopify here", "Single dad here": who is speaking, said the way people
+# sign a message. A lone name ("Marco here") is the signature rule's.
+HERE = (
+    r"^"
+    + SUBJECTLESS_FILLERS
+    + r"(?P<who>(?:[\w/&+'.-]+\s+){1,6}?[\w/&+'.-]+|[a-z][\w/&+'.-]*)\s+here\b"
+    r"(?=\s*(?:[,.!;:—–-]|$))"
+)
+
+NOT_WHO = (
+    r"^(?:same|nobody|no\s+one|everyone|anyone|someone|it|this|that|there|i|me|we|you|stuck|"
+    r"new|back|still|right|over|lost|all|the|my|our|just|hi|hello|hey|thanks)\b"
+)
+
+HAS_SUBJECT = r"^\W*(?:I|I'm|I've|I'd|I'll|i|im|ive|we|we're|my|our|you|your)\b"

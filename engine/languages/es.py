@@ -152,8 +152,52 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"siempre|normalmente|cada|tod[oa]s?\s+(?:l[oa]s)?\s*\w+|fines\s+de\s+semana"
+    ),
+    "constraint": (
+        r"al[ée]rgic\w*|alergia|gl[úu]ten|lactosa|cel[íi]ac\w*|presupuesto|port[áa]til|"
+        r"enfermedad"
+    ),
+    "family": (
+        r"esposa|esposo|marido|mujer|novi[oa]|hij[oa]s?|perr\w*|gat[oa]s?|madre|padre|"
+        r"herman[oa]s?|casad[oa]"
+    ),
+    "work": (
+        r"trabajo|curro|empresa|ingenier\w*|desarrollador\w*|profe|profesor\w*|m[ée]dic[oa]|"
+        r"enfermer\w*|estudiante|jubilad[oa]"
+    ),
+    "location": (r"vivo|estoy\s+en"),
+    "identity": (r"llamo|a[ñn]os|nac[ií]"),
+    "instruction": (r"respuestas"),
+    "goal": (r"quiero|objetivo|aprendiendo|estudiando|preparando|ahorrando"),
+    "stack": (r"usamos"),
+    "decision": (r"decidimos|decid[íi]|elegimos|me\s+decid[íi]"),
+    "preference": (r"gusta|gustan|encanta|odio|favorit[oa]"),
+    "event": (r"acabo\s+de|me\s+cas[ée]|graduad[oa]"),
+}
+
+
 PACK = LanguagePack(
     code="es",
+    family_words=FAMILY_WORDS,
+    passing=words("en con"),
+    empty_words=words("verdad mucho muchísimo nada"),
+    clause_ends=r"porque|pero|si\s+(?=\w)",
+    name_ends=r"y|pero|de\s+\d",
+    scope_words=r"para|en",
+    i_am=r"soy|somos",
+    mail_headers=r"De|Para|Asunto|Enviado",
+    reply_lines=r"El .{5,120} escribió:",
+    comma_stops=r"yo|y\s+yo|gracias",
+    busy=r"estoy",
+    deictic_objects=r"esto|este|esta",
+    chapters=r"cap[íi]tulo|escena",
+    chapter_numbers=r"uno|dos",
+    book_parts=r"pr[óo]logo|ep[íi]logo",
+    tale_openings=r"[ée]rase\s+una\s+vez",
     stop=(
         r"\s+(?:y\s+(?:yo|mi|trabajo|vivo|soy|tengo)|pero|porque|aunque|donde|desde\s+hace|hace\s+\w+|"
         r"el\s+año\s+pasado|la\s+semana\s+pasada|el\s+mes\s+pasado|ayer|ahora|ya)\b|[,;:(]|\s-\s"
@@ -182,6 +226,56 @@ PACK = LanguagePack(
     trailing=("ahora", "ya", "también"),
     joiners=frozenset(["y"]),
     now=r"ahora|hoy\s+en\s+d[ií]a|actualmente|en\s+cambio",
+    clause_joiners=words("y pero porque"),
+    question_tail=(
+        r"(?:me\s+)?(?:puedes|podr[ií]as|ayudas|recomiendas|sabes|conoces)|qu[eé]\s|c[oó]mo|"
+        r"d[oó]nde|cu[aá]l"
+    ),
+    hypothetical_leads=r"y|ahora",
+    hypothetical=r"si|supongamos|sup[oó]n|supon|imagina|imaginemos|imag[ií]nate",
+    hypothetical_words=words(
+        "si supongamos supón supon imagina imaginemos imagínate imaginate"
+    ),
+    reported=r"dijo|dice\s+que|dicen\s+que|me\s+dijo|según",
+    reported_words=words("dijo dice dicen según"),
+    request_prefix=r"por\s+favor|puedes|podrías",
+    request=r"traduce|traducir|traduzca|resume|resumir|reescribe|escribe|redacta|corrige",
+    request_words=words(
+        "traduce traducir traduzca resume resumir reescribe escribe redacta corrige"
+    ),
+    please=r"por\s+favor",
+    bans=r"nada\s+de",
+    order_negations=r"nunca",
+    speaker=r"yo",
+    material=r"esto|este|esta",
+    creative=r"historia|cuento|poema",
+    request_standing=r"siempre",
+    order_standing=(
+        r"siempre|de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+ahora|tute[aá]\w*"
+    ),
+    answer_words=r"respuestas?|cont[ée]st\w*|respond\w*|tute\w*|recomend\w*|sugier\w*",
+    about_this=r"correo|esto|eso|esta|este",
+    greetings=r"Estimad[oa]s?|Querid[oa]s?|Hola",
+    signoffs=r"Saludos|Atentamente|Un\s+saludo",
+    payload_words=r"texto|correo|mensaje|carta",
+    labels=words("nota"),
+    pronouns=words("lo la los las le les"),
+    second_person=r"tu|tus|te|ti|usted",
+    end_words=words("porque pero si"),
+    third_person={"mi": "su", "mis": "sus", "nuestro": "su", "nuestra": "su"},
+    self_subjects=r"yo|nosotr[oa]s",
+    self_verbs=(
+        r"soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|odio|juego|salgo|voy|hago|corro|estudio|"
+        r"tenemos|vivimos|trabajamos|me\s+(?:llamo|gusta|gustan|encanta|encantan)|no\s+me\s+gusta"
+    ),
+    possessives=r"mi|mis",
+    i_after_and=r"yo",
+    frequency=r"tod[oa]s?\s+(?:l[oa]s\s+)?\w+|cada\s+\w+|l[oa]s\s+\w+s",
+    not_about_user=(
+        r"tu|te|ti|usted|ustedes|esto|eso|esta|este|ello|dice|dijo|código|codigo|archivo|"
+        r"pregunta|gracias|perdón|ayuda|hoy|ahora|reuni[óo]n|examen|creo|correo"
+    ),
+    consequences=r"pero|porque|así\s+que",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("es ", ("Soy ",)), ("tiene ", ("Tengo ",))),

@@ -146,8 +146,47 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (r"toujours|souvent|d'habitude|tous\s+les|chaque"),
+    "constraint": (r"v[ée]g[ée]tarien\w*|intol[ée]rant\w*|ordinateur|maladie"),
+    "family": (
+        r"femme|mari|copain|copine|fils|fille|enfants|chien|m[èe]re|p[èe]re|fr[èe]re|"
+        r"s[œo]eur|mari[ée]e?"
+    ),
+    "work": (
+        r"travaille|bosse|boulot|entreprise|ing[ée]nieur\w*|d[ée]veloppeu\w*|"
+        r"professeur\w*|m[ée]decin|infirmi\w*|[ée]tudiant\w*|retrait[ée]\w*"
+    ),
+    "location": (r"habite|d[ée]m[ée]nag\w*|je\s+vis"),
+    "identity": (r"m'appelle|ans|n[ée]e"),
+    "instruction": (r"r[ée]ponses"),
+    "goal": (r"veux|voudrais|objectif|apprends|pr[ée]pare|[ée]conomise"),
+    "stack": (r"utilisons"),
+    "decision": (r"choisi|d[ée]cid[ée]|renonc[ée]"),
+    "preference": (r"aime|d[ée]teste|pr[ée]f[èe]re|pr[ée]f[ée]r[ée]e?|horreur"),
+    "event": (r"vient\s+de|viens\s+de|dipl[ôo]m[ée]e?"),
+}
+
+
 PACK = LanguagePack(
     code="fr",
+    family_words=FAMILY_WORDS,
+    passing=words("en à au chez"),
+    empty_words=words("vraiment beaucoup trop tellement"),
+    clause_ends=r"parce\s+que?|mais|si\s+(?=\w)",
+    name_ends=r"et|mais|de\s+\d",
+    scope_words=r"pour|en",
+    i_am=r"je\s+suis|nous\s+sommes",
+    mail_headers=r"De|À|Objet|Envoyé",
+    reply_lines=r"Le .{5,120} a écrit\s*:",
+    comma_stops=r"je|merci",
+    busy=r"je\s+suis\s+en\s+train",
+    deictic_objects=r"ce|cette|ces",
+    chapters=r"chapitre|sc[èe]ne",
+    chapter_numbers=r"un",
+    book_parts=r"prologue",
+    tale_openings=r"il\s+[ée]tait\s+une\s+fois",
     stop=(
         r"\s+(?:et\s+(?:je|j'|mon|ma|mes)|mais|parce\s+que|car|bien\s+que|où|depuis|il\s+y\s+a|"
         r"l'ann[ée]e\s+derni[èe]re|la\s+semaine\s+derni[èe]re|le\s+mois\s+dernier|hier|maintenant)\b|[,;:(]|\s-\s"
@@ -173,6 +212,63 @@ PACK = LanguagePack(
     trailing=("maintenant", "plus", "aussi"),
     joiners=frozenset(["et"]),
     now=r"maintenant|d[ée]sormais|aujourd'hui|[àa]\s+la\s+place",
+    clause_joiners=words("et mais car"),
+    question_tail=(
+        r"(?:tu|vous)\s+(?:peux|pourrais|connais|sais|as|aurais|pouvez|pourriez|connaissez|savez|avez)|"
+        r"(?:peux|pourrais|sais|connais)-tu|(?:pouvez|pourriez|connaissez|savez)-vous|"
+        r"qu'est-ce|est-ce\s+que|comment|pourquoi|quel|quelle|quels|quelles|o[uù]\s"
+    ),
+    hypothetical_leads=r"et|alors",
+    hypothetical=r"imaginons|imaginez|supposons|suppose|et\s+si",
+    hypothetical_words=words("imaginons imaginez supposons suppose et"),
+    reported=r"a\s+dit|dit\s+que|disent|selon|m'a\s+dit",
+    reported_words=words("dit disent selon"),
+    request_prefix=r"s'il\s+te\s+pla[iî]t|stp|peux-tu|pouvez-vous",
+    request=(
+        r"traduis|traduisez|traduire|résume|résumez|réécris|écris|écrivez|rédige|rédigez"
+    ),
+    request_words=words(
+        "traduis traduisez traduire résume résumez réécris écris écrivez rédige rédigez"
+    ),
+    bans=r"pas\s+de",
+    order_negations=r"jamais",
+    speaker=r"je|j'",
+    material=r"ceci|cela|ça|ce\s+texte",
+    creative=r"histoire|conte|poème",
+    request_standing=r"toujours",
+    order_standing=(
+        r"toujours|a\s+partir\s+de\s+maintenant|d[ée]sormais|tutoy\w*|vouvoy\w*"
+    ),
+    answer_words=r"r[ée]ponses?|r[ée]pond\w*|tutoy\w*|vouvoy\w*|recommand\w*|sugg[ée]r\w*",
+    about_this=r"courriel|ça|cela|ce|cette",
+    greetings=r"Cher|Chère|Bonjour",
+    signoffs=r"Cordialement|Bien\s+à\s+vous|Amitiés",
+    payload_words=r"texte|courriel|lettre|suivant",
+    labels=words("remarque"),
+    pronouns=words("ça cela ceci le la les"),
+    second_person=r"tu|te|toi|ton|tes|vous|votre|vos",
+    end_words=words("parce car mais si"),
+    third_person={
+        "mon": "son",
+        "ma": "sa",
+        "mes": "ses",
+        "notre": "leur",
+        "nos": "leurs",
+    },
+    self_subjects=r"moi,?\s+je|je|j'|nous",
+    self_verbs=(
+        r"on\s+(?:a|est|va|vient|vit|habite|utilise|migre|bosse|travaille|fait|part|passe|"
+        r"d[ée]m[ée]nage|prend|joue|mange|cuisine)"
+    ),
+    possessives=r"mon|ma|mes",
+    i_after_and=r"moi",
+    frequency=r"tous\s+les\s+\w+|chaque\s+\w+|le\s+\w+",
+    not_about_user=(
+        r"tu|t'|te|toi|vous|votre|vos|ce|cet|cette|ça|cela|ceci|dit|erreur|fichier|merci|"
+        r"pardon|aide|aujourd'hui|maintenant|demain|id[ée]e|j'en|j'y|je\s+l'|r[ée]union|"
+        r"examen|en\s+train\s+de|courriel"
+    ),
+    consequences=r"donc|parce\s+que",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("est ", ("Je suis ",)), ("a ", ("J'ai ",))),

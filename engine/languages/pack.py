@@ -217,6 +217,196 @@ class LanguagePack:
     now: str = ""
     """"now", "these days" (a regex alternation): said right after a value the user gave up
     ("I'm not vegan any more, I eat fish now"), a clause holding one states the new value."""
+    clause_joiners: frozenset[str] = frozenset()
+    """Words that join two clauses ("and", "but", "because"): a new subject after one starts a
+    new clause; a sentence holding none (nor a comma) is one clause."""
+    question_start: str = ""
+    """How a question opens (a regex anchored with "^": "^(?:do|can)\\s+(?:I|you)\\b|…"):
+    a clause opening so states no fact."""
+    question_tail: str = ""
+    """What opens a question after a statement, past a comma (a regex alternation, a word
+    boundary after it: "j'habite à Lyon, tu connais …"): the question is its own clause."""
+    hypothetical_leads: str = ""
+    """Words that may come before a hypothetical's opening ("and", "so", "alors"), a regex
+    alternation."""
+    hypothetical: str = ""
+    """How a hypothetical opens ("if", "suppose", "angenommen"), a regex alternation: a
+    clause opening so states no fact."""
+    hypothetical_words: frozenset[str] = frozenset()
+    """The words of `hypothetical` and `conditional` (one must occur for either to be tried)."""
+    conditional: str = ""
+    """A conditional wish ("I would move to Berlin"), a regex searched in the clause."""
+    fiction: str = ""
+    """A clause set in fiction or a role ("in this story", "act as"), a regex alternation."""
+    fiction_words: frozenset[str] = frozenset()
+    """The words of `fiction` (one must occur for it to be tried)."""
+    reported: str = ""
+    """What introduces somebody else's words ("says", "dice que", "laut"), a regex
+    alternation: what follows is reported speech, not the user."""
+    reported_words: frozenset[str] = frozenset()
+    """The words of `reported` (one must occur for it to be tried)."""
+    request_prefix: str = ""
+    """What may open a request before its verb ("please", "can you", "por favor"), a regex
+    alternation."""
+    request: str = ""
+    """The verbs that ask for text to be produced or transformed ("translate", "escribe"),
+    a regex alternation: a sentence opening with one is a task, not a fact."""
+    request_words: frozenset[str] = frozenset()
+    """The words of `request` and of the English requests said inside a sentence (one must
+    occur for a request to be looked for)."""
+    please: str = ""
+    """"please" before an order about every answer ("Bitte keine …"), a regex alternation."""
+    bans: str = ""
+    """How an order about every answer opens as a ban ("no", "nada de", "keine"), a regex
+    alternation: the instruction is negative."""
+    order_negations: str = ""
+    """Negations anywhere in an order ("never", "nunca", "nicht"): the instruction is
+    negative."""
+    speaker: str = ""
+    """The user's "I" (a regex alternation: "je|j'"): "I said" before a report keeps it the
+    user's."""
+    request_inside: str = ""
+    """A request said inside a sentence ("how do you say", "a poem about"), a regex."""
+    material: str = ""
+    """Words pointing at a request's material ("this", "the text below", "ceci"), a regex
+    alternation: the whole message is the material."""
+    creative: str = ""
+    """Kinds of made-up text ("story", "poema"), a regex alternation: a request for one makes
+    what follows it fiction."""
+    request_standing: str = ""
+    """What makes a request an instruction for every answer ("always", "all code"), a regex
+    alternation."""
+    order_standing: str = ""
+    """What makes an order hold for every answer ("from now on", "désormais"; how to address
+    the user: "duzen"), a regex alternation."""
+    answer_words: str = ""
+    """Words about the assistant's answers ("replies", "respuestas", "empfiehl…"), a regex
+    alternation: an order without one is no standing instruction."""
+    about_this: str = ""
+    """Words pointing at this conversation's text ("this", "the email", "ça"), a regex
+    alternation: an order holding one is about that text, not every answer."""
+    greetings: str = ""
+    """How a letter opens ("Dear", "Estimada", "Sehr geehrte"), a regex alternation: a letter
+    written for someone else is not the user speaking."""
+    signoffs: str = ""
+    """How a letter closes ("Best regards", "Cordialement"), a regex alternation."""
+    payload_words: str = ""
+    """What names pasted material before a colon ("email", "texto", "Nachricht"), a regex
+    alternation."""
+    labels: frozenset[str] = frozenset()
+    """Words that label a line ("note", "fyi", "hinweis"): "Note: …" is no speaker."""
+    pronouns: frozenset[str] = frozenset()
+    """Pronouns that say nothing as a whole object ("it", "isso", "ça")."""
+    second_person: str = ""
+    """"you" and "your" (a regex alternation): an object holding one is about the assistant."""
+    end_words: frozenset[str] = frozenset()
+    """Words that end an object by opening what follows it ("because", "which", "weil")."""
+    third_person: Mapping[str, str] = field(default_factory=dict)
+    """First-person possessives -> third person ("mi" -> "su"), for the stored content
+    (English's own, with its contractions, is the English rules')."""
+    self_subjects: str = ""
+    """The user as the subject of a statement about themselves ("I'm", "moi je", "a gente"),
+    a regex alternation, longest forms first."""
+    self_verbs: str = ""
+    """How a statement about the user opens without its subject (a regex alternation: "soy",
+    "moro", French "on a", German "wohne" or "… geh ich")."""
+    possessives: str = ""
+    """The user's possessives before a partner ("my|our"): "my wife and I" is the user."""
+    i_after_and: str = ""
+    """The user's "I" after "and" ("my wife and I", "ma femme et moi"), a regex alternation."""
+    frequency: str = ""
+    """How often, said before the statement ("every morning", "todos los días"), a regex
+    alternation."""
+    not_about_user: str = ""
+    """Words of the task at hand, the conversation or somebody else's words ("you", "this",
+    "error", "today", "thanks"), a regex alternation: a clause holding one is no
+    statement about the user."""
+    consequences: str = ""
+    """What opens a consequence or a contrast after a statement ("so", "because", "donc"), a
+    regex alternation: the statement is what comes before it."""
+    order_verbs: str = ""
+    """Verbs of an order after a statement ("I was born in Lagos, write me a poem")."""
+    family_words: Mapping[str, str] = field(default_factory=dict)
+    """The words that name a fact's family, by family (a regex alternation each: "habit":
+    "every|usually|…"): a statement the net keeps goes to the first family whose words it
+    holds (the order is `lexicon.FAMILIES`)."""
+    comma_stops: str = ""
+    """What opens a new thought after a comma in an object ("…, I", "…, thanks", "…, y yo"),
+    a regex alternation: the object ends before it."""
+    sentence_openers: str = ""
+    """Words that may open a sentence before a fact's object ("please", "always"), a regex
+    alternation: an object after nothing but these opens its sentence, so its capital is no
+    name's."""
+    busy: str = ""
+    """The user busy with something right now ("I'm", "estoy", "ich bin gerade"), a regex
+    alternation: "I'm at the airport", "estoy escribiendo …" is the task."""
+    deictic_preps: str = ""
+    """Prepositions before a deictic object ("on this")."""
+    deictic_objects: str = ""
+    """An object that points at the conversation ("this bug", "the second option", "esto"), a
+    regex alternation: no durable fact."""
+    time_phrases: str = ""
+    """A time phrase closing an object ("last year", "a few weeks ago"), a regex alternation:
+    left out of the stored object."""
+    time_ends: frozenset[str] = frozenset()
+    """The last words of `time_phrases`: an object ending otherwise keeps its end."""
+    intensifiers: frozenset[str] = frozenset()
+    """Words after a pronoun that still say nothing ("it a lot", "that so much")."""
+    chapters: str = ""
+    """Chapter and scene words ("chapter", "Kapitel"): "Chapter 1." opens a manuscript."""
+    chapter_numbers: str = ""
+    """Number words after a chapter word ("one", "uno", "eins")."""
+    book_parts: str = ""
+    """"Prologue", "Epilog": a line holding one alone opens a manuscript."""
+    tale_openings: str = ""
+    """How a story opens ("once upon a time", "es war einmal"), a regex alternation."""
+    clause_ends: str = ""
+    """Where a fact's object ends when its phrase says nothing else: a joiner opening what
+    follows ("because", "which", "weil"), a regex alternation (`objects.CLAUSE_END`)."""
+    name_ends: str = ""
+    """Where a name ends ("and", "from", "aus"), a regex alternation: the shared name stop."""
+    scope_words: str = ""
+    """Prepositions that open the scope of a choice ("tabs for YAML", "para Python")."""
+    i_am: str = ""
+    """"I am" and "we are" ("je suis", "ich bin"), a regex alternation: "I'm <who>" is the
+    one self-statement kept with no family word."""
+    mail_headers: str = ""
+    """Header names of a pasted email ("Subject", "Asunto", "Betreff"), a regex alternation."""
+    reply_lines: str = ""
+    """The line above a quoted reply ("On … wrote:", "Am … schrieb"), a regex alternation."""
+    passing: frozenset[str] = frozenset()
+    """What follows "I am" when it is how the user is right now ("busy", "tired", "beim",
+    "chez"): no identity."""
+    empty_words: frozenset[str] = frozenset()
+    """Words that add only emphasis ("really", "muito", "sehr"): no content of a statement."""
+    task_words: str = ""
+    """Words of the task at hand ("error", "bug", "this"), a regex alternation: an event
+    holding one is about the conversation ("just got this error")."""
+    pointing_end: str = ""
+    """Words that point at the conversation ("this|that|it", as written): an event ending on
+    one is about it ("I just finished that")."""
+    output_words: str = ""
+    """What a program gives back ("error", "output", "response"), a regex alternation: a
+    dated event about one is the task ("got a weird response yesterday")."""
+    use_verbs: tuple[str, ...] = ()
+    """How a verb of use starts ("use", "am using", "rely"): "I use X" names the user's stack
+    whatever X is; another verb of building or running, only when X is technical."""
+    aids: str = ""
+    """What the user uses that is no stack ("a screen reader", "a wheelchair"), a regex read
+    at the object's start."""
+    passing_states: str = ""
+    """How a stack is for now ("down", "broken", "a mess"), a regex read at the object's
+    start: no fact."""
+    being_verbs: frozenset[str] = frozenset()
+    """"is", "are", "'s": after one a stack's object states a fact only when it names
+    something (a capital, a digit, a technical word)."""
+    chores: str = ""
+    """Things made as a task ("a function", "an email", "dinner"), a regex read at the
+    object's start: no project."""
+    loose_verbs: frozenset[str] = frozenset()
+    """Verbs of a project that are one only for something technical ("running", "making")."""
+    not_goal_starts: tuple[str, ...] = ()
+    """How "my goal is …" starts when it is no goal ("simple", "to ask")."""
     technical: str = ""
     """Words that make an object technical (a tool, a platform): "docker|python|…"."""
     style: str = ""

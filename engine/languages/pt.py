@@ -160,8 +160,50 @@ NAMED = NamedRelatives(
 )
 
 
+# The words that name a fact's family (the net: engine/extraction/self_statement.py).
+FAMILY_WORDS = {
+    "habit": (
+        r"sempre|geralmente|normalmente|cada|tod[oa]s?\s+(?:os|as)?\s*\w+|fins\s+de\s+semana"
+    ),
+    "constraint": (
+        r"al[ée]rgic\w*|alergia|gl[úu]ten|or[çc]amento|port[áa]til|doen[çc]a"
+    ),
+    "family": (
+        r"esposa|marido|mulher|namorad[oa]|filh[oa]s?|cachorr\w*|gat[oa]s?|m[ãa]e|pai|"
+        r"irm[ãa]o?s?|casad[oa]"
+    ),
+    "work": (
+        r"trabalho|emprego|empresa|engenheir\w*|desenvolvedor\w*|professor\w*|m[ée]dic[oa]|"
+        r"estudante|aposentad[oa]"
+    ),
+    "location": (r"moro|mud[ée]|mudei|estou\s+em"),
+    "identity": (r"chamo|anos|nasci"),
+    "instruction": (r"respostas"),
+    "goal": (r"quero|objetivo|aprendendo|estudando|preparando|economizando"),
+    "stack": (r"usamos"),
+    "decision": (r"decidimos|escolhemos|escolhi|desisti"),
+    "preference": (r"curto|adoro|amo|odeio|gosto|favorit[oa]"),
+    "event": (r"acabei\s+de|casei|formad[oa]"),
+}
+
+
 PACK = LanguagePack(
     code="pt",
+    family_words=FAMILY_WORDS,
+    passing=words("em no na"),
+    empty_words=words("muito demais nada"),
+    clause_ends=r"porque|mas\s+(?=\w)",
+    name_ends=r"e|mas|de\s+\d",
+    scope_words=r"para",
+    i_am=r"sou|somos",
+    mail_headers=r"De|Para|Assunto|Enviada",
+    reply_lines=r"Em .{5,120} escreveu:",
+    comma_stops=r"eu|obrigad[oa]",
+    busy=r"estou|t[ôo]",
+    deictic_objects=r"isso|isto",
+    chapters=r"cap[íi]tulo",
+    book_parts=r"pr[óo]logo|ep[íi]logo",
+    tale_openings=r"era\s+uma\s+vez",
     stop=(
         r"\s+(?:e\s+(?:eu|meu|minha|trabalho|moro|sou|tenho)|mas|porque|embora|onde|desde|h[aá]\s+\w+\s+anos|"
         r"no\s+ano\s+passado|na\s+semana\s+passada|no\s+m[eê]s\s+passado|ontem|agora|hoje)\b|[,;:(]|\s-\s"
@@ -191,6 +233,60 @@ PACK = LanguagePack(
     trailing=("agora", "já", "também"),
     joiners=frozenset(["e"]),
     now=r"agora|hoje\s+em\s+dia|atualmente|em\s+vez\s+disso",
+    clause_joiners=words("e mas porque"),
+    question_tail=(
+        r"(?:voc[eê]|vc)\s+(?:pode|poderia|sabe|conhece|recomenda)|(?:me\s+)?(?:ajuda|indica|recomenda)|"
+        r"(?:pode|podes|poderia|consegue)\s|o\s+que|como|onde|qual"
+    ),
+    hypothetical_leads=r"e|agora",
+    hypothetical=r"se|suponha|suponhamos|imaginemos|e\s+se",
+    hypothetical_words=words("se suponha suponhamos imaginemos e"),
+    reported=r"disse|diz\s+que|dizem\s+que|segundo|falou\s+que",
+    reported_words=words("disse diz dizem segundo falou"),
+    request_prefix=r"pode|podes|você\s+pode",
+    request=r"traduza|traduz|traduzir|resuma|reescreva|escreva|redija|corrija",
+    request_words=words(
+        "traduza traduz traduzir resuma reescreva escreva redija corrija"
+    ),
+    please=r"por\s+favor",
+    bans=r"sem",
+    order_negations=r"nunca|jamais",
+    speaker=r"eu",
+    material=r"isto|isso",
+    creative=r"história|conto",
+    request_standing=r"sempre",
+    order_standing=r"sempre|a\s+partir\s+de\s+agora|daqui\s+pra\s+frente",
+    answer_words=r"respostas?|sugir\w*",
+    about_this=r"isso|isto|essa|esse",
+    greetings=r"Prezad[oa]s?|Car[oa]s?|Olá|Ol[aá]",
+    signoffs=r"Atenciosamente|Abraços|Um\s+abraço|Obrigad[oa]",
+    payload_words=r"mensagem",
+    labels=words("nota obs"),
+    pronouns=words("isso isto ele ela eles elas"),
+    second_person=r"tu|te|você|vocês|teu|tua",
+    end_words=words("mas porque"),
+    third_person={
+        "meu": "seu",
+        "minha": "sua",
+        "meus": "seus",
+        "minhas": "suas",
+        "nosso": "seu",
+        "nossa": "sua",
+    },
+    self_subjects=r"eu|a\s+gente|n[óo]s",
+    self_verbs=(
+        r"sou|estou|t[ôo]|tenho|moro|trabalho|prefiro|odeio|curto|adoro|jogo|vou|fa[çc]o|estudo|"
+        r"temos|moramos|trabalhamos|n[ãa]o\s+(?:curto|gosto)|gosto|amo"
+    ),
+    possessives=r"meu|minha",
+    i_after_and=r"eu",
+    frequency=r"tod[oa]s?\s+(?:os\s+|as\s+)?\w+|cada\s+\w+|aos\s+\w+s",
+    not_about_user=(
+        r"tu|te|você|voce|vc|isso|isto|essa|esse|disso|disto|nisso|nisto|daquilo|diz|disse|"
+        r"erro|código|codigo|arquivo|pergunta|obrigad[oa]|desculpa|ajuda|hoje|agora|ideia|"
+        r"reuni[ãa]o|prova|acho"
+    ),
+    consequences=r"porque|ent[ãa]o",
     named_relatives=NAMED,
     dates=DATES,
     first_person=(("é ", ("Sou ",)), ("tem ", ("Tenho ",))),

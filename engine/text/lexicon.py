@@ -1,53 +1,40 @@
-"""The words the engine's readers share across languages (data only): what makes a clause
-a request, a hypothetical, fiction or reported speech, what joins two clauses, and who the
-user is when they speak (the subject lexicon). A language's own words are in its pack
-(`engine/languages/`); these are read whatever the language of the text.
+"""The words the engine's readers share across languages, each joined over the registered
+packs (`engine/languages/`) into one pattern or word set: what makes a clause a question, a
+request, a hypothetical, fiction or reported speech, what joins two clauses, who the user is
+when they speak (the subject lexicon), what opens a statement about them, what names a fact's
+family, what ends or empties an object. These are read whatever the language of the text;
+a pack's field says what each of its words is for (`pack.LanguagePack`). Written here: the
+choice domains (product names, no language's), the order of the families and the tail of
+"doing now" (an -ing or -ndo form, a place word).
 """
 
 from __future__ import annotations
 
-from memtap.engine.languages import en
-from memtap.engine.languages.pack import words
 from memtap.engine.languages.registry import PACKS
 
+
+def _either(parts: list[str]) -> str:
+    """One regex alternation of each pack's part (a pattern that never matches if none)."""
+    return "|".join(part for part in parts if part) or r"(?!x)x"
+
+
+def _union(sets: list[frozenset[str]]) -> frozenset[str]:
+    return frozenset().union(*sets)
+
+
+def _word_rx(field: str) -> str:
+    """Each pack's alternation `field` as whole words."""
+    return r"\b(?:" + _either([getattr(p, field) for p in PACKS.values()]) + r")\b"
+
+
 # Words without which a pattern below cannot match: a set lookup spares the regex on most
-# clauses (extraction runs on every turn).
-REQUEST_WORDS = words(
-    "make translate translated translation summarize summarise sum rewrite write "
-    "rephrase paraphrase reword proofread correct edit polish shorten expand continue "
-    "complete improve simplify draft compose generate create make come give tell turn "
-    "convert reformat respond reply answer critique grade spell tl dr tldr roleplay "
-    "role pretend act say voice story poem song essay email letter tweet post bio "
-    "speech traduce traducir traduzca traduza traduz traduzir resume resuma resumir "
-    "reescribe reescreva escribe escreva redacta redija corrige corrija traduis "
-    "traduisez traduire résume résumez réécris écris écrivez rédige rédigez übersetze "
-    "übersetz übersetzen fasse schreib schreibe formuliere korrigiere verfasse"
-)
-
-HYPOTHETICAL_WORDS = words(
-    "if suppose supposing imagine imagining let lets say pretend assume assuming "
-    "hypothetically what world picture even unless si supongamos supón supon imagina "
-    "imaginemos imagínate imaginate se suponha suponhamos e imaginons imaginez "
-    "supposons et wenn falls angenommen stell nehmen gesetzt would could might d"
-)
-
-FICTION_WORDS = words(
-    "story novel game scenario roleplay role play book script dream fiction fantasy "
-    "poem song screenplay campaign simulation character pretend pretending act you "
-    "example test exercise demo sample"
-)
-
-REPORTED_WORDS = words(
-    "said says say told tells thinks believes claims claim claimed insists insisted "
-    "mentioned wrote writes asked according apparently supposedly allegedly dijo dice "
-    "dicen según disse diz dizem segundo falou dit disent selon sagte sagt meint laut "
-    "gesagt behauptet"
-)
-
-JOINERS = words(
-    "and but so plus also though although while whereas because since as cause y pero "
-    "porque e mas et mais car und aber weil denn sondern"
-)
+# clauses (extraction runs on every turn). Each pack's words, in every language.
+REQUEST_WORDS = _union([p.request_words for p in PACKS.values()])
+HYPOTHETICAL_WORDS = _union([p.hypothetical_words for p in PACKS.values()])
+FICTION_WORDS = _union([p.fiction_words for p in PACKS.values()])
+REPORTED_WORDS = _union([p.reported_words for p in PACKS.values()])
+JOINERS = _union([p.clause_joiners for p in PACKS.values()])
+"""What joins two clauses, in every language (each pack's `clause_joiners`)."""
 
 SUBJECT = "(?:" + "|".join(p.subjects for p in PACKS.values() if p.subjects) + ")"
 """The user as subject or owner, in every language: the one subject lexicon."""
@@ -85,17 +72,11 @@ ABOUT_USER = r"\b" + SUBJECT + r"\b"
 
 # -- what ends or empties an object (extraction/objects.py) ---------------------------
 # An object made only of a pronoun (or a pronoun and an intensifier) says nothing by itself.
-PRONOUNS = words(
-    "it this that them those these one ones so him her they there here lo la los las "
-    "le les isso isto ele ela eles elas ça cela ceci le la les es das dies ihn sie"
-)
+PRONOUNS = _union([p.pronouns for p in PACKS.values()])
 
-INTENSIFIERS = words("a lot so much too very really more when how way about better")
+INTENSIFIERS = _union([p.intensifiers for p in PACKS.values()])
 
-TIME_ENDS = words(
-    "week weekend month quarter year summer winter spring fall autumn sprint days "
-    "weeks months years yesterday today recently ago"
-)
+TIME_ENDS = _union([p.time_ends for p in PACKS.values()])
 
 TRAILING = sorted(
     {phrase for p in PACKS.values() for phrase in p.trailing}, key=len, reverse=True
@@ -103,9 +84,14 @@ TRAILING = sorted(
 """What closes an object and adds nothing, in every language (each pack's `trailing`)."""
 TRAILING_ENDS = frozenset(phrase.split()[-1] for phrase in TRAILING)
 
-END_WORDS = words(
-    "because since as but so which when whenever if unless though although except and "
-    "or porque pero mas parce car mais weil aber denn si wenn"
+END_WORDS = _union([p.end_words for p in PACKS.values()])
+
+
+# -- extract.py ----------------------------------------------------------------------
+# What may open a sentence before a fact's object ("please", "always"): an object after
+# nothing else opens its sentence, so its capital is no name's.
+SENTENCE_START = (
+    r"[\W]*(?:(?:" + _either([p.sentence_openers for p in PACKS.values()]) + r")[\W]*)*"
 )
 
 
@@ -192,107 +178,50 @@ CHOICE_DOMAINS: dict[str, tuple[str, ...]] = {
 
 
 # -- clauses.py ----------------------------------------------------------------------
-# What opens a question or a request for help after a statement in the same sentence, in the
-# languages other than English ("j'habite à Lyon, tu connais un bon bouchon ?"): the statement
-# before it stays a statement.
-QUESTION_TAIL = (
-    r"(?:(?:tu|vous)\s+(?:peux|pourrais|connais|sais|as|aurais|pouvez|pourriez|connaissez|savez|avez)|"
-    r"(?:peux|pourrais|sais|connais)-tu|(?:pouvez|pourriez|connaissez|savez)-vous|"
-    r"qu'est-ce|est-ce\s+que|comment|pourquoi|quel|quelle|quels|quelles|o[uù]\s|"
-    r"(?:me\s+)?(?:puedes|podr[ií]as|ayudas|recomiendas|sabes|conoces)|qu[eé]\s|c[oó]mo|d[oó]nde|cu[aá]l|"
-    r"(?:voc[eê]|vc)\s+(?:pode|poderia|sabe|conhece|recomenda)|(?:me\s+)?(?:ajuda|indica|recomenda)|"
-    r"(?:pode|podes|poderia|consegue)\s|o\s+que|como|onde|qual|"
-    r"(?:kannst|k[oö]nntest|hast|wei[sß]t|kennst)\s+du|(?:k[oö]nnen|haben|wissen)\s+Sie|"
-    r"was|wie|wo|warum|welche[rsnm]?)\b"
-)
+SPEAKER_I = r"\b(?:" + _either([p.speaker for p in PACKS.values()]) + r")\s*$"
+"""The user's "I" ending what comes before a report ("I said", "je dis")."""
 
-QUESTION_START = (
-    r"^(?:(?:so|and|but|ok|okay|also|hey|hi|well|now|quick\s+question)[,:]?\s+)*"
-    r"(?:do|does|did|can|could|would|should|will|shall|is|are|am|was|were|have|has|had|how|what|"
-    r"why|where|which|who|whom|whose|may|might|must|isn't|aren't|don't|doesn't|didn't|won't|"
-    r"wouldn't|shouldn't|can't|couldn't)\s+(?:I|you|we|my|it|there|the|a|an|this|that|they|he|she|"
-    r"your|u|one|anyone|someone)\b"
-    r"|^(?:how|what|why|where|when|which|who)(?:'s|\s+(?:am|are|is|do|does|did|can|could|should|would|will|"
-    r"was|were|has|have))\b"
+# What opens a question after a statement in the same sentence ("j'habite à Lyon, tu connais
+# un bon bouchon ?"): the statement before it stays a statement.
+QUESTION_TAIL = "(?:" + _either([p.question_tail for p in PACKS.values()]) + r")\b"
+
+QUESTION_START = _either(
+    ["(?:" + p.question_start + ")" for p in PACKS.values() if p.question_start]
 )
 
 HYPOTHETICAL = (
-    r"^(?:\W*(?:and|but|so|ok|okay|well|now|then|also|y|e|et|und|ahora|agora|alors)[,\s]+)*"
-    r"(?:if|suppose|supposing|imagine|imagining|let's\s+say|lets\s+say|let\s+us\s+say|say|pretend|"
-    r"assume|assuming|hypothetically|what\s+if|in\s+a\s+world|picture\s+this|even\s+if|unless|"
-    r"si|supongamos|sup[oó]n|supon|imagina|imaginemos|imag[ií]nate|se|suponha|suponhamos|"
-    r"imaginemos|e\s+se|imaginons|imaginez|supposons|suppose|et\s+si|wenn|falls|angenommen|"
-    r"stell\s+dir\s+vor|nehmen\s+wir\s+an|gesetzt\s+den\s+fall)\b"
+    r"^(?:\W*(?:"
+    + _either([p.hypothetical_leads for p in PACKS.values()])
+    + r")[,\s]+)*(?:"
+    + _either([p.hypothetical for p in PACKS.values()])
+    + r")\b"
 )
 
-CONDITIONAL = (
-    r"\b(?:I(?:'d|\s+would|\s+could|\s+might)|we(?:'d|\s+would|\s+could|\s+might))\s+"
-    r"(?!(?:really\s+|much\s+|also\s+|still\s+)*(?:like|love|rather|prefer|appreciate|enjoy|hate|"
-    r"say|describe|call)\b)\w+"
+CONDITIONAL = _either(
+    ["(?:" + p.conditional + ")" for p in PACKS.values() if p.conditional]
 )
 
-FICTION = (
-    r"\b(?:in\s+(?:this|the|my|our|a)\s+(?:story|novel|game|scenario|role-?play|book|script|"
-    r"dream|fiction|fantasy|poem|song|screenplay|campaign|simulation)|my\s+character|as\s+a\s+character|"
-    r"role-?play(?:ing)?|pretend(?:ing)?\s+(?:to\s+be|that|you|I)|act\s+as|you\s+are\s+now|"
-    r"for\s+(?:a|my|the)\s+(?:story|novel|game|screenplay|example|test|exercise|demo|sample))\b"
-)
+FICTION = r"\b(?:" + _either([p.fiction for p in PACKS.values()]) + r")\b"
 
-REPORTED = (
-    r"\b(?:said|says|say\s+that|told\s+(?:me|us|him|her|them)|tells\s+(?:me|us)|thinks|believes|"
-    r"claims?|claimed|insists|insisted|mentioned|wrote|writes|asked\s+(?:me|if|whether)|"
-    r"according\s+to|apparently|supposedly|allegedly|dijo|dice\s+que|dicen\s+que|me\s+dijo|"
-    r"según|disse|diz\s+que|dizem\s+que|segundo|falou\s+que|a\s+dit|dit\s+que|disent|selon|"
-    r"m'a\s+dit|sagte|sagt|meint|laut|hat\s+gesagt|behauptet)\b"
-)
+REPORTED = r"\b(?:" + _either([p.reported for p in PACKS.values()]) + r")\b"
 
 REQUEST_PREFIX = (
-    r"^(?:(?:please|pls|plz|kindly|ok|okay|now|hey|hi|so|and|also|then|quick|just|"
-    r"(?:can|could|would|will)\s+(?:you|u)(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+(?:you\s+)?to|"
-    r"help\s+me(?:\s+to)?|i\s+need\s+help\s+(?:to|with)|por\s+favor|puedes|podrías|pode|podes|"
-    r"você\s+pode|s'il\s+te\s+pla[iî]t|stp|peux-tu|pouvez-vous|bitte|kannst\s+du|könntest\s+du)[,:\s]+)*"
+    r"^(?:(?:" + _either([p.request_prefix for p in PACKS.values()]) + r")[,:\s]+)*"
 )
 
 REQUEST = (
-    REQUEST_PREFIX
-    + r"(?:translate|summari[sz]e|sum\s+up|rewrite|re-write|rephrase|paraphrase|reword|proofread|"
-    r"correct|edit|polish|shorten|expand|continue|complete|improve|simplify|write|draft|compose|"
-    r"generate|create|make\s+up|make\s+(?:this|it|that|these)\b|come\s+up\s+with|give\s+me\s+(?:a|an|some|\d+)|tell\s+me\s+a|turn|"
-    r"convert|reformat|respond\s+to|reply\s+to|answer\s+this|critique|grade|spell-?check|tl;?dr|"
-    r"roleplay|role-play|pretend|act\s+as|traduce|traducir|traduzca|traduza|traduz|traduzir|"
-    r"resume|resuma|resumir|reescribe|reescreva|escribe|escreva|redacta|redija|corrige|corrija|"
-    r"traduis|traduisez|traduire|résume|résumez|réécris|écris|écrivez|rédige|rédigez|"
-    r"übersetze|übersetz|übersetzen|fasse|schreib|schreibe|formuliere|korrigiere|verfasse)\b"
+    REQUEST_PREFIX + r"(?:" + _either([p.request for p in PACKS.values()]) + r")\b"
 )
 
-REQUEST_INSIDE = (
-    r"\b(?:how\s+(?:do|would)\s+(?:you|I)\s+say|how\s+to\s+say|in\s+the\s+voice\s+of|"
-    r"(?:can|could|would)\s+you\s+(?:please\s+)?(?:translate|summari[sz]e|rewrite|rephrase|"
-    r"proofread|write|draft|compose)|tell\s+(?:him|her|them|my\s+\w+)\s+(?:that\s+)?I\b|"
-    r"translat(?:e|ed|ion)\s+(?:into|to|in)\s+\w+|story\s+(?:where|about|in\s+which)|"
-    r"(?:poem|song|story|essay|email|letter|tweet|post|bio|speech)\s+(?:where|about|in\s+which|"
-    r"that\s+says|saying|from\s+the\s+perspective))"
-)
+REQUEST_INSIDE = r"\b(?:" + _either([p.request_inside for p in PACKS.values()]) + ")"
 
 POINTS_AT_MATERIAL = (
-    r"(?::\s*$|:\s+\S|\b(?:this|it|these|those|the\s+(?:above|following|text|email|message|"
-    r"paragraph|sentence|sentences|draft|letter|passage|note)|my\s+(?:\w+\s+)?(?:cover\s+letter|"
-    r"letter|email|essay|draft|text|resume|résumé|cv|bio|post|paragraph|message|speech|story|poem|"
-    r"answer|reply|statement|profile|summary|intro|introduction)|below|above|following|esto|este|esta|"
-    r"isto|isso|ceci|cela|ça|ce\s+texte|das|dies|diesen|folgenden|folgende)\b)"
+    r"(?::\s*$|:\s+\S|\b(?:" + _either([p.material for p in PACKS.values()]) + r")\b)"
 )
 
-REQUEST_STANDING = (
-    r"\b(?:always|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|by\s+default|every\s+time|"
-    r"whenever|everything|all\s+(?:code|answers|responses|replies|examples|your)|siempre|sempre|toujours|"
-    r"immer)\b"
-)
+REQUEST_STANDING = _word_rx("request_standing")
 
-CREATIVE = (
-    r"\b(?:story|stories|poem|song|lyrics|scene|dialogue|role-?play|pretend|act\s+as|script|"
-    r"character|tale|fanfic|fiction|novel|screenplay|limerick|haiku|joke|historia|cuento|poema|"
-    r"história|conto|histoire|conte|poème|Geschichte|Gedicht|Märchen)\b"
-)
+CREATIVE = _word_rx("creative")
 
 
 # -- self_statement.py ---------------------------------------------------------------
@@ -304,78 +233,38 @@ FILLER = (
 """Words that open a clause and say nothing, in every language (each pack's `fillers`)."""
 
 # How often: a routine said with its frequency first ("Todas las mañanas salgo a correr").
-FREQUENCY = (
-    r"(?:every\s+\w+|each\s+\w+|on\s+\w+days|on\s+weekends|most\s+(?:days|mornings|nights|evenings|weekends)|"
-    r"daily|weekly|nightly|\d+\s*x\s+(?:a|per)\s+\w+|(?:once|twice|\w+\s+times)\s+(?:a|per)\s+\w+|"
-    r"tod[oa]s?\s+(?:l[oa]s\s+|os\s+|as\s+)?\w+|cada\s+\w+|l[oa]s\s+\w+s|aos\s+\w+s|"
-    r"tous\s+les\s+\w+|chaque\s+\w+|le\s+\w+|jede[nrs]?\s+\w+|t[äa]glich|w[öo]chentlich|am\s+\w+ende|\w+tags)"
-)
+FREQUENCY = "(?:" + _either([p.frequency for p in PACKS.values()]) + ")"
 
-SELF_SUBJECT = (
-    r"(?:I'm|I\s+am|I've|I\s+have|I|we're|we\s+are|we've|we|yo|nosotr[oa]s|eu|a\s+gente|n[óo]s|"
-    r"moi,?\s+je|je|j'|nous|ich|wir)"
-)
+SELF_SUBJECT = "(?:" + _either([p.self_subjects for p in PACKS.values()]) + ")"
 
-# Spanish and Portuguese say the verb without its subject: first-person forms that state
-# something about the speaker.
-SELF_FIRST_PERSON_VERB = (
-    r"(?:soy|estoy|tengo|vivo|trabajo|uso|usamos|prefiero|odio|juego|salgo|voy|hago|corro|estudio|"
-    r"tenemos|vivimos|trabajamos|me\s+(?:llamo|gusta|gustan|encanta|encantan)|no\s+me\s+gusta|"
-    r"sou|estou|t[ôo]|tenho|moro|trabalho|prefiro|odeio|curto|adoro|jogo|vou|fa[çc]o|estudo|"
-    r"temos|moramos|trabalhamos|n[ãa]o\s+(?:curto|gosto)|gosto|amo)"
-)
+# Spanish and Portuguese say the verb without its subject; casual French says "on" for "we";
+# casual German drops "ich" ("Wohne seit 2020 in Graz") or puts it after the verb ("Jeden
+# Samstag geh ich auf den Markt").
+SELF_VERB = "(?:" + _either([p.self_verbs for p in PACKS.values()]) + ")"
+"""The verb of a statement about the user said without its subject, in every language."""
 
 # "My wife and I", "Meine Frau und ich": the user among the subject.
 PARTNER = (
-    r"(?:(?:my|our|mi|mis|meu|minha|mon|ma|mes|mein|meine|[A-Z]\w+)\s+(?:[\w-]+\s+)?"
-    r"(?:and|e|y|et|und)\s+(?=(?:I|eu|yo|moi|ich)\b))?"
+    r"(?:(?:"
+    + _either([p.possessives for p in PACKS.values()])
+    + r"|[A-Z]\w+)\s+(?:[\w-]+\s+)?(?:"
+    + "|".join(sorted({w for p in PACKS.values() for w in p.joiners}))
+    + r")\s+(?=(?:"
+    + _either([p.i_after_and for p in PACKS.values()])
+    + r")\b))?"
 )
 
-# Casual French says "on" for "we"; casual German drops "ich" ("Wohne seit 2020 in Graz")
-# or puts it after the verb ("Jeden Samstag geh ich auf den Markt").
-FRENCH_ON = (
-    r"on\s+(?:a|est|va|vient|vit|habite|utilise|migre|bosse|travaille|fait|part|passe|"
-    r"d[ée]m[ée]nage|prend|joue|mange|cuisine)"
-)
-
-GERMAN_NO_ICH = (
-    r"(?:bin|hab|habe|wohne|arbeite|komme|mag|liebe|hasse|spiele|fahre|gehe|geh|mache|mach|"
-    r"trinke|esse|lerne|studiere|nutze|benutze)"
-)
 
 # Addressing the assistant, pointing at the conversation, quoting, or the words of a task
 # in progress (debugging, asking, thinking aloud, time-bound plans).
 NOT_ABOUT_USER = (
-    r"[\"“”«»„]|\b(?:you|your|yours|u|ur|tu|t'|te|ti|toi|vous|votre|vos|dich|dir|dein|deine|"
-    r"usted|ustedes|você|voce|vc|this|that|these|those|it|its|there|above|below|esto|eso|"
-    r"here(?!\s+(?:in|at|on)\s+(?-i:[A-ZÀ-Ý]))|"  # "here in Porto Alegre" is a place
-    r"esta|este|isso|isto|essa|esse|disso|disto|nisso|nisto|daquilo|ello|ce|cet|cette|ça|cela|"
-    r"ceci|dies|diese|diesen|dieses|davon|damit|daf[üu]r|darauf|"
-    r"one|ones|second|third|former|latter|previous|version|option|draft|suggestion|approach|"
-    r"solution|example|says|said|thinks|told|tells|dice|dijo|diz|disse|dit|sagt|"
-    r"error|errors|erro|erreur|fehler|bug|bugs|code|código|codigo|file|files|archivo|arquivo|"
-    r"fichier|datei|script|function|command|output|log|logs|answer|question|pregunta|pergunta|"
-    r"thanks|thank|gracias|obrigad[oa]|merci|danke|sorry|perdón|desculpa|pardon|"
-    r"confused|mean|meant|see|think|thought|guess|sure|know|wonder|wondering|curious|"
-    r"tried|try|trying|works|worked|fix|fixed|help|helps|ayuda|ajuda|aide|hilfe|"
-    r"wrong|right|paste|pasted|copy|copied|run|ran|running|getting|restart|restarted|"
-    r"click|clicked|page|screen|tab|login|password|account|"
-    r"today|tonight|tomorrow|now|moment|minute|again|still|hoy|ahora|hoje|agora|"
-    r"aujourd'hui|maintenant|demain|heute|jetzt|"
-    r"will|would|could|should|can|might|may|must|maybe|probably|need|needs|have\s+to|has\s+to|"
-    r"gonna|going\s+to|hope|feel|felt|feeling|agree|understand|remember|forgot|forget|lost|"
-    r"missing|ask|asking|asked|looking\s+for|trying\s+to|already|either|neither|idea|"
-    r"ideia|id[ée]e|mind|cache|fehlermeldung|versteh|verstehe|j'en|j'y|je\s+l'|ok|okay|fine|"
-    r"slept|sleep|freaking|stuck|ticket|tickets|commit|branch|merge|pipeline|sprint|deadline|"
-    r"meeting|meetings|appointment|termin|r[ée]union|reuni[óo]n|reuni[ãa]o|besprechung|exam|"
-    r"examen|pr[üu]fung|prova|gerade|gleich|brauche|suche|en\s+train\s+de|acho|creo|glaube|"
-    r"mail|e-mail|email|correo|courriel)\b"
+    r"[\"“”«»„]|\b(?:" + _either([p.not_about_user for p in PACKS.values()]) + r")\b"
 )
 
 # What the user is doing or where they are right now is the task, not who they are ("I'm
 # writing a cover letter for Google", "I'm at the airport in Denver"), except what is a plan.
 DOING_NOW = (
-    r"^(?:I'm|I\s+am|we're|we\s+are|estoy|estou|t[ôo]|je\s+suis\s+en\s+train|ich\s+bin\s+gerade)\s+"
+    r"^(?:" + _either([p.busy for p in PACKS.values()]) + r")\s+"
     r"(?:just\s+|currently\s+|still\s+)?"
     r"(?!(?:learning|studying|training|saving|planning|moving|relocating|expecting|raising|"
     r"retiring)\b)(?:\w+(?:ing|ndo)\b|at\b|in\b|on\b|with\b|off\b|away\b|out\b|back\b|"
@@ -404,236 +293,144 @@ NEGATION = (
 # task ("I'm originally from Kerala, so this monsoon stuff is nostalgic"): the statement is
 # what comes before it.
 CONSEQUENCE = (
-    r",?\s+(?:so|but|because|cause|since(?!\s+\d)|which|though|although|whereas|"
-    r"and\s+(?:so|then)|pero|porque|así\s+que|ent[ãa]o|donc|parce\s+que|aber|weil|deshalb)\s+"
-    r"|\s+[—–]\s+"
+    r",?\s+(?:"
+    + _either([p.consequences for p in PACKS.values()])
+    + r")\s+|\s+[—–]\s+"
     # an order after the statement: "I was born in Lagos, write me a poem"
-    r"|,\s+(?=(?:write|give|tell|make|show|help|send|draft|plan|find|suggest|recommend|"
-    r"explain|create|list|translate|fix|check)\b)"
+    + r"|,\s+(?=(?:"
+    + _either([p.order_verbs for p in PACKS.values()])
+    + r")\b)"
 )
+
+# Families by the words that name them (each pack's `family_words`), the most telling first: a
+# routine is a habit whatever it is about, a diet is a constraint wherever it is said.
+FAMILIES = (
+    "habit",
+    "constraint",
+    "family",
+    "work",
+    "location",
+    "identity",
+    "instruction",
+    "goal",
+    "stack",
+    "decision",
+    "preference",
+    "event",
+)
+FAMILY_WORDS = {
+    family: _either([p.family_words.get(family, "") for p in PACKS.values()])
+    for family in FAMILIES
+}
 
 # -- standing instructions said without a subject ----------------------------------------
 # "Metric units always, please", "Nada de recomendarme series de miedo, por favor", "Du
 # kannst mich ruhig duzen": how every answer should be, said as an order or a permission.
-ANSWER_WORDS = (
-    r"\b(?:answers?|replies|reply|responses?|explanations?|units|metric|imperial|bullets?|"
-    r"bullet\s+points|links|emojis?|tone|jargon|disclaimers?|headings|tables|examples|"
-    r"respuestas?|cont[ée]st\w*|respond\w*|respostas?|r[ée]ponses?|r[ée]pond\w*|"
-    r"antwort\w*|duz\w*|tutoy\w*|tute\w*|siez\w*|vouvoy\w*|anglizismen|recomend\w*|"
-    r"recommand\w*|empfiehl\w*|empfehl\w*|sugier\w*|sugir\w*|sugg[ée]r\w*)\b"
-)
+ANSWER_WORDS = _word_rx("answer_words")
 
-SELF_STANDING = (
-    r"\b(?:always|from\s+now\s+on|going\s+forward|whenever|every\s+time|in\s+(?:the\s+)?future|"
-    r"by\s+default|siempre|sempre|toujours|immer|de\s+ahora\s+en\s+adelante|"
-    r"a\s+partir\s+de\s+(?:ahora|agora|maintenant)|daqui\s+pra\s+frente|d[ée]sormais|ab\s+jetzt|"
-    r"ab\s+sofort|k[üu]nftig|in\s+zukunft|"
-    # how to address the user holds for every answer by itself
-    r"duz\w*|tutoy\w*|tute[aá]\w*|siez\w*|vouvoy\w*)\b"
-)
+SELF_STANDING = _word_rx("order_standing")
 
 # "No emojis please", "Nada de…", "Keine Anglizismen bitte": a ban on every answer.
+_BANS = _either([p.bans for p in PACKS.values()])
 OPENS_AS_ORDER = (
-    r"^[\W_]*(?:(?:please|pls|bitte|por\s+favor)[,\s]+)?"
-    r"(?:no|nada\s+de|keine?|pas\s+de|sem|never|don't|do\s+not)\b"
+    r"^[\W_]*(?:(?:"
+    + _either([p.please for p in PACKS.values()])
+    + r")[,\s]+)?(?:"
+    + _BANS
+    + r")\b"
 )
 
 # An order about this conversation's text, not about every answer.
-ABOUT_THIS = (
-    r"\b(?:this|that|it|these|those|below|above|following|email|message|question|letter|text|"
-    r"code|file|post|mail|e-mail|correo|courriel|esto|eso|isso|isto|ça|cela|dies|diese|diesen|"
-    r"das\s+hier|ce|cette|"
-    r"esta|este|essa|esse)\b"
-)
+ABOUT_THIS = _word_rx("about_this")
 
 ORDER_NEGATION = (
-    r"^[\W_]*(?:no|nada\s+de|keine?|pas\s+de|sem|never|don't|do\s+not)\b|"
-    r"\b(?:don't|never|do\s+not|no\s+more|nicht|nunca|jamais)\b"
+    r"^[\W_]*(?:"
+    + _BANS
+    + r")\b|\b(?:"
+    + _either([p.order_negations for p in PACKS.values()])
+    + r")\b"
 )
-
-
-# -- subjectless.py ------------------------------------------------------------------
-SUBJECTLESS_FILLERS = (
-    r"(?:(?:"
-    + "|".join(sorted(PACKS["en"].fillers | en.SUBJECTLESS_ADVERBS))
-    + r")[,!.:\s]+)*"
-)
-"""English fillers and the adverbs before a verb that left out its "I" ("just moved to…")."""
-
-# Opened by a past tense or a stative verb: "I" was left out. Each verb only with what
-# follows it when it states something ("moved to", "work at"), so a title or a search
-# ("Love Island recap", "Work from home policy template") is not read as the user.
-PAST_OR_STATIVE = (
-    r"^" + SUBJECTLESS_FILLERS + r"(?=(?:just\s+|finally\s+|recently\s+|also\s+)*"
-    r"(?:got\s+(?:married|engaged|divorced|promoted|laid\s+off|fired|hired|a\s+new\s+job)\b|"
-    r"(?:moved|relocated)\s+(?:up\s+|back\s+|out\s+)?(?:to|from)\s+(?-i:[A-Z])|"
-    r"started\s+(?:as|at|my|a\s+new)\b|graduated\b|quit\s+(?:my\b|smoking\b|drinking\b|"
-    r"(?-i:[A-Z]))|left\s+(?:my\b|(?-i:[A-Z]))|became\b|adopted\b|grew\s+up\b|"
-    r"(?:hate|love|adore)\s+(?!the\b|this\b|that\b|it\b|you\b|your\b)(?-i:[a-z])|"
-    r"can't\b|cannot\b|can\s+not\b|don't\b|do\s+not\b|live\s+(?:in|with|near|on|at)\b|"
-    r"work\s+(?:at|for|as|in)\b|"
-    r"retired\s+(?:last|this|in|after|from|early|now|since|\d)))"
-)
-
-# Opened by what follows "I'm": a plan in -ing, an adjective or a noun phrase of the rules,
-# each followed by what makes it a statement ("vegan lasagna recipe" is a search).
-STATE = (
-    r"^"
-    + SUBJECTLESS_FILLERS
-    + r"(?=(?:(?:working\s+(?:as|at|for|in)|living\s+(?:in|with)|studying\s+\w+\s+(?:at|in)|"
-    r"learning\s+(?-i:[A-Z])\w*|training\s+for|saving\s+(?:up\s+)?for|planning\s+to|"
-    r"expecting\s+(?:(?:a|our|my)\s+(?:first\s+|second\s+|third\s+)?(?:baby|child|kid|son|"
-    r"daughter|girl|boy)|twins))\b|not\s+a\b|"
-    r"a\s+(?:huge|big|total|lifelong)\b|"
-    r"(?:huge|big|total|lifelong|longtime|long-time|die-hard|diehard)\s+(?:[\w'-]+\s+){0,3}?"
-    r"(?:fan|nerd|geek|buff|lover|addict|enthusiast|person|foodie)\b|"
-    r"allergic\s+to\b|(?:based|living)\s+(?:in|out\s+of)\b|originally\s+from\b|"
-    r"(?:vegan|vegetarian|pescatarian|celiac|coeliac|diabetic|lactose\s+intolerant|deaf|blind|"
-    r"colou?r-?blind|dyslexic|autistic|divorced|engaged|pregnant|unemployed|self-employed)"
-    r"(?=\s*(?:$|[,.!;:)]|\s+(?:for|since|now|too|btw|and|but|so|here|myself|lol)\b))))"
-)
-
-# "pronouns are they/them", "hey, name's Dmitri": the "my" left out of what is the user's own.
-OWN = (
-    r"^"
-    + SUBJECTLESS_FILLERS
-    + r"(?=(?:name's|name\s+is|pronouns\s+are|pronouns:|birthday\s+is)\b)"
-)
-
-# "Data engineer at Shopify here", "Single dad here": who is speaking, said the way people
-# sign a message. A lone name ("Marco here") is the signature rule's.
-HERE = (
-    r"^"
-    + SUBJECTLESS_FILLERS
-    + r"(?P<who>(?:[\w/&+'.-]+\s+){1,6}?[\w/&+'.-]+|[a-z][\w/&+'.-]*)\s+here\b"
-    r"(?=\s*(?:[,.!;:—–-]|$))"
-)
-
-NOT_WHO = (
-    r"^(?:same|nobody|no\s+one|everyone|anyone|someone|it|this|that|there|i|me|we|you|stuck|"
-    r"new|back|still|right|over|lost|all|the|my|our|just|hi|hello|hey|thanks)\b"
-)
-
-HAS_SUBJECT = r"^\W*(?:I|I'm|I've|I'd|I'll|i|im|ive|we|we're|my|our|you|your)\b"
 
 
 # -- objects.py ----------------------------------------------------------------------
-SECOND_PERSON = (
-    r"\b(?:you|your|yours|yourself|yourselves|u|ur|tu|tus|te|ti|usted|você|vocês|teu|tua|"
-    r"toi|ton|tes|vous|votre|vos|dein|deine|dich|dir|euch)\b"
+# Where the object of a fact ends: the rest is reasoning or another clause, not the fact.
+CLAUSE_END = (
+    r"\s*(?:;|:|\(|\s-\s|\s–\s|\s—\s|\b(?:"
+    + _either([p.clause_ends for p in PACKS.values()])
+    + r")\b)"
 )
+NAME_STOP = r"\s+(?:" + _either([p.name_ends for p in PACKS.values()]) + r")\b|[,;.!(]"
+"""Where a name ends, in every language ("Me llamo Ana y …", "Ich heiße Jan aus Köln")."""
+AND = (
+    r"\b(?:" + "|".join(sorted({w for p in PACKS.values() for w in p.joiners})) + r")\b"
+)
+""""and" in every language (each pack's `joiners`)."""
+SCOPE = (
+    r"\s(?:" + _either([p.scope_words for p in PACKS.values()]) + r")\s+(?P<scope>.+)$"
+)
+"""The scope of a choice: what follows its qualifier ("tabs over spaces for YAML")."""
+PASSING = _union([p.passing for p in PACKS.values()])
+"""How the user is right now, not who they are ("I'm busy", "je suis chez …")."""
+EMPTY_WORDS = _union([p.empty_words for p in PACKS.values()])
+I_AM = r"^(?:" + _either([p.i_am for p in PACKS.values()]) + r")\s+(?P<next>\S+)"
+
+# What opens a new thought after a comma inside an object: the object ends before it.
+COMMA_STOP = r"^\s*(?:" + _either([p.comma_stops for p in PACKS.values()]) + r")\b"
+
+SECOND_PERSON = _word_rx("second_person")
 
 # A deictic object ("this bug", "that file") is about the conversation, not a durable fact.
 DEICTIC = (
-    r"^(?:on\s+|with\s+|for\s+|to\s+)?(?:this|that|these|those|the\s+same|here|esto|este|esta|"
-    r"isso|isto|ce|cette|ces|dieses|diese|diesen|the\s+(?:former|latter)|how|what|where|when|why|the\s+way|"
-    r"(?:the|your)\s+(?:first|second|third|fourth|last|other|previous|next|new|old|original|updated|"
-    r"revised|above|shorter|longer|earlier|later|final)\s+(?:one|ones|option|options|version|"
-    r"versions|approach|answer|suggestion|choice|draft|variant|solution|idea|example|proposal|"
-    r"snippet|attempt))\b"
+    r"^(?:(?:"
+    + _either([p.deictic_preps for p in PACKS.values()])
+    + r")\s+)?(?:"
+    + _either([p.deictic_objects for p in PACKS.values()])
+    + r")\b"
 )
 
-TIME = (
-    r"\s+(?:(?:this|next|last)\s+(?:week|weekend|month|quarter|year|summer|winter|spring|fall|autumn|"
-    r"sprint)|(?:a\s+)?(?:few|couple\s+of)\s+(?:days|weeks|months|years)\s+ago|(?:for|since)\s+(?:\d+|a|a\s+few|a\s+couple\s+of|many|several|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:days|weeks|months|"
-    r"years)|yesterday|today|recently|\w+\s+(?:days|weeks|months|years)\s+ago|in\s+(?:19|20)\d\d)\s*$"
-)
+TIME = r"\s+(?:" + _either([p.time_phrases for p in PACKS.values()]) + r")\s*$"
 
-THIRD_EN = {
-    "my": "their",
-    "mine": "theirs",
-    "myself": "themselves",
-    "me": "them",
-    "i": "they",
-    "i'm": "they're",
-    "i've": "they've",
-    "i'll": "they'll",
-    "i'd": "they'd",
-    "our": "their",
-    "ours": "theirs",
-    "we": "they",
-    "us": "them",
-    "ourselves": "themselves",
-    "am": "are",
-}
+THIRD_EN = PACKS["en"].third_person
+"""English's own: `objects.third_person` reads its contractions apart."""
 
 THIRD_OTHER = {
-    "mi": "su",
-    "mis": "sus",
-    "meu": "seu",
-    "minha": "sua",
-    "meus": "seus",
-    "minhas": "suas",
-    "mon": "son",
-    "ma": "sa",
-    "mes": "ses",
-    "mein": "sein",
-    "meine": "seine",
-    "meinen": "seinen",
-    "meinem": "seinem",
-    "meiner": "seiner",
-    "nuestro": "su",
-    "nuestra": "su",
-    "nosso": "seu",
-    "nossa": "sua",
-    "notre": "leur",
-    "nos": "leurs",
-    "unser": "ihr",
-    "unsere": "ihre",
+    first: third
+    for p in PACKS.values()
+    if p.code != "en"
+    for first, third in p.third_person.items()
 }
+"""The other languages' possessives, first person -> third ("mi" -> "su")."""
 
 
 # -- speech.py -----------------------------------------------------------------------
+MAIL_HEADER = r"^\s*(?:" + _either([p.mail_headers for p in PACKS.values()]) + r"):\s"
+REPLY = r"^\s*(?:" + _either([p.reply_lines for p in PACKS.values()]) + ")"
+
 GREETING = (
-    r"^\s*(?:Dear|Hi|Hello|Hey|Hiya|Good\s+(?:morning|afternoon|evening)|To\s+whom\s+it\s+may\s+concern|"
-    r"Estimad[oa]s?|Querid[oa]s?|Hola|Prezad[oa]s?|Car[oa]s?|Olá|Ol[aá]|Cher|Chère|Bonjour|"
-    r"Sehr\s+geehrte[rs]?|Liebe[rs]?|Hallo)\b[^\n]{0,60},\s*$"
+    r"^\s*(?:" + _either([p.greetings for p in PACKS.values()]) + r")\b[^\n]{0,60},\s*$"
 )
 
 SIGNOFF = (
-    r"^\s*(?:Best|Regards|Kind\s+regards|Best\s+regards|Warm\s+regards|Sincerely|Cheers|Thanks|"
-    r"Thank\s+you|Many\s+thanks|Best\s+wishes|Yours(?:\s+\w+)?|Love|Talk\s+soon|Saludos|Atentamente|"
-    r"Un\s+saludo|Cordialement|Bien\s+à\s+vous|Amitiés|Mit\s+freundlichen\s+Grüßen|Viele\s+Grüße|"
-    r"Liebe\s+Grüße|Beste\s+Grüße|LG|MfG|Atenciosamente|Abraços|Um\s+abraço|Obrigad[oa])\b[^\n]{0,30}$"
+    r"^\s*(?:" + _either([p.signoffs for p in PACKS.values()]) + r")\b[^\n]{0,30}$"
 )
 
-LABELS = frozenset(
-    [
-        "note",
-        "ps",
-        "p.s",
-        "fyi",
-        "update",
-        "edit",
-        "context",
-        "background",
-        "tl;dr",
-        "tldr",
-        "question",
-        "answer",
-        "summary",
-        "important",
-        "warning",
-        "example",
-        "nota",
-        "obs",
-        "hinweis",
-        "remarque",
-    ]
-)
+LABELS = _union([p.labels for p in PACKS.values()])
 
 PAYLOAD_INTRO = (
-    r"\b(?:text|email|e-mail|mail|message|draft|letter|paragraph|essay|post|story|poem|log|logs|"
-    r"output|error|traceback|transcript|conversation|chat|note|review|document|article|passage|"
-    r"quote|following|below|texto|correo|mensaje|carta|"
-    r"texte|courriel|lettre|suivant|mensagem|Text|Nachricht|Brief|folgende[ns]?)\b[^\n]{0,40}:\s*$"
+    r"\b(?:"
+    + _either([p.payload_words for p in PACKS.values()])
+    + r")\b[^\n]{0,40}:\s*$"
 )
 
 # A line that opens like a manuscript: a chapter or a scene heading, a fairy tale.
 MANUSCRIPT = (
-    r"^[ \t]*(?:(?:chapter|chapitre|cap[íi]tulo|kapitel|scene|escena|sc[èe]ne|szene)\s+"
-    r"(?:\d+|[IVXLC]+|one|two|three|uno|dos|un|eins)[ \t]*(?:[.:\n]|$)|"
-    r"(?:prologue|prolog|pr[óo]logo|epilogue|epilog|ep[íi]logo)[ \t]*(?:[.:\n]|$)|"
-    r"once\s+upon\s+a\s+time|[ée]rase\s+una\s+vez|era\s+uma\s+vez|il\s+[ée]tait\s+une\s+fois|"
-    r"es\s+war\s+einmal|(?:INT|EXT)\.\s)"
+    r"^[ \t]*(?:(?:"
+    + _either([p.chapters for p in PACKS.values()])
+    + r")\s+(?:\d+|[IVXLC]+|"
+    + _either([p.chapter_numbers for p in PACKS.values()])
+    + r")[ \t]*(?:[.:\n]|$)|(?:"
+    + _either([p.book_parts for p in PACKS.values()])
+    + r")[ \t]*(?:[.:\n]|$)|"
+    + _either([p.tale_openings for p in PACKS.values()])
+    + r")"
 )
