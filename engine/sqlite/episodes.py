@@ -36,6 +36,7 @@ from memtap.engine.sqlite.episode_vector_cache import (
     OwnerWindows,
     WindowCache,
 )
+from memtap.engine.sqlite.sql import episode_vectors as sql_vectors
 from memtap.engine.sqlite.sql import episodes as sql
 from memtap.engine.sqlite.sql.fts import OwnerSizes
 
@@ -106,7 +107,7 @@ class SqliteEpisodeStore:
                 if generation is None:
                     raise NoVectors("the owner's window vectors are loading")
                 try:
-                    ids, mat = sql.owner_vectors(conn, owner, signature)
+                    ids, mat = sql_vectors.owner_vectors(conn, owner, signature)
                     entry = OwnerWindows.of(signature, ids, mat)
                     self.cache.put(owner, entry, generation)
                 finally:
@@ -150,18 +151,18 @@ class SqliteEpisodeStore:
         signature = source.signature
         if self._signature_checked != signature:
             changed = await self.db.write(
-                lambda conn: sql.forget_other_signatures(conn, signature)
+                lambda conn: sql_vectors.forget_other_signatures(conn, signature)
             )
             if changed:
                 self.cache.invalidate(None)
             self._signature_checked = signature
-        todo = await self.db.read(lambda conn: sql.unembedded(conn, max_items))
+        todo = await self.db.read(lambda conn: sql_vectors.unembedded(conn, max_items))
         if not todo:
             return 0
         matrix = await source.embed([text for _, _, text in todo])
         rowids = [rid for rid, _, _ in todo]
         await self.db.write(
-            lambda conn: sql.store_vectors(conn, rowids, matrix, signature)
+            lambda conn: sql_vectors.store_vectors(conn, rowids, matrix, signature)
         )
         # What a reload would read: the stored float16 values, as float32. In a thread:
         # an owner passing `EXACT_ROWS` has their codes computed once (~0.1 s).
@@ -186,7 +187,7 @@ class SqliteEpisodeStore:
             )
 
     async def pending_vectors(self) -> int:
-        return await self.db.read(sql.pending)
+        return await self.db.read(sql_vectors.pending)
 
     async def get(self, episode_id: str) -> Episode | None:
         return await self.db.read(lambda conn: sql.get(conn, episode_id))

@@ -298,7 +298,7 @@ async def test_sqlite_windows_embedded_later_join_the_cached_matrix(
 ) -> None:
     # A chat adds and embeds one turn's windows at a time: the owner's cached matrix takes
     # them in, instead of being reloaded whole on the owner's next request.
-    from memtap.engine.sqlite.sql import episodes as sql
+    from memtap.engine.sqlite.sql import episode_vectors as sql
 
     embedder = HashEmbedder()
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
@@ -355,7 +355,7 @@ async def test_sqlite_requests_during_an_owners_load_do_not_load_again(
     import threading
     from typing import Any
 
-    from memtap.engine.sqlite.sql import episodes as sql
+    from memtap.engine.sqlite.sql import episode_vectors as sql
 
     embedder = HashEmbedder()
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
