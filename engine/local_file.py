@@ -1,5 +1,5 @@
 """The ports of this replica's local file: the file itself (`LocalFile`: reopen,
-checkpoint, its errors) and the ledger of imported turns kept in it (`TurnLedger`).
+checkpoint) and the ledger of imported turns kept in it (`TurnLedger`).
 
 | port       | adapter                                                   |
 |------------|-----------------------------------------------------------|
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from memtap.engine.api import EngineError
 from memtap.engine.types import Turn
 
 
@@ -32,7 +31,8 @@ class LocalFile(Protocol):
     """This replica's local file. It always holds the outbox, the settings overrides, the
     request log and the imported-turns ledger, and the memory rows too when the record
     store is SQLite. Every adapter over it carries on through `reopen` (the file deleted or
-    replaced under a running memtap): none is rebuilt or swapped."""
+    replaced under a running memtap, which its adapters say with `store_errors.StoreGone`):
+    none is rebuilt or swapped."""
 
     @property
     def path(self) -> str: ...
@@ -44,14 +44,6 @@ class LocalFile(Protocol):
 
     @property
     def imported_turns(self) -> TurnLedger: ...
-
-    def gone(self, exc: BaseException) -> bool:
-        """Whether `exc` says the file was deleted or replaced while open: `reopen` it."""
-        ...
-
-    def timed_out(self, message: str) -> EngineError:
-        """The store error a call past its time limit fails with (admin API: 503)."""
-        ...
 
     async def reopen(self) -> None:
         """Reconnect to the file now at the path (a fresh, migrated one when it was

@@ -11,6 +11,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from memtap.engine.api import EngineError
 from memtap.engine.services.recovery import LocalFileRecovery
+from memtap.engine.store_errors import StoreTimeout
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,7 +41,7 @@ def guarded(
         except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
         except TimeoutError as exc:
-            raise owner.recovery.local.timed_out("memory store timed out") from exc
+            raise StoreTimeout("memory store timed out") from exc
         except Exception as exc:
             raise EngineError(f"{type(exc).__name__}: {exc}") from exc
 

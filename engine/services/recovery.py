@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from memtap.engine.local_file import LocalFile
 from memtap.engine.metrics import Metrics
+from memtap.engine.store_errors import StoreGone
 
 log = logging.getLogger("memtap.engine")
 
@@ -28,7 +29,7 @@ class LocalFileRecovery:
 
     def noticed(self, exc: BaseException) -> None:
         """An error left a public method: reopen when it says the file is gone."""
-        if self.local.gone(exc):
+        if isinstance(exc, StoreGone):
             self.store_gone()
 
     def store_gone(self) -> None:

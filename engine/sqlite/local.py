@@ -14,12 +14,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from memtap.engine.api import EngineError
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import Driver, choose_driver, load_sqlite_vec
 from memtap.engine.sqlite.imported_turns import SqliteTurnLedger
-from memtap.engine.store_errors import StoreGone, StoreTimeout
 
 DB_FILENAME = "memtap.db"
 
@@ -98,12 +96,6 @@ class SqliteLocalFile:
     @property
     def imported_turns(self) -> SqliteTurnLedger:
         return self._imported_turns
-
-    def gone(self, exc: BaseException) -> bool:
-        return isinstance(exc, StoreGone)
-
-    def timed_out(self, message: str) -> EngineError:
-        return StoreTimeout(message)
 
     async def reopen(self) -> None:
         await reopen(self.db)
