@@ -23,6 +23,7 @@ EndUsers = Literal["optional", "required"]
 EndUserSource = Literal["header", "body"]
 EmbeddingSource = Literal["auto", "remote", "static", "onnx", "none"]
 QueryProjectionMode = Literal["auto", "always", "off"]
+MultilingualMode = Literal["auto", "off"]
 VectorKind = Literal["auto", "sqlite-vec", "qdrant", "none"]
 LogFormat = Literal["json", "text"]
 InterceptOthers = Literal["tunnel", "deny"]
@@ -315,6 +316,11 @@ class EmbeddingConfig:
     always = always projected, off = always by the model."""
     static_path: str | None = None
     """Where the distilled static table lives; None = `<data_dir>/embeddings/static.npz`."""
+    multilingual: MultilingualMode = "auto"
+    """auto: episode windows said in German, Spanish, Portuguese or French also get a
+    vector from the multilingual model when it is installed (the `local` extra), and an
+    owner with enough of them is searched by both models (`engine/embeddings/multilingual.py`);
+    off: the local model alone. Needs a restart."""
     remote: RemoteEmbeddingConfig = field(default_factory=RemoteEmbeddingConfig)
     cache_max: int = key(1000, at_least=0)
     cache_ttl_ms: int = key(300_000, at_least=0)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtap.engine.embeddings.base import EmbeddingSource
+from memtap.engine.embeddings.multilingual import open_multilingual
 from memtap.engine.embeddings.resolve import (
     EmbeddingResolution,
     resolve_embedding_source,
@@ -197,10 +198,12 @@ async def _sqlite_ports(
         db, read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms
     )
     index, error = await _vector_index(holder, db, metrics)
+    second = open_multilingual(holder.current.embedding.multilingual)
     episodes = SqliteEpisodeStore(
         db,
         source=_source_of(index),
         read_timeout_ms=lambda: holder.current.memory.retrieval_timeout_ms,
+        second=second,
     )
     # A replaced local file: the sqlite-vec table is made again, the episodes' cached
     # vectors of the old file are forgotten (a Qdrant index keeps nothing of the file).
@@ -213,8 +216,15 @@ async def _sqlite_ports(
         index,
         error,
         episodes,
-        {"store": f"sqlite:{db.driver.name}", "vector": index.name if index else "off"},
-        [index.close] if index is not None else [],
+        {
+            "store": f"sqlite:{db.driver.name}",
+            "vector": index.name if index else "off",
+            "multilingual": second.model if second is not None else "off",
+        },
+        [
+            *([index.close] if index is not None else []),
+            *([second.close] if second is not None else []),
+        ],
     )
 
 

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from memtap.engine.languages.registry import PACKS
+from memtap.engine.languages.detect import language_of
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text import lexicon
 
@@ -148,18 +148,6 @@ def _main_clause(said: str) -> str:
 
 def _quoted(said: str) -> str:
     return f'{PREFIX}{said[:1].upper()}{said[1:]}"'
-
-
-def language_of(said: str) -> str:
-    """The language whose commonest words `said` uses most (English on a tie)."""
-    words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
-    scores = {
-        code: sum(w in pack.common for w in words)
-        for code, pack in PACKS.items()
-        if pack.common
-    }
-    best = max(scores.values())
-    return "en" if scores["en"] == best else max(scores, key=scores.__getitem__)
 
 
 def _family_named(said: str) -> str | None:

@@ -12,13 +12,16 @@ process writing the same file is not seen until the owner is evicted or memtap r
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
+from memtap.engine.embeddings.multilingual import maps_onto
 from memtap.engine.embeddings.projected import embed_query
+from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
@@ -31,6 +34,7 @@ from memtap.engine.episode_types import (
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.episode_second import SecondWindows
 from memtap.engine.sqlite.episode_vector_cache import (
     DEFAULT_CACHE_BYTES,
     OwnerWindows,
@@ -40,6 +44,7 @@ from memtap.engine.sqlite.sql import episode_vectors as sql_vectors
 from memtap.engine.sqlite.sql import episodes as sql
 from memtap.engine.sqlite.sql.fts import OwnerSizes
 
+log = logging.getLogger("memtap.episodes")
 Conn = Any
 SourceGetter = Callable[[], EmbeddingSource | None]
 EXPORT_PAGE = 500
@@ -55,11 +60,18 @@ class SqliteEpisodeStore:
         source: SourceGetter | None = None,
         read_timeout_ms: Callable[[], int] | None = None,
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
+        second: EmbeddingSource | None = None,
     ) -> None:
         self.db = db
         self._source = source or (lambda: None)
         self._read_timeout_ms = read_timeout_ms
         self.cache = WindowCache(cache_max_bytes)
+        self.second = (
+            SecondWindows(db, second, cache_max_bytes // 2)
+            if second is not None
+            else None
+        )
+        """Windows said in another language, with the multilingual model's vectors."""
         self.owner_sizes = OwnerSizes()
         self._signature_checked: str | None = None
 
@@ -94,30 +106,34 @@ class SqliteEpisodeStore:
         if live.owner is None:
             raise NoVectors("episode vectors are searched per owner")
         owner, signature = live.owner, source.signature
+        routed = await self._routed(owner, source)
+        second_vector: np.ndarray[Any, Any] | None = None
         # The fact leg's query text and lane: one embedding for both legs (cache), ahead of
         # the worker's write embeddings.
         async with asyncio.timeout(QUERY_TIMEOUT_S):  # no task of its own (recall.py)
-            query_vector = await embed_query(source, query)
+            if routed is None or self.second is None:
+                query_vector = await embed_query(source, query)
+            else:
+                query_vector, second = await asyncio.gather(
+                    embed_query(source, query),
+                    self.second.source.embed([query_tail(query)], urgent=True),
+                )
+                second_vector = second[0]
         vector = np.asarray(query_vector.vector, dtype=np.float32)
 
         def run(conn: Conn) -> VectorWindows:
-            entry, _ = self.cache.get(owner, signature)
+            entry = self._entry(conn, owner, signature)
             if entry is None:
-                generation = self.cache.begin_load(owner)
-                if generation is None:
-                    raise NoVectors("the owner's window vectors are loading")
-                try:
-                    ids, mat = sql_vectors.owner_vectors(conn, owner, signature)
-                    entry = OwnerWindows.of(signature, ids, mat)
-                    self.cache.put(owner, entry, generation)
-                finally:
-                    self.cache.end_load(owner)
+                raise NoVectors("the owner's window vectors are loading")
             if not entry.n:
                 raise NoVectors("no episode window has a vector yet")
             # Session scope and retention are applied on the rows: over-fetch for them.
-            ranked = entry.top(vector, max(depth, limit * 2))
+            k = max(depth, limit * 2)
+            ranked = entry.top(vector, k)
             if query_vector.projected:
                 ranked = [(ref, query_vector.calibrated(c)) for ref, c in ranked]
+            if routed is not None and second_vector is not None:
+                ranked = SecondWindows.merged(ranked, routed, second_vector, k)
             # The best `limit` rows first; the rest only when the filter dropped some
             # (reading a row costs more than ranking it: at 100k windows, 80 rows read
             # were a third of the arm).
@@ -127,6 +143,41 @@ class SqliteEpisodeStore:
             return VectorWindows(hits[:limit], list(ranked))
 
         return await self.db.read(run, timeout_ms=self.read_timeout_ms)
+
+    def _entry(self, conn: Conn, owner: str, signature: str) -> OwnerWindows | None:
+        """The owner's window vectors, loaded on first use (None while another load of
+        theirs runs)."""
+        entry, _ = self.cache.get(owner, signature)
+        if entry is not None:
+            return entry
+        generation = self.cache.begin_load(owner)
+        if generation is None:
+            return None
+        try:
+            ids, mat = sql_vectors.owner_vectors(conn, owner, signature)
+            entry = OwnerWindows.of(signature, ids, mat)
+            self.cache.put(owner, entry, generation)
+        finally:
+            self.cache.end_load(owner)
+        return entry
+
+    async def _routed(self, owner: str, source: EmbeddingSource) -> OwnerWindows | None:
+        """The owner's second vectors when their questions go to both models, else None.
+        Both entries are usually cached: an English-only owner pays a dict lookup."""
+        second, signature = self._second_in_use(), source.signature
+        if second is None:
+            return None
+        routed, (primary, _) = second.cached(owner), self.cache.get(owner, signature)
+        if routed is None or primary is None:
+            primary, routed = await self.db.read(
+                lambda conn: (
+                    self._entry(conn, owner, signature),
+                    second.entry(conn, owner),
+                ),
+                timeout_ms=self.read_timeout_ms,
+            )
+        windows = primary.n if primary is not None else 0
+        return routed if SecondWindows.routes(routed, windows) else None
 
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
         return await self.db.read(
@@ -145,6 +196,19 @@ class SqliteEpisodeStore:
         )
 
     async def embed_pending(self, max_items: int) -> int:
+        done = await self._embed_first(max_items)
+        second = self._second_in_use()
+        if second is not None and done < max_items:
+            try:
+                done += await second.embed_pending(max_items - done)
+            except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
+                log.warning(
+                    "episodes.second_vectors_failed",
+                    extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}},
+                )
+        return done
+
+    async def _embed_first(self, max_items: int) -> int:
         source = self._source()
         if source is None:
             return 0
@@ -187,7 +251,16 @@ class SqliteEpisodeStore:
             )
 
     async def pending_vectors(self) -> int:
-        return await self.db.read(sql_vectors.pending)
+        first = await self.db.read(sql_vectors.pending)
+        second = self._second_in_use()
+        return first + (await second.pending() if second is not None else 0)
+
+    def _second_in_use(self) -> SecondWindows | None:
+        """The second vectors, when the first model is the one they are mapped onto."""
+        source = self._source()
+        if self.second is None or source is None or not maps_onto(source.model):
+            return None
+        return self.second
 
     async def get(self, episode_id: str) -> Episode | None:
         return await self.db.read(lambda conn: sql.get(conn, episode_id))
@@ -204,13 +277,13 @@ class SqliteEpisodeStore:
 
         owner = await self.db.write(run)
         if owner is not None:
-            self.cache.invalidate({owner})
+            self._invalidate({owner})
             self.owner_sizes.forget(owner)
         return owner is not None
 
     async def erase_owner(self, owner: str) -> int:
         removed = await self.db.write(lambda conn: sql.erase_owner(conn, owner))
-        self.cache.invalidate({owner})
+        self._invalidate({owner})
         self.owner_sizes.forget(owner)
         return removed
 
@@ -218,7 +291,7 @@ class SqliteEpisodeStore:
         removed, owners = await self.db.write(
             lambda conn: sql.sweep(conn, cutoff, limit)
         )
-        self.cache.invalidate(owners)
+        self._invalidate(owners)
         return removed
 
     async def export_owner(self, owner: str) -> AsyncIterator[Episode]:
@@ -241,8 +314,17 @@ class SqliteEpisodeStore:
 
     async def local_file_replaced(self) -> None:
         # Row ids of the fresh file would otherwise meet cached vectors of the old one.
-        self.cache.invalidate(None)
+        self._invalidate(None)
         self._signature_checked = None
+        if self.second is not None:
+            self.second.forget_checked()
+
+    def _invalidate(self, owners: set[str] | None) -> None:
+        self.cache.invalidate(owners)
+        if self.second is not None:
+            self.second.cache.invalidate(owners)
 
     async def close(self) -> None:
-        return None  # the local file is closed by its owner (the engine)
+        # The local file is closed by its owner (the engine); the second model is ours.
+        if self.second is not None:
+            await self.second.source.close()

@@ -199,6 +199,21 @@ def m008_imported_turns(conn: Conn) -> None:
     )
 
 
+def m009_second_vectors(conn: Conn) -> None:
+    # A window of a message in another language gets a second vector, from the multilingual
+    # model (engine/embeddings/multilingual.py). vec2_sig NULL: not looked at yet; ENGLISH:
+    # looked at, none needed; KEYWORD_ONLY: an assistant's window, never embedded.
+    _run(
+        conn,
+        "ALTER TABLE episode_chunks ADD COLUMN vec2 BLOB",
+        "ALTER TABLE episode_chunks ADD COLUMN vec2_sig TEXT",
+        "UPDATE episode_chunks SET vec2_sig = vec_sig WHERE vec_sig = 'keyword-only'",
+        "CREATE INDEX episode_chunks_owner_sig2 ON episode_chunks(owner, vec2_sig)",
+        "CREATE INDEX episode_chunks_unrouted ON episode_chunks(rowid_pk) "
+        "WHERE vec2_sig IS NULL",
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m001_memories", m001_memories),
     ("m002_fts", m002_fts),
@@ -208,6 +223,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m006_request_log", m006_request_log),
     ("m007_episodes", m007_episodes),
     ("m008_imported_turns", m008_imported_turns),
+    ("m009_second_vectors", m009_second_vectors),
 )
 
 

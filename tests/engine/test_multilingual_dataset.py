@@ -42,7 +42,7 @@ def test_four_languages_with_an_english_partner() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_a_conversation_loads_and_every_answer_is_in_its_evidence(path: Path) -> None:
-    from memtap.engine.extraction.self_statement import language_of
+    from memtap.engine.languages.detect import language_of
 
     dialogue = E.load(path)
     assert len(dialogue.turns) >= 100 and len(dialogue.questions) >= 25

@@ -14,12 +14,18 @@ from memtap.engine.episode_types import KEYWORD_ONLY
 Conn = Any
 
 
+NO_SECOND = "english"
+"""`vec2_sig` of a window whose message needs no second vector (`multilingual.needs_second`)."""
+
+
 def owner_vectors(
-    conn: Conn, owner: str, signature: str
+    conn: Conn, owner: str, signature: str, second: bool = False
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """(chunk rowids, float32 matrix) of the owner's windows embedded with `signature`."""
+    """(chunk rowids, float32 matrix) of the owner's windows embedded with `signature`
+    (`second`: their second vectors, from the multilingual model)."""
+    column, sig = ("vec2", "vec2_sig") if second else ("vec", "vec_sig")
     rows = conn.execute(
-        "SELECT rowid_pk, vec FROM episode_chunks WHERE owner = ? AND vec_sig = ?",
+        f"SELECT rowid_pk, {column} FROM episode_chunks WHERE owner = ? AND {sig} = ?",
         (owner, signature),
     ).fetchall()
     if not rows:
@@ -66,5 +72,66 @@ def pending(conn: Conn) -> int:
     return int(
         conn.execute(
             "SELECT count(*) FROM episode_chunks WHERE vec IS NULL"
+        ).fetchone()[0]
+    )
+
+
+def unrouted(conn: Conn, limit: int) -> list[tuple[int, str, str, str]]:
+    """(chunk rowid, owner, window text, its message's text) of windows not yet looked at
+    for a second vector, oldest first."""
+    return [
+        (r[0], r[1], r[2], r[3])
+        for r in conn.execute(
+            "SELECT c.rowid_pk, c.owner, c.text, e.content FROM episode_chunks c "
+            "JOIN episodes e ON e.rowid_pk = c.episode_rowid "
+            "WHERE c.vec2_sig IS NULL ORDER BY c.rowid_pk LIMIT ?",
+            (limit,),
+        )
+    ]
+
+
+def store_second(
+    conn: Conn,
+    rowids: Sequence[int],
+    matrix: np.ndarray[Any, Any],
+    signature: str,
+    english: Sequence[int],
+) -> None:
+    """The second vectors of `rowids`; `english` windows marked as needing none."""
+    half = matrix.astype(np.float16)
+    conn.executemany(
+        "UPDATE episode_chunks SET vec2 = ?, vec2_sig = ? WHERE rowid_pk = ?",
+        [(half[i].tobytes(), signature, rid) for i, rid in enumerate(rowids)],
+    )
+    conn.executemany(
+        "UPDATE episode_chunks SET vec2_sig = ? WHERE rowid_pk = ?",
+        [(NO_SECOND, rid) for rid in english],
+    )
+
+
+def forget_other_second(conn: Conn, signature: str) -> int:
+    """Second vectors of another multilingual model: looked at again."""
+    return int(
+        conn.execute(
+            "UPDATE episode_chunks SET vec2 = NULL, vec2_sig = NULL "
+            "WHERE vec2_sig IS NOT NULL AND vec2_sig NOT IN (?, ?, ?)",
+            (signature, NO_SECOND, KEYWORD_ONLY),
+        ).rowcount
+    )
+
+
+def pending_second(conn: Conn) -> int:
+    return int(
+        conn.execute(
+            "SELECT count(*) FROM episode_chunks WHERE vec2_sig IS NULL"
+        ).fetchone()[0]
+    )
+
+
+def second_count(conn: Conn) -> int:
+    """Windows with a second vector (said in a routed language)."""
+    return int(
+        conn.execute(
+            "SELECT count(*) FROM episode_chunks WHERE vec2 IS NOT NULL"
         ).fetchone()[0]
     )

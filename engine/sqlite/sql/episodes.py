@@ -96,8 +96,9 @@ def add(
         rowid = cur.lastrowid
         keyword_only = new.role == "assistant"
         conn.executemany(
-            "INSERT INTO episode_chunks (episode_rowid, owner, seq, text, vec, vec_sig) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO episode_chunks "
+            "(episode_rowid, owner, seq, text, vec, vec_sig, vec2_sig) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     rowid,
@@ -105,6 +106,7 @@ def add(
                     seq,
                     text,
                     b"" if keyword_only else None,
+                    KEYWORD_ONLY if keyword_only else None,
                     KEYWORD_ONLY if keyword_only else None,
                 )
                 for seq, text in enumerate(windows(content))
@@ -447,4 +449,6 @@ def counts(conn: Conn) -> dict[str, int]:
         "episodes": int(episodes),
         "windows": int(chunks),
         "pending_vectors": episode_vectors.pending(conn),
+        "second_vectors": episode_vectors.second_count(conn),
+        "second_pending": episode_vectors.pending_second(conn),
     }

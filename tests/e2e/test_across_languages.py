@@ -1,0 +1,184 @@
+"""Across languages through a real memtap (#35 item 7): a speaker who writes German, with an
+English partner, asked about in English. The local model reads English only; the route
+(`engine/embeddings/multilingual.py`) gives the German windows a second vector and the
+owner's questions a second embedding, so the German message is found — live and imported —
+while the English partner's questions never reach the second model."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import pytest
+
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    UpstreamConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
+from tests.conftest import MemtapServer
+from tests.e2e.test_episodes import drained
+from tests.support.standin import Standin
+
+ServerFactory = Callable[..., Awaitable[MemtapServer]]
+LUKAS = [
+    "Heyy Emma! Lange nix gehört, wie gehts dir?",
+    "Ich hab im Herbst angefangen zu töpfern, jeden Dienstag in einer kleinen Werkstatt.",
+    "Meine Schwester Hannah ist nach Köln gezogen, sie arbeitet da jetzt als Hebamme.",
+    "Wir haben uns endlich einen Hund geholt, einen Beagle, er heißt Bruno.",
+    "Im August fliegen wir nach Lissabon, unser erster richtiger Urlaub seit Jahren.",
+    "Die Arbeit nervt gerade, zu viele Meetings und kaum Zeit zum Programmieren.",
+    "Gestern hab ich mit Freunden gegrillt, das Wetter war endlich mal schön.",
+    "Naja, ich muss los, bis bald!",
+]
+EMMA = "Oh lovely, Lukas! Tell me everything."
+QUESTIONS = [
+    ("What craft did Lukas take up?", "töpfern"),
+    ("Where did Lukas's sister move?", "Köln"),
+    ("What kind of dog did Lukas get?", "Beagle"),
+    ("Where is Lukas going on holiday in August?", "Lissabon"),
+]
+
+
+def owner_of(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+@pytest.fixture
+async def memtap(
+    standin: Standin, memtap_server: ServerFactory, memtap_config: Callable[..., Config]
+) -> MemtapServer:
+    config = memtap_config(
+        upstreams=(
+            UpstreamConfig(
+                name="standin", url=standin.url, format="auto", timeout_s=30.0
+            ),
+        ),
+        memory=MemoryConfig(
+            enabled=True, strategy="hybrid", scope="owner", retrieval_timeout_ms=5000
+        ),
+        embedding=EmbeddingConfig(source="onnx"),
+        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+    )
+    server = await memtap_server(config)
+    assert server.runtime.engine is not None, server.runtime.engine_error
+    return server
+
+
+async def _live(server: MemtapServer, standin: Standin, key: str) -> None:
+    async with aiohttp.ClientSession() as http:
+        for text in LUKAS:
+            standin.reply_text = EMMA
+            async with http.post(
+                server.url + "/v1/chat/completions",
+                json={
+                    "model": "gpt-4o-mini",
+                    "messages": [
+                        {"role": "assistant", "content": EMMA},
+                        {"role": "user", "content": text},
+                    ],
+                },
+                headers={"Authorization": f"Bearer {key}"},
+            ) as r:
+                await r.read()
+                assert r.status == 200
+
+
+async def _imported(server: MemtapServer, key: str) -> None:
+    lines = [
+        json.dumps(
+            {
+                "api_key": key,
+                "session": "s1",
+                "role": "user",
+                "content": text,
+                "ts": f"2026-03-{i + 1:02d}T18:00:00Z",
+            }
+        )
+        for i, text in enumerate(LUKAS)
+    ]
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            server.url + "/_memtap/api/import/conversations",
+            data="\n".join(lines).encode(),
+            headers={"Content-Type": "application/x-ndjson"},
+        ) as r,
+    ):
+        assert r.status == 200, await r.text()
+
+
+async def _episodes_embedded(server: MemtapServer) -> SqliteEpisodeStore:
+    engine = server.runtime.engine
+    assert engine is not None
+    assert engine.episodes is not None
+    store = engine.episodes.store  # type: ignore[attr-defined]
+    assert isinstance(store, SqliteEpisodeStore) and store.second is not None
+    for _ in range(200):
+        if not await store.pending_vectors():
+            return store
+        await store.embed_pending(64)
+    raise AssertionError("the windows were not embedded")
+
+
+async def _preview(server: MemtapServer, key: str, question: str) -> dict[str, Any]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            server.url + "/_memtap/api/retrieve-preview",
+            json={"owner": owner_of(key), "query": question},
+        ) as r,
+    ):
+        assert r.status == 200
+        return dict(await r.json())
+
+
+@pytest.mark.parametrize("mode", ["live", "import"])
+async def test_german_said_is_found_by_english_questions(
+    memtap: MemtapServer, standin: Standin, mode: str
+) -> None:
+    key = f"sk-xling-{mode}"
+    if mode == "live":
+        await _live(memtap, standin, key)
+    else:
+        await _imported(memtap, key)
+    await drained(memtap)
+    store = await _episodes_embedded(memtap)
+    for question, answer in QUESTIONS:
+        block = str((await _preview(memtap, key, question)).get("block") or "")
+        assert answer.lower() in block.lower(), (question, block)
+    second = store.second
+    assert second is not None and second.cached(owner_of(key)) is not None
+    assert second.cached(owner_of(key)).n >= len(QUESTIONS)  # type: ignore[union-attr]
+
+
+async def test_an_english_owner_is_not_routed(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    key = "sk-xling-english"
+    async with aiohttp.ClientSession() as http:
+        for text in (
+            "My sister Hannah moved to Cologne, she's a midwife there now.",
+            "We finally got a dog, a beagle called Bruno.",
+        ):
+            async with http.post(
+                memtap.url + "/v1/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": text}]},
+                headers={"Authorization": f"Bearer {key}"},
+            ) as r:
+                assert r.status == 200
+                await r.read()
+    await drained(memtap)
+    store = await _episodes_embedded(memtap)
+    assert store.second is not None
+    preview = await _preview(memtap, key, "What kind of dog did I get?")
+    assert "beagle" in str(preview.get("block")).lower()
+    cached = store.second.cached(owner_of(key))
+    assert cached is None or cached.n == 0
+    assert store.second.source.loaded is False  # type: ignore[attr-defined]

