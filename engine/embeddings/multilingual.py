@@ -48,6 +48,12 @@ SHIFT = 0.0184
 """`to_primary`'s map, fitted without answers: the mean and spread of USE-m3's cosines
 matched to MiniLM's over every LoCoMo dev question x turn of its conversation (a fit on a
 set of cross-language facts gave 1.28 / -0.038 and the same recall)."""
+ROUTE_MIN_WINDOWS = 3
+ROUTE_MIN_SHARE = 0.05
+"""An owner's questions go to both models once this many of their windows, and this share
+of them, have a second vector: a few English messages that read as Spanish (LoCoMo's
+conversations have 1-3 % such turns a speaker) must not double every query's cost. Both
+episode stores read them (`sqlite/episode_second.py`, `qdrant/episode_second.py`)."""
 WRITE_BATCH = 8
 """Texts of a write embedded in one run: a query queued behind it waits ~one batch."""
 
@@ -62,6 +68,12 @@ def maps_onto(primary_model: str) -> bool:
     either graph); another (a remote multilingual API, a model of the operator's) is left
     alone."""
     return primary_model.startswith(PACKAGED_MODEL_NAME)
+
+
+def owner_routed(second: int, windows: int) -> bool:
+    """Whether an owner with `second` windows of a second vector out of `windows` embedded
+    ones has their questions embedded by both models."""
+    return second >= ROUTE_MIN_WINDOWS and second >= ROUTE_MIN_SHARE * windows
 
 
 def needs_second(message: str) -> bool:

@@ -16,17 +16,16 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import needs_second, to_primary
+from memtap.engine.embeddings.multilingual import (
+    needs_second,
+    owner_routed,
+    to_primary,
+)
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.episode_vector_cache import OwnerWindows, WindowCache
 from memtap.engine.sqlite.sql import episode_vectors as sql_vectors
 
 Conn = Any
-ROUTE_MIN_WINDOWS = 3
-ROUTE_MIN_SHARE = 0.05
-"""An owner's questions go to both models once this many of their windows, and this share
-of them, have a second vector: a few English messages that read as Spanish (LoCoMo's
-conversations have 1-3 % such turns a speaker) must not double every query's cost."""
 
 
 class SecondWindows:
@@ -62,11 +61,7 @@ class SecondWindows:
 
     @staticmethod
     def routes(second: OwnerWindows | None, windows: int) -> bool:
-        return (
-            second is not None
-            and second.n >= ROUTE_MIN_WINDOWS
-            and second.n >= ROUTE_MIN_SHARE * windows
-        )
+        return second is not None and owner_routed(second.n, windows)
 
     @staticmethod
     def merged(
