@@ -172,16 +172,16 @@ class SecondPoints:
     ) -> None:
         """Mark new window points `ml` (in place) and store the second vectors of those of a
         message in a routed language first. A failure leaves them unmarked: `embed_pending`
-        tries again."""
+        tries again. The caller forgets the owners' routing once the points are written."""
         if self.source is None:
             return
         verdicts: dict[str, bool] = {}
         routed: list[models.PointStruct] = []
         for point, message in zip(points, messages, strict=True):
             payload = point.payload or {}
-            if payload["role"] != "assistant" and verdicts.setdefault(
-                message, needs_second(message)
-            ):
+            if message not in verdicts:
+                verdicts[message] = needs_second(message)
+            if payload["role"] != "assistant" and verdicts[message]:
                 routed.append(point)
             else:
                 payload[ML] = NO
@@ -214,7 +214,6 @@ class SecondPoints:
             "upsert_second",
             lambda c: c.upsert(self.name, points=batch, wait=True),
         )
-        self.routes.forget({str(p["owner"]) for _, p in items})
 
     async def embed_pending(self, max_items: int) -> int:
         """Look at up to `max_items` windows not yet looked at (written before the route,
@@ -255,6 +254,7 @@ class SecondPoints:
                         wait=True,
                     ),
                 )
+        self.routes.forget({str((r.payload or {}).get("owner")) for r in routed})
         return len(records)
 
     async def _messages(self, records: Sequence[models.Record]) -> dict[str, str]:

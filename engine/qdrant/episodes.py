@@ -151,6 +151,8 @@ class QdrantEpisodeStore:
                 return await c.upsert(self.collection, points=batch, wait=True)
 
             await self._points.call("upsert", upsert)
+        # Counted again at their next question: they may be routed now.
+        self.second.routes.forget({new.owner for _, new in todo})
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
         if self.embedder is None or not texts:
