@@ -256,10 +256,14 @@ async def _qdrant_ports(
                 await close()
         raise
     closers.append(store.close)
+    second = open_multilingual(config.embedding.multilingual)
+    if second is not None:
+        closers.append(second.close)
     episodes = QdrantEpisodeStore(
         store.transport,
         f"{config.vector_store.qdrant.collection}_episodes",
         resolution.source,
+        second=second,
     )
     return _Ports(
         store,
@@ -272,6 +276,7 @@ async def _qdrant_ports(
             "collection": store.collection.name,
             "vector": "qdrant" if store.collection.has_dense else "off",
             "embedding": store.embedding(),
+            "multilingual": episodes.second.model,
         },
         closers,
     )

@@ -48,6 +48,12 @@ SHIFT = 0.0184
 """`to_primary`'s map, fitted without answers: the mean and spread of USE-m3's cosines
 matched to MiniLM's over every LoCoMo dev question x turn of its conversation (a fit on a
 set of cross-language facts gave 1.28 / -0.038 and the same recall)."""
+ROUTE_MIN_WINDOWS = 3
+"""An owner's questions go to both models once this many of their windows have a second
+vector. No share of their windows is asked too: with `other_language` no English speaker of
+our sets or LoCoMo's has one, and a speaker who writes a few messages in French (our
+conversation set's) is found by them: 0.810 -> 0.837 live. Both episode stores read it
+(`sqlite/episode_second.py`, `qdrant/episode_second.py`)."""
 WRITE_BATCH = 8
 """Texts of a write embedded in one run: a query queued behind it waits ~one batch."""
 
@@ -62,6 +68,12 @@ def maps_onto(primary_model: str) -> bool:
     either graph); another (a remote multilingual API, a model of the operator's) is left
     alone."""
     return primary_model.startswith(PACKAGED_MODEL_NAME)
+
+
+def owner_routed(second: int) -> bool:
+    """Whether an owner with `second` windows of a second vector has their questions
+    embedded by both models."""
+    return second >= ROUTE_MIN_WINDOWS
 
 
 def needs_second(message: str) -> bool:

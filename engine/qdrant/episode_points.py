@@ -27,8 +27,11 @@ INDEXED = (
     ("said_at_ts", "float"),
     ("vec_pending", "bool"),
     ("text", "text"),
+    ("role", "keyword"),
+    ("ml", "keyword"),
 )
-"""The payload indexes of the window points (the collection adds the head's `content`)."""
+"""The payload indexes of the window points (the collection adds the head's `content`);
+`role` and `ml` are what the multilingual route counts (`episode_second.py`)."""
 
 
 def window_point(episode_id: str, seq: int) -> str:

@@ -8,11 +8,15 @@ episode id (itself derived from owner, session, role and content), so a re-sent 
 lands on the same points: dedupe by construction, in every replica. Keyword search is the
 sparse arm (memtap's BM25 weights, Qdrant's idf), vector search the dense arm; windows are
 embedded when they are written (the worker's path, batched) and, when that fails, later by
-`embed_pending` (`vec_pending` marks them). The layout is `episode_points.py`.
+`embed_pending` (`vec_pending` marks them). The layout is `episode_points.py`; the windows
+said in another language also have a second vector (the multilingual route,
+`episode_second.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 
@@ -43,6 +47,7 @@ from memtap.engine.qdrant.episode_points import (
     window_point,
     window_points,
 )
+from memtap.engine.qdrant.episode_second import SecondPoints, merged
 from memtap.engine.qdrant.filters import match, session_condition
 from memtap.engine.qdrant.payload import iso_to_ts
 from memtap.engine.qdrant.points import QdrantPoints, to_qdrant_sparse
@@ -50,6 +55,7 @@ from memtap.engine.qdrant.sparse import query_vector
 from memtap.engine.qdrant.transport import QdrantTransport
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 
+log = logging.getLogger("memtap.episodes")
 PAGE = 256
 
 
@@ -63,6 +69,7 @@ class QdrantEpisodeStore:
         embedder: EmbeddingSource | None,
         *,
         owns_transport: bool = False,
+        second: EmbeddingSource | None = None,
     ) -> None:
         self.transport = transport
         self.collection = collection
@@ -82,6 +89,9 @@ class QdrantEpisodeStore:
             embedder,
             metrics=None,  # only `call` and `count` are used: no fallback to count
         )
+        self.second = SecondPoints.of(transport, self._points, embedder, second)
+        """The multilingual route's points (`episode_second.py`)."""
+        self._second_source = second
 
     # -- writes -------------------------------------------------------------------------------
     async def add(
@@ -131,6 +141,7 @@ class QdrantEpisodeStore:
         points = window_points(
             rows, now, dense, embedded_later=self.embedder is not None
         )
+        await self.second.write(points, [new.content for _, new, _, _ in rows])
         for start in range(0, len(points), PAGE):
 
             async def upsert(
@@ -140,6 +151,8 @@ class QdrantEpisodeStore:
                 return await c.upsert(self.collection, points=batch, wait=True)
 
             await self._points.call("upsert", upsert)
+        # Counted again at their next question: they may be routed now.
+        self.second.routes.forget({new.owner for _, new in todo})
 
     async def _embed(self, texts: list[str]) -> list[list[float]] | None:
         if self.embedder is None or not texts:
@@ -161,10 +174,10 @@ class QdrantEpisodeStore:
             return
         oldest = await self._scroll(heads, extra, order="asc")
         await self._delete_episodes(
-            [str((r.payload or {})["episode_id"]) for r in oldest]
+            [str((r.payload or {})["episode_id"]) for r in oldest], {owner}
         )
 
-    async def _delete_episodes(self, ids: list[str]) -> None:
+    async def _delete_episodes(self, ids: list[str], owners: set[str]) -> None:
         if not ids:
             return
         flt = models.Filter(
@@ -172,9 +185,26 @@ class QdrantEpisodeStore:
                 models.FieldCondition(key="episode_id", match=models.MatchAny(any=ids))
             ]
         )
+        await self._delete_where(flt, owners)
+
+    async def _delete_where(self, flt: models.Filter, owners: set[str] | None) -> None:
+        """The windows `flt` matches and their second points (the same payload fields)."""
         await self._points.delete_where("delete", flt, strong=False)
+        await self.second.delete_where(flt, owners)
 
     async def embed_pending(self, max_items: int) -> int:
+        done = await self._embed_first(max_items)
+        if self.second.on and done < max_items:
+            try:
+                done += await self.second.embed_pending(max_items - done)
+            except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
+                log.warning(
+                    "episodes.second_vectors_failed",
+                    extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}},
+                )
+        return done
+
+    async def _embed_first(self, max_items: int) -> int:
         if self.embedder is None:
             return 0
         flt = models.Filter(must=[match("vec_pending", True)])
@@ -206,9 +236,10 @@ class QdrantEpisodeStore:
     async def pending_vectors(self) -> int:
         if self.embedder is None:
             return 0
-        return await self._points.count(
+        first = await self._points.count(
             models.Filter(must=[match("vec_pending", True)])
         )
+        return first + await self.second.pending()
 
     # -- reads ---------------------------------------------------------------------------------
     async def _hits(self, points: list[models.ScoredPoint]) -> list[ChunkHit]:
@@ -264,9 +295,28 @@ class QdrantEpisodeStore:
     ) -> VectorWindows:
         if self.embedder is None:
             raise NoVectors("no embedding source")
-        embedded = await embed_query(self.embedder, query)
+        embedder, flt, k = self.embedder, live_filter(live), max(limit, depth)
+        if not await self.second.routed(live.owner):
+            points, scores = await self._first_leg(embedder, query, flt, k)
+        else:
+            # Both models side by side, each ranking deeper than asked (a window the merge
+            # keeps can rank low in one of them), a window at the better of its two scores.
+            fetch = max(depth, limit * 2)
+            (points, scores), second = await asyncio.gather(
+                self._first_leg(embedder, query, flt, fetch),
+                self.second.nearest(query, flt, fetch),
+            )
+            points = merged(points, scores, second, k)
+        hits = [replace(h, score=scores[str(h.ref)]) for h in await self._hits(points)]
+        return VectorWindows(hits, [(h.ref, h.score) for h in hits])
+
+    async def _first_leg(
+        self, embedder: EmbeddingSource, query: str, flt: models.Filter, k: int
+    ) -> tuple[list[models.ScoredPoint], dict[str, float]]:
+        """The first model's nearest live windows and their scores (calibrated when the
+        query was projected)."""
+        embedded = await embed_query(embedder, query)
         dense = embedded.vector.astype(float).tolist()
-        flt = live_filter(live)
         response = await self._points.call(
             "query_dense",
             lambda c: c.query_points(
@@ -276,14 +326,15 @@ class QdrantEpisodeStore:
                 query_filter=flt,
                 # Filtered by the server and read in the same call: every ranked window
                 # is a live hit.
-                limit=max(limit, depth),
+                limit=k,
                 with_payload=True,
             ),
         )
-        hits = await self._hits(list(response.points))
-        if embedded.projected:
-            hits = [replace(h, score=embedded.calibrated(h.score)) for h in hits]
-        return VectorWindows(hits, [(h.ref, h.score) for h in hits])
+        points = list(response.points)
+        return points, {
+            str(p.id): embedded.calibrated(p.score) if embedded.projected else p.score
+            for p in points
+        }
 
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
         """Counted on the windows' full-text index (whole words, no stemming)."""
@@ -373,15 +424,16 @@ class QdrantEpisodeStore:
         return EpisodePage(tuple(items), total)
 
     async def delete(self, episode_id: str) -> bool:
-        if await self.get(episode_id) is None:
+        head = await self.get(episode_id)
+        if head is None:
             return False
-        await self._delete_episodes([episode_id])
+        await self._delete_episodes([episode_id], {head.owner})
         return True
 
     async def erase_owner(self, owner: str) -> int:
         removed = await self._points.count(models.Filter(must=head_conditions(owner)))
         flt = models.Filter(must=[match("owner", owner)])
-        await self._points.delete_where("delete", flt, strong=False)
+        await self._delete_where(flt, {owner})
         return removed
 
     async def sweep(self, cutoff: str, limit: int = 5000) -> int:
@@ -392,8 +444,7 @@ class QdrantEpisodeStore:
             models.Filter(must=[*head_conditions(), old])
         )
         if removed:
-            flt = models.Filter(must=[old])
-            await self._points.delete_where("delete", flt, strong=False)
+            await self._delete_where(models.Filter(must=[old]), None)
         return removed
 
     async def export_owner(self, owner: str) -> AsyncIterator[Episode]:
@@ -425,8 +476,19 @@ class QdrantEpisodeStore:
             "episodes": episodes,
             "windows": windows_,
             "pending_vectors": await self.pending_vectors(),
+            **(
+                {
+                    "second_vectors": await self.second.stored(),
+                    "second_pending": await self.second.pending(),
+                }
+                if self.second.on
+                else {}
+            ),
         }
 
     async def close(self) -> None:
+        # The second model is ours (as for the SQLite store); the transport when we opened it.
+        if self._second_source is not None:
+            await self._second_source.close()
         if self._owns_transport:
             await self.transport.close()

@@ -16,17 +16,16 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import needs_second, to_primary
+from memtap.engine.embeddings.multilingual import (
+    needs_second,
+    owner_routed,
+    to_primary,
+)
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.episode_vector_cache import OwnerWindows, WindowCache
 from memtap.engine.sqlite.sql import episode_vectors as sql_vectors
 
 Conn = Any
-ROUTE_MIN_WINDOWS = 3
-ROUTE_MIN_SHARE = 0.0
-"""An owner's questions go to both models once this many of their windows, and this share
-of them, have a second vector: an English speaker who asks how to say a word in French now
-and then should not pay a second query embedding on every request."""
 
 
 class SecondWindows:
@@ -61,12 +60,8 @@ class SecondWindows:
         return self.cache.get(owner, self.source.signature)[0]
 
     @staticmethod
-    def routes(second: OwnerWindows | None, windows: int) -> bool:
-        return (
-            second is not None
-            and second.n >= ROUTE_MIN_WINDOWS
-            and second.n >= ROUTE_MIN_SHARE * windows
-        )
+    def routes(second: OwnerWindows | None) -> bool:
+        return second is not None and owner_routed(second.n)
 
     @staticmethod
     def merged(

@@ -106,7 +106,7 @@ class SqliteEpisodeStore:
         if live.owner is None:
             raise NoVectors("episode vectors are searched per owner")
         owner, signature = live.owner, source.signature
-        routed = await self._routed(owner, source)
+        routed = await self._routed(owner)
         second_vector: np.ndarray[Any, Any] | None = None
         # The fact leg's query text and lane: one embedding for both legs (cache), ahead of
         # the worker's write embeddings.
@@ -161,23 +161,18 @@ class SqliteEpisodeStore:
             self.cache.end_load(owner)
         return entry
 
-    async def _routed(self, owner: str, source: EmbeddingSource) -> OwnerWindows | None:
+    async def _routed(self, owner: str) -> OwnerWindows | None:
         """The owner's second vectors when their questions go to both models, else None.
-        Both entries are usually cached: an English-only owner pays a dict lookup."""
-        second, signature = self._second_in_use(), source.signature
+        Usually cached: an English-only owner pays a dict lookup (an empty entry)."""
+        second = self._second_in_use()
         if second is None:
             return None
-        routed, (primary, _) = second.cached(owner), self.cache.get(owner, signature)
-        if routed is None or primary is None:
-            primary, routed = await self.db.read(
-                lambda conn: (
-                    self._entry(conn, owner, signature),
-                    second.entry(conn, owner),
-                ),
-                timeout_ms=self.read_timeout_ms,
+        routed = second.cached(owner)
+        if routed is None:
+            routed = await self.db.read(
+                lambda conn: second.entry(conn, owner), timeout_ms=self.read_timeout_ms
             )
-        windows = primary.n if primary is not None else 0
-        return routed if SecondWindows.routes(routed, windows) else None
+        return routed if SecondWindows.routes(routed) else None
 
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
         return await self.db.read(

@@ -2,7 +2,8 @@
 English partner, asked about in English. The local model reads English only; the route
 (`engine/embeddings/multilingual.py`) gives the German windows a second vector and the
 owner's questions a second embedding, so the German message is found — live and imported —
-while the English partner's questions never reach the second model."""
+while the English partner's questions never reach the second model. The same with the
+episodes in SQLite and in Qdrant (local mode: the `_episodes_ml` collection)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from memtap.config.schema import (
     Config,
     EmbeddingConfig,
     MemoryConfig,
+    QdrantConfig,
     UpstreamConfig,
     VectorStoreConfig,
 )
+from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from tests.conftest import MemtapServer
 from tests.e2e.test_episodes import drained
@@ -50,10 +53,21 @@ def owner_of(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-@pytest.fixture
+@pytest.fixture(params=["sqlite", "qdrant"])
 async def memtap(
-    standin: Standin, memtap_server: ServerFactory, memtap_config: Callable[..., Config]
+    request: pytest.FixtureRequest,
+    tmp_path,  # type: ignore[no-untyped-def]
+    standin: Standin,
+    memtap_server: ServerFactory,
+    memtap_config: Callable[..., Config],
 ) -> MemtapServer:
+    vector_store = (
+        VectorStoreConfig(kind="sqlite-vec")
+        if request.param == "sqlite"
+        else VectorStoreConfig(
+            kind="qdrant", qdrant=QdrantConfig(path=str(tmp_path / "qdrant"))
+        )
+    )
     config = memtap_config(
         upstreams=(
             UpstreamConfig(
@@ -64,7 +78,7 @@ async def memtap(
             enabled=True, strategy="hybrid", scope="owner", retrieval_timeout_ms=5000
         ),
         embedding=EmbeddingConfig(source="onnx"),
-        vector_store=VectorStoreConfig(kind="sqlite-vec"),
+        vector_store=vector_store,
     )
     server = await memtap_server(config)
     assert server.runtime.engine is not None, server.runtime.engine_error
@@ -114,12 +128,18 @@ async def _imported(server: MemtapServer, key: str) -> None:
         assert r.status == 200, await r.text()
 
 
-async def _episodes_embedded(server: MemtapServer) -> SqliteEpisodeStore:
+Store = SqliteEpisodeStore | QdrantEpisodeStore
+
+
+async def _episodes_embedded(server: MemtapServer) -> Store:
     engine = server.runtime.engine
     assert engine is not None
     assert engine.episodes is not None
     store = engine.episodes.store  # type: ignore[attr-defined]
-    assert isinstance(store, SqliteEpisodeStore) and store.second is not None
+    if isinstance(store, QdrantEpisodeStore):
+        assert store.second.on
+    else:
+        assert isinstance(store, SqliteEpisodeStore) and store.second is not None
     for _ in range(200):
         if not await store.pending_vectors():
             return store
@@ -153,6 +173,10 @@ async def test_german_said_is_found_by_english_questions(
     for question, answer in QUESTIONS:
         block = str((await _preview(memtap, key, question)).get("block") or "")
         assert answer.lower() in block.lower(), (question, block)
+    if isinstance(store, QdrantEpisodeStore):
+        assert store.second.routes.get(owner_of(key)) is True
+        assert (await store.counts())["second_vectors"] >= len(QUESTIONS)
+        return
     second = store.second
     assert second is not None and second.cached(owner_of(key)) is not None
     assert second.cached(owner_of(key)).n >= len(QUESTIONS)  # type: ignore[union-attr]
@@ -176,9 +200,12 @@ async def test_an_english_owner_is_not_routed(
                 await r.read()
     await drained(memtap)
     store = await _episodes_embedded(memtap)
-    assert store.second is not None
     preview = await _preview(memtap, key, "What kind of dog did I get?")
     assert "beagle" in str(preview.get("block")).lower()
-    cached = store.second.cached(owner_of(key))
-    assert cached is None or cached.n == 0
-    assert store.second.source.loaded is False  # type: ignore[attr-defined]
+    if isinstance(store, QdrantEpisodeStore):
+        assert store.second.routes.get(owner_of(key)) is False
+    else:
+        assert store.second is not None
+        cached = store.second.cached(owner_of(key))
+        assert cached is None or cached.n == 0
+    assert store.second.source.loaded is False  # type: ignore[union-attr]
