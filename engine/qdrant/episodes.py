@@ -34,7 +34,7 @@ from memtap.engine.episode_types import (
     NewEpisode,
     VectorWindows,
 )
-from memtap.engine.episodes.chunks import windows
+from memtap.engine.episodes.chunks import indexed_windows
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
@@ -130,7 +130,7 @@ class QdrantEpisodeStore:
         rows: list[tuple[str, NewEpisode, int, str]] = []
         for eid, new in todo:
             content = new.content[:MAX_EPISODE_CHARS].strip()
-            for seq, text in enumerate(windows(content)):
+            for seq, text in enumerate(indexed_windows(new.role, content)):
                 rows.append((eid, new, seq, text))
         # An assistant's windows are found by their words only (`KEYWORD_ONLY`).
         embedded = [

@@ -34,6 +34,11 @@ class SecondWindows:
         self.source = source
         self.cache = WindowCache(cache_max_bytes)
         self._signature_checked: str | None = None
+        self.waiting = True
+        """Some window may wait to be looked at: true at start (a file written before the
+        route, or with it off) and after a write of a message in another language; false
+        once a pass found none. An English-only install reads nothing for the second model
+        after its first pass."""
 
     def entry(self, conn: Conn, owner: str) -> OwnerWindows | None:
         """The owner's second vectors, loaded on first use (None while another load of
@@ -53,8 +58,15 @@ class SecondWindows:
             self.cache.end_load(owner)
         return entry
 
+    @property
+    def has_work(self) -> bool:
+        """Whether a pass may find something: windows waiting, or the model's signature not
+        checked yet against the stored vectors (a change makes them wait again)."""
+        return self.waiting or self._signature_checked != self.source.signature
+
     def forget_checked(self) -> None:
         self._signature_checked = None
+        self.waiting = True
 
     def cached(self, owner: str) -> OwnerWindows | None:
         return self.cache.get(owner, self.source.signature)[0]
@@ -94,7 +106,10 @@ class SecondWindows:
             if changed:
                 self.cache.invalidate(None)
             self._signature_checked = signature
+        self.waiting = False  # before the read: a write meanwhile sets it again
         todo = await self.db.read(lambda conn: sql_vectors.unrouted(conn, max_items))
+        if len(todo) >= max_items:
+            self.waiting = True
         if not todo:
             return 0
         verdicts: dict[str, bool] = {}
@@ -135,4 +150,8 @@ class SecondWindows:
             )
 
     async def pending(self) -> int:
-        return await self.db.read(sql_vectors.pending_second)
+        self.waiting = False  # before the read: a write meanwhile sets it again
+        count = await self.db.read(sql_vectors.pending_second)
+        if count:
+            self.waiting = True
+        return count

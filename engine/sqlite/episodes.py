@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import maps_onto
+from memtap.engine.embeddings.multilingual import maps_onto, needs_second
 from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.episode_types import (
@@ -84,9 +84,16 @@ class SqliteEpisodeStore:
     ) -> list[EpisodeWrite]:
         if not episodes:
             return []
-        writes, _, _ = await self.db.write(
-            lambda conn: sql.add(conn, episodes, now, max_per_owner)
+        # Which messages the second model reads, decided once here (a word count each):
+        # English ones are marked and never looked at again.
+        foreign = frozenset(
+            e.id for e in episodes if e.role != "assistant" and needs_second(e.content)
         )
+        writes, _, _ = await self.db.write(
+            lambda conn: sql.add(conn, episodes, now, max_per_owner, foreign)
+        )
+        if foreign and self.second is not None:
+            self.second.waiting = True
         # No cache change: new windows have no vector yet (`embed_pending` adds them), and
         # windows evicted by the cap are dropped by `chunks_by_rowid` when they come up.
         return writes
@@ -193,10 +200,11 @@ class SqliteEpisodeStore:
     async def embed_pending(self, max_items: int) -> int:
         done = await self._embed_first(max_items)
         second = self._second_in_use()
-        if second is not None and done < max_items:
+        if second is not None and second.has_work and done < max_items:
             try:
                 done += await second.embed_pending(max_items - done)
             except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
+                second.waiting = True  # what it left is looked at again next pass
                 log.warning(
                     "episodes.second_vectors_failed",
                     extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}},
@@ -248,7 +256,9 @@ class SqliteEpisodeStore:
     async def pending_vectors(self) -> int:
         first = await self.db.read(sql_vectors.pending)
         second = self._second_in_use()
-        return first + (await second.pending() if second is not None else 0)
+        if second is None or not second.has_work:
+            return first
+        return first + await second.pending()
 
     def _second_in_use(self) -> SecondWindows | None:
         """The second vectors, when the first model is the one they are mapped onto."""

@@ -214,6 +214,16 @@ def m009_second_vectors(conn: Conn) -> None:
     )
 
 
+def m010_assistant_openings(conn: Conn) -> None:
+    # An assistant message is indexed by its opening window alone (engine/episodes/chunks.py
+    # ASSISTANT_WINDOWS): the others of a file written before are dropped (the message's text
+    # is kept whole on its episode row).
+    _run(
+        conn,
+        "DELETE FROM episode_chunks WHERE seq >= 1 AND vec_sig = 'keyword-only'",
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m001_memories", m001_memories),
     ("m002_fts", m002_fts),
@@ -224,6 +234,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[Conn], None]], ...] = (
     ("m007_episodes", m007_episodes),
     ("m008_imported_turns", m008_imported_turns),
     ("m009_second_vectors", m009_second_vectors),
+    ("m010_assistant_openings", m010_assistant_openings),
 )
 
 

@@ -292,3 +292,62 @@ async def test_the_assistants_side_is_kept_once_and_recallable(
 def test_the_conversation_is_longer_than_the_budget() -> None:
     # Every turn at once is well past what one owner may inject: the tests measure ranking.
     assert sum(len(text) for _, _, text in turns()) / 4 > 2 * 600
+
+
+RECIPE = (
+    "Here is a simple banana bread. Preheat the oven to 175 C and butter a loaf tin. "
+    "Mash three very ripe bananas in a large bowl. Stir in 75 g of melted butter. "
+    "Add 150 g of brown sugar, one beaten egg and a teaspoon of vanilla. "
+    "Sprinkle a teaspoon of baking soda and a pinch of salt over the mixture. "
+    "Fold in 190 g of plain flour until just combined. "
+    "For warmth, add two teaspoons of ground cinnamon and a little grated nutmeg. "
+    "Pour the batter into the tin and bake for about an hour. "
+    "It is done when a skewer comes out clean. Let it cool before slicing."
+)
+
+
+async def test_a_long_replys_detail_is_found_past_its_opening(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """Only an assistant message's opening window is indexed (`chunks.ASSISTANT_WINDOWS`):
+    a detail further down a long reply is found through the request it answers, the reply
+    shown beside it by its sentences about the question."""
+    key = "sk-long-recipe"
+    async with aiohttp.ClientSession() as http:
+        for text, reply in (
+            ("Could you give me a banana bread recipe for the weekend?", RECIPE),
+            ("Thanks! Also, any tips for keeping basil alive indoors?", "Okay."),
+        ):
+            standin.reply_text = reply
+            async with http.post(
+                memtap.url + "/v1/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": text}]},
+                headers={"Authorization": f"Bearer {key}"},
+            ) as r:
+                assert r.status == 200
+                await r.read()
+    await drained(memtap)
+    engine = memtap.runtime.engine
+    assert engine is not None and engine.episodes is not None
+    store = engine.episodes.store
+
+    def indexed(conn: Any) -> int:
+        return int(
+            conn.execute(
+                "SELECT count(*) FROM episode_chunks WHERE vec_sig = 'keyword-only'"
+            ).fetchone()[0]
+        )
+
+    assert await store.db.read(indexed) == 2  # the recipe's opening and "Okay."
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            memtap.url + "/_memtap/api/retrieve-preview",
+            json={
+                "owner": owner_of(key),
+                "query": "How much cinnamon was in the banana bread recipe you gave me?",
+            },
+        ) as r,
+    ):
+        block = str((await r.json()).get("block") or "")
+    assert "two teaspoons of ground cinnamon" in block, block

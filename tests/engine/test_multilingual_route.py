@@ -234,3 +234,34 @@ async def test_windows_stored_before_the_route_are_looked_at_after_it(
         assert "Köln" in hits[0].text
     finally:
         await after.db.close()
+
+
+@module_loop
+async def test_english_messages_are_marked_when_written(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    """The language is read once, on the write: an English message's windows never wait
+    for the second model, and once nothing waits its pass reads nothing."""
+    store = await _store(tmp_path, minilm, use)
+    try:
+        assert store.second is not None and store.second.waiting  # a file of before
+        await _drain(store)
+        assert not store.second.waiting
+        await store.add([_said(ENGLISH[0], "emma")], NOW, 1000)
+        assert not store.second.waiting
+
+        def marks(conn):  # type: ignore[no-untyped-def]
+            return conn.execute(
+                "SELECT vec2_sig, count(*) FROM episode_chunks GROUP BY 1"
+            ).fetchall()
+
+        assert dict(await store.db.read(marks)) == {"english": 1}
+        await store.add([_said(GERMAN[0], "lukas")], NOW, 1000)
+        assert store.second.waiting
+        # Emma's window and Lukas's for the first model, Lukas's for the second.
+        assert await store.pending_vectors() == 3
+        await _drain(store)
+        assert not store.second.waiting
+        assert dict(await store.db.read(marks)) == {"english": 1, use.signature: 1}
+    finally:
+        await store.db.close()

@@ -17,7 +17,7 @@ from memtap.engine.episode_types import (
     EpisodeWrite,
     NewEpisode,
 )
-from memtap.engine.episodes.chunks import windows
+from memtap.engine.episodes.chunks import indexed_windows
 from memtap.engine.memory_rules import Live
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 from memtap.engine.sqlite.sql import episode_vectors
@@ -61,9 +61,15 @@ def live_where(live: Live, alias: str = "e") -> tuple[str, list[Any]]:
 
 
 def add(
-    conn: Conn, episodes: Sequence[NewEpisode], now: str, max_per_owner: int
+    conn: Conn,
+    episodes: Sequence[NewEpisode],
+    now: str,
+    max_per_owner: int,
+    foreign: frozenset[str] = frozenset(),
 ) -> tuple[list[EpisodeWrite], set[str], int]:
-    """(writes, owners touched, evicted). Known ids are left as they are."""
+    """(writes, owners touched, evicted). Known ids are left as they are. The windows of
+    `foreign` episodes wait for a second vector (`vec2_sig` NULL); the user's others are
+    marked as needing none, so the second model's pass never reads them."""
     out: list[EpisodeWrite] = []
     owners: set[str] = set()
     for new in episodes:
@@ -107,9 +113,11 @@ def add(
                     text,
                     b"" if keyword_only else None,
                     KEYWORD_ONLY if keyword_only else None,
-                    KEYWORD_ONLY if keyword_only else None,
+                    KEYWORD_ONLY
+                    if keyword_only
+                    else (None if eid in foreign else episode_vectors.NO_SECOND),
                 )
-                for seq, text in enumerate(windows(content))
+                for seq, text in enumerate(indexed_windows(new.role, content))
             ],
         )
     evicted = sum(evict(conn, owner, max_per_owner) for owner in owners)
