@@ -44,19 +44,11 @@ class SecondWindows:
         """The owner's second vectors, loaded on first use (None while another load of
         theirs runs)."""
         signature = self.source.signature
-        entry, _ = self.cache.get(owner, signature)
-        if entry is not None:
-            return entry
-        generation = self.cache.begin_load(owner)
-        if generation is None:
-            return None
-        try:
-            ids, mat = sql_vectors.owner_vectors(conn, owner, signature, second=True)
-            entry = OwnerWindows.of(signature, ids, mat)
-            self.cache.put(owner, entry, generation)
-        finally:
-            self.cache.end_load(owner)
-        return entry
+        return self.cache.loaded(
+            owner,
+            signature,
+            lambda: sql_vectors.owner_vectors(conn, owner, signature, second=True),
+        )
 
     @property
     def has_work(self) -> bool:
@@ -129,25 +121,14 @@ class SecondWindows:
             )
         )
         if routed:
-            await asyncio.to_thread(self._cache_new, routed, rowids, matrix, signature)
-        return len(todo)
-
-    def _cache_new(
-        self,
-        routed: list[tuple[int, str, str, str]],
-        rowids: list[int],
-        matrix: Any,
-        signature: str,
-    ) -> None:
-        stored = np.asarray(matrix, dtype=np.float16).astype(np.float32)
-        for owner in {row[1] for row in routed}:
-            picked = [i for i, row in enumerate(routed) if row[1] == owner]
-            self.cache.append(
-                owner,
+            await asyncio.to_thread(
+                self.cache.append_stored,
+                [row[1] for row in routed],
+                rowids,
+                matrix,
                 signature,
-                np.asarray([rowids[i] for i in picked], dtype=np.int64),
-                stored[picked],
             )
+        return len(todo)
 
     async def pending(self) -> int:
         self.waiting = False  # before the read: a write meanwhile sets it again

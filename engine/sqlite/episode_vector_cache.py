@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -173,6 +175,45 @@ class WindowCache:
                 self._drop(owner)
                 return
             self._set(owner, entry.extended(ids, rows))
+
+    def loaded(
+        self, owner: str, signature: str, read: Callable[[], tuple[I64, F32]]
+    ) -> OwnerWindows | None:
+        """The owner's entry, `read` from the file on first use (None while another load of
+        theirs runs)."""
+        entry, _ = self.get(owner, signature)
+        if entry is not None:
+            return entry
+        generation = self.begin_load(owner)
+        if generation is None:
+            return None
+        try:
+            ids, rows = read()
+            entry = OwnerWindows.of(signature, ids, rows)
+            self.put(owner, entry, generation)
+        finally:
+            self.end_load(owner)
+        return entry
+
+    def append_stored(
+        self,
+        owners: Sequence[str],
+        rowids: Sequence[int],
+        matrix: npt.NDArray[np.floating[Any]],
+        signature: str,
+    ) -> None:
+        """Windows just embedded and stored (`owners[i]`'s window `rowids[i]`) join their
+        owners' entries as a reload would read them: the stored float16 values, as float32.
+        In a thread: an owner passing `EXACT_ROWS` has their codes computed once (~0.1 s)."""
+        stored = np.asarray(matrix, dtype=np.float16).astype(np.float32)
+        for owner in set(owners):
+            picked = [i for i, o in enumerate(owners) if o == owner]
+            self.append(
+                owner,
+                signature,
+                np.asarray([rowids[i] for i in picked], dtype=np.int64),
+                stored[picked],
+            )
 
     def invalidate(self, owners: set[str] | None) -> None:
         with self._lock:

