@@ -13,6 +13,7 @@ from typing import Any
 from qdrant_client import models
 
 from memtap.engine.episode_types import MAX_EPISODE_CHARS, Episode, NewEpisode
+from memtap.engine.episodes.chunks import ASSISTANT_WINDOWS
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.filters import match, session_condition
 from memtap.engine.qdrant.payload import iso_to_ts
@@ -49,6 +50,17 @@ def to_episode(payload: dict[str, Any], content: str | None = None) -> Episode:
         request_id=payload.get("request_id"),
         format=payload.get("format"),
         created_at=str(payload["created_at"]),
+    )
+
+
+def assistant_tails() -> models.Filter:
+    """An assistant message's windows past its opening (`chunks.ASSISTANT_WINDOWS`), which a
+    collection written before held: each process drops them once (SQLite: migration m010)."""
+    return models.Filter(
+        must=[
+            match("role", "assistant"),
+            models.FieldCondition(key="seq", range=models.Range(gte=ASSISTANT_WINDOWS)),
+        ]
     )
 
 

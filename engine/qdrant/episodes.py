@@ -40,6 +40,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
 from memtap.engine.qdrant.episode_points import (
     INDEXED,
+    assistant_tails,
     head_conditions,
     live_filter,
     to_episode,
@@ -75,6 +76,7 @@ class QdrantEpisodeStore:
         self.collection = collection
         self.embedder = embedder
         self._owns_transport = owns_transport
+        self._tails_dropped = False
         # Every call first creates, validates (a changed embedding size is a clear
         # mismatch, not failing writes) and indexes the collection, as for memory points.
         self._points = QdrantPoints(
@@ -193,6 +195,9 @@ class QdrantEpisodeStore:
         await self.second.delete_where(flt, owners)
 
     async def embed_pending(self, max_items: int) -> int:
+        if not self._tails_dropped:  # the background's first pass of this process
+            await self._points.delete_where("tails", assistant_tails(), strong=False)
+            self._tails_dropped = True
         done = await self._embed_first(max_items)
         if self.second.on and done < max_items:
             try:

@@ -432,3 +432,74 @@ async def test_term_rows_are_the_owners_own_word_statistics(
     assert rows["caroline"] == 2  # bob's window is not alice's
     assert rows["adoption"] == 1
     assert (await store.term_rows("nobody", "caroline"))[1].get("caroline", 0) == 0
+
+
+LONG_REPLY = " ".join(
+    f"Step {n}: stir the {word} slowly for two minutes."
+    for n, word in enumerate(
+        ["flour", "butter", "sugar", "eggs", "milk", "cinnamon", "salt"], 1
+    )
+)
+
+
+async def test_an_assistant_message_is_indexed_by_its_opening(
+    store: EpisodeStore,
+) -> None:
+    """Only the opening window of an assistant message is searched (the whole message is
+    kept): a long reply no longer fills the owner's keyword index."""
+    await store.add([said(LONG_REPLY, role="assistant")], at(), CAP)
+    (kept,) = (await store.list_page(EpisodeListQuery(owner="alice"))).items
+    assert kept.content == LONG_REPLY
+    assert await store.keyword("stir the flour", live(), 10)
+    assert await store.keyword("cinnamon", live(), 10) == []  # past the opening
+
+
+async def test_windows_past_an_assistant_messages_opening_written_before_are_dropped(
+    tmp_path,
+) -> None:  # type: ignore[no-untyped-def]
+    """A store written before (every window of a reply indexed) is brought in line: SQLite
+    by migration m010, Qdrant by each process's first background pass."""
+    from memtap.engine.qdrant.episode_points import window_points
+
+    reply = said(LONG_REPLY, role="assistant")
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(lambda conn: migrations.migrate(conn, upto=9))
+    sqlite = SqliteEpisodeStore(db)
+    await sqlite.add([reply], at(), CAP)
+
+    def old_windows(conn):  # type: ignore[no-untyped-def]
+        conn.execute(
+            "INSERT INTO episode_chunks (episode_rowid, owner, seq, text, vec, vec_sig) "
+            "SELECT episode_rowid, owner, 1, 'stir the cinnamon', x'', vec_sig "
+            "FROM episode_chunks"
+        )
+
+    await db.write(old_windows)
+    assert await sqlite.keyword("cinnamon", live(), 10)
+    await db.write_outside_transaction(migrations.migrate)
+    assert await sqlite.keyword("cinnamon", live(), 10) == []
+    assert await sqlite.keyword("stir the flour", live(), 10)
+    await db.close()
+
+    transport = await open_transport(QdrantConfig(), location=":memory:")
+    qdrant = QdrantEpisodeStore(
+        transport, "tails_episodes", HashEmbedder(), owns_transport=True
+    )
+    try:
+        await qdrant.add([reply], at(), CAP)
+        points = window_points(
+            [(reply.id, reply, 1, "stir the cinnamon")],
+            at(),
+            None,
+            embedded_later=False,
+        )
+        await qdrant._points.call(  # a window a store of before wrote
+            "upsert",
+            lambda c: c.upsert("tails_episodes", points=points, wait=True),
+        )
+        assert await qdrant.keyword("cinnamon", live(), 10)
+        await qdrant.embed_pending(8)
+        assert await qdrant.keyword("cinnamon", live(), 10) == []
+        assert await qdrant.keyword("stir the flour", live(), 10)
+    finally:
+        await qdrant.close()
