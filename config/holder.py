@@ -35,6 +35,7 @@ RESTART_KEYS: tuple[str, ...] = (
     "data_dir",
     "admin.listen",
     "vector_store.kind",
+    "embedding.multilingual",
     "log.format",
     "log.file",
 )

@@ -234,8 +234,7 @@ class MemoryConfig:
         "to a fifth of the time limit, then run keyword only (0 = no limit). Keyword "
         "legs never wait.",
     )
-    """Retrievals that run at once; more wait their turn, first come first served, inside
-    `retrieval_timeout_ms` (0 = no limit; `engine/retrieval/admission/slots.py`)."""
+    """The slots: `engine/retrieval/admission/slots.py`."""
     vector_skip_coverage: float = key(
         1.0,
         at_least=0,
@@ -318,7 +317,7 @@ class EmbeddingConfig:
     """Where the distilled static table lives; None = `<data_dir>/embeddings/static.npz`."""
     multilingual: MultilingualMode = "auto"
     """auto: episode windows said in German, Spanish, Portuguese or French also get a
-    vector from the multilingual model when it is installed (the `local` extra), and an
+    vector from the multilingual model (in the default install), and an
     owner with enough of them is searched by both models (`engine/embeddings/multilingual.py`);
     off: the local model alone. Needs a restart."""
     remote: RemoteEmbeddingConfig = field(default_factory=RemoteEmbeddingConfig)

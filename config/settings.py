@@ -104,10 +104,9 @@ def describe(holder: ConfigHolder) -> list[SettingView]:
     """Every setting with its effective value and where it comes from: `override` (runtime,
     admin API), `yaml` (the file or a flag set it, or the base value differs from the
     built-in default), else `default`."""
-    defaults = Config()
     views: list[SettingView] = []
     for spec in SETTINGS:
-        default = setting_value(defaults, spec.name)
+        default = spec.default
         source: Source
         if spec.name in holder.runtime_overrides:
             source = "override"

@@ -203,10 +203,6 @@ class Engine:
         self.vectors.index = index
 
     @property
-    def vector_error(self) -> str | None:
-        return self.vectors.error
-
-    @property
     def backfill(self) -> VectorBackfill | None:
         return self.vectors.backfill
 
@@ -231,11 +227,6 @@ class Engine:
         with contextlib.suppress(Exception):
             await self.store.close()
         await self.local.close()
-
-    def store_gone(self) -> None:
-        """The local file vanished under us (deleted or replaced): reopen it in the
-        background; until then every call fails fast with an EngineError."""
-        self.recovery.store_gone()
 
     # -- the proxy's path ---------------------------------------------------------------------
     @guarded

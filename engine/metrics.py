@@ -173,7 +173,7 @@ class Metrics:
             "Upstream failures by kind (connect|timeout|tls|protocol).",
             ["kind"],
         )
-        self.client_errors = Counter(  # the client side (proxy/client_edges.py)
+        self.client_errors = Counter(  # the client side (proxy/client_side/edges.py)
             "memtap_client_errors_total",
             "Client-side failures memtap ended, by kind (bad_request|head_timeout|"
             "body_timeout|keepalive_timeout|write_timeout|too_many_connections).",

@@ -19,7 +19,7 @@ a new adapter, never a second engine.
 
 The local file's own ports (`LocalFile`, `TurnLedger`) are in `engine/local_file.py`.
 
-`tests/test_store_contract.py` runs one suite against both record stores,
+`tests/engine/test_store_contract.py` runs one suite against both record stores,
 `tests/engine/test_vector_index_contract.py` one against sqlite-vec and Qdrant.
 """
 
@@ -490,7 +490,8 @@ class EpisodeStore(Protocol):
     def export_owner(self, owner: str) -> AsyncIterator[Episode]: ...
 
     async def counts(self) -> dict[str, int]:
-        """engine-status "episodes": episodes, windows, windows waiting for a vector."""
+        """engine-status "episodes": episodes, windows, windows waiting for a vector; with
+        the multilingual route on, `second_vectors` and `second_pending` too."""
         ...
 
     async def close(self) -> None: ...

@@ -568,15 +568,10 @@ async def wait_vectors(client: Any, base: str, timeout_s: float = 600) -> None:
 
 async def fallbacks(client: Any, base: str) -> dict[str, float]:
     """memtap_memory_fallbacks_total by cause, from the metrics endpoint."""
+    from scripts.bench_load import fallback_counts
+
     async with client.get(base + "/_memtap/metrics") as r:
-        text = await r.text()
-    out: dict[str, float] = {}
-    for line in text.splitlines():
-        if line.startswith("memtap_memory_fallbacks_total{"):
-            labels, _, value = line.rpartition(" ")
-            cause = labels.split('cause="', 1)[-1].split('"', 1)[0]
-            out[cause] = out.get(cause, 0.0) + float(value)
-    return out
+        return fallback_counts(await r.text())
 
 
 async def cost_rounds(

@@ -166,7 +166,7 @@ def _pick(
         cost = len(parts[i]) + (1 if chosen else 0)
         if used + cost > max_chars:
             if not chosen:  # the best sentence alone is too long: cut it
-                return Snippet(_cut(parts[i], max_chars), len(matched))
+                return Snippet(cut(parts[i], max_chars), len(matched))
             continue
         chosen.add(i)
         used += cost
@@ -185,7 +185,8 @@ def trim(window: str, query_stems: AbstractSet[str], max_chars: int) -> Snippet:
     return _pick(parts, range(len(parts)), query_stems, max_chars)
 
 
-def _cut(text: str, max_chars: int) -> str:
+def cut(text: str, max_chars: int) -> str:
+    """`text` cut at a word boundary within `max_chars`, an ellipsis marking the cut."""
     cut = text.rfind(" ", 0, max_chars - 1)
     return text[: cut if cut > max_chars // 2 else max_chars - 1].rstrip() + "\u2026"
 

@@ -206,8 +206,10 @@ def forget_texts() -> None:
     """Empty the snippets' text caches (sentences, topical stems, dates in words, the
     owner BM25's word bags, the normal form, the line tokens): they are keyed by text alone,
     so one owner's entries can only be found by a caller holding the same text, but an
-    erased or deleted episode's words should not stay in memory until they age out. Called
-    on erase and delete (rare: every owner's entries go, rebuilt by the next retrievals)."""
+    erased, deleted or expired episode's words should not stay in memory until they age
+    out. Called on erase, delete and a sweep that removed episodes (rare: every owner's
+    entries go, rebuilt by the next retrievals); not on the per-owner cap's evictions,
+    which come a turn at a time (those entries age out of the bounded caches)."""
     chunks.forget_texts()
     lexical.forget_texts()
     render.forget_texts()

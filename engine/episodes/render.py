@@ -1,6 +1,7 @@
 """How one recalled episode reads in the memory block: one line, who said it, and the message
 beside it that completes it. One function for the block (`proxy/addons/inject.py`) and for
-the tokens the budget walk counts (`engine/episodes/recall.py`), so the two never disagree.
+the tokens the budget walk counts (`engine/episodes/partners.snippet_tokens`), so the two
+never disagree.
 
 - a user message with the assistant message it answered:
   `assistant: Did you go to the parade? | user: Yes, last week!`
@@ -17,13 +18,13 @@ from functools import lru_cache
 from typing import Any
 
 from memtap.engine.clock import parse_iso
-from memtap.engine.episodes.chunks import trim
+from memtap.engine.episodes.chunks import cut, trim
 from memtap.engine.memory_block import spoken_day
 from memtap.engine.text.dates import annotate, resolve_dates
 
 PARTNER_CHARS = 240
-"""The partner message's head kept beside a recalled one: enough for the question a short
-answer needs, without spending the budget on a second whole message."""
+"""What of the partner message is kept beside a recalled one (`partner_text`): enough for
+the question a short answer needs, without spending the budget on a second whole message."""
 
 
 def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
@@ -38,9 +39,9 @@ def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
 def partner_text(text: str, query_stems: AbstractSet[str] | None = None) -> str:
     """`text` within `PARTNER_CHARS`: whole when it fits, else the sentences that share a
     word with the question (then their neighbours, then the rest in order while they fit),
-    else its head cut at a word boundary (an ellipsis marks that cut). The partner is often where the answer is ("What did you
-    make?" beside "Last Fri I took my kids to a pottery workshop. We all made our own
-    pots"): its head alone lost it."""
+    else its head cut at a word boundary (an ellipsis marks that cut). The partner is often
+    where the answer is ("What did you make?" beside "Last Fri I took my kids to a pottery
+    workshop. We all made our own pots"): its head alone lost it."""
     flat = " ".join(text.split())
     if len(flat) <= PARTNER_CHARS:
         return flat
@@ -48,11 +49,7 @@ def partner_text(text: str, query_stems: AbstractSet[str] | None = None) -> str:
         focused = trim(flat, query_stems, PARTNER_CHARS)
         if focused.matched:
             return focused.text
-    cut = flat.rfind(" ", 0, PARTNER_CHARS - 1)
-    return (
-        flat[: cut if cut > PARTNER_CHARS // 2 else PARTNER_CHARS - 1].rstrip()
-        + "\u2026"
-    )
+    return cut(flat, PARTNER_CHARS)
 
 
 @lru_cache(maxsize=1 << 12)

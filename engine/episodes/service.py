@@ -326,6 +326,7 @@ class EpisodeService:
             if removed < SWEEP_BATCH:
                 break
         if total:
+            forget_texts()
             log.info("episodes.swept", extra={"fields": {"deleted": total}})
         return total
 

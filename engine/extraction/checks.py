@@ -73,6 +73,12 @@ def _rx(text: str) -> re.Pattern[str]:
     return re.compile(text or r"(?!x)x", re.IGNORECASE)
 
 
+def _words_rx(alternatives: str) -> re.Pattern[str]:
+    """Any of `alternatives` (a regex alternation) as a whole word; never matches when the
+    pack has none (an empty `\b(?:)\b` would match at every word boundary)."""
+    return _rx(rf"\b(?:{alternatives})\b" if alternatives else "")
+
+
 def _first_word(obj: str) -> str:
     return obj.split(maxsplit=1)[0] if obj else ""
 
@@ -106,7 +112,7 @@ def relative_named(pack: LanguagePack) -> Accept:
 
 def not_their_words(pack: LanguagePack) -> Accept:
     """A fact about the family, not what a relative thinks or says."""
-    stance = _rx(r"\b(?:" + pack.stance_verbs + r")\b" if pack.stance_verbs else "")
+    stance = _words_rx(pack.stance_verbs)
     return lambda m, obj: stance.search(obj) is None
 
 
@@ -129,7 +135,7 @@ def employer_said(pack: LanguagePack) -> Accept:
 
 def not_a_task(pack: LanguagePack) -> Accept:
     """Not the task at hand: no task verb first, nothing pointing at the conversation."""
-    deictic = _rx(r"\b(?:" + pack.deictic + r")\b" if pack.deictic else "")
+    deictic = _words_rx(pack.deictic)
     return lambda m, obj: (
         not (
             _first_word(obj).lower() in pack.task_verbs
@@ -180,7 +186,7 @@ def named_or_technical(pack: LanguagePack) -> Accept:
 
 def not_about_task(pack: LanguagePack) -> Accept:
     """An event of the user's life, not of the task ("just got this error")."""
-    task = _rx(r"\b(?:" + pack.task_words + r")\b" if pack.task_words else "")
+    task = _words_rx(pack.task_words)
     return lambda m, obj: task.search(obj) is None
 
 
@@ -194,7 +200,7 @@ def not_pointing(pack: LanguagePack) -> Accept:
 
 def not_output(pack: LanguagePack) -> Accept:
     """A dated event that is not about a program's output ("got an error yesterday")."""
-    output = _rx(r"\b(?:" + pack.output_words + r")\b" if pack.output_words else "")
+    output = _words_rx(pack.output_words)
     return lambda m, obj: output.search(obj) is None
 
 
@@ -261,7 +267,7 @@ def standing(pack: LanguagePack) -> Accept:
 def not_task(pack: LanguagePack) -> Accept:
     """Not the task at hand ("I want to read this file"); a goal with a horizon ("I want to
     read 50 books this year") is a plan even with a task verb."""
-    horizon, deictic = _rx(pack.horizon), _rx(r"\b(?:" + pack.deictic + r")\b")
+    horizon, deictic = _rx(pack.horizon), _words_rx(pack.deictic)
 
     def check(m: re.Match[str], obj: str) -> bool:
         first = obj.split(maxsplit=1)[0].lower() if obj else ""

@@ -102,7 +102,6 @@ I_ANY = START + r"I(?:\s+|(?='))"
 """`I` followed by a space or a contraction ("I'm", "I'd"): for verbs listed with their "'m"."""
 I_OR_WE = START + r"(?:I|we)\s+"
 IM = START + r"I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+"
-WE = START + r"we\s+"
 ADV = (
     r"(?:(?:really|truly|definitely|much|now|still|actually|generally|personally|also|just|"
     r"strongly|do|would|currently|recently|finally|mostly|mainly|primarily|originally|"

@@ -131,6 +131,7 @@ class LanguagePack:
     """Where an object ends: a joiner opening the next clause, a time phrase, punctuation
     ("": wherever a clause ends in any language, `extraction/objects.CLAUSE_END`)."""
     role_stop: str = r"\s+(?:at|for|and|but)\b|[,;:(]"
+    """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
     place_stop: str = ""
     """Where a place ends ("Lisbon next spring"): "" = where the object ends."""
     name_stop: str = ""
@@ -163,7 +164,6 @@ class LanguagePack:
     """Words ending like a job that are none ("list", "fan")."""
     not_a_job: str = ""
     """What makes a job word no job ("a terrible cook", "an amateur photographer")."""
-    """Where a job title ends ("ingeniero en Madrid" -> "ingeniero")."""
     roles: str = ""
     relatives: str = ""
     relative_triggers: str = ""

@@ -42,12 +42,13 @@ from qdrant_client import models
 
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
+    MultilingualSource,
+    best_of,
     maps_onto,
     needs_second,
     owner_routed,
-    to_primary,
+    second_query,
 )
-from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.qdrant.collection import DENSE, Collection
 from memtap.engine.qdrant.episode_points import window_point
 from memtap.engine.qdrant.filters import match
@@ -117,7 +118,7 @@ class SecondPoints:
         self,
         transport: QdrantTransport,
         episodes: QdrantPoints,
-        source: EmbeddingSource | None,
+        source: MultilingualSource | None,
     ) -> None:
         self.episodes = episodes
         self.source = source
@@ -135,9 +136,15 @@ class SecondPoints:
             metrics=None,
         )
         self.routes = RouteCache()
+        self.waiting = True
+        """Some window of this process's may wait to be looked at: true at start (a
+        collection written before the route, or with it off) and after a write whose second
+        vectors failed; false once a pass or a count found none. Writes mark their windows
+        themselves, so a running install scrolls for nothing."""
         self._exists: bool | None = True if source is not None else None
         """Whether the collection exists: created on first use when the route is on, looked
-        up once per process when it is off (its deletes then go to an older run's points)."""
+        up by each delete until found when it is off (another replica, or an older run, may
+        have created it)."""
 
     @classmethod
     def of(
@@ -145,7 +152,7 @@ class SecondPoints:
         transport: QdrantTransport,
         episodes: QdrantPoints,
         first: EmbeddingSource | None,
-        second: EmbeddingSource | None,
+        second: MultilingualSource | None,
     ) -> SecondPoints:
         """The route on when there is a second model and the first is one its scores map
         onto (`to_primary`); else off (older second points still follow their windows)."""
@@ -189,7 +196,8 @@ class SecondPoints:
         try:
             await self._store([(p.id, p.payload or {}) for p in routed])
         except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
-            _failed("write", exc)
+            second_failed("write", exc)
+            self.waiting = True
             return
         for point in routed:
             (point.payload or {})[ML] = YES
@@ -219,6 +227,7 @@ class SecondPoints:
         or with it off); how many were looked at."""
         if self.source is None or max_items <= 0:
             return 0
+        self.waiting = False  # before the read: a failing write meanwhile sets it again
         records, _ = await self.episodes.call(
             "scroll",
             lambda c: c.scroll(
@@ -228,6 +237,8 @@ class SecondPoints:
                 with_payload=True,
             ),
         )
+        if len(records) >= max_items:
+            self.waiting = True
         if not records:
             return 0
         messages = await self._messages(records)
@@ -283,7 +294,11 @@ class SecondPoints:
     async def pending(self) -> int:
         if self.source is None:
             return 0
-        return await self.episodes.count(NOT_LOOKED_AT)
+        self.waiting = False  # before the read: a failing write meanwhile sets it again
+        count = await self.episodes.count(NOT_LOOKED_AT)
+        if count:
+            self.waiting = True
+        return count
 
     async def stored(self) -> int:
         if self.source is None:
@@ -304,7 +319,7 @@ class SecondPoints:
                 models.Filter(must=[owned, match(ML, YES)])
             )
         except Exception as exc:  # noqa: BLE001 - the first model's ranking stands alone
-            _failed("route", exc)
+            second_failed("route", exc)
             return False
         routed = owner_routed(second)
         self.routes.put(owner, routed)
@@ -321,12 +336,7 @@ class SecondPoints:
         """The question's second vector, or None when the model failed (the first ranks
         alone)."""
         assert self.source is not None
-        try:
-            matrix = await self.source.embed([query_tail(query)], urgent=True)
-        except Exception as exc:  # noqa: BLE001 - the first model's ranking stands alone
-            _failed("query", exc)
-            return None
-        return np.asarray(matrix[0], dtype=np.float32)
+        return await second_query(self.source, query)
 
     async def search(
         self, vector: np.ndarray[Any, Any], flt: models.Filter, limit: int
@@ -346,7 +356,7 @@ class SecondPoints:
                 ),
             )
         except Exception as exc:  # noqa: BLE001 - the first model's ranking stands alone
-            _failed("search", exc)
+            second_failed("search", exc)
             return []
         return list(response.points)
 
@@ -354,13 +364,15 @@ class SecondPoints:
     async def delete_where(self, flt: models.Filter, owners: set[str] | None) -> None:
         """Delete the second points `flt` matches: the same filter as their windows'."""
         self.routes.forget(owners)
-        if self._exists is None:
+        if not self._exists:
+            # Asked again until it exists, never remembered as missing: a replica with the
+            # route on may create it at any time, and an erase must reach its copies.
             self._exists = await self.points.transport.call(
                 "collection_exists",
                 lambda c: c.collection_exists(self.name),
             )
-        if not self._exists:
-            return
+            if not self._exists:
+                return
         await self.points.delete_where("delete_second", flt, strong=False)
 
 
@@ -370,20 +382,15 @@ def merged(
     second: list[models.ScoredPoint],
     k: int,
 ) -> list[models.ScoredPoint]:
-    """Both models' nearest windows as one ranking, best first, `k` long: a window at the
-    better of its two scores, the second's on the first's scale (`scores`, by point id, is
-    updated). As `sqlite/episode_second.SecondWindows.merged`, which says why the max."""
-    points = list(first)
-    for p in second:
-        ref, score = str(p.id), to_primary(p.score)
-        if score > scores.get(ref, -1.0):
-            if ref not in scores:
-                points.append(p)
-            scores[ref] = score
-    return sorted(points, key=lambda p: -scores[str(p.id)])[:k]
+    """Both models' nearest windows as one ranking, best first, `k` long (`best_of`), the
+    scores by point id in `scores` (updated). A window both found is the first's point."""
+    points = {str(p.id): p for p in second} | {str(p.id): p for p in first}
+    ranked = best_of(scores.items(), [(str(p.id), p.score) for p in second], k)
+    scores.update(ranked)
+    return [points[ref] for ref, _ in ranked]
 
 
-def _failed(op: str, exc: BaseException) -> None:
+def second_failed(op: str, exc: BaseException) -> None:
     log.warning(
         "episodes.second_vectors_failed",
         extra={"fields": {"op": op, "error": f"{type(exc).__name__}: {exc}"}},

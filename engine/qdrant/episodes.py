@@ -16,13 +16,13 @@ said in another language also have a second vector (the multilingual route,
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 
 from qdrant_client import AsyncQdrantClient, models
 
 from memtap.engine.embeddings.base import EmbeddingError, EmbeddingSource
+from memtap.engine.embeddings.multilingual import MultilingualSource
 from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.episode_types import (
     MAX_EPISODE_CHARS,
@@ -48,7 +48,7 @@ from memtap.engine.qdrant.episode_points import (
     window_point,
     window_points,
 )
-from memtap.engine.qdrant.episode_second import SecondPoints, merged
+from memtap.engine.qdrant.episode_second import SecondPoints, merged, second_failed
 from memtap.engine.qdrant.filters import match, session_condition
 from memtap.engine.qdrant.payload import iso_to_ts
 from memtap.engine.qdrant.points import QdrantPoints, to_qdrant_sparse
@@ -56,7 +56,6 @@ from memtap.engine.qdrant.sparse import query_vector
 from memtap.engine.qdrant.transport import QdrantTransport
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 
-log = logging.getLogger("memtap.episodes")
 PAGE = 256
 
 
@@ -70,7 +69,7 @@ class QdrantEpisodeStore:
         embedder: EmbeddingSource | None,
         *,
         owns_transport: bool = False,
-        second: EmbeddingSource | None = None,
+        second: MultilingualSource | None = None,
     ) -> None:
         self.transport = transport
         self.collection = collection
@@ -199,14 +198,11 @@ class QdrantEpisodeStore:
             await self._points.delete_where("tails", assistant_tails(), strong=False)
             self._tails_dropped = True
         done = await self._embed_first(max_items)
-        if self.second.on and done < max_items:
+        if self.second.on and self.second.waiting and done < max_items:
             try:
                 done += await self.second.embed_pending(max_items - done)
             except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
-                log.warning(
-                    "episodes.second_vectors_failed",
-                    extra={"fields": {"error": f"{type(exc).__name__}: {exc}"}},
-                )
+                second_failed("pending", exc)
         return done
 
     async def _embed_first(self, max_items: int) -> int:
@@ -241,10 +237,13 @@ class QdrantEpisodeStore:
     async def pending_vectors(self) -> int:
         if self.embedder is None:
             return 0
-        first = await self._points.count(
+        first = await self._first_pending()
+        return first + (await self.second.pending() if self.second.waiting else 0)
+
+    async def _first_pending(self) -> int:
+        return await self._points.count(
             models.Filter(must=[match("vec_pending", True)])
         )
-        return first + await self.second.pending()
 
     # -- reads ---------------------------------------------------------------------------------
     async def _hits(self, points: list[models.ScoredPoint]) -> list[ChunkHit]:
@@ -480,7 +479,7 @@ class QdrantEpisodeStore:
         return {
             "episodes": episodes,
             "windows": windows_,
-            "pending_vectors": await self.pending_vectors(),
+            "pending_vectors": await self._first_pending(),
             **(
                 {
                     "second_vectors": await self.second.stored(),

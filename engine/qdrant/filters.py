@@ -4,7 +4,7 @@
 expired (`expires_at > now`), inside the retention window (`updated_at >= cutoff`), of the
 owner unless scope is global, and of exactly one session (NULL session when None) when
 `match_session`. Translating that one object keeps both stores in step;
-`tests/test_store_contract.py` checks that they agree.
+`tests/engine/test_store_contract.py` checks that they agree.
 """
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ file is gone starts its reopen."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
@@ -37,8 +36,6 @@ def guarded(
             return await fn(owner, *args, **kwargs)
         except EngineError as exc:
             owner.recovery.noticed(exc)
-            raise
-        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
         except TimeoutError as exc:
             raise StoreTimeout("memory store timed out") from exc

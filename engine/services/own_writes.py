@@ -1,5 +1,6 @@
 """Read-your-own-writes on the retrieval path: a retrieval first waits, bounded, for the
-turns its owner completed before it arrived (`engine/pending.py` keeps which)."""
+turns its owner completed before it arrived (`engine/retrieval/admission/pending.py` keeps
+which)."""
 
 from __future__ import annotations
 

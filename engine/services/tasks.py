@@ -59,9 +59,10 @@ class BackgroundTasks:
     async def start(self, *, worker: bool = True) -> None:
         """Resume what the outbox holds (read-your-own-writes and its depth count too),
         then start every task (the worker unless `worker` is False)."""
-        for seq, owner in await self.outbox.pending_rows():
+        rows = await self.outbox.pending_rows()
+        for seq, owner in rows:
             self.pending.added(owner, seq)
-        depth = await self.outbox.depth()
+        depth = len(rows)
         self.depth.set(depth)
         if depth:
             log.info("memory.outbox_resumed", extra={"fields": {"pending": depth}})

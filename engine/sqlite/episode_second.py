@@ -3,9 +3,10 @@
 owner's cached matrix of them, and whether an owner's questions are routed to both models.
 
 Stored beside the first vector (`episode_chunks.vec2`, float16), cached per owner like it
-(`WindowCache`), looked at in the background after the first model's pass: a window whose
-message is in a routed language gets one, the others are marked (`NO_SECOND`) and never
-looked at again.
+(`WindowCache`). The store reads a message's language when it writes it: the windows of an
+English one are marked (`NO_SECOND`) and never looked at again, the others get their second
+vector in the background, after the first model's pass (as do the windows of a file written
+before the route, whose language is read then).
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
+    MultilingualSource,
     needs_second,
     owner_routed,
-    to_primary,
 )
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.episode_vector_cache import OwnerWindows, WindowCache
@@ -29,7 +29,7 @@ Conn = Any
 
 
 class SecondWindows:
-    def __init__(self, db: Database, source: EmbeddingSource, cache_max_bytes: int):
+    def __init__(self, db: Database, source: MultilingualSource, cache_max_bytes: int):
         self.db = db
         self.source = source
         self.cache = WindowCache(cache_max_bytes)
@@ -67,26 +67,6 @@ class SecondWindows:
     def routes(second: OwnerWindows | None) -> bool:
         return second is not None and owner_routed(second.n)
 
-    @staticmethod
-    def merged(
-        first: list[tuple[int, float]],
-        second: OwnerWindows,
-        query: np.ndarray[Any, Any],
-        k: int,
-    ) -> list[tuple[int, float]]:
-        """Both models' rankings as one, best first, a window at the better of its two
-        scores (the second on the first's scale). Ranking a routed window by the second
-        model alone put evidence in the top 5 more often offline (0.74 against 0.69 on our
-        multilingual set's windows) but lost through memtap (0.740 / 0.930 against 0.760 /
-        0.950 live / imported): the first model's cosine with the names a question shares
-        with a window keeps it above the snippets' floor."""
-        best = dict(first)
-        for ref, cosine in second.top(query, k):
-            score = to_primary(cosine)
-            if score > best.get(ref, -1.0):
-                best[ref] = score
-        return sorted(best.items(), key=lambda item: -item[1])[:k]
-
     async def embed_pending(self, max_items: int) -> int:
         """Look at up to `max_items` windows: a second vector for those of a message in a
         routed language, a mark on the others; how many were looked at."""
@@ -104,10 +84,10 @@ class SecondWindows:
             self.waiting = True
         if not todo:
             return 0
-        verdicts: dict[str, bool] = {}
-        routed = [
-            row for row in todo if verdicts.setdefault(row[3], needs_second(row[3]))
-        ]
+        # Windows written since are of foreign messages (`add` marked the others); those of
+        # a file written before the route are read here, once a message.
+        verdicts = {message: needs_second(message) for message in {r[3] for r in todo}}
+        routed = [row for row in todo if verdicts[row[3]]]
         english = [row[0] for row in todo if not verdicts[row[3]]]
         matrix = (
             await self.source.embed([text for _, _, text, _ in routed])

@@ -19,9 +19,14 @@ from typing import Any
 import numpy as np
 
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import maps_onto, needs_second
+from memtap.engine.embeddings.multilingual import (
+    MultilingualSource,
+    best_of,
+    maps_onto,
+    needs_second,
+    second_query,
+)
 from memtap.engine.embeddings.projected import embed_query
-from memtap.engine.embeddings.query_text import query_tail
 from memtap.engine.episode_types import (
     ChunkHit,
     Episode,
@@ -60,7 +65,7 @@ class SqliteEpisodeStore:
         source: SourceGetter | None = None,
         read_timeout_ms: Callable[[], int] | None = None,
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
-        second: EmbeddingSource | None = None,
+        second: MultilingualSource | None = None,
     ) -> None:
         self.db = db
         self._source = source or (lambda: None)
@@ -121,11 +126,10 @@ class SqliteEpisodeStore:
             if routed is None or self.second is None:
                 query_vector = await embed_query(source, query)
             else:
-                query_vector, second = await asyncio.gather(
+                query_vector, second_vector = await asyncio.gather(
                     embed_query(source, query),
-                    self.second.source.embed([query_tail(query)], urgent=True),
+                    second_query(self.second.source, query),
                 )
-                second_vector = second[0]
         vector = np.asarray(query_vector.vector, dtype=np.float32)
 
         def run(conn: Conn) -> VectorWindows:
@@ -140,7 +144,7 @@ class SqliteEpisodeStore:
             if query_vector.projected:
                 ranked = [(ref, query_vector.calibrated(c)) for ref, c in ranked]
             if routed is not None and second_vector is not None:
-                ranked = SecondWindows.merged(ranked, routed, second_vector, k)
+                ranked = best_of(ranked, routed.top(second_vector, k), k)
             # The best `limit` rows first; the rest only when the filter dropped some
             # (reading a row costs more than ranking it: at 100k windows, 80 rows read
             # were a third of the arm).
@@ -292,6 +296,11 @@ class SqliteEpisodeStore:
 
     async def counts(self) -> dict[str, int]:
         counts = await self.db.read(sql.counts)
+        if (
+            self._second_in_use() is None
+        ):  # as a Qdrant store: said only with the route on
+            counts.pop("second_vectors")
+            counts.pop("second_pending")
         return {**counts, "vector_cache_bytes": self.cache.stats()["bytes"]}
 
     async def local_file_replaced(self) -> None:

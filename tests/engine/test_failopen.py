@@ -207,9 +207,6 @@ class BrokenTier:
     def embedding_source(self) -> None:
         return None
 
-    async def local_file_replaced(self) -> None:
-        return None
-
     async def close(self) -> None:
         return None
 

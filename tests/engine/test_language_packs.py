@@ -3,13 +3,14 @@ the worker stores for ranking to read."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import date
 
 import pytest
 
 from memtap.engine.claims import CLAIM_KEY, stored_claim
-from memtap.engine.extraction import catalog
+from memtap.engine.extraction import catalog, checks
 from memtap.engine.extraction.extract import extract_facts
 from memtap.engine.extraction.rules import Rule
 from memtap.engine.extraction.shapes import SHAPES
@@ -201,3 +202,16 @@ def _stamp(content: str) -> dict[str, object]:
     from memtap.engine.claims import claim_metadata
 
     return claim_metadata(claim_of(content), content)
+
+
+
+def test_a_check_over_words_a_pack_leaves_empty_matches_nothing() -> None:
+    """A pack without deictic words ("this file") still accepts a planned task: the empty
+    alternation must not match at every word boundary."""
+    assert not PACKS["de"].deictic
+    said = re.match(r".*", "Ich will Helix lernen")
+    assert said is not None
+    assert checks.not_task(PACKS["de"])(said, "Helix lernen")
+    this_file = re.match(r".*", "read this file")
+    assert this_file is not None
+    assert not checks.not_task(PACKS["en"])(this_file, "read this file")

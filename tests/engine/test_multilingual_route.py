@@ -5,6 +5,7 @@ second model; the second vectors follow deletes, erase and a change of model."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import numpy as np
@@ -17,6 +18,7 @@ from memtap.engine.embeddings.multilingual import (
     maps_onto,
     needs_second,
     open_multilingual,
+    second_query,
     to_primary,
 )
 from memtap.engine.embeddings.onnx import OnnxEmbedder
@@ -229,3 +231,20 @@ async def test_english_messages_are_marked_when_written(
         assert dict(await store.db.read(marks)) == {"english": 1, use.signature: 1}
     finally:
         await store.db.close()
+
+
+@module_loop
+async def test_a_question_never_waits_for_the_second_model_to_load_or_fail() -> None:
+    """After a restart the model loads off the request (its first questions rank by the
+    first model alone); a model that fails leaves the first model ranking alone."""
+    fresh = MultilingualSource()
+    try:
+        assert await second_query(fresh, "Where does my sister live?") is None
+        assert fresh._warming is not None
+        await asyncio.wrap_future(fresh._warming)
+        assert fresh.loaded
+        vector = await second_query(fresh, "Where does my sister live?")
+        assert vector is not None and vector.shape == (fresh.dim,)
+    finally:
+        await fresh.close()
+    assert await second_query(fresh, "Where does my sister live?") is None  # closed

@@ -162,6 +162,11 @@ async def test_windows_stored_before_the_route_are_looked_at_after_it(
     assert marks == {"lukas": YES, "emma": NO}
     hits = (await after.vector("Which city is my sister in?", _lukas(), 1)).hits
     assert "Köln" in hits[0].text
+    # Caught up, and writes mark their own windows: the background stops scrolling for them.
+    assert not after.second.waiting
+    await after.add([_said(ENGLISH[0] + " Again.", "emma")], NOW, 1000)
+    await after.add([_said(GERMAN[0] + " Wieder.", "lukas")], NOW, 1000)
+    assert not after.second.waiting
 
 
 @module_loop
@@ -189,3 +194,18 @@ def test_the_routing_of_an_owner_is_kept_for_its_ttl() -> None:
     assert cache.get("lukas") is None and cache.get("mia") is True
     cache.forget({"mia"})
     assert cache.get("mia") is None
+
+
+@module_loop
+async def test_a_replica_with_the_route_off_erases_what_another_stored_later(
+    transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:
+    # The replica without the route looked first, when no second collection existed yet.
+    off = _store(transport, minilm, None)
+    await off.add([_said("Ich trinke gern Tee.", "nina")], NOW, 1000)
+    await off.erase_owner("nina")
+    on = _store(transport, minilm, use)
+    await on.add([_said(t, "nina") for t in GERMAN], NOW, 1000)
+    assert await _second_points(transport, "nina") == len(GERMAN)
+    await off.erase_owner("nina")
+    assert await _second_points(transport, "nina") == 0

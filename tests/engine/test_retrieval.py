@@ -391,9 +391,6 @@ class ScriptedTier:
     def embedding_source(self) -> None:
         return None
 
-    async def local_file_replaced(self) -> None:
-        return None
-
     async def close(self) -> None:
         return None
 

@@ -36,6 +36,13 @@ class Counting:
         self.name, self.model, self.dim = inner.name, inner.model, inner.dim
         self.signature = inner.signature
 
+    @property
+    def loaded(self) -> bool:
+        return bool(self.inner.loaded)  # type: ignore[attr-defined]
+
+    def warm(self) -> None:
+        self.inner.warm()  # type: ignore[attr-defined]
+
     async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
         self.calls.append((len(texts), urgent))
         return await self.inner.embed(texts, urgent=urgent)

@@ -331,11 +331,3 @@ def search(
 def optimize(conn: Conn) -> None:
     """Merge the index segments: deleted rows' text leaves the `_data` shadow table."""
     conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-
-
-def owner_rows(conn: Conn, owner: str) -> int:
-    return int(
-        conn.execute(
-            "SELECT count(*) FROM memories_fts WHERE owner MATCH ?", (quote(owner),)
-        ).fetchone()[0]
-    )

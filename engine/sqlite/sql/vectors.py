@@ -71,14 +71,6 @@ class PendingMemory:
     content: str
 
 
-def extension_loaded(conn: Conn) -> bool:
-    try:
-        conn.execute("SELECT vec_version()").fetchone()
-    except Exception:  # noqa: BLE001 - any failure means the functions are not there
-        return False
-    return True
-
-
 def ensure_meta(conn: Conn) -> None:
     conn.execute(
         f"""CREATE TABLE IF NOT EXISTS {META_TABLE} (
