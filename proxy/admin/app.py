@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from memtap.engine.api import EngineError, InvalidInput, NotFound
+from memtap.engine.api import EngineError, InvalidInput, NotFound, StoreError
 from memtap.proxy.admin import (
     conversations,
     episodes,
@@ -64,10 +64,6 @@ _STATUS_CODES: Final = {
     415: "unsupported_media_type",
     503: "engine_unavailable",
 }
-# Store conditions a client may retry (the engine's StoreError family): 503, not 500.
-_RETRYABLE_ENGINE_CODES: Final = frozenset(
-    {"store_busy", "store_timeout", "store_unavailable", "store_closed"}
-)
 
 
 def error_response(
@@ -112,7 +108,9 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
                 "fields": {"path": request.path, "code": exc.code, "error": str(exc)}
             },
         )
-        status = 503 if exc.code in _RETRYABLE_ENGINE_CODES else 500
+        # The StoreError family (busy, gone, outbox full...) is a condition a client may
+        # retry: 503. Any other engine failure is ours: 500.
+        status = 503 if isinstance(exc, StoreError) else 500
         response = error_response(status, exc.code, str(exc) or type(exc).__name__)
     except Exception as exc:  # every failure must still answer in the JSON shape
         log.exception(

@@ -235,3 +235,30 @@ async def test_readyz_needs_no_token_and_turns_503_while_draining(admin: Admin) 
     finally:
         admin.server.runtime.draining = False
     assert draining.status == 503 and draining.body["ready"] is False
+
+
+async def test_a_store_condition_is_503_with_its_code(admin: Admin) -> None:
+    """A store that cannot answer right now (here its file deleted under a running memtap)
+    is a 503 a client may retry, with the store's own code; the engine reopens the file and
+    the next call succeeds."""
+    import asyncio
+    from pathlib import Path
+
+    from memtap.engine.sqlite.local import DB_FILENAME
+
+    await admin.create(content="Lives in Lisbon")
+    db_file = Path(admin.server.runtime.config.current.data_dir) / DB_FILENAME
+    db_file.unlink()
+    gone = await admin.call(
+        "POST", "/api/memories", json={"owner": "abc", "content": "x"}
+    )
+    assert gone.status == 503, gone.body
+    assert gone.error_code == "store_gone"
+    for _ in range(100):  # the reopen runs in the background
+        again = await admin.call(
+            "POST", "/api/memories", json={"owner": "abc", "content": "y"}
+        )
+        if again.status == 201:
+            break
+        await asyncio.sleep(0.05)
+    assert again.status == 201, again.body
