@@ -401,6 +401,7 @@ async def score(
         show = dated if mode == "import" else plain
         memtap = Score()
         texts: dict[tuple[str, int], str] = {}
+        missed: dict[tuple[str, int], dict[str, Any]] = {}
         for dialogue in dialogues:
             for qi, asked in enumerate(dialogue.questions):
                 parts = [
@@ -415,22 +416,19 @@ async def score(
                 text = "\n".join(p for p in parts if p)
                 texts[(dialogue.id, qi)] = text
                 if not memtap.add(asked, text):
-                    misses.setdefault(mode, []).append(
-                        {
-                            "conversation": dialogue.id,
-                            "category": CATEGORIES[asked.category],
-                            "question": asked.question,
-                            "answer": asked.answer,
-                            "evidence": list(asked.evidence),
-                            "evidence_text": [
-                                plain(t)
-                                for t in dialogue.turns
-                                if t.id in asked.evidence
-                            ][:3],
-                            "injected_tokens": tokens_of(text),
-                            "injected": text,
-                        }
-                    )
+                    missed[(dialogue.id, qi)] = {
+                        "conversation": dialogue.id,
+                        "category": CATEGORIES[asked.category],
+                        "question": asked.question,
+                        "answer": asked.answer,
+                        "evidence": list(asked.evidence),
+                        "evidence_text": [
+                            plain(t) for t in dialogue.turns if t.id in asked.evidence
+                        ][:3],
+                        "injected_tokens": tokens_of(text),
+                        "injected": text,
+                    }
+                    misses.setdefault(mode, []).append(missed[(dialogue.id, qi)])
         budget = max(1, round(memtap.tokens / max(1, memtap.questions)))
         systems = {
             "memtap": memtap,
@@ -449,16 +447,24 @@ async def score(
                 else None
             )
             full = "\n".join(lines)
-            for asked in dialogue.questions:
+            for qi, asked in enumerate(dialogue.questions):
                 order = bm25.rank(asked.question)
                 seen = set(order)
                 order += [
                     i for i in range(len(lines)) if i not in seen
                 ]  # BM25 ties: conversation order
                 systems["bm25_top5"].add(asked, "\n".join(lines[i] for i in order[:5]))
-                systems[f"bm25_at_memtap_budget_{budget}"].add(
-                    asked, cut([lines[i] for i in order], budget)
-                )
+                at_budget = cut([lines[i] for i in order], budget)
+                if (
+                    systems[f"bm25_at_memtap_budget_{budget}"].add(asked, at_budget)
+                    and (dialogue.id, qi) in missed
+                ):
+                    # What memtap missed and plain BM25 found: the failures to look at.
+                    missed[(dialogue.id, qi)]["bm25_at_budget_found"] = [
+                        line
+                        for line in at_budget.splitlines()
+                        if content_words(asked.answer) & content_words(line)
+                    ][:5]
                 if dense is not None:
                     systems[f"dense_at_memtap_budget_{budget}"].add(
                         asked, cut([lines[i] for i in dense(asked.question)], budget)
