@@ -83,6 +83,10 @@ class Collection:
         """Dense size of the embedding source; None = no embedding source (sparse-only search)."""
         self.signature = signature
         self.has_dense = False
+        self.stored_signature: str | None = None
+        """The embedding signature the collection was created (or last stamped) with, read
+        by `ensure()`; None when it has none (made by an older memtap, or a server that
+        keeps no collection metadata)."""
         self.indexes: str = "pending"
         self._ready = False
         self._lock = asyncio.Lock()
@@ -101,6 +105,9 @@ class Collection:
                 "get_collection", lambda c: c.get_collection(self.name)
             )
             self._validate(info)
+            metadata = getattr(info.config, "metadata", None) or {}
+            stored = metadata.get("embedding")
+            self.stored_signature = stored if isinstance(stored, str) else None
             await self._create_indexes()
             self._ready = True
             log.info(
@@ -116,6 +123,33 @@ class Collection:
                     }
                 },
             )
+
+    async def drop(self) -> None:
+        """Delete the collection; the next `ensure()` creates it again."""
+        async with self._lock:
+            await self.transport.call(
+                "delete_collection", lambda c: c.delete_collection(self.name)
+            )
+            self._ready = False
+            self.stored_signature = None
+
+    async def stamp(self, signature: str) -> None:
+        """Record `signature` as the collection's embedding (its metadata). Best effort: a
+        server or client without collection metadata keeps none, and nothing is compared."""
+        try:
+            await self.transport.call(
+                "update_collection",
+                lambda c: c.update_collection(
+                    self.name, metadata={"created_by": "memtap", "embedding": signature}
+                ),
+            )
+        except (TypeError, EngineError) as exc:
+            log.info(
+                "qdrant.metadata_unsupported",
+                extra={"fields": {"collection": self.name, "error": str(exc)}},
+            )
+            return
+        self.stored_signature = signature
 
     async def _create_if_missing(self, client: AsyncQdrantClient) -> bool:
         if await client.collection_exists(self.name):

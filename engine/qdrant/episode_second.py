@@ -31,6 +31,7 @@ another replica's writes are seen within the TTL.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import OrderedDict
@@ -141,6 +142,10 @@ class SecondPoints:
         collection written before the route, or with it off) and after a write whose second
         vectors failed; false once a pass or a count found none. Writes mark their windows
         themselves, so a running install scrolls for nothing."""
+        self._model_checked = source is None
+        """Whether this process compared the collection's model with the route's
+        (`_same_model`): nothing to compare with the route off."""
+        self._model_lock = asyncio.Lock()
         self._exists: bool | None = True if source is not None else None
         """Whether the collection exists: created on first use when the route is on, looked
         up by each delete until found when it is off (another replica, or an older run, may
@@ -172,6 +177,51 @@ class SecondPoints:
     def model(self) -> str:
         return self.source.model if self.source is not None else "off"
 
+    async def _same_model(self) -> None:
+        """Once a process, before the collection is written or searched: second vectors of
+        another multilingual model (an upgrade that changed it) are not comparable with the
+        question's, so they are dropped and their windows looked at again by `embed_pending`
+        (their `ml: yes` cleared; a `no` is about the message's language and stands). The
+        signature is the collection's metadata; a collection from before it is stamped."""
+        if self._model_checked:
+            return
+        async with self._model_lock:  # a search and the background pass may both ask
+            if not self._model_checked:
+                await self._compare_models()
+                self._model_checked = True
+
+    async def _compare_models(self) -> None:
+        assert self.source is not None
+        current = self.source.signature
+        await self.points.collection.ensure()
+        stored = self.points.collection.stored_signature
+        if stored is not None and stored != current:
+            log.info(
+                "episodes.second_model_changed",
+                extra={
+                    "fields": {"collection": self.name, "was": stored, "now": current}
+                },
+            )
+            # Windows first: a failure between the two leaves the old signature stored,
+            # and the next process does it again.
+            await self.episodes.call(
+                "clear_second_marks",
+                lambda c: c.delete_payload(
+                    self.episodes.collection.name,
+                    keys=[ML],
+                    points=models.FilterSelector(
+                        filter=models.Filter(must=[match(ML, YES)])
+                    ),
+                    wait=True,
+                ),
+            )
+            await self.points.collection.drop()
+            await self.points.collection.ensure()  # created with the current signature
+            self.routes.forget(None)
+            self.waiting = True
+        elif stored is None:
+            await self.points.collection.stamp(current)
+
     # -- writes -------------------------------------------------------------------------------
     async def write(
         self, points: list[models.PointStruct], messages: list[str]
@@ -194,6 +244,7 @@ class SecondPoints:
         if not routed:
             return
         try:
+            await self._same_model()
             await self._store([(p.id, p.payload or {}) for p in routed])
         except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
             second_failed("write", exc)
@@ -227,6 +278,7 @@ class SecondPoints:
         or with it off); how many were looked at."""
         if self.source is None or max_items <= 0:
             return 0
+        await self._same_model()
         self.waiting = False  # before the read: a failing write meanwhile sets it again
         records, _ = await self.episodes.call(
             "scroll",
@@ -294,6 +346,7 @@ class SecondPoints:
     async def pending(self) -> int:
         if self.source is None:
             return 0
+        await self._same_model()  # a changed model's windows wait again
         self.waiting = False  # before the read: a failing write meanwhile sets it again
         count = await self.episodes.count(NOT_LOOKED_AT)
         if count:
@@ -344,6 +397,7 @@ class SecondPoints:
         """The second points nearest `vector` that `flt` keeps ([] when the search fails)."""
         dense = vector.astype(float).tolist()
         try:
+            await self._same_model()
             response = await self.points.call(
                 "query_second",
                 lambda c: c.query_points(

@@ -16,6 +16,7 @@ said in another language also have a second vector (the multilingual route,
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 
@@ -56,6 +57,8 @@ from memtap.engine.qdrant.sparse import query_vector
 from memtap.engine.qdrant.transport import QdrantTransport
 from memtap.engine.retrieval.terms import MAX_TERMS, query_terms
 
+log = logging.getLogger("memtap.episodes")
+
 PAGE = 256
 
 
@@ -75,7 +78,7 @@ class QdrantEpisodeStore:
         self.collection = collection
         self.embedder = embedder
         self._owns_transport = owns_transport
-        self._tails_dropped = False
+        self._first_pass_done = False
         # Every call first creates, validates (a changed embedding size is a clear
         # mismatch, not failing writes) and indexes the collection, as for memory points.
         self._points = QdrantPoints(
@@ -194,9 +197,10 @@ class QdrantEpisodeStore:
         await self.second.delete_where(flt, owners)
 
     async def embed_pending(self, max_items: int) -> int:
-        if not self._tails_dropped:  # the background's first pass of this process
+        if not self._first_pass_done:  # the background's first pass of this process
             await self._points.delete_where("tails", assistant_tails(), strong=False)
-            self._tails_dropped = True
+            await self._same_model()
+            self._first_pass_done = True
         done = await self._embed_first(max_items)
         if self.second.on and self.second.waiting and done < max_items:
             try:
@@ -204,6 +208,42 @@ class QdrantEpisodeStore:
             except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
                 second_failed("pending", exc)
         return done
+
+    async def _same_model(self) -> None:
+        """Windows embedded by another model (its signature, kept in the collection's
+        metadata, changed: another `embedding.source`, the integer graph built or lost)
+        are not comparable with a question's vector: they wait for a new one
+        (`vec_pending`) and the first leg leaves them out meanwhile, as SQLite's
+        `forget_other_signatures` does. A collection from before the metadata is stamped."""
+        if self.embedder is None:
+            return
+        collection = self._points.collection
+        await collection.ensure()
+        stored, current = collection.stored_signature, self.embedder.signature
+        if stored is not None and stored != current:
+            log.info(
+                "episodes.model_changed",
+                extra={
+                    "fields": {
+                        "collection": self.collection,
+                        "was": stored,
+                        "now": current,
+                    }
+                },
+            )
+            await self._points.call(
+                "mark_pending",
+                lambda c: c.set_payload(
+                    self.collection,
+                    payload={"vec_pending": True},
+                    points=models.FilterSelector(
+                        filter=models.Filter(must_not=[match("role", "assistant")])
+                    ),
+                    wait=True,
+                ),
+            )
+        if stored != current:
+            await collection.stamp(current)
 
     async def _embed_first(self, max_items: int) -> int:
         if self.embedder is None:
@@ -321,13 +361,15 @@ class QdrantEpisodeStore:
         query was projected)."""
         embedded = await embed_query(embedder, query)
         dense = embedded.vector.astype(float).tolist()
+        # A window waiting for a vector may hold one of another model (`_same_model`).
+        current = models.Filter(must=flt.must, must_not=[match("vec_pending", True)])
         response = await self._points.call(
             "query_dense",
             lambda c: c.query_points(
                 self.collection,
                 query=dense,
                 using=DENSE,
-                query_filter=flt,
+                query_filter=current,
                 # Filtered by the server and read in the same call: every ranked window
                 # is a live hit.
                 limit=k,

@@ -503,3 +503,53 @@ async def test_windows_past_an_assistant_messages_opening_written_before_are_dro
         assert await qdrant.keyword("stir the flour", live(), 10)
     finally:
         await qdrant.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "qdrant"])
+async def test_windows_of_another_model_are_embedded_again(
+    tmp_path,
+    kind: str,  # type: ignore[no-untyped-def]
+) -> None:
+    """Vectors of another model (another `embedding.source`, the integer graph built or
+    lost: the same size, another space) are not compared with a question's: the windows
+    wait for the new model (searched by keyword meanwhile) and the background embeds them
+    again. SQLite keeps a signature on each window, Qdrant on the collection."""
+    old, new = HashEmbedder(), HashEmbedder()
+    new.signature = "hash:another-bow:64"
+    texts = ["My sister Ana moved to Porto.", "The demo went badly.", "I like tea."]
+    source = [old]
+    transport = None
+    if kind == "sqlite":
+        db = await Database.open(tmp_path / "memtap.db", choose_driver())
+        await db.write_outside_transaction(migrations.migrate)
+        before: EpisodeStore = SqliteEpisodeStore(db, source=lambda: source[0])
+        after: EpisodeStore = before  # one store, its source changed under it
+    else:
+        transport = await open_transport(QdrantConfig(), location=":memory:")
+        before = QdrantEpisodeStore(transport, "model_episodes", old)
+        after = QdrantEpisodeStore(transport, "model_episodes", new)
+    try:
+        await before.add([said(t) for t in texts], at(), CAP)
+        await before.add([said("Sure, Porto is lovely.", role="assistant")], at(), CAP)
+        while await before.pending_vectors():
+            await before.embed_pending(64)
+        assert (await before.vector("Ana Porto", live(), 3)).hits
+        source[0] = new  # a restart with another model, or a settings change
+
+        assert await after.embed_pending(1) == 1
+        assert await after.pending_vectors() == len(texts) - 1
+        embedded = list(new.texts)
+        meanwhile = (await after.vector("Ana Porto sister demo tea", live(), 10)).hits
+        assert [h.text for h in meanwhile] == embedded  # only the one of the new model
+        assert await after.keyword("Porto", live(), 10)  # words still find them all
+        while await after.pending_vectors():
+            await after.embed_pending(64)
+        windows = [t for t in new.texts if t in texts or t.startswith("Sure")]
+        assert sorted(windows) == sorted(texts)  # the assistant's window has none
+        hits = (await after.vector("Ana Porto", live(), 1)).hits
+        assert hits[0].text == texts[0]
+    finally:
+        if kind == "sqlite":
+            await db.close()
+        elif transport is not None:
+            await transport.close()

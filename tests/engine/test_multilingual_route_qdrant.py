@@ -209,3 +209,51 @@ async def test_a_replica_with_the_route_off_erases_what_another_stored_later(
     assert await _second_points(transport, "nina") == len(GERMAN)
     await off.erase_owner("nina")
     assert await _second_points(transport, "nina") == 0
+
+
+@module_loop
+async def test_a_change_of_the_second_model_embeds_its_windows_again(
+    transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:
+    """Second vectors of another multilingual model are not comparable with a question's:
+    after an upgrade that changed it they are dropped and the German windows embedded again
+    by the new one; the English windows' `no` stands, and the same model embeds nothing."""
+    name = "model_change_episodes"
+    before = QdrantEpisodeStore(transport, name, minilm, second=use)
+    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+    await before.add([_said(t, "emma") for t in ENGLISH], NOW, 1000)
+
+    async def stored_model() -> str | None:
+        info = await transport.call("get", lambda c: c.get_collection(f"{name}_ml"))
+        return (info.config.metadata or {}).get("embedding")
+
+    async def marks() -> dict[str, set[str]]:
+        records, _ = await transport.call(
+            "scroll", lambda c: c.scroll(name, limit=100, with_payload=[ML, "owner"])
+        )
+        out: dict[str, set[str]] = {}
+        for r in records:
+            payload = r.payload or {}
+            out.setdefault(payload["owner"], set()).add(str(payload.get(ML)))
+        return out
+
+    assert await stored_model() == use.signature
+
+    same = Counting(use)
+    again = QdrantEpisodeStore(transport, name, minilm, second=same)
+    await _drain(again)
+    hits = (await again.vector("Where does my sister live?", _lukas(), 1)).hits
+    assert "Köln" in hits[0].text
+    assert [n for n, urgent in same.calls if not urgent] == []  # nothing embedded again
+
+    upgraded = Counting(use)
+    upgraded.signature = use.signature + "+changed"
+    after = QdrantEpisodeStore(transport, name, minilm, second=upgraded)
+    await _drain(after)
+    assert sum(n for n, urgent in upgraded.calls if not urgent) == len(GERMAN)
+    assert await stored_model() == upgraded.signature
+    assert await marks() == {"lukas": {YES}, "emma": {NO}}
+    count = await transport.call("count", lambda c: c.count(f"{name}_ml", exact=True))
+    assert count.count == len(GERMAN)
+    hits = (await after.vector("Where does my sister live?", _lukas(), 1)).hits
+    assert "Köln" in hits[0].text
