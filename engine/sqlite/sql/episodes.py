@@ -41,15 +41,19 @@ def to_episode(row: Sequence[Any]) -> Episode:
     return Episode(*row[:9])
 
 
-def live_where(live: Live, alias: str = "e") -> tuple[str, list[Any]]:
-    """`live` over `episodes`: owner, session scope, retention from `said_at`."""
+def live_where(
+    live: Live, alias: str = "e", *, owner_indexed: bool = True
+) -> tuple[str, list[Any]]:
+    """`live` over `episodes`: owner, session scope, retention from `said_at`.
+    `owner_indexed=False`: the owner term only filters rows found another way (SQLite's
+    unary `+` keeps the planner off the owner index)."""
     sql = ["1"]
     params: list[Any] = []
     if live.cutoff is not None:
         sql.append(f"{alias}.said_at >= ?")
         params.append(live.cutoff)
     if live.owner is not None:
-        sql.append(f"{alias}.owner = ?")
+        sql.append(f"{'' if owner_indexed else '+'}{alias}.owner = ?")
         params.append(live.owner)
     if live.match_session:
         if live.session is None:
@@ -329,7 +333,10 @@ def neighbours(
     index from its newest (or oldest) row down to the snippet, ~180 us at 1,600 episodes."""
     if not episode_ids:
         return {}
-    where, params = live_where(live, "e")
+    # The snippets are found by their ids' unique index; the owner only filters them (`+`):
+    # with `e.owner = ?` indexable the planner walked the owner's whole history for them
+    # (267 -> 41 us for 16 snippets at 1,600 episodes, growing with the history).
+    where, params = live_where(live, "e", owner_indexed=False)
     near_where, near_params = live_where(live, "n")
     marks = ",".join("?" * len(episode_ids))
     nearest = """(SELECT n.rowid_pk FROM episodes n
