@@ -383,30 +383,45 @@ class QdrantEpisodeStore:
         }
 
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
-        """Counted on the windows' full-text index (whole words, no stemming)."""
+        """Counted on the windows' full-text index (whole words, no stemming); the counts
+        go out together (one round trip's wait, not one a word)."""
         owned = match("owner", owner)
-        total = await self._points.count(models.Filter(must=[owned]))
-        rows = {}
-        for word in query_terms(query)[:MAX_TERMS]:
-            text = models.FieldCondition(key="text", match=models.MatchText(text=word))
-            rows[word] = await self._points.count(models.Filter(must=[owned, text]))
-        return total, rows
+        words = query_terms(query)[:MAX_TERMS]
+        total, *counts = await asyncio.gather(
+            self._points.count(models.Filter(must=[owned])),
+            *(
+                self._points.count(
+                    models.Filter(
+                        must=[
+                            owned,
+                            models.FieldCondition(
+                                key="text", match=models.MatchText(text=word)
+                            ),
+                        ]
+                    )
+                )
+                for word in words
+            ),
+        )
+        return total, dict(zip(words, counts, strict=True))
 
     async def neighbours(
         self, episode_ids: Sequence[str], live: Live
     ) -> dict[str, tuple[Episode | None, Episode | None]]:
-        """Qdrant orders by `said_at` alone: the engine dates an assistant message a
-        millisecond away from the user message beside it, so one turn's episodes never tie."""
-        out: dict[str, tuple[Episode | None, Episode | None]] = {}
-        for eid in episode_ids:
-            head = await self.get(eid)
-            if head is None or not visible(head, live):
-                continue
+        """Two round trips whatever the count (it was three a snippet, one after another:
+        48 for 16 snippets): the snippets' heads in one read, then the message just before
+        and just after each in one batch of queries ordered by `said_at`. Qdrant orders by
+        `said_at` alone: the engine dates an assistant message a millisecond away from the
+        user message beside it, so one turn's episodes never tie."""
+        heads = [h for h in await self._heads(episode_ids) if visible(h, live)]
+        if not heads:
+            return {}
+        requests = []
+        for head in heads:
             ts = iso_to_ts(head.said_at)
-            found: list[Episode | None] = []
-            for rng, order in (
-                (models.Range(lt=ts), "desc"),
-                (models.Range(gt=ts), "asc"),
+            for rng, direction in (
+                (models.Range(lt=ts), models.Direction.DESC),
+                (models.Range(gt=ts), models.Direction.ASC),
             ):
                 flt = live_filter(live)
                 must = list(flt.must or []) if isinstance(flt.must, list) else []
@@ -415,10 +430,48 @@ class QdrantEpisodeStore:
                     session_condition(head.session),
                     models.FieldCondition(key="said_at_ts", range=rng),
                 ]
-                records = await self._scroll(models.Filter(must=must), 1, order=order)
-                found.append(to_episode(records[0].payload or {}) if records else None)
-            out[eid] = (found[0], found[1])
-        return out
+                requests.append(
+                    models.QueryRequest(
+                        query=models.OrderByQuery(
+                            order_by=models.OrderBy(
+                                key="said_at_ts", direction=direction
+                            )
+                        ),
+                        filter=models.Filter(must=must),
+                        limit=1,
+                        with_payload=True,
+                    )
+                )
+        responses = await self._points.call(
+            "neighbours",
+            lambda c: c.query_batch_points(self.collection, requests=requests),
+        )
+        found = [
+            to_episode(r.points[0].payload or {}) if r.points else None
+            for r in responses
+        ]
+        return {
+            head.id: (found[2 * i], found[2 * i + 1]) for i, head in enumerate(heads)
+        }
+
+    async def _heads(self, episode_ids: Sequence[str]) -> list[Episode]:
+        """The episodes of `episode_ids` that exist, in that order (one read)."""
+        ids = list(dict.fromkeys(episode_ids))
+        if not ids:
+            return []
+        records = await self._points.call(
+            "retrieve",
+            lambda c: c.retrieve(
+                self.collection,
+                ids=[window_point(eid, 0) for eid in ids],
+                with_payload=True,
+            ),
+        )
+        by_id = {
+            str((r.payload or {}).get("episode_id")): to_episode(r.payload or {})
+            for r in records
+        }
+        return [by_id[eid] for eid in ids if eid in by_id]
 
     async def _scroll(
         self, flt: models.Filter, limit: int, order: str | None = None

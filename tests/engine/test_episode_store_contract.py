@@ -553,3 +553,38 @@ async def test_windows_of_another_model_are_embedded_again(
             await db.close()
         elif transport is not None:
             await transport.close()
+
+
+async def test_qdrant_neighbours_take_two_round_trips_whatever_the_count() -> None:
+    """The snippets' heads in one read, every neighbour in one batch of ordered queries:
+    each was three sequential round trips a snippet (48 for 16), each a network wait on a
+    remote server."""
+    transport = await open_transport(QdrantConfig(), location=":memory:")
+    store = QdrantEpisodeStore(transport, "trips_episodes", HashEmbedder())
+    try:
+        turns = [
+            said(
+                f"Message {i} about the trip.",
+                role="user" if i % 2 else "assistant",
+                said_at=at(seconds=i),
+            )
+            for i in range(18)
+        ]
+        await store.add(turns, at(), CAP)
+        ops: list[str] = []
+        real = transport.call
+
+        async def counted(op, fn):  # type: ignore[no-untyped-def]
+            ops.append(op)
+            return await real(op, fn)
+
+        transport.call = counted  # type: ignore[method-assign]
+        asked = [t.id for t in turns[1:17]]
+        near = await store.neighbours(asked, live())
+        assert ops == ["retrieve", "neighbours"]
+        for i, eid in enumerate(asked, start=1):
+            before, after = near[eid]
+            assert before is not None and before.id == turns[i - 1].id
+            assert after is not None and after.id == turns[i + 1].id
+    finally:
+        await transport.close()
