@@ -91,9 +91,10 @@ class Engine:
         facts: FactWriter,
         vector_index: VectorIndex | None = None,
         vector_error: str | None = None,
+        *,
+        request_log: RequestLogStore,
+        episodes: EpisodeStore,
         events: EngineEvents | None = None,
-        request_log: RequestLogStore | None = None,
-        episodes: EpisodeStore | None = None,
     ) -> None:
         self.holder = holder
         self.metrics = metrics
@@ -103,10 +104,8 @@ class Engine:
         self.outbox = outbox
         self.events = events if events is not None else EngineEvents()
         """Where the engine tells listeners (the proxy's request log) what it did."""
-        self.episodes = (
-            EpisodeService(episodes, holder, metrics) if episodes is not None else None
-        )
-        """What was said (`engine/episodes/`); None: no episode store."""
+        self.episodes = EpisodeService(episodes, holder, metrics)
+        """What was said (`engine/episodes/`)."""
         self.pending = PendingTurns()
         self.depth = OutboxDepth(metrics.outbox_depth)
         """Turns waiting in the outbox: the enqueue capacity check reads it."""
@@ -125,7 +124,7 @@ class Engine:
             on_written=self.vectors.upsert,
             events=self.events,
             pending=self.pending,
-            store_episodes=self.episodes.store_turns if self.episodes else None,
+            store_episodes=self.episodes.store_turns,
             on_acked=self.depth.removed,
         )
         self.tasks = BackgroundTasks(
@@ -218,9 +217,8 @@ class Engine:
         await self.tasks.stop(min(DRAIN_S, self.config.server.shutdown_grace_s))
         with contextlib.suppress(Exception):
             await self.extractor.close()
-        if self.episodes is not None:
-            with contextlib.suppress(Exception):
-                await self.episodes.stop()
+        with contextlib.suppress(Exception):
+            await self.episodes.stop()
         if self.vectors.index is not None:
             with contextlib.suppress(Exception):
                 await self.vectors.index.close()

@@ -26,10 +26,10 @@ class OwnerErase:
         *,
         store: RecordStore,
         vectors: VectorUpkeep,
-        episodes: EpisodeService | None,
+        episodes: EpisodeService,
         outbox: Outbox,
         local: LocalFile,
-        request_log: RequestLogStore | None,
+        request_log: RequestLogStore,
         pending: PendingTurns,
         depth: OutboxDepth,
         page_lock: asyncio.Lock,
@@ -56,13 +56,10 @@ class OwnerErase:
     async def _erase(self, owner: str) -> EraseReceipt:
         vectors = await self.vectors.erase_owner(owner)  # raises: nothing erased yet
         rows = await self.store.erase_owner(owner)
-        episodes = (
-            await self.episodes.erase_owner(owner) if self.episodes is not None else 0
-        )
+        episodes = await self.episodes.erase_owner(owner)
         queued = await self.outbox.erase_owner(owner)
         imported = await self.local.imported_turns.erase_owner(owner)
-        if self.request_log is not None:
-            await self.request_log.erase_owner(owner)
+        await self.request_log.erase_owner(owner)
         self.pending.forget_owner(owner)
         self.depth.removed(queued)
         await self.local.checkpoint()

@@ -10,12 +10,9 @@ from memtap.engine.ports import RequestLogStore, SettingsStore
 
 
 class LocalRecords:
-    def __init__(
-        self, settings: SettingsStore, request_log: RequestLogStore | None
-    ) -> None:
+    def __init__(self, settings: SettingsStore, request_log: RequestLogStore) -> None:
         self.settings = settings
         self.request_log = request_log
-        """None: no request log kept across restarts."""
 
     async def load_overrides(self) -> dict[str, Any]:
         return await self.settings.load_all()
@@ -29,10 +26,7 @@ class LocalRecords:
     async def save_request_record(
         self, request_id: str, owner: str | None, record: dict[str, Any], keep: int
     ) -> None:
-        if self.request_log is not None:
-            await self.request_log.save(request_id, owner, record, keep)
+        await self.request_log.save(request_id, owner, record, keep)
 
     async def load_request_records(self, limit: int) -> list[dict[str, Any]]:
-        if self.request_log is None:
-            return []
         return await self.request_log.load(limit)

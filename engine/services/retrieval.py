@@ -37,7 +37,7 @@ class RetrievalService:
         metrics: Metrics,
         store: RecordStore,
         vectors: VectorUpkeep,
-        episodes: EpisodeService | None,
+        episodes: EpisodeService,
         own_writes: OwnWrites,
         slots: RetrievalSlots,
         lag: LoopLag,
@@ -147,8 +147,6 @@ class RetrievalService:
         with self.slots.retrieving():
             try:
                 facts = retrieve(context, request, side_effects=side_effects)
-                if self.episodes is None:
-                    return await facts
                 return await self.episodes.retrieve(
                     facts,
                     request,

@@ -31,7 +31,7 @@ class StatusReport:
         vectors: VectorUpkeep,
         worker: OutboxWorker,
         extractor: ConfiguredExtractor,
-        episodes: EpisodeService | None,
+        episodes: EpisodeService,
         slots: RetrievalSlots,
         lag: LoopLag,
     ) -> None:
@@ -76,9 +76,7 @@ class StatusReport:
                 # Retrievals shed to the facts' keyword leg from 3 % of the limit.
                 "loop_lag_ms": round(self.lag.now_s() * 1000, 1),
             },
-            "episodes": await self.episodes.status()
-            if self.episodes is not None
-            else {"enabled": False, "store": None},
+            "episodes": await self.episodes.status(),
         }
 
     async def health(self) -> dict[str, str]:

@@ -36,7 +36,7 @@ class BackgroundTasks:
         outbox: Outbox,
         worker: OutboxWorker,
         vectors: VectorUpkeep,
-        episodes: EpisodeService | None,
+        episodes: EpisodeService,
         lag: LoopLag,
         pending: PendingTurns,
         depth: OutboxDepth,
@@ -74,8 +74,7 @@ class BackgroundTasks:
         )
         if self.vectors.backfill is not None:
             self.vectors.backfill.start()
-        if self.episodes is not None:
-            self.episodes.start()
+        self.episodes.start()
 
     async def stop(self, drain_s: float) -> None:
         """Stop every task; the worker drains for at most `drain_s` (what is left stays on
@@ -101,8 +100,7 @@ class BackgroundTasks:
         swept = await run_sweep(
             self.store, self.holder.current.memory.retention_days, self.vectors.delete
         )
-        if self.episodes is not None:
-            await self.episodes.sweep()
+        await self.episodes.sweep()
         return swept
 
     async def _sweep_loop(self) -> None:

@@ -130,10 +130,10 @@ class OutboxWorker:
         metrics: Metrics,
         extractor: Extractor,
         facts: FactWriter,
+        store_episodes: StoreEpisodes,
         on_written: OnWritten | None = None,
         events: EngineEvents | None = None,
         pending: PendingTurns | None = None,
-        store_episodes: StoreEpisodes | None = None,
         on_acked: OnAcked | None = None,
     ) -> None:
         self.store_episodes = store_episodes
@@ -280,11 +280,7 @@ class OutboxWorker:
         self.pending.committed([r.row.seq for r in results])
         # Episodes after the facts (never visible before them) and fail-open: a failing
         # episode store costs the page's episodes, never its facts or its outbox rows.
-        episode_ids = (
-            await self.store_episodes([r.row for r in results])
-            if self.store_episodes is not None
-            else {}
-        )
+        episode_ids = await self.store_episodes([r.row for r in results])
         written_all: list[Memory] = []
         for row, written, superseded in (
             (r.row, r.written, r.superseded) for r in results
