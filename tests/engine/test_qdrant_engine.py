@@ -311,7 +311,9 @@ async def test_proxy_keeps_working_through_an_outage_and_learns_after(
     tmp_path: Path,
 ) -> None:
     config = memtap_config(
-        memory=MemoryConfig(enabled=True, strategy="hybrid"),
+        # The first retrieval after the outage reads collections local mode has just
+        # opened: on a loaded machine past the default 250 ms (answered without memory).
+        memory=MemoryConfig(enabled=True, strategy="hybrid", retrieval_timeout_ms=3000),
         embedding=EmbeddingConfig(source="none"),
         vector_store=VectorStoreConfig(kind="none"),
     )
