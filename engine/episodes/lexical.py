@@ -30,10 +30,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @lru_cache(maxsize=1 << 14)
-def _bag(text: str) -> Counter[str]:
-    """How often each topical stem is in `text` (cached: an owner's windows come back
-    query after query, and counting them was most of this module's time)."""
-    return Counter(topical_terms(text))
+def _bag(text: str) -> tuple[Counter[str], int]:
+    """How often each topical stem is in `text`, and how many there are (cached: an
+    owner's windows come back query after query, and counting them was most of this
+    module's time)."""
+    bag = Counter(topical_terms(text))
+    return bag, sum(bag.values())
 
 
 def topical_terms(text: str) -> list[str]:
@@ -50,33 +52,37 @@ def owner_scores(
     hits: Sequence[ChunkHit],
     term_rows: Mapping[str, int],
     total: int,
+    limit: int | None = None,
 ) -> list[ChunkHit]:
     """`hits` scored again by BM25 with the owner's frequencies (`term_rows`: query word ->
-    the owner's windows holding it; `total`: the owner's windows), best first; windows
-    sharing no weighed word with the query are left out."""
+    the owner's windows holding it; `total`: the owner's windows), the best `limit` (None:
+    all) first; windows sharing no weighed word with the query are left out."""
     if not hits or total <= 0 or not term_rows:
-        return list(hits)
+        return list(hits[:limit])
     weights: dict[str, float] = {}
     for term, rows in term_rows.items():
         key = stem(term)
         weights[key] = max(weights.get(key, 0.0), idf(min(rows, total), total))
     bags = [_bag(h.text) for h in hits]
-    lengths = [sum(b.values()) for b in bags]
     average = (
-        sum(lengths) / len(lengths) if len(lengths) >= 20 else AVERAGE_WINDOW_TERMS
+        sum(n for _, n in bags) / len(bags) if len(bags) >= 20 else AVERAGE_WINDOW_TERMS
     ) or AVERAGE_WINDOW_TERMS
+    order = {key: n for n, key in enumerate(weights)}
     scored: list[tuple[float, int]] = []
-    for i, bag in enumerate(bags):
-        norm = K1 * (1 - B + B * lengths[i] / average)
-        score = sum(
-            weight * bag[key] * (K1 + 1) / (bag[key] + norm)
-            for key, weight in weights.items()
-            if bag.get(key)
-        )
+    for i, (bag, length) in enumerate(bags):
+        shared = bag.keys() & order  # a window read shares a word or two, of ~10 asked
+        if not shared:
+            continue
+        norm = K1 * (1 - B + B * length / average)
+        score = 0.0
+        # Summed in the query's order, whatever the set's: the same floats every time.
+        for key in sorted(shared, key=order.__getitem__) if len(shared) > 1 else shared:
+            tf = bag[key]
+            score += weights[key] * tf * (K1 + 1) / (tf + norm)
         if score > 0:
             scored.append((score, i))
     scored.sort(key=lambda p: (-p[0], p[1]))
-    return [_scored(hits[i], round(score, 6)) for score, i in scored]
+    return [_scored(hits[i], round(score, 6)) for score, i in scored[:limit]]
 
 
 def _scored(hit: ChunkHit, score: float) -> ChunkHit:

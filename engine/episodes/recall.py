@@ -249,7 +249,7 @@ async def _keyword_arm(
     if live.owner is None or not read:
         return read[:limit]
     total, rows = await store.term_rows(live.owner, query)
-    return owner_scores(read, rows, total)[:limit]
+    return owner_scores(read, rows, total, limit)
 
 
 async def _vector_arm(
