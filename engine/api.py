@@ -37,6 +37,9 @@ class EngineError(Exception):
     """A memory operation failed; `code` is stable and goes into admin API errors."""
 
     code = "engine_error"
+    retryable = False
+    """A condition that passes (the store busy, down, its file replaced): the admin API
+    answers 503, a client may retry. Else a failure retrying would meet again: 500."""
 
 
 class NotFound(EngineError):
@@ -58,7 +61,9 @@ class RetrievalTimeout(EngineError, TimeoutError):
 
 
 class StoreError(EngineError):
-    """The record store failed an operation (a client may retry: HTTP 503)."""
+    """The record store failed an operation. This class itself is a failure retrying would
+    meet again (a constraint, a malformed statement: HTTP 500); its subclasses for
+    conditions that pass are `retryable` (HTTP 503)."""
 
     code = "store_error"
 
@@ -67,6 +72,7 @@ class StoreUnavailable(StoreError):
     """The store cannot answer right now (down, read-only, full, gone): back off and retry."""
 
     code = "store_unavailable"
+    retryable = True
 
 
 class OutboxFull(StoreUnavailable):

@@ -14,16 +14,19 @@ class StoreBusy(StoreError):
     """The store is locked, or the event loop's share of reads is spent: try elsewhere or later."""
 
     code = "store_busy"
+    retryable = True
 
 
 class StoreTimeout(StoreError):
     """A read ran past its time limit."""
 
     code = "store_timeout"
+    retryable = True
 
 
 class StoreClosed(StoreError):
     code = "store_closed"
+    retryable = True
 
 
 class StoreGone(StoreUnavailable):

@@ -21,7 +21,11 @@ from qdrant_client.http.exceptions import UnexpectedResponse
 from memtap.config.errors import ConfigError, ConfigIssue
 from memtap.engine.api import EngineError
 from memtap.engine.qdrant.payload import INDEXED_FIELDS
-from memtap.engine.qdrant.transport import QdrantConfigError, QdrantTransport
+from memtap.engine.qdrant.transport import (
+    QdrantConfigError,
+    QdrantRequestError,
+    QdrantTransport,
+)
 
 log = logging.getLogger("memtap.store.qdrant")
 
@@ -133,9 +137,22 @@ class Collection:
             self._ready = False
             self.stored_signature = None
 
+    async def embedding(self) -> str | None:
+        """The embedding signature in the collection's metadata, read now (another replica
+        may have changed it since `ensure()`): None when it has none."""
+        await self.ensure()
+        info = await self.transport.call(
+            "get_collection", lambda c: c.get_collection(self.name)
+        )
+        metadata = getattr(info.config, "metadata", None) or {}
+        stored = metadata.get("embedding")
+        self.stored_signature = stored if isinstance(stored, str) else None
+        return self.stored_signature
+
     async def stamp(self, signature: str) -> None:
-        """Record `signature` as the collection's embedding (its metadata). Best effort: a
-        server or client without collection metadata keeps none, and nothing is compared."""
+        """Record `signature` as the collection's embedding (its metadata). A server or
+        client without collection metadata keeps none (nothing is compared then); an
+        unreachable one raises, so the caller tries again."""
         try:
             await self.transport.call(
                 "update_collection",
@@ -143,7 +160,7 @@ class Collection:
                     self.name, metadata={"created_by": "memtap", "embedding": signature}
                 ),
             )
-        except (TypeError, EngineError) as exc:
+        except (TypeError, QdrantRequestError) as exc:
             log.info(
                 "qdrant.metadata_unsupported",
                 extra={"fields": {"collection": self.name, "error": str(exc)}},

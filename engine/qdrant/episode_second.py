@@ -193,8 +193,10 @@ class SecondPoints:
     async def _compare_models(self) -> None:
         assert self.source is not None
         current = self.source.signature
-        await self.points.collection.ensure()
-        stored = self.points.collection.stored_signature
+        # Read now, not as `ensure()` found it: a replica that started at the same time
+        # may have moved the collection to this model already (then there is nothing to
+        # do, and dropping again would take the points it stored since).
+        stored = await self.points.collection.embedding()
         if stored is not None and stored != current:
             log.info(
                 "episodes.second_model_changed",

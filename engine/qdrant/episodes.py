@@ -196,11 +196,20 @@ class QdrantEpisodeStore:
         await self._points.delete_where("delete", flt, strong=False)
         await self.second.delete_where(flt, owners)
 
+    async def _first_pass(self) -> None:
+        """Once a process, before the background's first count: what a collection of
+        before is brought in line with (an assistant message's windows past its opening;
+        windows of another model). From `pending_vectors`, which the backfill asks first
+        and stops at 0: from `embed_pending` alone it never ran on a store whose windows
+        were all embedded when written. Retried until it succeeds."""
+        if self._first_pass_done:
+            return
+        await self._points.delete_where("tails", assistant_tails(), strong=False)
+        await self._same_model()
+        self._first_pass_done = True
+
     async def embed_pending(self, max_items: int) -> int:
-        if not self._first_pass_done:  # the background's first pass of this process
-            await self._points.delete_where("tails", assistant_tails(), strong=False)
-            await self._same_model()
-            self._first_pass_done = True
+        await self._first_pass()
         done = await self._embed_first(max_items)
         if self.second.on and self.second.waiting and done < max_items:
             try:
@@ -218,8 +227,7 @@ class QdrantEpisodeStore:
         if self.embedder is None:
             return
         collection = self._points.collection
-        await collection.ensure()
-        stored, current = collection.stored_signature, self.embedder.signature
+        stored, current = await collection.embedding(), self.embedder.signature
         if stored is not None and stored != current:
             log.info(
                 "episodes.model_changed",
@@ -275,6 +283,7 @@ class QdrantEpisodeStore:
         return len(waiting)
 
     async def pending_vectors(self) -> int:
+        await self._first_pass()
         if self.embedder is None:
             return 0
         first = await self._first_pending()
@@ -362,7 +371,15 @@ class QdrantEpisodeStore:
         embedded = await embed_query(embedder, query)
         dense = embedded.vector.astype(float).tolist()
         # A window waiting for a vector may hold one of another model (`_same_model`).
-        current = models.Filter(must=flt.must, must_not=[match("vec_pending", True)])
+        kept = flt.must_not
+        current = models.Filter(
+            must=flt.must,
+            should=flt.should,
+            must_not=[
+                *(kept if isinstance(kept, list) else [kept] if kept else []),
+                match("vec_pending", True),
+            ],
+        )
         response = await self._points.call(
             "query_dense",
             lambda c: c.query_points(

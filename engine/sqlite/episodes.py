@@ -210,13 +210,7 @@ class SqliteEpisodeStore:
         if source is None:
             return 0
         signature = source.signature
-        if self._signature_checked != signature:
-            changed = await self.db.write(
-                lambda conn: sql_vectors.forget_other_signatures(conn, signature)
-            )
-            if changed:
-                self.cache.invalidate(None)
-            self._signature_checked = signature
+        await self._same_model(signature)
         todo = await self.db.read(lambda conn: sql_vectors.unembedded(conn, max_items))
         if not todo:
             return 0
@@ -234,7 +228,23 @@ class SqliteEpisodeStore:
         )
         return len(todo)
 
+    async def _same_model(self, signature: str) -> None:
+        """Once a model: windows embedded by another wait for a new vector. Also from
+        `pending_vectors`, which the backfill asks first and stops at 0: from
+        `embed_pending` alone a change was only seen once some new window waited."""
+        if self._signature_checked == signature:
+            return
+        changed = await self.db.write(
+            lambda conn: sql_vectors.forget_other_signatures(conn, signature)
+        )
+        if changed:
+            self.cache.invalidate(None)
+        self._signature_checked = signature
+
     async def pending_vectors(self) -> int:
+        source = self._source()
+        if source is not None:
+            await self._same_model(source.signature)
         first = await self.db.read(sql_vectors.pending)
         second = self._second_in_use()
         if second is None or not second.has_work:

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from memtap.engine.api import EngineError, InvalidInput, NotFound, StoreError
+from memtap.engine.api import EngineError, InvalidInput, NotFound
 from memtap.proxy.admin import (
     conversations,
     episodes,
@@ -108,9 +108,9 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
                 "fields": {"path": request.path, "code": exc.code, "error": str(exc)}
             },
         )
-        # The StoreError family (busy, gone, outbox full...) is a condition a client may
-        # retry: 503. Any other engine failure is ours: 500.
-        status = 503 if isinstance(exc, StoreError) else 500
+        # A condition that passes (the store busy, down, its file replaced, the outbox
+        # full) is a 503 a client may retry; any other engine failure is a 500.
+        status = 503 if exc.retryable else 500
         response = error_response(status, exc.code, str(exc) or type(exc).__name__)
     except Exception as exc:  # every failure must still answer in the JSON shape
         log.exception(

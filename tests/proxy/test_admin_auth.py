@@ -262,3 +262,21 @@ async def test_a_store_condition_is_503_with_its_code(admin: Admin) -> None:
             break
         await asyncio.sleep(0.05)
     assert again.status == 201, again.body
+
+
+def test_only_conditions_that_pass_are_retryable() -> None:
+    """503 for what passes (busy, down, a replaced file, a full outbox); a plain
+    `StoreError` (a constraint, a malformed statement) or a request Qdrant rejects would
+    fail again on retry: 500."""
+    from memtap.engine.api import OutboxFull, StoreError, StoreUnavailable
+    from memtap.engine.qdrant.transport import QdrantRequestError, QdrantUnavailable
+    from memtap.engine.store_errors import (
+        StoreBusy,
+        StoreClosed,
+        StoreGone,
+        StoreTimeout,
+    )
+
+    passing = (StoreUnavailable, StoreBusy, StoreTimeout, StoreClosed, StoreGone)
+    assert all(cls.retryable for cls in (*passing, OutboxFull, QdrantUnavailable))
+    assert not StoreError.retryable and not QdrantRequestError.retryable
