@@ -520,7 +520,28 @@ def table(report: dict[str, Any]) -> str:
         lines.append(
             f"memtap / better of BM25 and dense at memtap's budget: {figures['ratio_to_best_raw_at_memtap_budget']}"
         )
+        below = below_bm25(figures)
+        lines.append(
+            "categories below BM25 at memtap's budget (a target): "
+            + (", ".join(f"{c} {m:.3f} < {b:.3f}" for c, m, b in below) or "none")
+        )
     return "\n".join(lines)
+
+
+def below_bm25(figures: dict[str, Any]) -> list[tuple[str, float, float]]:
+    """(category, memtap, BM25) where memtap finds less than BM25 over the raw turns at
+    memtap's own budget."""
+    bm25 = next(
+        (v for k, v in figures.items() if k.startswith("bm25_at_memtap_budget_")), None
+    )
+    if bm25 is None:
+        return []
+    ours = figures["memtap"]["by_category"]
+    return [
+        (c, ours.get(c, 0.0), b)
+        for c, b in bm25["by_category"].items()
+        if ours.get(c, 0.0) < b
+    ]
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

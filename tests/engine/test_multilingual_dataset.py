@@ -60,3 +60,16 @@ def test_a_conversation_loads_and_every_answer_is_in_its_evidence(path: Path) ->
             continue
         evidence = " ".join(said[e].text for e in asked.evidence)
         assert E.found(asked.answer, evidence), asked.question
+
+
+def test_the_script_names_the_categories_below_bm25() -> None:
+    """The "no category below BM25 at memtap's budget" target, as the table prints it."""
+    figures = {
+        "memtap": {"by_category": {"open-domain": 0.238, "single-hop": 0.9}},
+        "bm25_at_memtap_budget_1165": {
+            "by_category": {"open-domain": 0.333, "single-hop": 0.8}
+        },
+    }
+    assert E.below_bm25(figures) == [("open-domain", 0.238, 0.333)]
+    figures["memtap"]["by_category"]["open-domain"] = 0.4
+    assert E.below_bm25(figures) == []
