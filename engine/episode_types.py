@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 EpisodeRole = Literal["user", "assistant"]
@@ -126,6 +126,19 @@ class ChunkHit:
     """Keyword: bm25 relevance (higher is better); vector: cosine."""
     ref: int | str
     """The window's id in its store (SQLite: the chunk rowid; Qdrant: the point id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordWindows:
+    """What the keyword arm reads in one go: the matches and, for one owner, the owner's own
+    word statistics it re-scores them with (`EpisodeStore.term_rows`)."""
+
+    hits: list[ChunkHit]
+    """Live windows sharing a topical word with the question, best first."""
+    total: int = 0
+    """The owner's windows (0: no owner, or nothing matched)."""
+    term_rows: dict[str, int] = field(default_factory=dict)
+    """Each topical word of the question -> the owner's windows holding it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from memtap.engine.episode_types import (
     EpisodeListQuery,
     EpisodePage,
     EpisodeWrite,
+    KeywordWindows,
     NewEpisode,
     VectorWindows,
 )
@@ -459,6 +460,14 @@ class EpisodeStore(Protocol):
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
         """(the owner's windows, each topical word of `query` -> how many of the owner's
         windows hold it): the owner's own word statistics, for ranking by them."""
+        ...
+
+    async def keyword_and_terms(
+        self, query: str, live: Live, limit: int
+    ) -> KeywordWindows:
+        """`keyword` and, when `live` names an owner and something matched, `term_rows`
+        of that owner, in one go (the keyword arm's read: one read in SQLite, both
+        requests at once to Qdrant)."""
         ...
 
     async def neighbours(

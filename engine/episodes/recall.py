@@ -245,11 +245,10 @@ async def _keyword_arm(
     """The store's keyword matches, `RESCORE_DEPTH` times deeper, scored again with the
     owner's own word statistics (`lexical.py`); the store's order when there is no single
     owner (global scope) or the statistics cannot be read."""
-    read = await store.keyword(query, live, limit * RESCORE_DEPTH)
-    if live.owner is None or not read:
-        return read[:limit]
-    total, rows = await store.term_rows(live.owner, query)
-    return owner_scores(read, rows, total, limit)
+    found = await store.keyword_and_terms(query, live, limit * RESCORE_DEPTH)
+    if live.owner is None or not found.hits:
+        return found.hits[:limit]
+    return owner_scores(found.hits, found.term_rows, found.total, limit)
 
 
 async def _vector_arm(

@@ -32,6 +32,7 @@ from memtap.engine.episode_types import (
     EpisodeListQuery,
     EpisodePage,
     EpisodeWrite,
+    KeywordWindows,
     NewEpisode,
     VectorWindows,
 )
@@ -398,6 +399,18 @@ class QdrantEpisodeStore:
             str(p.id): embedded.calibrated(p.score) if embedded.projected else p.score
             for p in points
         }
+
+    async def keyword_and_terms(
+        self, query: str, live: Live, limit: int
+    ) -> KeywordWindows:
+        """Both at once: the owner's counts wait for the same round trip as the matches
+        (and are dropped when nothing matched)."""
+        if live.owner is None:
+            return KeywordWindows(await self.keyword(query, live, limit))
+        hits, (total, rows) = await asyncio.gather(
+            self.keyword(query, live, limit), self.term_rows(live.owner, query)
+        )
+        return KeywordWindows(hits, total, rows) if hits else KeywordWindows(hits)
 
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:
         """Counted on the windows' full-text index (whole words, no stemming); the counts

@@ -33,6 +33,7 @@ from memtap.engine.episode_types import (
     EpisodeListQuery,
     EpisodePage,
     EpisodeWrite,
+    KeywordWindows,
     NewEpisode,
     VectorWindows,
 )
@@ -180,6 +181,20 @@ class SqliteEpisodeStore:
             lambda conn: sql.term_rows(conn, owner, query, self.owner_sizes),
             timeout_ms=self.read_timeout_ms,
         )
+
+    async def keyword_and_terms(
+        self, query: str, live: Live, limit: int
+    ) -> KeywordWindows:
+        owner = live.owner
+
+        def read(conn: Conn) -> KeywordWindows:
+            hits = sql.keyword(conn, query, live, limit, self.owner_sizes)
+            if owner is None or not hits:
+                return KeywordWindows(hits)
+            total, rows = sql.term_rows(conn, owner, query, self.owner_sizes)
+            return KeywordWindows(hits, total, rows)
+
+        return await self.db.read(read, timeout_ms=self.read_timeout_ms)
 
     async def neighbours(
         self, episode_ids: Sequence[str], live: Live

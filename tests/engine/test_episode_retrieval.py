@@ -463,9 +463,9 @@ async def test_a_cancelled_recall_cancels_its_vector_arm_too(tmp_path: Path) -> 
             return await super().embed(texts, urgent=urgent)
 
     class SlowKeywords(SqliteEpisodeStore):
-        async def keyword(self, query: str, live: Any, limit: int) -> Any:
+        async def keyword_and_terms(self, query: str, live: Any, limit: int) -> Any:
             await asyncio.sleep(30)  # a reader queue far behind
-            return await super().keyword(query, live, limit)
+            return await super().keyword_and_terms(query, live, limit)
 
     db = await Database.open(tmp_path / "memtap.db", choose_driver())
     await db.write_outside_transaction(migrations.migrate)
@@ -531,7 +531,7 @@ async def test_slow_snippets_do_not_cost_the_facts(
     )
     assert engine.episodes is not None
     store = engine.episodes.store
-    real_keyword = store.keyword
+    real_keyword = store.keyword_and_terms
     finished: list[bool] = []
 
     async def slow_keyword(*args: Any, **kwargs: Any) -> Any:
@@ -541,7 +541,7 @@ async def test_slow_snippets_do_not_cost_the_facts(
         finally:
             finished.append(True)
 
-    store.keyword = slow_keyword  # type: ignore[method-assign]
+    store.keyword_and_terms = slow_keyword  # type: ignore[method-assign]
     limit_s = engine.holder.current.memory.retrieval_timeout_ms / 1000
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -572,7 +572,7 @@ async def test_a_limit_that_comes_while_the_snippets_are_awaited_answers_with_th
     async def stuck_keyword(*args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(5)
 
-    store.keyword = stuck_keyword  # type: ignore[method-assign]
+    store.keyword_and_terms = stuck_keyword  # type: ignore[method-assign]
     loop = asyncio.get_running_loop()
     started = loop.time()
     found = await engine.retrieve(

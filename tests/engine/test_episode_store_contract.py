@@ -594,3 +594,29 @@ async def test_qdrant_neighbours_take_two_round_trips_whatever_the_count() -> No
             assert after is not None and after.id == turns[i + 1].id
     finally:
         await transport.close()
+
+
+async def test_keyword_and_terms_is_keyword_and_term_rows_at_once(
+    store: EpisodeStore,
+) -> None:
+    """The keyword arm's one read: the same matches as `keyword`, and the owner's word
+    statistics as `term_rows` gives them; none without an owner or without a match."""
+    await store.add(
+        [
+            said("Caroline researched adoption agencies."),
+            said("Thanks, Caroline! Great news."),
+            said("Caroline likes pottery.", owner="bob"),
+        ],
+        at(),
+        CAP,
+    )
+    query = "What did Caroline research about adoption?"
+    found = await store.keyword_and_terms(query, live(), 10)
+    assert [h.ref for h in found.hits] == [
+        h.ref for h in await store.keyword(query, live(), 10)
+    ]
+    assert (found.total, found.term_rows) == await store.term_rows("alice", query)
+    everyone = await store.keyword_and_terms(query, live(owner=None), 10)
+    assert everyone.hits and (everyone.total, everyone.term_rows) == (0, {})
+    nothing = await store.keyword_and_terms("zebra", live(), 10)
+    assert (nothing.hits, nothing.total, nothing.term_rows) == ([], 0, {})
