@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from memtap.engine.languages.detect import language_of
+from memtap.engine.languages.detect import WORD, language_of
 from memtap.engine.stopwords import STOPWORDS
 from memtap.engine.text import lexicon
 
@@ -51,7 +51,6 @@ _LEAD = re.compile(r"^[\W_]*" + lexicon.FILLER + r"*", re.IGNORECASE)
 _NOT_ABOUT_USER = re.compile(lexicon.NOT_ABOUT_USER, re.IGNORECASE)
 _DOING_NOW = re.compile(lexicon.DOING_NOW, re.IGNORECASE)
 _NEGATION = re.compile(lexicon.SELF_NEGATION, re.IGNORECASE)
-_WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 
 _FAMILIES: dict[str, re.Pattern[str]] = {
     family: re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
@@ -94,7 +93,7 @@ def self_statement(
             as_restored.family, as_restored.polarity, _quoted(said), language_of(said)
         )
     said = _main_clause(_LEAD.sub("", clause)).strip(" \t.,;:!-–—")
-    words = _WORD.findall(said)
+    words = WORD.findall(said)
     if not MIN_WORDS <= len(words) <= MAX_WORDS:
         return None
     if _NOT_ABOUT_USER.search(said) or _DOING_NOW.match(said):
@@ -114,7 +113,7 @@ def self_statement(
 def _new_value(clause: str, family: str) -> SelfStatement | None:
     said = _LEAD.sub("", clause).strip(" \t.,;:!-–—")
     now = _NOW.search(said)
-    words = _WORD.findall(said)
+    words = WORD.findall(said)
     if now is None or not MIN_WORDS <= len(words) <= MAX_WORDS:
         return None
     # the user opens it, before or after its "now" ("ahora como pescado": a first-person verb)
@@ -123,7 +122,7 @@ def _new_value(clause: str, family: str) -> SelfStatement | None:
     if opening is None:
         return None
     # its verb is the user's, whatever it spells in another language ("ich esse": "esse")
-    after_verb = _WORD.sub("", rest[opening.end() :].lstrip(), count=1)
+    after_verb = WORD.sub("", rest[opening.end() :].lstrip(), count=1)
     if _NOT_ABOUT_USER.search(_NOW.sub(" ", after_verb)):
         return None
     if not any(_content_word(word, family) for word in words[1:]):
@@ -200,7 +199,7 @@ _ORDER_NEGATION = re.compile(lexicon.ORDER_NEGATION, re.IGNORECASE)
 def standing_instruction(clause: str) -> SelfStatement | None:
     """The clause as an instruction for every answer, or None."""
     said = _LEAD.sub("", clause).strip(" \t.,;:!-–—")
-    words = _WORD.findall(said)
+    words = WORD.findall(said)
     if not MIN_WORDS - 1 <= len(words) <= MAX_WORDS:
         return None
     if not _ANSWER_WORDS.search(said) or _ABOUT_THIS.search(said) or "?" in said:

@@ -9,12 +9,18 @@ import re
 from memtap.engine.languages.registry import PACKS
 from memtap.engine.stopwords import STOPWORDS
 
-_WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
+WORD = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
+"""A word: letters or digits, then apostrophes and hyphens may join more (the packs' common
+words are matched against these)."""
+
+
+def _words(said: str) -> list[str]:
+    return [w.lower() for w in WORD.findall(said.replace("'", "' "))]
 
 
 def language_of(said: str) -> str:
     """The language whose commonest words `said` uses most (English on a tie)."""
-    words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
+    words = _words(said)
     scores = {
         code: sum(w in pack.common for w in words)
         for code, pack in PACKS.items()
@@ -36,7 +42,7 @@ def other_language(said: str) -> str | None:
     something nice" for Spanish and "No problem, talk soon." for Portuguese (5-6 % of an
     English speaker's messages in our conversation sets); this one flags none of LoCoMo's
     1,451 dev turns."""
-    words = [w.lower() for w in _WORD.findall(said.replace("'", "' "))]
+    words = _words(said)
     best, margin = None, 0
     for code, pack in PACKS.items():
         if code == "en" or not pack.common:

@@ -87,10 +87,6 @@ class Collection:
         """Dense size of the embedding source; None = no embedding source (sparse-only search)."""
         self.signature = signature
         self.has_dense = False
-        self.stored_signature: str | None = None
-        """The embedding signature the collection was created (or last stamped) with, read
-        by `ensure()`; None when it has none (made by an older memtap, or a server that
-        keeps no collection metadata)."""
         self.indexes: str = "pending"
         self._ready = False
         self._lock = asyncio.Lock()
@@ -109,9 +105,6 @@ class Collection:
                 "get_collection", lambda c: c.get_collection(self.name)
             )
             self._validate(info)
-            metadata = getattr(info.config, "metadata", None) or {}
-            stored = metadata.get("embedding")
-            self.stored_signature = stored if isinstance(stored, str) else None
             await self._create_indexes()
             self._ready = True
             log.info(
@@ -135,19 +128,18 @@ class Collection:
                 "delete_collection", lambda c: c.delete_collection(self.name)
             )
             self._ready = False
-            self.stored_signature = None
 
     async def embedding(self) -> str | None:
         """The embedding signature in the collection's metadata, read now (another replica
-        may have changed it since `ensure()`): None when it has none."""
+        may have changed it): None when it has none (made by an older memtap, or a server
+        that keeps no collection metadata)."""
         await self.ensure()
         info = await self.transport.call(
             "get_collection", lambda c: c.get_collection(self.name)
         )
         metadata = getattr(info.config, "metadata", None) or {}
         stored = metadata.get("embedding")
-        self.stored_signature = stored if isinstance(stored, str) else None
-        return self.stored_signature
+        return stored if isinstance(stored, str) else None
 
     async def stamp(self, signature: str) -> None:
         """Record `signature` as the collection's embedding (its metadata). A server or
@@ -165,8 +157,6 @@ class Collection:
                 "qdrant.metadata_unsupported",
                 extra={"fields": {"collection": self.name, "error": str(exc)}},
             )
-            return
-        self.stored_signature = signature
 
     async def _create_if_missing(self, client: AsyncQdrantClient) -> bool:
         if await client.collection_exists(self.name):

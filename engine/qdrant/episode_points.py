@@ -103,8 +103,9 @@ def window_points(
     return points
 
 
-def live_filter(live: Live) -> models.Filter:
-    """`live` as a filter over window points."""
+def live_filter(live: Live, *, current_vectors: bool = False) -> models.Filter:
+    """`live` as a filter over window points; `current_vectors`: not those waiting for a
+    vector (they may hold one of another model)."""
     must: list[models.Condition] = []
     if live.cutoff is not None:
         must.append(
@@ -116,6 +117,8 @@ def live_filter(live: Live) -> models.Filter:
         must.append(match("owner", live.owner))
     if live.match_session:
         must.append(session_condition(live.session))
+    if current_vectors:
+        return models.Filter(must=must, must_not=[match("vec_pending", True)])
     return models.Filter(must=must)
 
 

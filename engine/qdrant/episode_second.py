@@ -193,9 +193,9 @@ class SecondPoints:
     async def _compare_models(self) -> None:
         assert self.source is not None
         current = self.source.signature
-        # Read now, not as `ensure()` found it: a replica that started at the same time
-        # may have moved the collection to this model already (then there is nothing to
-        # do, and dropping again would take the points it stored since).
+        # Read now: a replica that started at the same time may have moved the collection
+        # to this model already (then there is nothing to do, and dropping again would
+        # take the points it stored since).
         stored = await self.points.collection.embedding()
         if stored is not None and stored != current:
             log.info(
@@ -397,24 +397,14 @@ class SecondPoints:
         self, vector: np.ndarray[Any, Any], flt: models.Filter, limit: int
     ) -> list[models.ScoredPoint]:
         """The second points nearest `vector` that `flt` keeps ([] when the search fails)."""
-        dense = vector.astype(float).tolist()
         try:
             await self._same_model()
-            response = await self.points.call(
-                "query_second",
-                lambda c: c.query_points(
-                    self.name,
-                    query=dense,
-                    using=DENSE,
-                    query_filter=flt,
-                    limit=limit,
-                    with_payload=True,
-                ),
+            return await self.points.nearest(
+                "query_second", vector.astype(float).tolist(), flt, limit
             )
         except Exception as exc:  # noqa: BLE001 - the first model's ranking stands alone
             second_failed("search", exc)
             return []
-        return list(response.points)
 
     # -- deletes ------------------------------------------------------------------------------
     async def delete_where(self, flt: models.Filter, owners: set[str] | None) -> None:

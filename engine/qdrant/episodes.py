@@ -39,7 +39,7 @@ from memtap.engine.episode_types import (
 from memtap.engine.episodes.chunks import indexed_windows
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
-from memtap.engine.qdrant.collection import DENSE, SPARSE, Collection
+from memtap.engine.qdrant.collection import DENSE, Collection
 from memtap.engine.qdrant.episode_points import (
     INDEXED,
     assistant_tails,
@@ -330,19 +330,10 @@ class QdrantEpisodeStore:
         sparse = query_vector(query)
         if not len(sparse):
             return []
-        flt = live_filter(live)
-        response = await self._points.call(
-            "query_sparse",
-            lambda c: c.query_points(
-                self.collection,
-                query=to_qdrant_sparse(sparse),
-                using=SPARSE,
-                query_filter=flt,
-                limit=limit,
-                with_payload=True,
-            ),
+        found = await self._points.nearest(
+            "query_sparse", to_qdrant_sparse(sparse), live_filter(live), limit
         )
-        return await self._hits([p for p in response.points if p.score > 0])
+        return await self._hits([p for p in found if p.score > 0])
 
     async def vector(
         self, query: str, live: Live, limit: int, depth: int = 0
@@ -350,14 +341,16 @@ class QdrantEpisodeStore:
         if self.embedder is None:
             raise NoVectors("no embedding source")
         embedder, flt, k = self.embedder, live_filter(live), max(limit, depth)
+        # A window waiting for a vector may hold one of another model (`_same_model`).
+        first = live_filter(live, current_vectors=True)
         if not await self.second.routed(live.owner):
-            points, scores = await self._first_leg(embedder, query, flt, k)
+            points, scores = await self._first_leg(embedder, query, first, k)
         else:
             # Both models side by side, each ranking deeper than asked (a window the merge
             # keeps can rank low in one of them), a window at the better of its two scores.
             fetch = max(depth, limit * 2)
             (points, scores), second = await asyncio.gather(
-                self._first_leg(embedder, query, flt, fetch),
+                self._first_leg(embedder, query, first, fetch),
                 self.second.nearest(query, flt, fetch),
             )
             points = merged(points, scores, second, k)
@@ -371,30 +364,9 @@ class QdrantEpisodeStore:
         query was projected)."""
         embedded = await embed_query(embedder, query)
         dense = embedded.vector.astype(float).tolist()
-        # A window waiting for a vector may hold one of another model (`_same_model`).
-        kept = flt.must_not
-        current = models.Filter(
-            must=flt.must,
-            should=flt.should,
-            must_not=[
-                *(kept if isinstance(kept, list) else [kept] if kept else []),
-                match("vec_pending", True),
-            ],
-        )
-        response = await self._points.call(
-            "query_dense",
-            lambda c: c.query_points(
-                self.collection,
-                query=dense,
-                using=DENSE,
-                query_filter=current,
-                # Filtered by the server and read in the same call: every ranked window
-                # is a live hit.
-                limit=k,
-                with_payload=True,
-            ),
-        )
-        points = list(response.points)
+        # Filtered by the server and read in the same call: every ranked window is a
+        # live hit.
+        points = await self._points.nearest("query_dense", dense, flt, k)
         return points, {
             str(p.id): embedded.calibrated(p.score) if embedded.projected else p.score
             for p in points

@@ -76,6 +76,30 @@ class QdrantPoints:
         await self.collection.ensure()
         return await self.transport.call(op, fn)
 
+    async def nearest(
+        self,
+        op: str,
+        query: list[float] | models.SparseVector,
+        flt: models.Filter,
+        limit: int,
+    ) -> list[models.ScoredPoint]:
+        """The points `flt` keeps nearest to `query` (a dense vector, or memtap's sparse
+        keyword vector), best first, with their payloads."""
+        name = self.collection.name
+        using = SPARSE if isinstance(query, models.SparseVector) else DENSE
+        response = await self.call(
+            op,
+            lambda c: c.query_points(
+                name,
+                query=query,
+                using=using,
+                query_filter=flt,
+                limit=limit,
+                with_payload=True,
+            ),
+        )
+        return list(response.points)
+
     async def delete_where(
         self, op: str, flt: models.Filter, *, strong: bool = True
     ) -> None:

@@ -8,7 +8,7 @@ from qdrant_client import models
 
 from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.memory_rules import Live
-from memtap.engine.qdrant.collection import DENSE, SPARSE
+from memtap.engine.qdrant.collection import DENSE
 from memtap.engine.qdrant.filters import (
     live_conditions,
     live_filter,
@@ -35,21 +35,12 @@ async def keyword(
         # Nothing to match, but an outage must still surface (as every other read does).
         await points.collection.ensure()
         return []
-    name, flt = points.collection.name, live_filter(live)
-    response = await points.call(
-        "query_sparse",
-        lambda c: c.query_points(
-            name,
-            query=to_qdrant_sparse(sparse),
-            using=SPARSE,
-            query_filter=flt,
-            limit=limit,
-            with_payload=True,
-        ),
+    found = await points.nearest(
+        "query_sparse", to_qdrant_sparse(sparse), live_filter(live), limit
     )
     return [
         (payload_to_memory(p.payload or {}), float(p.score))
-        for p in response.points
+        for p in found
         if p.score > 0
     ]
 
@@ -63,21 +54,8 @@ async def dense_live(
     if dense is None:
         return []
     must = [*live_conditions(live), match("vec_sig", points.signature or "")]
-    name = points.collection.name
-    response = await points.call(
-        "query_dense",
-        lambda c: c.query_points(
-            name,
-            query=dense,
-            using=DENSE,
-            query_filter=models.Filter(must=must),
-            limit=limit,
-            with_payload=True,
-        ),
-    )
-    return [
-        (payload_to_memory(p.payload or {}), float(p.score)) for p in response.points
-    ]
+    found = await points.nearest("query_dense", dense, models.Filter(must=must), limit)
+    return [(payload_to_memory(p.payload or {}), float(p.score)) for p in found]
 
 
 async def dense_search(

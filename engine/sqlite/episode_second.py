@@ -22,7 +22,11 @@ from memtap.engine.embeddings.multilingual import (
     owner_routed,
 )
 from memtap.engine.sqlite.database import Database
-from memtap.engine.sqlite.episode_vector_cache import OwnerWindows, WindowCache
+from memtap.engine.sqlite.episode_vector_cache import (
+    ModelCheck,
+    OwnerWindows,
+    WindowCache,
+)
 from memtap.engine.sqlite.sql import episode_vectors as sql_vectors
 
 Conn = Any
@@ -33,7 +37,7 @@ class SecondWindows:
         self.db = db
         self.source = source
         self.cache = WindowCache(cache_max_bytes)
-        self._signature_checked: str | None = None
+        self.model_check = ModelCheck(db, self.cache, sql_vectors.forget_other_second)
         self.waiting = True
         """Some window may wait to be looked at: true at start (a file written before the
         route, or with it off) and after a write of a message in another language; false
@@ -54,10 +58,10 @@ class SecondWindows:
     def has_work(self) -> bool:
         """Whether a pass may find something: windows waiting, or the model's signature not
         checked yet against the stored vectors (a change makes them wait again)."""
-        return self.waiting or self._signature_checked != self.source.signature
+        return self.waiting or self.model_check.checked != self.source.signature
 
     def forget_checked(self) -> None:
-        self._signature_checked = None
+        self.model_check.checked = None
         self.waiting = True
 
     def cached(self, owner: str) -> OwnerWindows | None:
@@ -71,13 +75,7 @@ class SecondWindows:
         """Look at up to `max_items` windows: a second vector for those of a message in a
         routed language, a mark on the others; how many were looked at."""
         signature = self.source.signature
-        if self._signature_checked != signature:
-            changed = await self.db.write(
-                lambda conn: sql_vectors.forget_other_second(conn, signature)
-            )
-            if changed:
-                self.cache.invalidate(None)
-            self._signature_checked = signature
+        await self.model_check.same_model(signature)
         self.waiting = False  # before the read: a write meanwhile sets it again
         todo = await self.db.read(lambda conn: sql_vectors.unrouted(conn, max_items))
         if len(todo) >= max_items:

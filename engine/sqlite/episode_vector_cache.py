@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.sign_codes import EXACT_ROWS, SignCodes, top_k
 
 F32 = npt.NDArray[np.float32]
@@ -270,3 +271,31 @@ class WindowCache:
         entry = self._entries.pop(owner, None)
         if entry is not None:
             self._bytes -= entry.nbytes
+
+
+class ModelCheck:
+    """Once a model signature: the stored vectors of another model (a change of
+    `embedding.source`, a new multilingual model) are forgotten, so their windows wait for
+    a new vector, and the cache over them emptied. Asked before every count of the windows
+    waiting, not only before embedding them: the background asks the count first and stops
+    at 0, so a change on a file whose windows were all embedded was never seen."""
+
+    def __init__(
+        self,
+        db: Database,
+        cache: WindowCache,
+        forget_other: Callable[[Any, str], int],
+    ) -> None:
+        self.db = db
+        self.cache = cache
+        self.forget_other = forget_other
+        """Clears the vectors of every other signature; how many windows it cleared."""
+        self.checked: str | None = None
+
+    async def same_model(self, signature: str) -> None:
+        if self.checked == signature:
+            return
+        changed = await self.db.write(lambda conn: self.forget_other(conn, signature))
+        if changed:
+            self.cache.invalidate(None)
+        self.checked = signature

@@ -43,6 +43,7 @@ from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.episode_second import SecondWindows
 from memtap.engine.sqlite.episode_vector_cache import (
     DEFAULT_CACHE_BYTES,
+    ModelCheck,
     OwnerWindows,
     WindowCache,
 )
@@ -79,7 +80,9 @@ class SqliteEpisodeStore:
         )
         """Windows said in another language, with the multilingual model's vectors."""
         self.owner_sizes = OwnerSizes()
-        self._signature_checked: str | None = None
+        self.model_check = ModelCheck(
+            db, self.cache, sql_vectors.forget_other_signatures
+        )
 
     @property
     def read_timeout_ms(self) -> int | None:
@@ -225,7 +228,7 @@ class SqliteEpisodeStore:
         if source is None:
             return 0
         signature = source.signature
-        await self._same_model(signature)
+        await self.model_check.same_model(signature)
         todo = await self.db.read(lambda conn: sql_vectors.unembedded(conn, max_items))
         if not todo:
             return 0
@@ -243,23 +246,10 @@ class SqliteEpisodeStore:
         )
         return len(todo)
 
-    async def _same_model(self, signature: str) -> None:
-        """Once a model: windows embedded by another wait for a new vector. Also from
-        `pending_vectors`, which the backfill asks first and stops at 0: from
-        `embed_pending` alone a change was only seen once some new window waited."""
-        if self._signature_checked == signature:
-            return
-        changed = await self.db.write(
-            lambda conn: sql_vectors.forget_other_signatures(conn, signature)
-        )
-        if changed:
-            self.cache.invalidate(None)
-        self._signature_checked = signature
-
     async def pending_vectors(self) -> int:
         source = self._source()
         if source is not None:
-            await self._same_model(source.signature)
+            await self.model_check.same_model(source.signature)
         first = await self.db.read(sql_vectors.pending)
         second = self._second_in_use()
         if second is None or not second.has_work:
@@ -331,7 +321,7 @@ class SqliteEpisodeStore:
     async def local_file_replaced(self) -> None:
         # Row ids of the fresh file would otherwise meet cached vectors of the old one.
         self._invalidate(None)
-        self._signature_checked = None
+        self.model_check.checked = None
         if self.second is not None:
             self.second.forget_checked()
 

@@ -7,8 +7,6 @@ episodes in SQLite and in Qdrant (local mode: the `_episodes_ml` collection)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,7 +24,8 @@ from memtap.config.schema import (
 from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
 from tests.conftest import MemtapServer
-from tests.e2e.test_episodes import drained
+from tests.e2e.test_episodes import drained, owner_of
+from tests.support.admin import import_conversations
 from tests.support.standin import Standin
 
 ServerFactory = Callable[..., Awaitable[MemtapServer]]
@@ -47,10 +46,6 @@ QUESTIONS = [
     ("What kind of dog did Lukas get?", "Beagle"),
     ("Where is Lukas going on holiday in August?", "Lissabon"),
 ]
-
-
-def owner_of(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 @pytest.fixture(params=["sqlite", "qdrant"])
@@ -105,8 +100,9 @@ async def _live(server: MemtapServer, standin: Standin, key: str) -> None:
 
 
 async def _imported(server: MemtapServer, key: str) -> None:
-    lines = [
-        json.dumps(
+    await import_conversations(
+        server.url,
+        [
             {
                 "api_key": key,
                 "session": "s1",
@@ -114,18 +110,9 @@ async def _imported(server: MemtapServer, key: str) -> None:
                 "content": text,
                 "ts": f"2026-03-{i + 1:02d}T18:00:00Z",
             }
-        )
-        for i, text in enumerate(LUKAS)
-    ]
-    async with (
-        aiohttp.ClientSession() as http,
-        http.post(
-            server.url + "/_memtap/api/import/conversations",
-            data="\n".join(lines).encode(),
-            headers={"Content-Type": "application/x-ndjson"},
-        ) as r,
-    ):
-        assert r.status == 200, await r.text()
+            for i, text in enumerate(LUKAS)
+        ],
+    )
 
 
 Store = SqliteEpisodeStore | QdrantEpisodeStore

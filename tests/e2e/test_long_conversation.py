@@ -15,7 +15,6 @@ What it pins down, each one a reason a question was missed before:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -33,6 +32,7 @@ from memtap.config.schema import (
 from memtap.engine.memory_block import CLOSE, OPEN, PREAMBLE
 from tests.conftest import MemtapServer
 from tests.e2e.test_episodes import drained
+from tests.support.admin import import_conversations
 from tests.support.standin import Standin
 
 ServerFactory = Callable[..., Awaitable[MemtapServer]]
@@ -190,31 +190,20 @@ async def replay(server: MemtapServer, standin: Standin) -> None:
 
 
 async def imported(server: MemtapServer) -> None:
-    lines = []
+    records = []
     for speaker in (A, B):
         for n, (start, said) in enumerate(SESSIONS):
             for i, (who, text) in enumerate(said):
-                ts = start.replace(":00Z", f":{i:02d}Z")
-                lines.append(
-                    json.dumps(
-                        {
-                            "api_key": key_of("import", speaker),
-                            "session": f"s{n}",
-                            "role": "user" if who == speaker else "assistant",
-                            "content": text,
-                            "ts": ts,
-                        }
-                    )
+                records.append(
+                    {
+                        "api_key": key_of("import", speaker),
+                        "session": f"s{n}",
+                        "role": "user" if who == speaker else "assistant",
+                        "content": text,
+                        "ts": start.replace(":00Z", f":{i:02d}Z"),
+                    }
                 )
-    async with (
-        aiohttp.ClientSession() as http,
-        http.post(
-            server.url + "/_memtap/api/import/conversations",
-            data="\n".join(lines).encode(),
-            headers={"Content-Type": "application/x-ndjson"},
-        ) as r,
-    ):
-        assert r.status == 200, await r.text()
+    await import_conversations(server.url, records)
 
 
 async def asked(server: MemtapServer, mode: str, question: str) -> str:

@@ -4,6 +4,7 @@ tmp_path) with memory on, and call `/_memtap/...` over HTTP."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -119,3 +120,18 @@ def with_memory(config: Config, **memory_changes: Any) -> Config:
     return dataclasses.replace(
         config, memory=dataclasses.replace(config.memory, **memory_changes)
     )
+
+
+async def import_conversations(url: str, records: list[dict[str, Any]]) -> None:
+    """`records` (one turn each, the contract's fields) through memtap's conversation
+    import at `url`, as NDJSON; asserts it was taken."""
+    body = "\n".join(json.dumps(r) for r in records).encode()
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            url + "/_memtap/api/import/conversations",
+            data=body,
+            headers={"Content-Type": "application/x-ndjson"},
+        ) as r,
+    ):
+        assert r.status == 200, await r.text()
