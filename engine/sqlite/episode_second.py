@@ -109,6 +109,8 @@ class SecondWindows:
         return len(todo)
 
     async def pending(self) -> int:
+        # A changed model's windows wait again: the backfill asks this count first.
+        await self.model_check.same_model(self.source.signature)
         self.waiting = False  # before the read: a write meanwhile sets it again
         count = await self.db.read(sql_vectors.pending_second)
         if count:

@@ -204,7 +204,6 @@ def _stamp(content: str) -> dict[str, object]:
     return claim_metadata(claim_of(content), content)
 
 
-
 def test_a_check_over_words_a_pack_leaves_empty_matches_nothing() -> None:
     """A pack without deictic words ("this file") still accepts a planned task: the empty
     alternation must not match at every word boundary."""
