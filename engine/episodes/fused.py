@@ -6,8 +6,12 @@ comes first on a tie — so facts lead when they answer, snippets fill the rest.
 of `max_tokens` in that order: at most `max_items` facts and `episodes.max_snippets`
 snippets; a hit that does not fit is skipped (a smaller one further down may). A snippet
 that says nothing a fact of the same turn does not already say ("I prefer green tea." beside
-"Prefers green tea", both from one request) is dropped: the fact is the shorter line. Each hit
-keeps the score of its own ranking (what retrieve-preview shows); the order is the fused one.
+"Prefers green tea", both from one request) is dropped: the fact is the shorter line. The
+other way round, a fact that fills no slot and that a taken snippet of its own turn shows
+whole (`_said_by_a_snippet`) is left out and the walk runs again, so its tokens go to more
+evidence (at most three walks: leaving a fact out can let in a snippet that shows another).
+Each hit keeps the score of its own ranking (what retrieve-preview shows); the order is the
+fused one.
 """
 
 from __future__ import annotations
@@ -50,9 +54,36 @@ def fuse_with_episodes(
     )
     max_facts = req.limit if req.limit is not None else cfg.max_items
     max_snippets = cfg.episodes.max_snippets
+    order = [name for name, _score in rrf_fuse([fact_names, episode_names], cfg.rrf_k)]
+    left_out: set[str] = set()
+    for _ in range(3):
+        taken, snippets_taken = _walk(
+            order, by_name, left_out, fact_words, budget, max_facts, max_snippets
+        )
+        repeated = _said_by_a_snippet(taken) - left_out
+        if not repeated:
+            break
+        left_out |= repeated
+    resolution["episodes"]["injected"] = snippets_taken
+    return Retrieval(tuple(taken), resolution)
+
+
+def _walk(
+    order: list[str],
+    by_name: dict[str, Hit],
+    left_out: set[str],
+    fact_words: dict[str, set[str]],
+    budget: int,
+    max_facts: int,
+    max_snippets: int,
+) -> tuple[list[Hit], int]:
+    """The hits taken from `order` within the budget and the counts (and how many are
+    snippets)."""
     taken: list[Hit] = []
     used = facts_taken = snippets_taken = 0
-    for name, _score in rrf_fuse([fact_names, episode_names], cfg.rrf_k):
+    for name in order:
+        if name in left_out:
+            continue
         hit = by_name[name]
         is_episode = hit.kind == "episode"
         if (snippets_taken if is_episode else facts_taken) >= (
@@ -69,8 +100,41 @@ def fuse_with_episodes(
             snippets_taken += 1
         else:
             facts_taken += 1
-    resolution["episodes"]["injected"] = snippets_taken
-    return Retrieval(tuple(taken), resolution)
+    return taken, snippets_taken
+
+
+def _said_by_a_snippet(taken: list[Hit]) -> set[str]:
+    """The taken facts that a taken snippet of their own turn says whole: a fact that fills
+    no slot (a quoted clause, an event) beside the message it was read from, or that
+    message's partner, is the same evidence twice. A fact that fills a slot (diet, city,
+    editor) stays: it is the profile's current value, which the message may state
+    beside the older one ("Helix over Vim")."""
+    said: dict[str, set[str]] = {}
+    for hit in taken:
+        if hit.kind != "episode":
+            continue
+        episode = hit.memory.metadata.get("episode", {})
+        partner = episode.get("partner") or {}
+        line = topical_stems(hit.memory.content) | topical_stems(
+            partner.get("text", "")
+        )
+        for request_id in (episode.get("request_id"), partner.get("request_id")):
+            if isinstance(request_id, str):
+                said.setdefault(request_id, set()).update(line)
+    names: set[str] = set()
+    for hit in taken:
+        meta = hit.memory.metadata
+        request_id = meta.get("request_id")
+        if (
+            hit.kind == "episode"
+            or not isinstance(request_id, str)
+            or request_id not in said
+            or meta.get("slot", "") is not None
+        ):
+            continue
+        if topical_stems(hit.memory.content) <= said[request_id]:
+            names.add("f:" + hit.memory.id)
+    return names
 
 
 def _restates_a_fact(hit: Hit, fact_words: dict[str, set[str]]) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from memtap.engine.episodes.chunks import topical_stems
+from memtap.engine.episodes.chunks import sentences, topical_stems
 from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
 from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
@@ -88,6 +88,7 @@ async def with_partners(
         said["partner"] = {
             "id": partner.id,
             "role": partner.role,
+            "request_id": partner.request_id,
             "text": partner_text(partner.content, query_stems),
             "position": "before" if partner is before else "after",
         }
@@ -105,12 +106,24 @@ SHORT_REPLY_CHARS = 100
 
 
 def _completes(text: str, partner: str, query_stems: AbstractSet[str] | None) -> bool:
-    """Is `partner` worth its tokens beside `text`? When `text` is a short reply, or when the
-    partner shares a word with the question. A chat's next message often opens a new
-    topic: the assistant's last answer before "give me a pre-trip checklist" is noise."""
+    """Is `partner` worth its tokens beside `text`? When `text` is a short reply; when
+    `text` ends by asking about what the question asks about, since `partner` is then its
+    answer ("Any fun plans for the summer?" | "Researching adoption agencies", which shares
+    no word with "What are her plans for the summer?"); or when the partner shares a word
+    with the question. Otherwise not: a chat's next message often opens a new topic (the
+    assistant's last answer before "give me a pre-trip checklist" is noise), and a question
+    matched by its lead-in ("we went camping. How's your week?") has an answer about
+    something else."""
     if query_stems is None or len(text) <= SHORT_REPLY_CHARS:
         return True
+    if is_question(text) and _asks_about(text, query_stems):
+        return True
     return bool(topical_stems(partner) & query_stems)
+
+
+def _asks_about(text: str, query_stems: AbstractSet[str]) -> bool:
+    said = sentences(text)
+    return bool(said) and bool(topical_stems(said[-1]) & query_stems)
 
 
 def forget_texts() -> None:

@@ -242,6 +242,47 @@ async def test_each_snippet_comes_with_the_message_that_completes_it(
     )
 
 
+async def test_a_long_question_comes_with_its_answer_when_it_asks_what_was_asked(
+    store: SqliteEpisodeStore,
+) -> None:
+    """The answer to a matched question rarely repeats the question's words: a long
+    message that ends by asking about the thing asked about comes with its answer; one
+    matched only by its lead-in does not (its answer is about something else)."""
+    plans = said(
+        "It's still a work in progress, but I'm doing my best. My kids are so excited "
+        "about summer break! We're thinking about going camping next month. Any fun "
+        "plans for the summer?",
+        "assistant",
+        0,
+    )
+    answer = said(
+        "Researching adoption agencies, it's been a dream to have a family and give a "
+        "loving home to kids who need it.",
+        "user",
+        1,
+    )
+    week = said(
+        "We went camping by the lake last weekend and the kids loved every minute of "
+        "it, even the rain on the second night. How was your week at the new job?",
+        "assistant",
+        2,
+    )
+    busy = said(
+        "Busy! Three onboarding sessions and a laptop that would not boot. Friday was "
+        "better, the team took me out for lunch by the river.",
+        "user",
+        3,
+    )
+    await store.add([plans, answer, week, busy], iso(NOW), 1000)
+    live = Live(now=iso(NOW + timedelta(days=1)), cutoff=None, owner="alice")
+    asked = topical_stems("What are her plans for the summer?")
+    out = await with_partners(store, [hit(plans)], live, query_stems=asked)
+    assert out[0].memory.metadata["episode"]["partner"]["id"] == answer.id
+    camping = topical_stems("Where did they go camping?")
+    out = await with_partners(store, [hit(week)], live, query_stems=camping)
+    assert "partner" not in out[0].memory.metadata["episode"]
+
+
 def test_relative_dates_in_a_snippet_read_as_the_day_they_meant() -> None:
     said = "2023-05-25T13:56:00.000Z"
     assert dated_in_words("I went to the support group yesterday.", said) == (

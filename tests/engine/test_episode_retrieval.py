@@ -64,7 +64,9 @@ def test_trim_keeps_the_matched_sentences_and_their_neighbours() -> None:
     assert trim("A" * 300, stems, 50).text.endswith("\u2026")
 
 
-def _fact(content: str, request_id: str = "r-f", tokens: int = 10) -> Hit:
+def _fact(
+    content: str, request_id: str = "r-f", tokens: int = 10, **meta: Any
+) -> Hit:
     memory = Memory(
         id=content,
         owner=OWNER,
@@ -72,14 +74,22 @@ def _fact(content: str, request_id: str = "r-f", tokens: int = 10) -> Hit:
         type="factual",
         key=None,
         content=content,
-        metadata={"request_id": request_id},
+        metadata={"request_id": request_id, **meta},
         created_at="2026-01-01T00:00:00.000Z",
         updated_at="2026-01-01T00:00:00.000Z",
     )
     return Hit(memory=memory, score=1.0, tier="keyword", tokens=tokens)
 
 
-def _snippet(content: str, request_id: str = "r-e", tokens: int = 30) -> Hit:
+def _snippet(
+    content: str,
+    request_id: str = "r-e",
+    tokens: int = 30,
+    partner: dict[str, str] | None = None,
+) -> Hit:
+    said: dict[str, Any] = {"role": "user", "request_id": request_id}
+    if partner is not None:
+        said["partner"] = partner
     memory = Memory(
         id=f"e-{request_id}-{content}",
         owner=OWNER,
@@ -87,10 +97,7 @@ def _snippet(content: str, request_id: str = "r-e", tokens: int = 30) -> Hit:
         type="episodic",
         key=None,
         content=content,
-        metadata={
-            "kind": "episode",
-            "episode": {"role": "user", "request_id": request_id},
-        },
+        metadata={"kind": "episode", "episode": said},
         created_at="2026-02-01T00:00:00.000Z",
         updated_at="2026-02-01T00:00:00.000Z",
     )
@@ -148,6 +155,52 @@ def test_a_snippet_that_restates_its_turns_fact_is_dropped() -> None:
         "I prefer green tea, sencha mostly.",
         "I prefer green tea.",
     ]
+
+
+def test_a_fact_its_own_turns_snippet_says_whole_gives_its_place_to_more_evidence() -> None:
+    """No evidence twice: a quoted clause or an event beside the message it was read from
+    (or beside that message as a partner) is left out, and its tokens go to the next hit.
+    A fact that fills a slot stays: it is the profile's current value."""
+    cfg = MemoryConfig(max_tokens=110, max_items=12)
+    quote = _fact('Said: "We love hiking at the park"', "r1", 10, slot=None)
+    event = _fact("Had a picnic with friends from church", "r2", 10, slot=None)
+    diet = _fact("Is vegetarian", "r1", 10, slot="constraint.diet")
+    other = _fact('Said: "We love the sea"', "r9", 10, slot=None)
+    facts = Retrieval((quote, event, diet, other), {})
+    snippets = EpisodeRecall(
+        [
+            _snippet("We love hiking at the park by the river, and I'm vegetarian.", "r1"),
+            _snippet(
+                "What did you do on Sunday?",
+                "r0",
+                partner={
+                    "role": "user",
+                    "request_id": "r2",
+                    "text": "A picnic with friends from church!",
+                },
+            ),
+            _snippet("The fourth snippet, further down.", "r3"),
+        ],
+        {},
+    )
+    out = fuse_with_episodes(
+        facts, snippets, RetrievalRequest(owner=OWNER, query="q"), cfg
+    )
+    contents = [h.memory.content for h in out.hits]
+    assert quote.memory.content not in contents
+    assert event.memory.content not in contents
+    assert diet.memory.content in contents and other.memory.content in contents
+    # the two facts' 20 tokens let the third snippet in
+    assert "The fourth snippet, further down." in contents
+    assert out.tokens <= 110
+    # Without the snippets that say them, both facts are injected.
+    alone = fuse_with_episodes(
+        facts,
+        EpisodeRecall([snippets.hits[2]], {}),
+        RetrievalRequest(owner=OWNER, query="q"),
+        cfg,
+    )
+    assert quote.memory.content in [h.memory.content for h in alone.hits]
 
 
 # -- a real engine ----------------------------------------------------------------------------
