@@ -774,6 +774,28 @@ async def test_what_no_rule_reads_is_remembered_as_said(
         >= 1
     )
     injected = memory_text_at_system_level("openai-chat", standin.last().json())
+    # Once, not twice: the turn's own snippet says it whole, so the quote gives way.
+    assert injected.count(routine) == 1 and quoted not in injected, injected
+    # Without that snippet (deleted here; retention and the cap do it in time) the fact
+    # is what remembers it.
+    async with aiohttp.ClientSession() as http:
+        async with http.get(
+            f"{memtap.url}/_memtap/api/episodes",
+            params={"owner": owner, "q": "climbing"},
+        ) as r:
+            assert r.status == 200
+            found = [e for e in (await r.json())["items"] if routine in e["content"]]
+        assert found
+        for episode in found:
+            async with http.delete(
+                f"{memtap.url}/_memtap/api/episodes/{episode['id']}"
+            ) as r:
+                assert r.status in (200, 204)
+    assert (
+        int(await chat_turn(memtap, key, "Which climbing shoes suit me?", False, {}))
+        >= 1
+    )
+    injected = memory_text_at_system_level("openai-chat", standin.last().json())
     assert quoted in injected
 
 
