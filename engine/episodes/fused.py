@@ -77,8 +77,8 @@ def _walk(
     max_facts: int,
     max_snippets: int,
 ) -> tuple[list[Hit], int]:
-    """The hits taken from `order` within the budget and the counts (and how many are
-    snippets)."""
+    """The hits of `order` the budget and the counts take, in order (`left_out` skipped),
+    and how many of them are snippets."""
     taken: list[Hit] = []
     used = facts_taken = snippets_taken = 0
     for name in order:
