@@ -7,10 +7,10 @@ of `max_tokens` in that order: at most `max_items` facts and `episodes.max_snipp
 snippets; a hit that does not fit is skipped (a smaller one further down may). A snippet
 that says nothing a fact of the same turn does not already say ("I prefer green tea." beside
 "Prefers green tea", both from one request) is dropped: the fact is the shorter line. The
-other way round, a fact that fills no slot and that a taken snippet of its own turn shows
-whole (`_said_by_a_snippet`) is left out and the walk runs again, so its tokens go to more
-evidence (at most three walks: leaving a fact out can let in a snippet that shows another).
-Each hit keeps the score of its own ranking (what retrieve-preview shows); the order is the
+other way round, a fact that fills no slot is replaced by a snippet of its own turn that
+shows it whole: taking the snippet takes the fact out (its tokens count for the snippet and
+what follows), and such a fact further down is skipped. A fact is only ever taken out by a
+snippet that is taken, so no evidence is lost. Each hit keeps the score of its own ranking (what retrieve-preview shows); the order is the
 fused one.
 """
 
@@ -54,87 +54,91 @@ def fuse_with_episodes(
     )
     max_facts = req.limit if req.limit is not None else cfg.max_items
     max_snippets = cfg.episodes.max_snippets
-    order = [name for name, _score in rrf_fuse([fact_names, episode_names], cfg.rrf_k)]
-    left_out: set[str] = set()
-    for _ in range(3):
-        taken, snippets_taken = _walk(
-            order, by_name, left_out, fact_words, budget, max_facts, max_snippets
-        )
-        repeated = _said_by_a_snippet(taken) - left_out
-        if not repeated:
-            break
-        left_out |= repeated
-    resolution["episodes"]["injected"] = snippets_taken
-    return Retrieval(tuple(taken), resolution)
-
-
-def _walk(
-    order: list[str],
-    by_name: dict[str, Hit],
-    left_out: set[str],
-    fact_words: dict[str, set[str]],
-    budget: int,
-    max_facts: int,
-    max_snippets: int,
-) -> tuple[list[Hit], int]:
-    """The hits of `order` the budget and the counts take, in order (`left_out` skipped),
-    and how many of them are snippets."""
     taken: list[Hit] = []
+    shown: dict[str, set[str]] = {}  # request id -> the words its taken lines show
     used = facts_taken = snippets_taken = 0
-    for name in order:
-        if name in left_out:
-            continue
+    for name, _score in rrf_fuse([fact_names, episode_names], cfg.rrf_k):
         hit = by_name[name]
         is_episode = hit.kind == "episode"
         if (snippets_taken if is_episode else facts_taken) >= (
             max_snippets if is_episode else max_facts
         ):
             continue
-        if used + hit.tokens > budget:
-            continue
         if is_episode and _restates_a_fact(hit, fact_words):
             continue
+        if not is_episode and _shown_whole(hit, shown):
+            continue
+        repeated = _shown_by(hit, taken) if is_episode else []
+        freed = sum(fact.tokens for fact in repeated)
+        if used - freed + hit.tokens > budget:
+            continue
+        for fact in repeated:
+            taken.remove(fact)
+        used -= freed
+        facts_taken -= len(repeated)
         taken.append(hit)
         used += hit.tokens
         if is_episode:
             snippets_taken += 1
+            for request_id, words in _line_words(hit).items():
+                shown.setdefault(request_id, set()).update(words)
         else:
             facts_taken += 1
-    return taken, snippets_taken
+    resolution["episodes"]["injected"] = snippets_taken
+    return Retrieval(tuple(taken), resolution)
 
 
-def _said_by_a_snippet(taken: list[Hit]) -> set[str]:
-    """The taken facts that a taken snippet of their own turn says whole: a fact that fills
-    no slot (a quoted clause, an event) beside the message it was read from, or that
-    message's partner, is the same evidence twice. A fact that fills a slot (diet, city,
-    editor) stays: it is the profile's current value, which the message may state
-    beside the older one ("Helix over Vim")."""
-    said: dict[str, set[str]] = {}
-    for hit in taken:
-        if hit.kind != "episode":
-            continue
-        episode = hit.memory.metadata.get("episode", {})
-        partner = episode.get("partner") or {}
-        line = topical_stems(hit.memory.content) | topical_stems(
-            partner.get("text", "")
-        )
-        for request_id in (episode.get("request_id"), partner.get("request_id")):
-            if isinstance(request_id, str):
-                said.setdefault(request_id, set()).update(line)
-    names: set[str] = set()
-    for hit in taken:
-        meta = hit.memory.metadata
-        request_id = meta.get("request_id")
-        if (
-            hit.kind == "episode"
-            or not isinstance(request_id, str)
-            or request_id not in said
-            or meta.get("slot", "") is not None
-        ):
-            continue
-        if topical_stems(hit.memory.content) <= said[request_id]:
-            names.add("f:" + hit.memory.id)
-    return names
+def _line_words(snippet: Hit) -> dict[str, frozenset[str]]:
+    """The words a snippet's line shows of what the user said, under the request it was
+    said in: its text when the user said it, its partner's when the partner is the user's.
+    What the assistant said shows no fact of the user's: its question ("Did you go to the
+    concert?") does not say the answer ("Did not go to the concert")."""
+    episode = snippet.memory.metadata.get("episode", {})
+    partner = episode.get("partner") or {}
+    words: dict[str, frozenset[str]] = {}
+    for role, request_id, text in (
+        (episode.get("role"), episode.get("request_id"), snippet.memory.content),
+        (partner.get("role"), partner.get("request_id"), partner.get("text", "")),
+    ):
+        if role == "user" and isinstance(request_id, str):
+            words[request_id] = words.get(request_id, frozenset()) | topical_stems(text)
+    return words
+
+
+def _may_give_way(fact: Hit) -> str | None:
+    """The request a fact was read from, when the fact fills no slot (a quoted clause, an
+    event): beside the message it was read from it is the same evidence twice. A fact that
+    fills a slot (diet, city, editor) never gives way: it is the profile's current value,
+    which the message may state beside the older one ("Helix over Vim"). Facts written by
+    the admin API or an import name no request."""
+    meta = fact.memory.metadata
+    request_id = meta.get("request_id")
+    if (
+        fact.kind == "episode"
+        or meta.get("slot", "") is not None
+        or meta.get("role", "user") != "user"
+        or not topical_stems(fact.memory.content)
+    ):
+        return None
+    return request_id if isinstance(request_id, str) else None
+
+
+def _shown_whole(fact: Hit, shown: dict[str, set[str]]) -> bool:
+    request_id = _may_give_way(fact)
+    words = shown.get(request_id) if request_id is not None else None
+    return words is not None and topical_stems(fact.memory.content) <= words
+
+
+def _shown_by(snippet: Hit, taken: list[Hit]) -> list[Hit]:
+    """The taken facts that `snippet`'s line shows whole, which it replaces."""
+    line = _line_words(snippet)
+    return [
+        hit
+        for hit in taken
+        if (request_id := _may_give_way(hit)) is not None
+        and request_id in line
+        and topical_stems(hit.memory.content) <= line[request_id]
+    ]
 
 
 def _restates_a_fact(hit: Hit, fact_words: dict[str, set[str]]) -> bool:

@@ -114,6 +114,26 @@ async def wait_for_memory(
         await asyncio.sleep(0.02)
 
 
+async def wait_for_episode(
+    server: MemtapServer, owner: str, q: str, needle: str, timeout: float = 30.0
+) -> list[dict[str, Any]]:
+    """Poll the admin API until the owner's episodes matching `q` hold `needle`."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    async with aiohttp.ClientSession() as http:
+        while True:
+            async with http.get(
+                f"{server.url}/_memtap/api/episodes", params={"owner": owner, "q": q}
+            ) as r:
+                assert r.status == 200
+                items = (await r.json())["items"]
+            found = [e for e in items if needle in e["content"]]
+            if found:
+                return found
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"no episode with {needle!r} for {owner}: {items}")
+            await asyncio.sleep(0.02)
+
+
 def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
@@ -746,11 +766,18 @@ async def test_a_turn_kept_only_as_an_episode_is_read_at_once(
 
 
 async def test_what_no_rule_reads_is_remembered_as_said(
-    memtap: MemtapServer, standin: Standin
+    standin: Standin,
+    memtap_server: ServerFactory,
+    memtap_config: Callable[..., Config],
 ) -> None:
     """A self-statement in words no extraction rule knows becomes a fact quoted as said,
     listed by the admin API, injected when it is relevant, and it takes nothing away from
     a rule's fact said next."""
+    # A limit long enough that the loop, busy with this test's own turns, does not shed
+    # the snippets (the shed point is a share of it).
+    memtap = await start_memtap(
+        standin, memtap_server, memtap_config, memory_config(retrieval_timeout_ms=2000)
+    )
     key = "sk-e2e-said"
     owner = owner_of(key)
     routine = "I go climbing 3x a week at the bouldering gym near my office"
@@ -769,6 +796,7 @@ async def test_what_no_rule_reads_is_remembered_as_said(
     assert contents[quoted]["type"] == "factual"
     assert any("nurse" in c for c in contents)  # both live: the quote claims no slot
 
+    await wait_for_episode(memtap, owner, "climbing", routine)
     assert (
         int(await chat_turn(memtap, key, "Which climbing shoes suit me?", False, {}))
         >= 1
@@ -778,14 +806,8 @@ async def test_what_no_rule_reads_is_remembered_as_said(
     assert injected.count(routine) == 1 and quoted not in injected, injected
     # Without that snippet (deleted here; retention and the cap do it in time) the fact
     # is what remembers it.
+    found = await wait_for_episode(memtap, owner, "climbing", routine)
     async with aiohttp.ClientSession() as http:
-        async with http.get(
-            f"{memtap.url}/_memtap/api/episodes",
-            params={"owner": owner, "q": "climbing"},
-        ) as r:
-            assert r.status == 200
-            found = [e for e in (await r.json())["items"] if routine in e["content"]]
-        assert found
         for episode in found:
             async with http.delete(
                 f"{memtap.url}/_memtap/api/episodes/{episode['id']}"

@@ -64,9 +64,7 @@ def test_trim_keeps_the_matched_sentences_and_their_neighbours() -> None:
     assert trim("A" * 300, stems, 50).text.endswith("\u2026")
 
 
-def _fact(
-    content: str, request_id: str = "r-f", tokens: int = 10, **meta: Any
-) -> Hit:
+def _fact(content: str, request_id: str = "r-f", tokens: int = 10, **meta: Any) -> Hit:
     memory = Memory(
         id=content,
         owner=OWNER,
@@ -86,8 +84,9 @@ def _snippet(
     request_id: str = "r-e",
     tokens: int = 30,
     partner: dict[str, str] | None = None,
+    role: str = "user",
 ) -> Hit:
-    said: dict[str, Any] = {"role": "user", "request_id": request_id}
+    said: dict[str, Any] = {"role": role, "request_id": request_id}
     if partner is not None:
         said["partner"] = partner
     memory = Memory(
@@ -157,7 +156,9 @@ def test_a_snippet_that_restates_its_turns_fact_is_dropped() -> None:
     ]
 
 
-def test_a_fact_its_own_turns_snippet_says_whole_gives_its_place_to_more_evidence() -> None:
+def test_a_fact_its_own_turns_snippet_says_whole_gives_its_place_to_more_evidence() -> (
+    None
+):
     """No evidence twice: a quoted clause or an event beside the message it was read from
     (or beside that message as a partner) is left out, and its tokens go to the next hit.
     A fact that fills a slot stays: it is the profile's current value."""
@@ -169,7 +170,9 @@ def test_a_fact_its_own_turns_snippet_says_whole_gives_its_place_to_more_evidenc
     facts = Retrieval((quote, event, diet, other), {})
     snippets = EpisodeRecall(
         [
-            _snippet("We love hiking at the park by the river, and I'm vegetarian.", "r1"),
+            _snippet(
+                "We love hiking at the park by the river, and I'm vegetarian.", "r1"
+            ),
             _snippet(
                 "What did you do on Sunday?",
                 "r0",
@@ -201,6 +204,28 @@ def test_a_fact_its_own_turns_snippet_says_whole_gives_its_place_to_more_evidenc
         cfg,
     )
     assert quote.memory.content in [h.memory.content for h in alone.hits]
+    # A fact only gives way to a snippet that is taken: one too long for what is left of
+    # the budget, even with the fact's tokens back, leaves the fact where it was.
+    big = EpisodeRecall(
+        [_snippet("We love hiking at the park by the river, every Sunday.", "r1", 200)],
+        {},
+    )
+    kept = fuse_with_episodes(facts, big, RetrievalRequest(owner=OWNER, query="q"), cfg)
+    assert quote.memory.content in [h.memory.content for h in kept.hits]
+    assert all(h.kind == "fact" for h in kept.hits)
+    # What the assistant said in that turn shows no fact of the user's.
+    concert = _fact("Did not go to the concert", "r5", 10, slot=None)
+    asked = _snippet("Did you go to the concert downtown?", "r5", 10, role="assistant")
+    both = fuse_with_episodes(
+        Retrieval((concert,), {}),
+        EpisodeRecall([asked], {}),
+        RetrievalRequest(owner=OWNER, query="q"),
+        cfg,
+    )
+    assert [h.memory.content for h in both.hits] == [
+        "Did not go to the concert",
+        "Did you go to the concert downtown?",
+    ]
 
 
 # -- a real engine ----------------------------------------------------------------------------
