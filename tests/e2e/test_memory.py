@@ -31,6 +31,7 @@ from memtap.config.schema import (
     VectorStoreConfig,
 )
 from memtap.engine.memory_block import OPEN
+from memtap.engine.retrieval.admission.loop_lag import SHED_AT_SHARE
 from memtap.engine.types import ListQuery
 from tests.conftest import MemtapServer
 from tests.support.standin import Reply, Standin, openai_chat_json, openai_chat_sse
@@ -479,7 +480,7 @@ async def test_a_loop_that_falls_behind_still_injects_what_the_keyword_leg_read(
     caplog.set_level("INFO", logger="memtap")
     server = await memtap_server(
         memtap_config(
-            memory=memory_config(retrieval_timeout_ms=100, vector_skip_coverage=0.0),
+            memory=memory_config(retrieval_timeout_ms=400, vector_skip_coverage=0.0),
             embedding=EmbeddingConfig(source="onnx"),
             vector_store=VectorStoreConfig(kind="sqlite-vec"),
         )
@@ -490,8 +491,14 @@ async def test_a_loop_that_falls_behind_still_injects_what_the_keyword_leg_read(
     assert engine is not None
 
     async def hold_the_loop() -> None:
-        time.sleep(0.15)  # noqa: ASYNC251 - the loop held, as by a saturated core
+        time.sleep(0.5)  # noqa: ASYNC251 - the loop held, as by a saturated core
 
+    # The vector leg must run for the loop to be held in it: on a loaded box the loop's
+    # lag after the turn's writes can shed the retrieval to the keyword leg first.
+    shed_at_s = SHED_AT_SHARE * 400 / 1000
+    deadline = time.monotonic() + 10
+    while engine.loop_lag.now_s() >= shed_at_s and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
     undo = pause_before(engine.vector_index, "search", hold_the_loop)  # type: ignore[attr-defined]
     try:
         header = await chat_turn(server, "sk-e2e-late", QUESTION, True, {})

@@ -234,6 +234,9 @@ def config(tmp_path: Path, **episodes: Any) -> Config:
         data_dir=str(tmp_path),
         memory=MemoryConfig(
             strategy="hybrid",
+            # Long enough that a loop lagging behind a loaded CI box does not shed the
+            # snippets these tests read (the shed point is a share of the limit).
+            retrieval_timeout_ms=2000,
             episodes=dataclasses.replace(EpisodesConfig(), **episodes),
         ),
         vector_store=VectorStoreConfig(kind="none"),
