@@ -169,6 +169,38 @@ async def test_german_said_is_found_by_english_questions(
     assert second.cached(owner_of(key)).n >= len(QUESTIONS)  # type: ignore[union-attr]
 
 
+async def test_a_first_message_in_german_is_found_by_an_english_question(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """Item 7's own example, on a new owner: one message said in German routes the owner,
+    so a question in English finds it (the local model alone scores it below the floor,
+    and no English word of the question is in it)."""
+    key = "sk-xling-first"
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            memtap.url + "/v1/chat/completions",
+            json={
+                "model": "m",
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": "Ich arbeite seit März als Tierärztin in einer "
+                        "Klinik in Hamburg.",
+                    }
+                ],
+            },
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
+        assert r.status == 200
+        await r.read()
+    await drained(memtap)
+    await _episodes_embedded(memtap)
+    preview = await _preview(memtap, key, "What do I do for a living?")
+    assert "Tierärztin" in str(preview.get("block")), preview
+
+
 async def test_an_english_owner_is_not_routed(
     memtap: MemtapServer, standin: Standin
 ) -> None:
