@@ -91,7 +91,6 @@ def test_the_route_reads_the_language_of_the_whole_message() -> None:
     assert open_multilingual("off") is None
 
 
-@module_loop
 def test_one_window_in_another_language_routes_an_owner_and_none_does_not() -> None:
     # An English-only owner (no second vector) takes the local model alone; their first
     # window said in German is enough (issue 35's example is a new user's first message).
@@ -99,6 +98,7 @@ def test_one_window_in_another_language_routes_an_owner_and_none_does_not() -> N
     assert owner_routed(1) is True
 
 
+@module_loop
 async def test_the_second_model_reads_across_languages(
     use: MultilingualSource, minilm: OnnxEmbedder
 ) -> None:
