@@ -21,6 +21,7 @@ from memtap.config.schema import (
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
+from memtap.engine.services.own_writes import READ_YOUR_WRITES_MAX_S
 from memtap.engine.types import RetrievalRequest, Turn
 from tests.engine.test_retrieval import ScriptedTier
 from tests.support.held_writes import fact_writes_held
@@ -96,11 +97,16 @@ async def test_back_to_back_turns_each_see_the_previous_one(engine: Engine) -> N
 
 async def test_other_owners_do_not_wait_for_alices_turns(engine: Engine) -> None:
     await engine.worker.stop(0.0)  # nothing will apply Alice's row
+    # Warm: a store's first search (Qdrant's local mode on a loaded box: 0.8 s) is not
+    # the wait this test is about.
+    await engine.retrieve(RetrievalRequest(owner=BOB, query="Go services"))
     await engine.enqueue_turn(turn(1, ALICE, "I prefer Rust for tools."))
     started = time.perf_counter()
     found = await engine.retrieve(RetrievalRequest(owner=BOB, query="Rust tools"))
     assert found.hits == ()
-    assert time.perf_counter() - started < 0.1
+    # Bob did not wait for Alice's row: no wait ran out, and less than one took.
+    assert engine.metrics.memory_fallbacks.value("own_writes_pending") == 0
+    assert time.perf_counter() - started < READ_YOUR_WRITES_MAX_S
     assert engine.pending.pending(ALICE) == 1
 
 
