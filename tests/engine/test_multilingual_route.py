@@ -6,6 +6,7 @@ second model; the second vectors follow deletes, erase and a change of model."""
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 
 import numpy as np
@@ -245,7 +246,8 @@ async def test_english_messages_are_marked_when_written(
 @module_loop
 async def test_a_question_never_waits_for_the_second_model_to_load_or_fail() -> None:
     """After a restart the model loads off the request (its first questions rank by the
-    first model alone); a model that fails leaves the first model ranking alone."""
+    first model alone); a model that fails or is held up leaves the first model ranking
+    alone."""
     fresh = MultilingualSource()
     try:
         assert await second_query(fresh, "Where does my sister live?") is None
@@ -254,6 +256,14 @@ async def test_a_question_never_waits_for_the_second_model_to_load_or_fail() -> 
         assert fresh.loaded
         vector = await second_query(fresh, "Where does my sister live?")
         assert vector is not None and vector.shape == (fresh.dim,)
+        # Held up (its one thread busy with a write batch): the question goes on with
+        # the first model alone instead of spending the vector arm's deadline.
+        busy = fresh._thread.submit(time.sleep, 0.6)
+        started = time.perf_counter()
+        assert await second_query(fresh, "Where does my sister live?") is None
+        assert time.perf_counter() - started < 0.4
+        await asyncio.wrap_future(busy)
+        assert await second_query(fresh, "Where does my sister live?") is not None
     finally:
         await fresh.close()
     assert await second_query(fresh, "Where does my sister live?") is None  # closed
