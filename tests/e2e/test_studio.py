@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -361,9 +362,14 @@ async def test_engine_tab_reindexes_with_progress_and_edits_a_setting(
         page.click("#e-force")
         page.click("#e-reindex")
         status = page.wait_text("#e-reindex-status", "done", timeout=90)
-        assert "30 of 30" in status or "30 vectors" in status, status
+        # The pass rebuilds every vector; the background backfill may build a few of the
+        # marked ones beside it (a loaded box: 25 of the 30 by the pass), and the bar
+        # counts the pass's own.
+        built = re.search(r"(\d+)(?: of (\d+))? vectors built", status)
+        assert built is not None, status
+        assert built[2] in (None, built[1]) and 0 < int(built[1]) <= 30, status
         bar = page.find("#e-progress")
-        assert bar.get_attribute("value") == bar.get_attribute("max") == "30"
+        assert bar.get_attribute("value") == bar.get_attribute("max") == built[1]
         page.wait_text("#e-backlog", "0 memories wait")
 
         row_css = '#e-settings tr[data-setting="memory.max_tokens"]'
