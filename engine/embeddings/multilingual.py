@@ -55,8 +55,8 @@ ROUTE_MIN_WINDOWS = 1
 """An owner's questions go to both models once this many of their windows have a second
 vector: one. A new user's first message in German is what issue 35's example asks about
 ("Ich arbeite seit März als Tierärztin in einer Klinik in Hamburg." then "What do I do
-for a living?"); at 3 it was missed until
-two more such messages came (the local model scores it below the floor). No share of their
+for a living?"); at 3 it was missed until two more such messages came (the local model
+scores it below the floor). No share of their
 windows is asked either: with `other_language` no English speaker of our sets or LoCoMo's
 has a routed window, and a speaker who writes a few messages in French (our conversation
 set's) is found by them (0.810 -> 0.837 live). Every set scored the same at 1 as at 3; the

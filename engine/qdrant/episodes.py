@@ -418,6 +418,8 @@ class QdrantEpisodeStore:
         heads = [h for h in await self._heads(episode_ids) if visible(h, live)]
         if not heads:
             return {}
+        shared = live_filter(live).must
+        alive = list(shared) if isinstance(shared, list) else []
         requests = []
         for head in heads:
             ts = iso_to_ts(head.said_at)
@@ -425,9 +427,8 @@ class QdrantEpisodeStore:
                 (models.Range(lt=ts), models.Direction.DESC),
                 (models.Range(gt=ts), models.Direction.ASC),
             ):
-                flt = live_filter(live)
-                must = list(flt.must or []) if isinstance(flt.must, list) else []
-                must += [
+                must = [
+                    *alive,
                     *head_conditions(head.owner),
                     session_condition(head.session),
                     models.FieldCondition(key="said_at_ts", range=rng),

@@ -82,9 +82,10 @@ class QdrantPoints:
         query: list[float] | models.SparseVector,
         flt: models.Filter,
         limit: int,
+        payload: bool | list[str] = True,
     ) -> list[models.ScoredPoint]:
         """The points `flt` keeps nearest to `query` (a dense vector, or memtap's sparse
-        keyword vector), best first, with their payloads."""
+        keyword vector), best first, with their payloads (`payload`: all, or these keys)."""
         name = self.collection.name
         using = SPARSE if isinstance(query, models.SparseVector) else DENSE
         response = await self.call(
@@ -95,7 +96,7 @@ class QdrantPoints:
                 using=using,
                 query_filter=flt,
                 limit=limit,
-                with_payload=True,
+                with_payload=payload,
             ),
         )
         return list(response.points)

@@ -8,7 +8,6 @@ from qdrant_client import models
 
 from memtap.engine.embeddings.projected import embed_query
 from memtap.engine.memory_rules import Live
-from memtap.engine.qdrant.collection import DENSE
 from memtap.engine.qdrant.filters import (
     live_conditions,
     live_filter,
@@ -74,19 +73,10 @@ async def dense_search(
         must.append(match("owner", owner))
     if session is not None:
         must.append(session_condition(session))
-    name, flt = points.collection.name, models.Filter(must=must)
-    response = await points.transport.call(
-        "query_dense",
-        lambda c: c.query_points(
-            name,
-            query=dense,
-            using=DENSE,
-            query_filter=flt,
-            limit=limit,
-            with_payload=["memory_id"],
-        ),
+    found = await points.nearest(
+        "query_dense", dense, models.Filter(must=must), limit, payload=["memory_id"]
     )
     return [
         (str((p.payload or {})["memory_id"]), embedded.calibrated(float(p.score)))
-        for p in response.points
+        for p in found
     ]
