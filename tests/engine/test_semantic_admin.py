@@ -22,7 +22,15 @@ async def test_status_preview_and_cli_reindex(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     config = memtap_config(
-        memory=MemoryConfig(enabled=True, strategy="hybrid", min_similarity=0.3)
+        # A limit long enough that the first retrieval of a cold engine on a loaded box
+        # is not shed to the keyword leg (the shed point is a share of it): this preview
+        # is found by meaning alone.
+        memory=MemoryConfig(
+            enabled=True,
+            strategy="hybrid",
+            min_similarity=0.3,
+            retrieval_timeout_ms=2000,
+        )
     )
     server = await memtap_server(config)
     engine = server.runtime.engine
