@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memtap.engine.text.tokens import estimate_tokens
+
 OPEN = "<memtap:memories>"
 CLOSE = "</memtap:memories>"
 
@@ -82,7 +84,7 @@ def spoken_day(date: str) -> str:
 def line_tokens(memory: MemoryLine) -> int:
     """What `memory`'s line costs in the block ("- ", the dated text, its line break), by
     the budget's estimate: what a retrieval counts is what it injects."""
-    return max(1, (len(memory_line_text(memory)) + 3 + 3) // 4)
+    return estimate_tokens(f"- {memory_line_text(memory)}\n")
 
 
 def memory_line_text(memory: MemoryLine) -> str:

@@ -244,8 +244,3 @@ class ConversationReport:
     episodes: set[str] = field(default_factory=set)
     pending: int = 0
     """Queued turns the worker had not applied when the import stopped waiting."""
-
-
-def estimate_tokens(text: str) -> int:
-    """Cheap token estimate (≈ 4 characters a token), the budget unit of retrieval."""
-    return max(1, (len(text) + 3) // 4)

@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memtap.engine.memory_block import CLOSE, OPEN, PREAMBLE
 from memtap.engine.stopwords import STOPWORDS
-from memtap.engine.types import estimate_tokens
+from memtap.engine.text.tokens import estimate_tokens
 from tests.support.conversations import (
     Conversation,
     Question,

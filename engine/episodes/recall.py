@@ -59,6 +59,7 @@ from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
 from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
 from memtap.engine.retrieval.gate import VectorGate
+from memtap.engine.text.tokens import chars_within
 from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier
 
 KEYWORD_SHARE = 0.35
@@ -380,7 +381,6 @@ def _snippets(
     fused = _weighted(kw, cosine, by_key, cfg.episodes.min_similarity)
     stems = topical_stems(query)
     asked = normalise_text(query)
-    max_chars = cfg.episodes.snippet_tokens * 4
     wanted = cfg.episodes.max_snippets * CANDIDATES_PER_SNIPPET
     seen: set[str] = set()
     texts: set[str] = set()
@@ -393,6 +393,7 @@ def _snippets(
         if episode.id in seen:
             continue  # one snippet per episode: its best window
         seen.add(episode.id)
+        max_chars = chars_within(episode.content, cfg.episodes.snippet_tokens)
         snippet = focus(episode.content, chunk.text, stems, max_chars)
         if episode.role == "user" and _adds_nothing(snippet.text, asked, stems):
             continue

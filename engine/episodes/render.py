@@ -21,10 +21,12 @@ from memtap.engine.clock import parse_iso
 from memtap.engine.episodes.chunks import cut, trim
 from memtap.engine.memory_block import spoken_day
 from memtap.engine.text.dates import annotate, resolve_dates
+from memtap.engine.text.tokens import chars_within
 
-PARTNER_CHARS = 240
+PARTNER_TOKENS = 60
 """What of the partner message is kept beside a recalled one (`partner_text`): enough for
-the question a short answer needs, without spending the budget on a second whole message."""
+the question a short answer needs, without spending the budget on a second whole message
+(240 characters of English; fewer of a script that costs more tokens a character)."""
 
 
 def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
@@ -37,19 +39,20 @@ def episode_line(role: str, text: str, partner: dict[str, Any] | None) -> str:
 
 
 def partner_text(text: str, query_stems: AbstractSet[str] | None = None) -> str:
-    """`text` within `PARTNER_CHARS`: whole when it fits, else the sentences that share a
+    """`text` within `PARTNER_TOKENS`: whole when it fits, else the sentences that share a
     word with the question (then their neighbours, then the rest in order while they fit),
     else its head cut at a word boundary (an ellipsis marks that cut). The partner is often
     where the answer is ("What did you make?" beside "Last Fri I took my kids to a pottery
     workshop. We all made our own pots"): its head alone lost it."""
     flat = " ".join(text.split())
-    if len(flat) <= PARTNER_CHARS:
+    cap = chars_within(flat, PARTNER_TOKENS)
+    if len(flat) <= cap:
         return flat
     if query_stems:
-        focused = trim(flat, query_stems, PARTNER_CHARS)
+        focused = trim(flat, query_stems, cap)
         if focused.matched:
             return focused.text
-    return cut(flat, PARTNER_CHARS)
+    return cut(flat, cap)
 
 
 @lru_cache(maxsize=1 << 12)

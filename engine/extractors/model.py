@@ -45,7 +45,8 @@ from memtap.engine.ports import (
     TurnBatch,
     TurnFacts,
 )
-from memtap.engine.types import ExtractedFact, Memory, Turn, estimate_tokens
+from memtap.engine.text.tokens import estimate_tokens
+from memtap.engine.types import ExtractedFact, Memory, Turn
 
 log = logging.getLogger("memtap.extraction.model")
 

@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 
 from memtap.engine.extraction.rules import FAMILIES
-from memtap.engine.types import MEMORY_TYPES, Memory, Turn, estimate_tokens
+from memtap.engine.text.tokens import estimate_tokens
+from memtap.engine.types import MEMORY_TYPES, Memory, Turn
 
 SCHEMA_NAME = "memtap_extraction"
 MAX_MEMORY_CHARS = 300

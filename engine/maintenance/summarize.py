@@ -15,7 +15,8 @@ from typing import Any
 from memtap.engine.clock import iso, now_iso
 from memtap.engine.ports import RecordStore
 from memtap.engine.text.sentences import sentences as split_sentences
-from memtap.engine.types import Memory, NewMemory, estimate_tokens
+from memtap.engine.text.tokens import estimate_tokens
+from memtap.engine.types import Memory, NewMemory
 
 Conn = Any
 SUMMARY_SENTENCES = 3

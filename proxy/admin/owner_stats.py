@@ -16,7 +16,8 @@ from typing import Any, Final
 from aiohttp import web
 
 from memtap.engine.episode_types import EpisodeListQuery
-from memtap.engine.types import ListQuery, Memory, estimate_tokens
+from memtap.engine.text.tokens import estimate_tokens
+from memtap.engine.types import ListQuery, Memory
 from memtap.proxy.admin import query_params
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
 from memtap.proxy.owners import key_owner_of

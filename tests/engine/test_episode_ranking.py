@@ -22,7 +22,7 @@ from memtap.engine.episodes.chunks import focus, topical_stems, windows
 from memtap.engine.episodes.lexical import idf, owner_scores
 from memtap.engine.episodes.partners import with_partners
 from memtap.engine.episodes.render import (
-    PARTNER_CHARS,
+    PARTNER_TOKENS,
     dated_in_words,
     episode_line,
     partner_text,
@@ -85,7 +85,7 @@ def test_an_episode_line_says_who_said_it_with_its_partner() -> None:
     )
     long = "word " * 200
     cut = partner_text(long)
-    assert len(cut) <= PARTNER_CHARS and cut.endswith("\u2026")
+    assert len(cut) <= PARTNER_TOKENS * 4 and cut.endswith("\u2026")
     assert partner_text("  short   text ") == "short text"
 
 
@@ -98,7 +98,7 @@ def test_a_long_partner_keeps_the_sentences_the_question_asks_about() -> None:
     focused = partner_text(
         told, topical_stems("what did you make at the pottery workshop?")
     )
-    assert len(focused) <= PARTNER_CHARS
+    assert len(focused) <= PARTNER_TOKENS * 4
     assert "pottery workshop" in focused and "made our own pots" in focused
     assert focused.count("Hey, it has been") < 3  # what did not fit is the chatter
     # Nothing the question asks about: the head, as before.

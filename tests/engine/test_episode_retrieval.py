@@ -385,6 +385,30 @@ async def test_episodes_off_recalls_nothing(make_engine: Callable[..., Any]) -> 
     assert await snippets(engine, "demo vpn") == []
 
 
+async def test_a_snippet_in_another_script_keeps_to_its_tokens(
+    make_engine: Callable[..., Any],
+) -> None:
+    """`snippet_tokens` is tokens in any script: a Cyrillic character is two UTF-8 bytes
+    and about two thirds of a token, so the 320 characters that are 80 tokens of English
+    were ~210 of Russian."""
+    from memtap.engine.text.tokens import estimate_tokens
+
+    engine = await make_engine()
+    filler = "Вчера мы долго гуляли по парку и разговаривали о работе и погоде. "
+    message = filler * 6 + "Мою собаку зовут Рекс, ему четыре года. " + filler * 6
+    await said(engine, message, rid="r1")
+    [snippet] = await snippets(engine, "как зовут мою собаку")
+    assert "Рекс" in snippet and len(snippet) < len(message)
+    cap = engine.holder.current.memory.episodes.snippet_tokens
+    assert estimate_tokens(snippet) <= cap + 1  # the ellipsis of a cut
+    found = await engine.retrieve(
+        RetrievalRequest(owner=OWNER, query="как зовут мою собаку"),
+        side_effects=False,
+    )
+    [hit] = [h for h in found.hits if h.kind == "episode"]
+    assert hit.tokens >= estimate_tokens(snippet)  # its line as injected
+
+
 async def test_snippets_made_are_bounded_by_the_slots(
     make_engine: Callable[..., Any],
 ) -> None:
