@@ -2,9 +2,10 @@
 and the auth below (`_answer`), and a JSON 404/405 for every other path.
 
 Auth (checked per request against the live config, so a reload or override takes effect):
-- `admin.token` set: every route but /health and the web page needs
+- `admin.token` set: every route but /health, /readyz and the web page needs
   `Authorization: Bearer <token>` (constant-time comparison), else 401.
-- no token: the API answers only to loopback clients (403 otherwise), only for a loopback
+- no token: the API and the web page answer only to loopback clients (403 otherwise;
+  /health and /readyz answer anyone), the API only for a loopback
   `Host` (DNS rebinding) and, for writes, only without a foreign `Origin` (cross-site forms).
   /metrics then answers loopback clients only too (any Host, so a local scraper works).
 Errors are always `{"error": {"code", "message"}}` with a stable code (see `_STATUS_CODES`).
@@ -47,10 +48,13 @@ log = logging.getLogger("memtap.admin")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-# Reachable without credentials: liveness and the static page (it asks for the token itself).
-_PUBLIC_HANDLERS: Final = frozenset(
-    {health.health, health.readyz, page.index, page.asset}
-)
+# Reachable without credentials, from anywhere: liveness and readiness.
+_PUBLIC_HANDLERS: Final = frozenset({health.health, health.readyz})
+# The static page and its files: no token needed when one is configured (a browser cannot
+# send it with the page; the page asks for it and sends it with every API call). With no
+# token they are served where the API answers, on loopback: "with no token configured the
+# admin API answers only on loopback", and the page is part of it.
+_PAGE_HANDLERS: Final = frozenset({page.index, page.asset})
 _LOOPBACK_HOSTS: Final = frozenset({"localhost"})
 _SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -174,6 +178,8 @@ def _refused(request: web.Request, handler: Handler) -> web.Response | None:
     runtime = request.config_dict[RUNTIME]
     token = configured_token(runtime)
     if token is not None:
+        if handler in _PAGE_HANDLERS:
+            return None
         if not _bearer_matches(request, token):
             return error_response(
                 401,
@@ -187,8 +193,9 @@ def _refused(request: web.Request, handler: Handler) -> web.Response | None:
             "forbidden",
             "no admin.token configured: the admin API answers only on loopback",
         )
-    if handler is health.metrics:
-        # A scraper on this host may use any Host name; the page-facing checks don't apply.
+    if handler is health.metrics or handler in _PAGE_HANDLERS:
+        # A scraper on this host may use any Host name; the page-facing checks guard the
+        # API calls (the page itself is static).
         return None
     if not _host_is_loopback(request.host):
         return error_response(
