@@ -33,6 +33,7 @@ from memtap.proxy.headers import owner_id_for_key
 
 PATH: Final = "/api/import/conversations"
 CHUNK: Final = 256 * 1024
+_ONE_LINE: Final = bytes.maketrans(b"\r\n", b"  ")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,7 +102,11 @@ def _export_lines(path: Path, progress: Progress) -> Upload:
         with path.open("rb") as stream:
             for _, offset, size in places:
                 stream.seek(offset)
-                raw = stream.read(size) + b"\n"
+                # One line a conversation: the server reads the body line by line, and an
+                # indented export spreads each over many. A raw line break can only be
+                # whitespace between JSON tokens (inside a string it is escaped), so a
+                # space in its place keeps the JSON and its length.
+                raw = stream.read(size).translate(_ONE_LINE) + b"\n"
                 progress.advance(len(raw))
                 yield raw
 

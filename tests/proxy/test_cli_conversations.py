@@ -104,6 +104,22 @@ async def test_cli_imports_jsonl_and_chatgpt_export(
     cat = contents["Adopted a cat two days ago (2026-11-17)"]
     assert cat["session"] == "conv-new"
     assert cat["created_at"].startswith("2026-11-19T11:0")
+    # An export as a browser or an editor saves it, indented over many lines: each
+    # conversation still goes up as one line (the server reads the body line by line).
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(
+        json.dumps(
+            json.loads(
+                export(conversation("conv-p", T0, "I moved to Porto last spring.", "Hi"))
+            ),
+            indent=2,
+        )
+    )
+    indented = await memtap(
+        "conversations", "import", str(pretty), *target, "--owner", "o" * 24, "--json"
+    )
+    assert indented.code == 0, indented.out + indented.err
+    assert json.loads(indented.out)["turns"] == 2
 
     await proc.terminate()
     assert KEY not in proc.stderr_text()
