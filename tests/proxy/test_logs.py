@@ -76,6 +76,20 @@ def test_redact_leaves_ordinary_text_alone():
     assert redact(text) == text
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A path that ends in a secret's name: the next field's name stays (request.done
+        # must carry `upstream`).
+        '{"event":"request.done","path":"/v1/admin/api_key","upstream":"openai","status":200}',
+        # A value that ends in one: "no_api_key" is a reason, not a name.
+        '{"skipped_reason":"no_api_key","upstream_request_id":"req_standin"}',
+    ],
+)
+def test_a_value_that_ends_in_a_secrets_name_redacts_nothing(line: str) -> None:
+    assert redact(line) == line
+
+
 def _record(
     msg: str, fields: dict[str, object], exc: BaseException | None = None
 ) -> logging.LogRecord:
