@@ -14,6 +14,7 @@ from memtap.engine.episode_types import NewEpisode
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import fields, validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
+from memtap.proxy.admin.query_params import export_query
 
 log = logging.getLogger("memtap.admin")
 
@@ -52,6 +53,7 @@ async def erase_owner(request: web.Request) -> web.Response:
 @routes.get("/api/owners/{owner}/export")
 async def export_owner(request: web.Request) -> web.StreamResponse:
     owner = fields.owner_id(request.match_info["owner"])
+    with_episodes = export_query(request.query)
     engine = engine_of(request)
     memories = aiter(engine.export_owner(owner))
     # Pull the first item before sending headers, so an engine failure is still a JSON error.
@@ -67,8 +69,8 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
     await response.prepare(request)
     count = 0
     try:
-        # Each line says its kind: memories (facts) first, then episodes; an import reads
-        # a line without a kind as a memory (exports from before episodes).
+        # Each line says its kind: memories (facts) first, then, when asked for, episodes;
+        # an import reads a line without a kind as a memory (exports from before episodes).
         if first is not None:
             await response.write(
                 orjson.dumps({**first.to_json(), "kind": "memory"}) + b"\n"
@@ -79,11 +81,12 @@ async def export_owner(request: web.Request) -> web.StreamResponse:
                     orjson.dumps({**memory.to_json(), "kind": "memory"}) + b"\n"
                 )
                 count += 1
-        async for episode in engine.export_episodes(owner):
-            await response.write(
-                orjson.dumps({**episode.to_json(), "kind": "episode"}) + b"\n"
-            )
-            count += 1
+        if with_episodes:
+            async for episode in engine.export_episodes(owner):
+                await response.write(
+                    orjson.dumps({**episode.to_json(), "kind": "episode"}) + b"\n"
+                )
+                count += 1
     except ConnectionResetError:
         return response  # the client went away
     except Exception as exc:  # noqa: BLE001 - headers are sent: no JSON error possible any more

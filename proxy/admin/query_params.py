@@ -55,6 +55,16 @@ def list_query(params: Mapping[str, str]) -> ListQuery:
     )
 
 
+def export_query(params: Mapping[str, str]) -> bool:
+    """GET /api/owners/{owner}/export query string: whether episodes follow the memories
+    (`episodes=true`; the contract's export is JSON lines of memories)."""
+    only(params, frozenset({"episodes"}), "the query string")
+    episodes = params.get("episodes", "").lower()
+    if episodes not in _TRUE | _FALSE:
+        raise InvalidInput("episodes must be true or false", "episodes")
+    return episodes in _TRUE
+
+
 _REQUESTS_PARAMS = frozenset({"owner", "limit"})
 MAX_REQUESTS_LIMIT = 1000
 DEFAULT_REQUESTS_LIMIT = 100

@@ -115,6 +115,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--owner", dest="owner_flag", help="owner id (instead of the positional OWNER)"
     )
     export.add_argument("-o", "--output", help="file to write (default stdout)")
+    export.add_argument(
+        "--episodes",
+        action="store_true",
+        help="also export what the owner said (episodes), after the memories: a whole "
+        "owner's backup that import brings back",
+    )
     export.set_defaults(handler=_export)
 
     imp = actions.add_parser(
@@ -236,6 +242,8 @@ def _export(args: argparse.Namespace) -> int:
 
     async def action(client: AdminClient) -> int:
         path = f"/api/owners/{segment(owner)}/export"
+        if args.episodes:
+            path += "?episodes=true"
         if not args.output:
             async for line in client.stream_lines(path):
                 sys.stdout.buffer.write(line)
@@ -254,7 +262,8 @@ def _export(args: argparse.Namespace) -> int:
             partial.replace(target)
         finally:
             partial.unlink(missing_ok=True)
-        print(f"exported {count} memories to {args.output}", file=sys.stderr)
+        what = "lines (memories, then episodes)" if args.episodes else "memories"
+        print(f"exported {count} {what} to {args.output}", file=sys.stderr)
         return EXIT_OK
 
     return run_api_command(action, args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -462,14 +463,18 @@ async def test_export_erase_import_brings_episodes_back(
     await drained(memtap)
     before = await episodes_of(memtap, owner)
     async with aiohttp.ClientSession() as http:
-        async with http.get(f"{memtap.url}/_memtap/api/owners/{owner}/export") as r:
+        export = f"{memtap.url}/_memtap/api/owners/{owner}/export"
+        # The contract's export is JSON lines of memories: episodes only when asked for.
+        async with http.get(export) as r:
+            plain = [json.loads(line) for line in (await r.read()).splitlines()]
+        assert plain and {line["kind"] for line in plain} == {"memory"}
+        assert all("type" in line and "content" in line for line in plain)
+        async with http.get(export, params={"episodes": "true"}) as r:
             raw = await r.read()
-        kinds = [
-            __import__("json").loads(line)["kind"]
-            for line in raw.splitlines()
-            if line.strip()
-        ]
-        assert kinds.count("episode") == 2 and "memory" in kinds
+        kinds = [json.loads(line)["kind"] for line in raw.splitlines() if line.strip()]
+        assert kinds.count("episode") == 2 and kinds.count("memory") == len(plain)
+        async with http.get(export, params={"episodes": "maybe"}) as r:
+            assert r.status == 400 and (await r.json())["error"]["field"] == "episodes"
         async with http.delete(f"{memtap.url}/_memtap/api/owners/{owner}") as r:
             assert (await r.json())["removed"]["episodes"] == 2
         assert await episodes_of(memtap, owner) == []

@@ -156,6 +156,13 @@ async def test_export_erase_import(admin: Admin, tmp_path: Path) -> None:
 
     to_stdout = await memtap("memories", "export", *target(admin), OWNER)
     assert to_stdout.out.encode() == out_file.read_bytes()
+    # With what the owner said too (none here: these memories were added, not said).
+    whole = tmp_path / "whole.jsonl"
+    backup = await memtap(
+        "memories", "export", *target(admin), OWNER, "--episodes", "-o", str(whole)
+    )
+    assert backup.code == 0 and "5 lines (memories, then episodes)" in backup.err
+    assert whole.read_bytes() == out_file.read_bytes()
 
     erased = await memtap("owners", "erase", *target(admin), OWNER, "--yes", "--json")
     assert erased.code == 0, erased.err
