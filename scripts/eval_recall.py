@@ -118,8 +118,11 @@ async def evaluate(
     workdir: Path,
     min_similarity: float | None = None,
     vector_skip_coverage: float | None = None,
+    retrieval_timeout_ms: int | None = None,
 ) -> dict[str, Any]:
     memory = MemoryConfig(strategy="hybrid")
+    if retrieval_timeout_ms is not None:
+        memory = replace(memory, retrieval_timeout_ms=retrieval_timeout_ms)
     if min_similarity is not None:
         memory = replace(memory, min_similarity=min_similarity)
     if vector_skip_coverage is not None:

@@ -41,8 +41,15 @@ async def test_hybrid_meets_the_targets_with_onnx(tmp_path: Path) -> None:
     module = load_eval()
     data = json.loads(module.DEFAULT_SET.read_text())
     # 0.30: the cosine floor the recall set supports for all-MiniLM-L6-v2 (docs/readme/semantic.md).
+    # The model's quality, not the machine's load: the queries are embedded by the model
+    # (never projected because it is busy) and get a limit a loaded CI box cannot reach
+    # (at the default 250 ms the vector arm was cut there once: paraphrase 0.79).
     result = await module.evaluate(
-        data, EmbeddingConfig(source="onnx"), tmp_path, min_similarity=0.3
+        data,
+        EmbeddingConfig(source="onnx", query_projection="off"),
+        tmp_path,
+        min_similarity=0.3,
+        retrieval_timeout_ms=5000,
     )
     hybrid, keyword = result["hybrid"], result["keyword"]
     assert hybrid["recall@5"] >= 0.95, hybrid
