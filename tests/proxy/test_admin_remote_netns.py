@@ -13,21 +13,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 import orjson
 import pytest
 
-from memtap.config.holder import ConfigHolder
 from memtap.config.schema import AdminConfig, Config
-from memtap.proxy.server import RunningServer, start_server
-from tests.support.netns import RemoteHost, Unavailable, remote_host
+from memtap.proxy.server import RunningServer
+from tests.support.netns import AllInterfaces, RemoteHost, remote_or_skip
 
 TOKEN = "admin-token-for-the-remote-test"
 
 
 @pytest.fixture(scope="module")
 def remote() -> Iterator[RemoteHost]:
-    try:
-        with remote_host() as made:
-            yield made
-    except Unavailable as exc:
-        pytest.skip(f"no network namespace for a remote client: {exc}")
+    with remote_or_skip() as made:
+        yield made
 
 
 StartMemtap = Callable[[str | None], Awaitable[RunningServer]]
@@ -36,19 +32,15 @@ StartMemtap = Callable[[str | None], Awaitable[RunningServer]]
 @pytest.fixture
 async def memtap(memtap_config: Callable[..., Config]) -> AsyncIterator[StartMemtap]:
     """memtap on 0.0.0.0 (reachable from the namespace), the admin token given."""
-    started: list[RunningServer] = []
+    servers = AllInterfaces()
 
     async def start(token: str | None) -> RunningServer:
-        config = memtap_config(upstreams=(), admin=AdminConfig(token=token))
-        running = await start_server(
-            ConfigHolder(config), listen=("0.0.0.0", 0), watch_config=False
+        return await servers.start(
+            memtap_config(upstreams=(), admin=AdminConfig(token=token))
         )
-        started.append(running)
-        return running
 
     yield start
-    for running in started:
-        await running.stop()
+    await servers.stop()
 
 
 def get(path: str, token: str | None = None) -> bytes:

@@ -21,19 +21,15 @@ import orjson
 import pytest
 from aiohttp import web
 
-from memtap.config.holder import ConfigHolder
 from memtap.config.schema import Config, InterceptConfig
-from memtap.proxy.server import RunningServer, start_server
-from tests.support.netns import RemoteHost, Unavailable, remote_host
+from memtap.proxy.server import RunningServer
+from tests.support.netns import AllInterfaces, RemoteHost, remote_or_skip
 
 
 @pytest.fixture(scope="module")
 def remote() -> Iterator[RemoteHost]:
-    try:
-        with remote_host() as made:
-            yield made
-    except Unavailable as exc:
-        pytest.skip(f"no network namespace for a remote client: {exc}")
+    with remote_or_skip() as made:
+        yield made
 
 
 @dataclass
@@ -91,19 +87,13 @@ StartMemtap = Callable[[InterceptConfig], Awaitable[RunningServer]]
 @pytest.fixture
 async def memtap(memtap_config: Callable[..., Config]) -> AsyncIterator[StartMemtap]:
     """memtap on 0.0.0.0 (reachable from the namespace and from loopback), no upstreams."""
-    started: list[RunningServer] = []
+    servers = AllInterfaces()
 
     async def start(intercept: InterceptConfig) -> RunningServer:
-        config = memtap_config(upstreams=(), intercept=intercept)
-        running = await start_server(
-            ConfigHolder(config), listen=("0.0.0.0", 0), watch_config=False
-        )
-        started.append(running)
-        return running
+        return await servers.start(memtap_config(upstreams=(), intercept=intercept))
 
     yield start
-    for running in started:
-        await running.stop()
+    await servers.stop()
 
 
 def status(raw: bytes) -> int:

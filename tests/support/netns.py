@@ -22,6 +22,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import pytest
+
+from memtap.config.holder import ConfigHolder
+from memtap.config.schema import Config
+from memtap.proxy.server import RunningServer, start_server
+
 _CLONE_NEWNET = 0x40000000
 
 
@@ -132,3 +138,34 @@ def remote_host() -> Iterator[RemoteHost]:
             ["ip", "netns", "del", namespace], capture_output=True, check=False
         )
         subprocess.run(["ip", "link", "del", here], capture_output=True, check=False)
+
+
+@contextmanager
+def remote_or_skip() -> Iterator[RemoteHost]:
+    """`remote_host()` for a test module's fixture: its tests are skipped, with the reason,
+    where network namespaces cannot be made."""
+    try:
+        with remote_host() as made:
+            yield made
+    except Unavailable as exc:
+        pytest.skip(f"no network namespace for a remote client: {exc}")
+
+
+class AllInterfaces:
+    """memtap servers on 0.0.0.0 (reachable from the namespace and from loopback), stopped
+    together when the test ends."""
+
+    def __init__(self) -> None:
+        self.started: list[RunningServer] = []
+
+    async def start(self, config: Config) -> RunningServer:
+        running = await start_server(
+            ConfigHolder(config), listen=("0.0.0.0", 0), watch_config=False
+        )
+        self.started.append(running)
+        return running
+
+    async def stop(self) -> None:
+        for running in self.started:
+            await running.stop()
+
