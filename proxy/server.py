@@ -252,6 +252,10 @@ async def start_server(
         handle_signals=False,
         access_log=None,
         handler_cancellation=True,  # a client that goes away cancels its upstream request
+        # A compressed upload goes upstream as it was sent (aiohttp would decompress it and
+        # the bytes relayed would no longer match their Content-Encoding and length);
+        # memory reads it decompressed itself (proxy/codecs/request_encoding.py).
+        auto_decompress=False,
         shutdown_timeout=config.server.shutdown_grace_s,
         max_line_size=MAX_HEADER_BYTES,
         max_field_size=MAX_HEADER_BYTES,

@@ -33,6 +33,7 @@ from memtap.proxy.addons.end_user import (
 from memtap.proxy.addons.fail_open import memory_failed
 from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
 from memtap.proxy.codecs.base import NotPlaced
+from memtap.proxy.codecs.request_encoding import decoded_body, plain_encoding
 from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.owners import scope_for
@@ -155,9 +156,20 @@ class InjectAddon(Addon):
         codec = flow.codec
         assert codec is not None and flow.body is not None
         config = self.runtime.config.current.memory
+        encoding = flow.request_headers.get("Content-Encoding")
+        readable = decoded_body(
+            flow.body,
+            encoding,
+            self.runtime.config.current.server.max_rewrite_body_bytes,
+        )
+        if readable is None:
+            # A body memtap cannot decompress (br, zstd, broken): untouched, no memory.
+            flow.memory.skipped_reason = f"encoded_body: {encoding}"
+            log_skipped(flow, ValueError(f"Content-Encoding {encoding}"))
+            return
         try:
             # Lone surrogates: memory reads a replaced copy (proxy/codecs/surrogates.py).
-            parsed = parse_request_body(flow.body)
+            parsed = parse_request_body(readable)
             body = parsed.original
             view = codec.read_request(
                 parsed.readable, flow.route.path, flow.route.query
@@ -221,6 +233,9 @@ class InjectAddon(Addon):
         # Commit the rewrite only once everything above succeeded (fail-open = original bytes).
         flow.body = rewritten
         flow.body_rewritten = True
+        if not plain_encoding(encoding):
+            # What goes up now is plain JSON.
+            del flow.request_headers["Content-Encoding"]
         flow.memory.injected_ids = tuple(hit.memory.id for hit in retrieval.hits)
         flow.memory.injected_tokens = retrieval.tokens
         flow.extra_response_headers[MEMORIES_HEADER] = str(len(retrieval.hits))

@@ -42,6 +42,7 @@ from memtap.proxy.admin.common import EngineUnavailable, json_response
 from memtap.proxy.admin.validation import PayloadTooLarge
 from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
+from memtap.proxy.codecs.request_encoding import plain_encoding
 from memtap.proxy.routing import addressed_elsewhere
 
 log = logging.getLogger("memtap.admin")
@@ -85,7 +86,7 @@ def error_response(
 async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     """`handler`'s answer to an authorised request; every failure in the JSON shape."""
     try:
-        refused = _refused(request, handler)
+        refused = _refused(request, handler) or _encoded(request)
         response = refused if refused is not None else await handler(request)
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -204,6 +205,19 @@ def _refused(request: web.Request, handler: Handler) -> web.Response | None:
     if request.method not in _SAFE_METHODS and _foreign_origin(request):
         return error_response(403, "forbidden", "cross-origin request refused")
     return None
+
+
+def _encoded(request: web.Request) -> web.Response | None:
+    """415 for a compressed request body: the server hands bodies on as they were sent
+    (the proxy relays them untouched), and the admin API reads them plain."""
+    encoding = request.headers.get("Content-Encoding")
+    if plain_encoding(encoding):
+        return None
+    return error_response(
+        415,
+        "unsupported_media_type",
+        f"Content-Encoding {encoding} is not accepted: send the body uncompressed",
+    )
 
 
 async def _unrouted(request: web.Request) -> web.StreamResponse:

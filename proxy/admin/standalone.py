@@ -25,7 +25,11 @@ async def start_admin_listener(runtime: Runtime, host: str, port: int) -> web.Ap
     # handler_cancellation: a client that goes away stops its request's work (an MCP batch,
     # an export), as on the proxy listener.
     runner = web.AppRunner(
-        root, access_log=None, handle_signals=False, handler_cancellation=True
+        root,
+        access_log=None,
+        handle_signals=False,
+        handler_cancellation=True,
+        auto_decompress=False,  # as on the proxy listener: the admin refuses encoded bodies
     )
     await runner.setup()
     site = web.TCPSite(runner, host, port)

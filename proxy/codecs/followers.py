@@ -119,11 +119,12 @@ class DecodingFollower:
         return completion
 
 
-_ZLIB_WBITS = {
+ZLIB_WBITS = {
     "gzip": 16 + zlib.MAX_WBITS,
     "x-gzip": 16 + zlib.MAX_WBITS,
     "deflate": zlib.MAX_WBITS,
 }
+"""The Content-Encodings memtap can read (zlib), by the window bits that read each."""
 
 
 def decoding(
@@ -134,5 +135,5 @@ def decoding(
     encoding = (content_encoding or "identity").strip().lower()
     if encoding in ("", "identity"):
         return follower
-    wbits = _ZLIB_WBITS.get(encoding)
+    wbits = ZLIB_WBITS.get(encoding)
     return None if wbits is None else DecodingFollower(follower, wbits)

@@ -386,7 +386,10 @@ class Standin:
     async def start(self) -> None:
         app = web.Application(client_max_size=1024**3)
         app.router.add_route("*", "/{tail:(?s:.*)}", self._dispatch)
-        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        # Bodies are recorded as they arrived (a gzip upload stays gzip), read decompressed.
+        self._runner = web.AppRunner(
+            app, access_log=None, handler_cancellation=True, auto_decompress=False
+        )
         await self._runner.setup()
         context = self.tls.server_context() if self.tls else None
         site = web.TCPSite(self._runner, self.host, self.port, ssl_context=context)
@@ -413,11 +416,12 @@ class Standin:
     # -- dispatch ------------------------------------------------------------------------
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
-        body = await request.read()
+        raw = await request.read()
+        body = _readable(raw, request.headers.get("Content-Encoding"))
         if request.path.endswith("/chat/completions") and is_extraction(body):
             return await self._extraction(request, body)
         if self.record:
-            self.requests.append(_recorded(request, body))
+            self.requests.append(_recorded(request, raw))
         if self.replies:
             return await self._scripted(request, self.replies.popleft())
         path = request.path
@@ -659,6 +663,13 @@ def _recorded(request: web.Request, body: bytes) -> RecordedRequest:
         time.monotonic(),
         tuple(peer) if peer else None,
     )
+
+
+def _readable(raw: bytes, encoding: str | None) -> bytes:
+    """What a gzip-encoded upload says (the recorded body keeps the bytes as sent)."""
+    if (encoding or "").strip().lower() in ("gzip", "x-gzip"):
+        return gzip.decompress(raw)
+    return raw
 
 
 def gzip_payload() -> bytes:

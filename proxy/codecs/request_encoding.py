@@ -1,0 +1,36 @@
+"""A request body sent with a `Content-Encoding`, read for memory.
+
+memtap's server does not decompress request bodies: what the client sent goes upstream as
+it was sent, bytes and headers, whenever memory leaves the request alone. Memory reads a
+gzip or deflate body decompressed (bounded), and a body it rewrites goes upstream plain,
+without the `Content-Encoding` that no longer describes it."""
+
+from __future__ import annotations
+
+import zlib
+
+from memtap.proxy.codecs.followers import ZLIB_WBITS
+
+
+def plain_encoding(content_encoding: str | None) -> bool:
+    """Whether a body with this `Content-Encoding` header is sent as it reads."""
+    return (content_encoding or "").strip().lower() in ("", "identity")
+
+
+def decoded_body(body: bytes, content_encoding: str | None, limit: int) -> bytes | None:
+    """`body` as it reads: decompressed when sent gzip or deflate, at most `limit` bytes.
+    None when memtap cannot read it (another encoding, a chain of them, a broken stream, more
+    than `limit` bytes once decompressed): memory then leaves the request alone."""
+    if plain_encoding(content_encoding):
+        return body
+    wbits = ZLIB_WBITS.get((content_encoding or "").strip().lower())
+    if wbits is None:
+        return None
+    decoder = zlib.decompressobj(wbits=wbits)
+    try:
+        plain = decoder.decompress(body, limit + 1)
+    except zlib.error:
+        return None
+    if len(plain) > limit or decoder.unconsumed_tail or not decoder.eof:
+        return None
+    return plain
