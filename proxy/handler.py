@@ -12,11 +12,11 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 import orjson
-from aiohttp import web
+from aiohttp import hdrs, web
 from aiohttp.payload import AsyncIterablePayload, Payload
 from yarl import URL
 
@@ -142,7 +142,23 @@ def _upstream_body(request: web.Request, flow: Flow) -> bytes | Payload | None:
 # -- responses ---------------------------------------------------------------------------
 
 
-class _WholeBodyResponse(web.StreamResponse):
+_INVENTED: Final = (hdrs.CONTENT_TYPE, hdrs.SERVER)
+
+
+class _RelayedResponse(web.StreamResponse):
+    """The upstream's answer, with no header memtap's server would make up: aiohttp gives a
+    response without them a `Content-Type: application/octet-stream` and its own `Server`.
+    (`Date` it adds is the one a proxy must add when the upstream sent none, RFC 9110.)"""
+
+    async def _prepare_headers(self) -> None:
+        sent = {name for name in _INVENTED if name in self.headers}
+        await super()._prepare_headers()
+        for name in _INVENTED:
+            if name not in sent:
+                self.headers.popall(name, None)
+
+
+class _WholeBodyResponse(_RelayedResponse):
     """For bodies with a Content-Length: the headers leave in the same write as the first
     body bytes (one syscall instead of two). Streams (SSE, chunked) keep aiohttp's default
     of sending headers at once, so clients see them before the first event."""
@@ -171,6 +187,7 @@ async def _send_error(
     )
     await response.prepare(request)
     await response.write_eof()
+    flow.bytes_out = len(body)  # request.done counts memtap's own answer as sent
     return response
 
 
@@ -196,7 +213,7 @@ async def _relay_response(
         flow.stream = True
     await runtime.pipeline.response_headers(flow)
     response_class = (
-        web.StreamResponse
+        _RelayedResponse
         if flow.stream or upstream.content_length is None
         else _WholeBodyResponse
     )

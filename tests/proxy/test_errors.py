@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 import socket
 import time
@@ -27,7 +28,8 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def test_upstream_down_is_502_json(memtap_server, memtap_config):
+async def test_upstream_down_is_502_json(memtap_server, memtap_config, caplog):
+    caplog.set_level(logging.INFO, logger="memtap.access")
     port = _closed_port()
     config = memtap_config(
         upstreams=(UpstreamConfig(name="dead", url=f"http://127.0.0.1:{port}"),)
@@ -39,7 +41,10 @@ async def test_upstream_down_is_502_json(memtap_server, memtap_config):
     ):
         assert r.status == 502
         assert r.headers["Content-Type"].startswith("application/json")
+        sent = await r.read()
         error = (await r.json())["error"]
+    (done,) = [rec for rec in caplog.records if rec.getMessage() == "request.done"]
+    assert done.fields["bytes_out"] == len(sent)  # memtap's own answer, counted
     assert error["code"] == "upstream_unreachable"
     assert error["upstream"] == "dead"
     assert error["message"]

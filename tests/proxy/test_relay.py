@@ -382,3 +382,41 @@ async def test_http10_client_gets_close_delimited_stream(standin, memtap_server)
     assert head.startswith(b"HTTP/1.0 200")
     assert b"Transfer-Encoding" not in head
     assert body == b"AAAABBBBCCCC"
+
+
+async def test_a_response_without_content_type_or_server_gets_none(
+    memtap_server, memtap_config
+):
+    """aiohttp would give such an answer `Content-Type: application/octet-stream` and its
+    own `Server`: memtap relays what the upstream said (a `Date` is added, as a proxy must
+    when there is none)."""
+
+    async def bare(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Upstream: bare\r\n\r\nhello"
+        )
+        await writer.drain()
+        writer.close()
+
+    upstream = await asyncio.start_server(bare, "127.0.0.1", 0)
+    port = upstream.sockets[0].getsockname()[1]
+    try:
+        srv = await memtap_server(
+            memtap_config(
+                upstreams=(UpstreamConfig(name="bare", url=f"http://127.0.0.1:{port}"),)
+            )
+        )
+        reader, writer = await asyncio.open_connection("127.0.0.1", URL(srv.url).port)
+        writer.write(b"GET /anything HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+        raw = await asyncio.wait_for(reader.read(), 10)
+        writer.close()
+    finally:
+        upstream.close()
+        await upstream.wait_closed()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    names = {line.split(b":", 1)[0].lower() for line in head.split(b"\r\n")[1:]}
+    assert body == b"hello" and b"x-upstream" in names
+    assert b"content-type" not in names and b"server" not in names
+    assert b"date" in names
