@@ -415,6 +415,10 @@ class ServerConfig:
     shutdown_grace_s: float = key(30.0, at_least=0)
     max_rewrite_body_bytes: int = key(32 * 1024 * 1024, at_least=0)
     """Bodies larger than this are streamed upstream untouched (no memory)."""
+    max_rewrite_inflight_bytes: int = key(64 * 1024 * 1024, at_least=0)
+    """Bytes of request bodies read whole for memory at once, across requests: a body that
+    would pass it while others are held is streamed upstream untouched (no memory). A body
+    alone always fits (up to `max_rewrite_body_bytes`). 0 = no limit."""
     client: ClientConfig = field(default_factory=ClientConfig)
 
 

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from memtap.engine.events import EngineEvents
 from memtap.engine.metrics import Metrics
+from memtap.proxy.body_budget import BodyBudget
 from memtap.proxy.request_log.ring import RequestLog
 from memtap.proxy.turn_memory import TurnMemory
 
@@ -42,6 +43,8 @@ class Runtime:
     request_log: RequestLog = field(default_factory=RequestLog)
     turn_memory: TurnMemory = field(default_factory=TurnMemory)
     """What each user turn's first step injected, for the later steps of its tool loop."""
+    body_budget: BodyBudget = field(default_factory=BodyBudget)
+    """Bytes of request bodies read whole for memory, across requests in flight."""
 
 
 RUNTIME = web.AppKey("runtime", Runtime)

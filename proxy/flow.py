@@ -62,6 +62,9 @@ class Flow:
     """A chunked body read for memory that outgrew the limit: what was read of it, sent
     upstream ahead of the rest (streamed)."""
     body_rewritten: bool = False
+    held_body_bytes: int = 0
+    """What this request holds of the runtime's body budget (`proxy/body_budget.py`), given
+    back when it ends."""
     owner_id: str | None = None
     """Whose memory: the key's owner, or `KEYOWNER:USERTAG` when the request names an end
     user (`proxy/owners.py`)."""

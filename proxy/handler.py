@@ -346,4 +346,6 @@ async def handle(request: web.Request) -> web.StreamResponse:
         raise
     finally:
         metrics.inflight.dec()
+        runtime.body_budget.give_back(flow.held_body_bytes)
+        flow.held_body_bytes = 0
         await runtime.pipeline.finished(flow)

@@ -137,6 +137,25 @@ class InjectAddon(Addon):
         flow.memory.skipped_reason = decision.skipped_reason
         if decision.skipped_reason == NO_END_USER:
             skip_unnamed(flow, self.runtime.metrics)
+        if flow.read_body:
+            self._hold_body(flow)
+
+    def _hold_body(self, flow: Flow) -> None:
+        """The body's bytes out of the runtime's budget (the handler gives them back when
+        the request ends); past it, the body streams upstream untouched, without memory."""
+        server = self.runtime.config.current.server
+        size = (
+            flow.request_length
+            if flow.request_length is not None
+            else server.max_rewrite_body_bytes  # chunked: at most this is read
+        )
+        if self.runtime.body_budget.take(size, server.max_rewrite_inflight_bytes):
+            flow.held_body_bytes = size
+            return
+        flow.codec = None
+        flow.read_body = False
+        flow.memory.skipped_reason = "memory_busy"
+        self.runtime.metrics.memory_skipped.inc("memory_busy")
 
     async def request(self, flow: Flow) -> None:
         engine, owner = self.runtime.engine, flow.owner_id

@@ -1,0 +1,136 @@
+"""The bytes of request bodies memory holds at once (`server.max_rewrite_inflight_bytes`):
+past the budget a request gets no memory and streams upstream untouched; a body alone
+always fits; what a request holds is given back when it ends, however it ends."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable
+
+import aiohttp
+import pytest
+
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    ServerConfig,
+    UpstreamConfig,
+    VectorStoreConfig,
+)
+from memtap.engine.types import NewMemory
+from memtap.proxy.body_budget import BodyBudget
+from memtap.proxy.headers import owner_id_for_key
+from tests.conftest import MemtapServer
+from tests.support.standin import Reply, Standin
+
+KEY = "sk-test-body-budget-0001"
+
+
+def test_the_budget_holds_what_fits_and_one_body_alone() -> None:
+    budget = BodyBudget()
+    assert budget.take(900, 1000) and budget.held == 900
+    assert not budget.take(200, 1000)  # would pass it while another is held
+    assert budget.take(100, 1000)  # fits exactly
+    budget.give_back(900)
+    budget.give_back(100)
+    assert budget.held == 0
+    assert budget.take(5000, 1000)  # alone: always (the per-request cap bounds it)
+    assert not budget.take(1, 1000)
+    budget.give_back(5000)
+    assert budget.take(10**9, 0) and budget.take(10**9, 0)  # 0: no limit
+
+
+def chat(padding: int) -> bytes:
+    text = "Which database for my side project? " + "x" * padding
+    return json.dumps(
+        {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": text}]}
+    ).encode()
+
+
+@pytest.fixture
+async def memtap(
+    standin: Standin,
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+) -> MemtapServer:
+    config = memtap_config(
+        upstreams=(UpstreamConfig(name="standin", url=standin.url, timeout_s=30.0),),
+        memory=MemoryConfig(enabled=True, strategy="keyword", scope="owner"),
+        embedding=EmbeddingConfig(source="none"),
+        vector_store=VectorStoreConfig(kind="none"),
+        server=dataclasses.replace(ServerConfig(), max_rewrite_inflight_bytes=1500),
+    )
+    server = await memtap_server(config)
+    engine = server.runtime.engine
+    assert engine is not None, server.runtime.engine_error
+    await engine.create_memory(
+        NewMemory(
+            owner=owner_id_for_key(KEY), content="Prefers Postgres for side projects"
+        )
+    )
+    return server
+
+
+async def post(session: aiohttp.ClientSession, url: str, body: bytes) -> dict[str, str]:
+    async with session.post(
+        f"{url}/v1/chat/completions",
+        data=body,
+        headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"},
+    ) as response:
+        await response.read()
+        assert response.status == 200
+        return dict(response.headers)
+
+
+async def test_a_body_past_the_budget_streams_through_without_memory(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    budget = memtap.runtime.body_budget
+    slow = Reply(
+        headers={"Content-Type": "application/json"},
+        chunks=[b'{"id": "x", "choices": []}'],
+        headers_delay_s=1.0,
+    )
+    standin.enqueue(slow)  # the first request holds its body while the upstream thinks
+    first_body, second_body = chat(900), chat(800)
+    async with aiohttp.ClientSession() as session:
+        first = asyncio.create_task(post(session, memtap.url, first_body))
+        for _ in range(200):
+            if budget.held:
+                break
+            await asyncio.sleep(0.01)
+        assert budget.held == len(first_body)
+        second = await post(session, memtap.url, second_body)
+        assert "X-Memtap-Memories" not in second  # no memory: the budget was held
+        assert standin.requests[-1].body == second_body  # untouched
+        assert memtap.metrics.memory_skipped.value("memory_busy") == 1
+        assert (await first)["X-Memtap-Memories"] == "1"
+        assert budget.held == 0  # given back when it ended
+        third = await post(session, memtap.url, second_body)
+        assert third["X-Memtap-Memories"] == "1"
+    assert budget.held == 0
+
+
+async def test_a_client_that_goes_away_gives_its_share_back(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    budget = memtap.runtime.body_budget
+    standin.enqueue(Reply(chunks=[b"{}"], headers_delay_s=5.0))
+    async with aiohttp.ClientSession() as session:
+        waiting = asyncio.create_task(post(session, memtap.url, chat(900)))
+        for _ in range(200):
+            if budget.held:
+                break
+            await asyncio.sleep(0.01)
+        assert budget.held > 0
+        waiting.cancel()  # the client hangs up while the upstream thinks
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+    for _ in range(300):
+        if budget.held == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert budget.held == 0
