@@ -187,7 +187,8 @@ async def _send_error(
     )
     await response.prepare(request)
     await response.write_eof()
-    flow.bytes_out = len(body)  # request.done counts memtap's own answer as sent
+    # request.done counts memtap's own answer as sent (a HEAD gets its headers only).
+    flow.bytes_out = 0 if request.method == "HEAD" else len(body)
     return response
 
 
@@ -258,6 +259,11 @@ async def _forward(
             await _read_chunked_body(
                 request, flow, runtime.config.current.server.max_rewrite_body_bytes
             )
+            # A chunked body held the whole cap of the body budget while it was read:
+            # what it did not need goes back (all of it when it outgrew the cap).
+            kept = len(flow.body) if flow.body is not None else 0
+            runtime.body_budget.give_back(flow.held_body_bytes - kept)
+            flow.held_body_bytes = kept
     await runtime.pipeline.request(flow)
     session = runtime.upstream_session
     if session is None:

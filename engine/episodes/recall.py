@@ -393,7 +393,8 @@ def _snippets(
         if episode.id in seen:
             continue  # one snippet per episode: its best window
         seen.add(episode.id)
-        max_chars = chars_within(episode.content, cfg.episodes.snippet_tokens)
+        # At the matched window's density: a message can mix scripts.
+        max_chars = chars_within(chunk.text, cfg.episodes.snippet_tokens)
         snippet = focus(episode.content, chunk.text, stems, max_chars)
         if episode.role == "user" and _adds_nothing(snippet.text, asked, stems):
             continue

@@ -120,6 +120,11 @@ def as_first_step_showed(
     return Retrieval(tuple(hits), retrieval.resolution), lines
 
 
+DECOMPRESS_ON_LOOP_BYTES = 64 * 1024
+"""A compressed body larger than this is decompressed off the event loop (a few MB take
+milliseconds; the cap, 32 MiB, ~0.1 s)."""
+
+
 class InjectAddon(Addon):
     name = "memory.inject"
     uses_memory = True
@@ -139,6 +144,34 @@ class InjectAddon(Addon):
             skip_unnamed(flow, self.runtime.metrics)
         if flow.read_body:
             self._hold_body(flow)
+
+    async def _decompressed(
+        self, flow: Flow, body: bytes, encoding: str | None
+    ) -> bytes | None:
+        """A compressed body as it reads, its bytes past the wire size taken from the
+        body budget too; None (and why) when memtap cannot decompress it or it does not fit."""
+        server = self.runtime.config.current.server
+        limit = server.max_rewrite_body_bytes
+        readable = (
+            await asyncio.to_thread(decoded_body, body, encoding, limit)
+            if len(body) > DECOMPRESS_ON_LOOP_BYTES
+            else decoded_body(body, encoding, limit)
+        )
+        if readable is None:
+            # br, zstd, a chain of encodings, a broken stream, past the per-request cap.
+            flow.memory.skipped_reason = f"encoded_body: {encoding}"
+            log_skipped(flow, ValueError(f"Content-Encoding {encoding}"))
+            return None
+        extra = len(readable) - len(body)
+        if extra > 0:
+            if not self.runtime.body_budget.take(
+                extra, server.max_rewrite_inflight_bytes
+            ):
+                flow.memory.skipped_reason = "memory_busy"
+                self.runtime.metrics.memory_skipped.inc("memory_busy")
+                return None
+            flow.held_body_bytes += extra
+        return readable
 
     def _hold_body(self, flow: Flow) -> None:
         """The body's bytes out of the runtime's budget (the handler gives them back when
@@ -176,16 +209,13 @@ class InjectAddon(Addon):
         assert codec is not None and flow.body is not None
         config = self.runtime.config.current.memory
         encoding = flow.request_headers.get("Content-Encoding")
-        readable = decoded_body(
-            flow.body,
-            encoding,
-            self.runtime.config.current.server.max_rewrite_body_bytes,
+        readable = (
+            flow.body
+            if plain_encoding(encoding)
+            else await self._decompressed(flow, flow.body, encoding)
         )
         if readable is None:
-            # A body memtap cannot decompress (br, zstd, broken): untouched, no memory.
-            flow.memory.skipped_reason = f"encoded_body: {encoding}"
-            log_skipped(flow, ValueError(f"Content-Encoding {encoding}"))
-            return
+            return  # untouched, no memory (flow.memory.skipped_reason says why)
         try:
             # Lone surrogates: memory reads a replaced copy (proxy/codecs/surrogates.py).
             parsed = parse_request_body(readable)

@@ -86,7 +86,11 @@ def error_response(
 async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     """`handler`'s answer to an authorised request; every failure in the JSON shape."""
     try:
-        refused = _refused(request, handler) or _encoded(request)
+        # `is None`, never `or`: an aiohttp Response without a body is falsy before 3.12,
+        # and a refusal must never be skipped for the next check.
+        refused = _refused(request, handler)
+        if refused is None:
+            refused = _encoded(request)
         response = refused if refused is not None else await handler(request)
     except web.HTTPException as exc:
         if exc.status < 400:

@@ -1,6 +1,8 @@
 """GET /_memtap/ : the Memory Studio, static HTML + plain ES modules (no build step, no CDN)
 that talk to the admin API with the token the operator types in. The page and its assets
-hold no data, so they need no auth; every asset is listed here (nothing else is served)."""
+hold no data, so they need no token (with none configured they answer loopback clients
+only, like the API: `proxy/admin/app.py`); every asset is listed here (nothing else is
+served)."""
 
 from __future__ import annotations
 

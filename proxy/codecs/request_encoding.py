@@ -26,11 +26,21 @@ def decoded_body(body: bytes, content_encoding: str | None, limit: int) -> bytes
     wbits = ZLIB_WBITS.get((content_encoding or "").strip().lower())
     if wbits is None:
         return None
-    decoder = zlib.decompressobj(wbits=wbits)
-    try:
-        plain = decoder.decompress(body, limit + 1)
-    except zlib.error:
-        return None
-    if len(plain) > limit or decoder.unconsumed_tail or not decoder.eof:
-        return None
-    return plain
+    parts: list[bytes] = []
+    size = 0
+    rest = body
+    while True:  # gzip may hold several members, one after the other (RFC 1952)
+        decoder = zlib.decompressobj(wbits=wbits)
+        try:
+            part = decoder.decompress(rest, limit + 1 - size)
+        except zlib.error:
+            return None
+        size += len(part)
+        if size > limit or decoder.unconsumed_tail or not decoder.eof:
+            return None
+        parts.append(part)
+        rest = decoder.unused_data
+        if not rest:
+            return b"".join(parts)
+        if wbits == ZLIB_WBITS["deflate"]:
+            return None  # bytes after a deflate stream: not a body

@@ -15,21 +15,23 @@ REDACTED = "[REDACTED]"
 # never logs it, and a line that would (a header dump) gets it redacted like a key.
 _SECRET_NAMES = r"authorization|proxy-authorization|x-api-key|x-goog-api-key|api[_-]?key|admin[_-]?token|x-memtap-user"
 _PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
-    # name: value / name=value / "name":"Bearer value" (JSON, reprs, headers). Not after a
-    # "/" or ".": a path or a host that ends in a name ("/v1/admin/api_key") is no name.
+    # name: value / name=value / "name":"Bearer value" / name, value (JSON, reprs, headers,
+    # env dumps). A comma counts only right after the name: in `"path":"/v1/admin/api_key",
+    # "upstream": ...` the name ends a value, and what follows is the next field's name.
     (
         re.compile(
-            r"(?i)(?<![/.])((?:" + _SECRET_NAMES + r")[\"']?\s*[:=]\s*[\"']?)"
+            r"(?i)((?:" + _SECRET_NAMES + r")(?:[\"']?\s*[:=]|\s*,)\s*[\"']?)"
             r"((?:bearer|basic|token)\s+)?([^\s\"',;&)}\]>]+)"
         ),
         lambda m: f"{m.group(1)}{m.group(2) or ''}{REDACTED}",
     ),
-    # 'name', 'value' (a header tuple's repr): the name is the whole quoted string. A JSON
-    # value that only ends in a name ("no_api_key","upstream": ...) is followed by the next
-    # field's name, which is no secret.
+    # 'name', 'value' (a header or environment tuple's repr: 'x-api-key', 'OPENAI_API_KEY'):
+    # the quoted string ends in the name, and is no JSON value (its quote follows no ":").
     (
         re.compile(
-            r"(?i)(([\"'])(?:" + _SECRET_NAMES + r")\2\s*,\s*[\"']?)"
+            r"(?i)((?<![:\w])(?<!:\s)([\"'])[\w-]*?(?:"
+            + _SECRET_NAMES
+            + r")\2\s*,\s*[\"']?)"
             r"((?:bearer|basic|token)\s+)?([^\s\"',;&)}\]>]+)"
         ),
         lambda m: f"{m.group(1)}{m.group(3) or ''}{REDACTED}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gzip
 import json
 from collections.abc import Awaitable, Callable
 
@@ -133,4 +134,73 @@ async def test_a_client_that_goes_away_gives_its_share_back(
         if budget.held == 0:
             break
         await asyncio.sleep(0.01)
+    assert budget.held == 0
+
+
+async def test_a_compressed_body_holds_what_it_reads_not_what_it_weighs(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """A small gzip body that reads as much more holds its decompressed size: past the
+    budget it gets no memory and goes upstream as sent."""
+    budget = memtap.runtime.body_budget
+    standin.enqueue(
+        Reply(
+            headers={"Content-Type": "application/json"},
+            chunks=[b'{"id": "x", "choices": []}'],
+            headers_delay_s=1.0,
+        )
+    )
+    small = chat(100)  # holds ~170 bytes while the upstream thinks
+    packed = gzip.compress(chat(4000))  # ~100 bytes on the wire, ~4 KB read
+    async with aiohttp.ClientSession() as session:
+        first = asyncio.create_task(post(session, memtap.url, small))
+        for _ in range(200):
+            if budget.held:
+                break
+            await asyncio.sleep(0.01)
+        async with session.post(
+            f"{memtap.url}/v1/chat/completions",
+            data=packed,
+            headers={
+                "Authorization": f"Bearer {KEY}",
+                "Content-Type": "application/json",
+                "Content-Encoding": "gzip",
+            },
+        ) as response:
+            await response.read()
+            assert "X-Memtap-Memories" not in response.headers
+        assert standin.requests[-1].body == packed  # as sent
+        assert memtap.metrics.memory_skipped.value("memory_busy") == 1
+        assert (await first)["X-Memtap-Memories"] == "1"
+    assert budget.held == 0
+
+
+async def test_a_chunked_body_gives_back_what_it_did_not_need(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """A chunked upload holds the per-request cap while it is read, then only its size."""
+    budget = memtap.runtime.body_budget
+    standin.enqueue(Reply(chunks=[b"{}"], headers_delay_s=1.0))
+    body = chat(100)
+
+    async def chunks():  # no Content-Length: sent chunked
+        yield body[:50]
+        yield body[50:]
+
+    async with aiohttp.ClientSession() as session:
+        sending = asyncio.create_task(
+            session.post(
+                f"{memtap.url}/v1/chat/completions",
+                data=chunks(),
+                headers={"Authorization": f"Bearer {KEY}"},
+            )
+        )
+        for _ in range(200):
+            if standin.requests:
+                break
+            await asyncio.sleep(0.01)
+        assert budget.held == len(body)  # not the 32 MiB cap
+        response = await sending
+        await response.read()
+        response.release()
     assert budget.held == 0

@@ -53,6 +53,18 @@ OPAQUE_SECRET = (
         f"AUTHORİZATİON: Basic {OPAQUE_SECRET}",
         f"authorızation: Basic {OPAQUE_SECRET}",
         f"authorızation: {OPAQUE_SECRET}",
+        # Environment and config dumps: a name that ends in a secret's name, after a dot
+        # or a slash, in a tuple, or with a bare comma.
+        f"[('OPENAI_API_KEY', '{OPAQUE_SECRET}')]",
+        f"('MEMTAP_ADMIN_TOKEN', '{OPAQUE_SECRET}')",
+        f"('HTTP_X_API_KEY', '{OPAQUE_SECRET}')",
+        f'"openai_api_key","{OPAQUE_SECRET}"',
+        f"api_key,{OPAQUE_SECRET}",
+        f"x-api-key, {OPAQUE_SECRET}",
+        f"config.api_key={OPAQUE_SECRET}",
+        f"self.api_key: {OPAQUE_SECRET}",
+        f'settings.admin_token = "{OPAQUE_SECRET}"',
+        f"env/API_KEY={OPAQUE_SECRET}",
     ],
 )
 def test_redact_removes_credentials(text):

@@ -50,6 +50,12 @@ def test_decoded_body() -> None:
     assert decoded_body(gzip.compress(CHAT)[:-8], "gzip", 10**6) is None  # cut short
     bomb = gzip.compress(b"{" + b" " * 5_000_000 + b"}")
     assert decoded_body(bomb, "gzip", 1_000_000) is None  # bounded
+    # Two gzip members one after the other are one body (RFC 1952); garbage after is not.
+    half = len(CHAT) // 2
+    members = gzip.compress(CHAT[:half]) + gzip.compress(CHAT[half:])
+    assert decoded_body(members, "gzip", 10**6) == CHAT
+    assert decoded_body(gzip.compress(CHAT) + b"junk", "gzip", 10**6) is None
+    assert decoded_body(zlib.compress(CHAT) + b"junk", "deflate", 10**6) is None
 
 
 @pytest.fixture
