@@ -4,8 +4,9 @@ Memory reads a request body whole and parses it (up to `server.max_rewrite_body_
 a parsed body costs several times its bytes (one of 27 MB in a million text parts took
 ~400 MB). The per-request cap alone let sixteen such uploads at once take 1.2 GB. Past this
 budget a request gets no memory and its body streams upstream untouched, as a body past the
-per-request cap does; the budget is held until the request ends (its body, rewritten or not,
-is held until it is sent)."""
+per-request cap does. A request holds its declared length (a chunked upload the cap while it
+is read, then its size; a compressed body its decompressed size too) until it ends: its body,
+rewritten or not, is held until it is sent."""
 
 from __future__ import annotations
 
