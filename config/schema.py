@@ -278,8 +278,8 @@ class MemoryConfig:
     episodes: EpisodesConfig = key(
         default_factory=EpisodesConfig,
         runtime=True,
-        help="The whole episodes section as one object (keys not given take their "
-        "defaults); prefer the memory.episodes.* settings for one value.",
+        help="The episodes section as one object: each key given is set as its own "
+        "memory.episodes.* setting, the others keep their values.",
     )
 
 

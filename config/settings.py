@@ -108,7 +108,7 @@ def describe(holder: ConfigHolder) -> list[SettingView]:
     for spec in SETTINGS:
         default = spec.default
         source: Source
-        if spec.name in holder.runtime_overrides:
+        if _overridden(spec.name, holder.runtime_overrides):
             source = "override"
         elif (
             spec.name in holder.explicit
@@ -129,6 +129,13 @@ def describe(holder: ConfigHolder) -> list[SettingView]:
             )
         )
     return views
+
+
+def _overridden(name: str, overrides: Mapping[str, Any]) -> bool:
+    """Whether `name` or a section above it (a `memory.episodes` object stored by an older
+    version) is overridden."""
+    parts = name.split(".")
+    return any(".".join(parts[:end]) in overrides for end in range(len(parts), 0, -1))
 
 
 def apply_log_level(old: Config, new: Config, changed: list[str]) -> None:

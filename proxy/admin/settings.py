@@ -45,15 +45,28 @@ async def get_settings(request: web.Request) -> web.Response:
 
 
 def _flatten(changes: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """`{"memory": {"max_tokens": 800}}` (the YAML's shape) means `{"memory.max_tokens": 800}`."""
+    """`{"memory": {"max_tokens": 800}}` (the YAML's shape) means `{"memory.max_tokens": 800}`.
+    An object for a section whose keys are settings of their own (`memory.episodes`) is
+    read key by key too: `{"memory.episodes": {"keep_assistant": false}}` changes that one
+    key, and the section's other keys keep what the YAML (or an override) gave them."""
     flat: dict[str, Any] = {}
     for key, value in changes.items():
         name = prefix + key
-        if isinstance(value, dict) and name not in SETTINGS_BY_NAME:
-            flat.update(_flatten(value, name + "."))
-        else:
-            flat[name] = value
+        parts = (
+            _flatten(value, name + ".")
+            if isinstance(value, dict)
+            and (name not in SETTINGS_BY_NAME or _has_own_settings(name))
+            else {name: value}
+        )
+        for part, part_value in parts.items():
+            if part in flat:
+                raise InvalidInput(f"{part} is given twice", part)
+            flat[part] = part_value
     return flat
+
+
+def _has_own_settings(name: str) -> bool:
+    return any(other.startswith(name + ".") for other in SETTINGS_BY_NAME)
 
 
 @routes.put("/api/settings")

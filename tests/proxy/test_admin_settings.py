@@ -111,6 +111,51 @@ async def test_precedence_and_drop(
     assert unknown.status == 404
 
 
+async def test_a_section_object_changes_only_the_keys_it_gives(
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    http: aiohttp.ClientSession,
+    standin: Standin,
+    tmp_path: Path,
+) -> None:
+    """`{"memory.episodes": {"keep_assistant": false}}` (or the nested form) overrides that
+    key alone: the section's other keys keep what the YAML gave them (it once replaced the
+    whole section, putting them back to their defaults and calling them "yaml")."""
+    path = write_yaml(tmp_path, standin)
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc["memory"]["episodes"] = {"max_snippets": 3, "snippet_tokens": 40}
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    admin = await start(memtap_server, http, path)
+    for body in (
+        {"memory.episodes": {"keep_assistant": False}},
+        {"memory": {"episodes": {"keep_assistant": False}}},
+    ):
+        put = await admin.call("PUT", "/api/settings", json=body)
+        assert put.status == 200, put.body
+        assert put.body["overrides"] == {"memory.episodes.keep_assistant": False}
+        episodes = admin.server.runtime.config.current.memory.episodes
+        assert (
+            episodes.keep_assistant,
+            episodes.max_snippets,
+            episodes.snippet_tokens,
+        ) == (
+            False,
+            3,
+            40,
+        )
+        settings = by_name(put.body)
+        assert settings["memory.episodes.max_snippets"]["source"] == "yaml"
+        assert settings["memory.episodes.keep_assistant"]["source"] == "override"
+    twice = await admin.call(
+        "PUT",
+        "/api/settings",
+        json={"memory.episodes": {"enabled": False}, "memory.episodes.enabled": True},
+    )
+    assert (
+        twice.status == 400
+        and twice.body["error"]["field"] == "memory.episodes.enabled"
+    )
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
