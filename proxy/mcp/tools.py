@@ -53,7 +53,10 @@ def _string(description: str, **extra: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **extra}
 
 
-_ID = _string("memory id (from memory_search or memory_list)")
+_ID = _string(
+    'memory id (from memory_list, or a memory_search result of kind "fact": a result of '
+    'kind "episode" is what the user said, not a memory these tools change)'
+)
 _SESSION = _string(
     "session id (X-Memtap-Session of the app); default: the server's --session"
 )
@@ -78,7 +81,8 @@ class MemoryTools:
                 "Search memories",
                 "Find what memtap remembers about the user that is relevant to a question, "
                 "ranked as memtap ranks what it injects into requests (keyword and "
-                "semantic, newer facts first).",
+                "semantic, newer facts first): facts (kind fact) and what the user said "
+                "(kind episode, quoted as said).",
                 self._schema(
                     {
                         "query": _string("what to look for, in plain words"),
@@ -217,6 +221,7 @@ class MemoryTools:
                 k: hit.get(k)
                 for k in (
                     "id",
+                    "kind",
                     "content",
                     "score",
                     "tier",
@@ -230,9 +235,13 @@ class MemoryTools:
         ]
         if not results:
             return ToolResult(f"No memory matches {args['query']!r}.", {"results": []})
-        lines = [f"{len(results)} memories for {args['query']!r}, best first:"]
+        lines = [
+            f"{len(results)} memories for {args['query']!r}, in the order memtap "
+            "would inject them:"
+        ]
         lines += [
-            f"- {hit['content']}  [id {hit['id']}, {hit['tier']} score "
+            f"- {'(said) ' if hit['kind'] == 'episode' else ''}{hit['content']}  "
+            f"[id {hit['id']}, {hit['kind'] or 'fact'}, {hit['tier']} score "
             f"{hit['score']}, updated {str(hit['updated_at'])[:10]}]"
             for hit in results
         ]

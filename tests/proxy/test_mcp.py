@@ -119,6 +119,8 @@ async def test_sdk_client_manages_its_owners_memories(admin: Admin) -> None:
         assert not found.is_error
         assert [r["id"] for r in structured(found)["results"]] == [memory["id"]]
         assert "Prefers Postgres for side projects" in text_of(found)
+        # A fact, which memory_get/update/delete take (an episode would say "episode").
+        assert [r["kind"] for r in structured(found)["results"]] == ["fact"]
 
         page = await session.call_tool("memory_list", {})
         assert structured(page)["total"] == 1
