@@ -235,10 +235,11 @@ class MemoryTools:
         ]
         if not results:
             return ToolResult(f"No memory matches {args['query']!r}.", {"results": []})
-        lines = [
+        heading = (
             f"{len(results)} memories for {args['query']!r}, in the order memtap "
             "would inject them:"
-        ]
+        )
+        lines = [heading]
         lines += [
             f"- {'(said) ' if hit['kind'] == 'episode' else ''}{hit['content']}  "
             f"[id {hit['id']}, {hit['kind'] or 'fact'}, {hit['tier']} score "
