@@ -42,6 +42,7 @@ DOMAINS = lexicon.CHOICE_DOMAINS
 _LIST = re.compile(r",|" + lexicon.AND, re.IGNORECASE)
 # "tabs over spaces for YAML in Helm charts": the scope is what follows the qualifier.
 _SCOPE = re.compile(lexicon.SCOPE, re.IGNORECASE)
+_UNIVERSAL = re.compile(lexicon.UNIVERSAL_SCOPE, re.IGNORECASE)
 
 
 _ONE_WORD = {
@@ -76,7 +77,8 @@ def choice_slot(obj: str, *, lists_allowed: bool = True) -> str | None:
     if domain is None:
         return None
     scope = _SCOPE.search(obj)
-    if scope:
+    # "Vim for everything" is the editor choice itself: a newer one replaces it.
+    if scope and not _UNIVERSAL.match(scope.group("scope").strip()):
         return f"choice.{domain}@{normalise(scope.group('scope'))}"
     return f"choice.{domain}"
 

@@ -197,6 +197,7 @@ PACK = LanguagePack(
     clause_ends=r"weil|aber|denn|wenn",
     name_ends=r"und|aber|aus",
     scope_words=r"für|bei|beim|im",
+    universal_scopes=r"alles|alle\s+\w+|jede[nsmr]?\s+\w+",
     i_am=r"ich\s+bin|bin",
     mail_headers=r"Von|An|Betreff|Gesendet",
     reply_lines=r"Am .{5,120} schrieb",

@@ -2485,6 +2485,7 @@ PACK = LanguagePack(
     ),
     name_ends=r"and|from",
     scope_words=r"for|in|when|with|on",
+    universal_scopes=r"everything|anything|all(?:\s+(?:of\s+)?(?:my|our|the|their)?\s*\w+)?|every\s+\w+|any\s+\w+",
     i_am=r"I'm|I\s+am|we're|we\s+are",
     mail_headers=r"From|To|Cc|Bcc|Subject|Sent|Date|Reply-To",
     reply_lines=(

@@ -188,6 +188,7 @@ PACK = LanguagePack(
     clause_ends=r"porque|pero|si\s+(?=\w)",
     name_ends=r"y|pero|de\s+\d",
     scope_words=r"para|en",
+    universal_scopes=r"todo|todos?\s+\w+|todas\s+\w+|cualquier\s+\w+",
     i_am=r"soy|somos",
     mail_headers=r"De|Para|Asunto|Enviado",
     reply_lines=r"El .{5,120} escribió:",

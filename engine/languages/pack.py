@@ -367,6 +367,9 @@ class LanguagePack:
     """Where a name ends ("and", "from", "aus"), a regex alternation: the shared name stop."""
     scope_words: str = ""
     """Prepositions that open the scope of a choice ("tabs for YAML", "para Python")."""
+    universal_scopes: str = ""
+    """A scope that leaves nothing out ("for everything", "für alles", "para todo"), a
+    regex alternation: such a choice is the domain's choice, not one of a scope's."""
     i_am: str = ""
     """"I am" and "we are" ("je suis", "ich bin"), a regex alternation: "I'm <who>" is the
     one self-statement kept with no family word."""

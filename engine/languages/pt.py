@@ -195,6 +195,7 @@ PACK = LanguagePack(
     clause_ends=r"porque|mas\s+(?=\w)",
     name_ends=r"e|mas|de\s+\d",
     scope_words=r"para",
+    universal_scopes=r"tudo|todos?\s+\w+|todas?\s+\w+|qualquer\s+\w+",
     i_am=r"sou|somos",
     mail_headers=r"De|Para|Assunto|Enviada",
     reply_lines=r"Em .{5,120} escreveu:",

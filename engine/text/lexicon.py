@@ -369,6 +369,10 @@ SCOPE = (
     r"\s(?:" + _either([p.scope_words for p in PACKS.values()]) + r")\s+(?P<scope>.+)$"
 )
 """The scope of a choice: what follows its qualifier ("tabs over spaces for YAML")."""
+UNIVERSAL_SCOPE = (
+    r"^(?:" + _either([p.universal_scopes for p in PACKS.values()]) + r")[\s.!?]*$"
+)
+"""A scope that leaves nothing out ("everything", "alles", "todo"): no scope at all."""
 PASSING = _union([p.passing for p in PACKS.values()])
 """How the user is right now, not who they are ("I'm busy", "je suis chez …")."""
 EMPTY_WORDS = _union([p.empty_words for p in PACKS.values()])

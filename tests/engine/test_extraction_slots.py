@@ -168,6 +168,19 @@ NEWER_VALUES = [
         ["Prefers Helix over Vim"],
         "Prefers Vim",
     ),
+    # A choice "for everything" is the domain's choice, not a scope's: a newer one ends it.
+    (
+        ["I use Vim for everything."],
+        "These days I prefer Helix over Vim.",
+        ["Prefers Helix over Vim"],
+        "Uses Vim for everything",
+    ),
+    (
+        ["Ich benutze Vim für alles."],
+        "Inzwischen bevorzuge ich Helix statt Vim.",
+        ["Bevorzugt Helix statt Vim"],
+        "Verwendet Vim für alles",
+    ),
     (
         ["Ich bevorzuge Vim."],
         "Inzwischen bevorzuge ich Helix statt Vim.",
