@@ -453,8 +453,11 @@ class EpisodeStore(Protocol):
         embedding source or no window has a vector yet."""
         ...
 
-    async def embed_pending(self, max_items: int) -> int:
-        """Embed up to `max_items` windows that wait for a vector (batched); how many."""
+    async def embed_pending(self, max_items: int, *, load_second: bool = True) -> int:
+        """Embed up to `max_items` windows that wait for a vector (batched); how many.
+        `load_second=False` (the worker's own pass): windows for a second model not loaded
+        yet wait for the background pass, which loads it (~1.3 s of CPU) off the turn's
+        path; a turn is never held up by the load."""
         ...
 
     async def term_rows(self, owner: str, query: str) -> tuple[int, dict[str, int]]:

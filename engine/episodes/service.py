@@ -65,9 +65,11 @@ class _Backlog:
         self.running = asyncio.Lock()
         """One batch at a time: two would read the same windows and cache them twice."""
 
-    async def backfill(self, owner: str | None, max_items: int) -> int:
+    async def backfill(
+        self, owner: str | None, max_items: int, *, load_second: bool = True
+    ) -> int:
         async with self.running:
-            return await self.store.embed_pending(max_items)
+            return await self.store.embed_pending(max_items, load_second=load_second)
 
     async def pending_count(self) -> int:
         return await self.store.pending_vectors()
@@ -191,7 +193,9 @@ class EpisodeService:
             return
         try:
             async with asyncio.timeout(WRITE_TIMEOUT_S):
-                await self.backlog.backfill(None, QUIET_PAGE_WINDOWS)
+                # Never the multilingual model's load: a first message in German would
+                # hold its turn ~1.3 s, past what a request waits for its own writes.
+                await self.backlog.backfill(None, QUIET_PAGE_WINDOWS, load_second=False)
         except Exception as exc:  # noqa: BLE001 - the backfill embeds them later
             self._failed("embed", exc)
 

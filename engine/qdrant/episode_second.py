@@ -245,6 +245,12 @@ class SecondPoints:
                 payload[ML] = NO
         if not routed:
             return
+        if not self.source.loaded:
+            # Its first load takes ~1.3 s: the turn is not held up by it. The windows stay
+            # unmarked; the background pass (seconds later, off the turn's path) loads the
+            # model and embeds them.
+            self.waiting = True
+            return
         try:
             await self._same_model()
             await self._store([(p.id, p.payload or {}) for p in routed])

@@ -209,10 +209,13 @@ class QdrantEpisodeStore:
         await self._same_model()
         self._first_pass_done = True
 
-    async def embed_pending(self, max_items: int) -> int:
+    async def embed_pending(self, max_items: int, *, load_second: bool = True) -> int:
         await self._first_pass()
         done = await self._embed_first(max_items)
         if self.second.on and self.second.waiting and done < max_items:
+            source = self.second.source
+            if not load_second and source is not None and not source.loaded:
+                return done  # the background pass loads it, then embeds them
             try:
                 done += await self.second.embed_pending(max_items - done)
             except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone

@@ -209,10 +209,12 @@ class SqliteEpisodeStore:
             timeout_ms=self.read_timeout_ms,
         )
 
-    async def embed_pending(self, max_items: int) -> int:
+    async def embed_pending(self, max_items: int, *, load_second: bool = True) -> int:
         done = await self._embed_first(max_items)
         second = self._second_in_use()
         if second is not None and second.has_work and done < max_items:
+            if not load_second and not second.source.loaded:
+                return done  # the background pass loads it, then embeds them
             try:
                 done += await second.embed_pending(max_items - done)
             except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone

@@ -228,3 +228,36 @@ async def test_an_english_owner_is_not_routed(
         cached = store.second.cached(owner_of(key))
         assert cached is None or cached.n == 0
     assert store.second.source.loaded is False  # type: ignore[union-attr]
+
+
+async def test_a_first_message_in_german_is_read_back_at_once(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """Read-your-own-writes on a process that has not read another language yet: the
+    multilingual model starts loading with the first German message (~1.3 s), and the
+    turn does not wait for it, so the next request sees the move it was just told about."""
+    key = "sk-lang-first-ryow"
+    engine = memtap.runtime.engine
+    assert engine is not None
+    async with aiohttp.ClientSession() as http:
+        for text in ("Ich wohne in Berlin.", "Ich bin nach Hamburg gezogen."):
+            async with http.post(
+                memtap.url + "/v1/chat/completions",
+                json={
+                    "model": "gpt-4o-mini",
+                    "messages": [{"role": "user", "content": text}],
+                },
+                headers={"Authorization": f"Bearer {key}"},
+            ) as r:
+                await r.read()
+        async with http.post(
+            memtap.url + "/v1/chat/completions",
+            json={
+                "model": "gpt-4o-mini",
+                "messages": [{"role": "user", "content": "Wo wohne ich?"}],
+            },
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r:
+            await r.read()
+    sent = standin.requests[-1].json()["messages"][0]["content"]
+    assert "Hamburg" in sent

@@ -267,3 +267,29 @@ async def test_a_question_never_waits_for_the_second_model_to_load_or_fail() -> 
     finally:
         await fresh.close()
     assert await second_query(fresh, "Where does my sister live?") is None  # closed
+
+
+@module_loop
+async def test_the_workers_pass_never_waits_for_the_second_model_to_load(
+    tmp_path, minilm: OnnxEmbedder
+) -> None:  # type: ignore[no-untyped-def]
+    """The worker's own pass (`load_second=False`) embeds the first model's vectors and
+    leaves the second to the background pass, which loads the model and embeds them. A
+    first message in German was held ~1.3 s by the load, past what the next request
+    waits for its own writes."""
+    fresh = open_multilingual("auto")
+    assert fresh is not None and not fresh.loaded
+    store = await _store(tmp_path, minilm, fresh)
+    try:
+        await store.add([_said(GERMAN[0], "lukas")], NOW, 1000)
+        started = time.perf_counter()
+        assert (
+            await store.embed_pending(32, load_second=False) == 1
+        )  # the first model's
+        assert time.perf_counter() - started < 0.5 and not fresh.loaded
+        assert (await store.counts())["second_vectors"] == 0
+        await store.embed_pending(32)  # the background pass: loads, then embeds
+        assert fresh.loaded and (await store.counts())["second_vectors"] == 1
+    finally:
+        await store.db.close()
+        await fresh.close()

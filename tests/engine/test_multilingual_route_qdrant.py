@@ -7,6 +7,7 @@ looked at after it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -17,7 +18,7 @@ from qdrant_client import models
 from memtap.config.schema import QdrantConfig
 from memtap.engine.clock import iso
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import MultilingualSource
+from memtap.engine.embeddings.multilingual import MultilingualSource, open_multilingual
 from memtap.engine.embeddings.onnx import OnnxEmbedder
 from memtap.engine.episode_types import EpisodeListQuery
 from memtap.engine.memory_rules import Live
@@ -257,3 +258,26 @@ async def test_a_change_of_the_second_model_embeds_its_windows_again(
     assert count.count == len(GERMAN)
     hits = (await after.vector("Where does my sister live?", _lukas(), 1)).hits
     assert "Köln" in hits[0].text
+
+
+async def test_a_write_never_waits_for_the_second_model_to_load(
+    transport: QdrantTransport, minilm: OnnxEmbedder
+) -> None:
+    """A window written while the second model loads is left to the background pass
+    (unmarked), which embeds it once the model is loaded."""
+    fresh = open_multilingual("auto")
+    assert fresh is not None and not fresh.loaded
+    counting = Counting(fresh)
+    store = _store(transport, minilm, counting)
+    try:
+        started = time.perf_counter()
+        await store.add([_said(GERMAN[0], "lukas")], NOW, 1000)
+        assert time.perf_counter() - started < 0.5
+        assert counting.calls == [] and store.second.waiting  # left for later
+        assert await store.embed_pending(32, load_second=False) == 0
+        assert counting.calls == [] and not fresh.loaded
+        await store.embed_pending(32)  # the background pass: loads, then embeds
+        assert counting.calls == [(1, False)]
+        assert await _second_points(transport) == 1
+    finally:
+        await fresh.close()
