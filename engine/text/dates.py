@@ -218,7 +218,10 @@ def dated_fact(
 
     A date in the fact's content is written into it, and into its key and subject: "went to
     the dentist yesterday" said on two days is two visits, not one restated. A date only in
-    the clause (state facts drop "last month" from their object) goes to the metadata."""
+    the clause goes to the metadata, and to the end of an event's content, since it is when
+    the event happened ("Last Saturday I ran my first half marathon": "Ran their first half
+    marathon (2026-12-05)"); a state keeps it in the metadata alone ("Since last month I
+    live in Berlin": "Lives in Berlin", true now, not only then)."""
     if not said_at:
         return fact, {}
     try:
@@ -234,15 +237,17 @@ def dated_fact(
         "dates": [r.to_json() for r in resolved],
         "dates_resolved_against": iso(moment),
     }
-    if not in_content:
+    if not in_content and fact.family != "event":
         return fact, meta
-    suffix = "@" + ",".join(r.value.removeprefix("week of ") for r in in_content)
+    content = (
+        annotate(fact.content, in_content)
+        if in_content
+        else f"{fact.content} ({', '.join(r.value for r in in_clause)})"
+    )
+    suffix = "@" + ",".join(r.value.removeprefix("week of ") for r in resolved)
     return (
         dataclasses.replace(
-            fact,
-            content=annotate(fact.content, in_content),
-            key=fact.key + suffix,
-            subject=fact.subject + suffix,
+            fact, content=content, key=fact.key + suffix, subject=fact.subject + suffix
         ),
         meta,
     )

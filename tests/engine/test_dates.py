@@ -153,6 +153,22 @@ def test_dated_fact_changes_content_key_and_subject() -> None:
     assert other.key != dated.key
 
 
+def test_an_events_date_said_outside_its_content_is_written_after_it() -> None:
+    """An event's clause date is when it happened: "Last Saturday I ran…" is kept as
+    "Ran their first half marathon (2026-12-05)", so a fact injected alone, dated by the
+    day it was said, still answers "when". A state keeps its clause date in the metadata
+    only: "Since last month I live in Berlin" is true now, not only then."""
+    [event] = extract_facts("Last Saturday I ran my first half marathon.")
+    dated, meta = dated_fact(event, "2026-12-07T10:00:00Z")
+    assert dated.content == "Ran their first half marathon (2026-12-05)"
+    assert dated.key == event.key + "@2026-12-05"
+    assert meta["dates"] == [{"text": "Last Saturday", "date": "2026-12-05"}]
+    [state] = extract_facts("Since last month I live in Berlin.")
+    kept, meta = dated_fact(state, "2026-12-07T10:00:00Z")
+    assert kept.content == "Lives in Berlin" and kept.key == state.key
+    assert meta["dates"] == [{"text": "last month", "date": "2026-11"}]
+
+
 def test_dated_fact_without_time_or_dates_is_unchanged() -> None:
     [fact] = extract_facts("I love hiking.")
     assert dated_fact(fact, "2026-12-03T10:00:00Z") == (fact, {})
