@@ -15,16 +15,11 @@ import pytest
 
 from memtap.config.schema import (
     Config,
-    EmbeddingConfig,
-    MemoryConfig,
     ServerConfig,
-    UpstreamConfig,
-    VectorStoreConfig,
 )
-from memtap.engine.types import NewMemory
 from memtap.proxy.body_budget import BodyBudget
-from memtap.proxy.headers import owner_id_for_key
 from tests.conftest import MemtapServer
+from tests.support.keyword_memtap import keyword_memtap
 from tests.support.standin import Reply, Standin
 
 KEY = "sk-test-body-budget-0001"
@@ -57,22 +52,22 @@ async def memtap(
     memtap_server: Callable[..., Awaitable[MemtapServer]],
     memtap_config: Callable[..., Config],
 ) -> MemtapServer:
-    config = memtap_config(
-        upstreams=(UpstreamConfig(name="standin", url=standin.url, timeout_s=30.0),),
-        memory=MemoryConfig(enabled=True, strategy="keyword", scope="owner"),
-        embedding=EmbeddingConfig(source="none"),
-        vector_store=VectorStoreConfig(kind="none"),
+    return await keyword_memtap(
+        standin,
+        memtap_server,
+        memtap_config,
+        remembered=(KEY, "Prefers Postgres for side projects"),
         server=dataclasses.replace(ServerConfig(), max_rewrite_inflight_bytes=1500),
     )
-    server = await memtap_server(config)
-    engine = server.runtime.engine
-    assert engine is not None, server.runtime.engine_error
-    await engine.create_memory(
-        NewMemory(
-            owner=owner_id_for_key(KEY), content="Prefers Postgres for side projects"
-        )
-    )
-    return server
+
+
+async def held(budget: BodyBudget) -> int:
+    """What the budget holds once a request in flight has taken its share."""
+    for _ in range(200):
+        if budget.held:
+            break
+        await asyncio.sleep(0.01)
+    return budget.held
 
 
 async def post(session: aiohttp.ClientSession, url: str, body: bytes) -> dict[str, str]:
@@ -99,11 +94,7 @@ async def test_a_body_past_the_budget_streams_through_without_memory(
     first_body, second_body = chat(900), chat(800)
     async with aiohttp.ClientSession() as session:
         first = asyncio.create_task(post(session, memtap.url, first_body))
-        for _ in range(200):
-            if budget.held:
-                break
-            await asyncio.sleep(0.01)
-        assert budget.held == len(first_body)
+        assert await held(budget) == len(first_body)
         second = await post(session, memtap.url, second_body)
         assert "X-Memtap-Memories" not in second  # no memory: the budget was held
         assert standin.requests[-1].body == second_body  # untouched
@@ -122,11 +113,7 @@ async def test_a_client_that_goes_away_gives_its_share_back(
     standin.enqueue(Reply(chunks=[b"{}"], headers_delay_s=5.0))
     async with aiohttp.ClientSession() as session:
         waiting = asyncio.create_task(post(session, memtap.url, chat(900)))
-        for _ in range(200):
-            if budget.held:
-                break
-            await asyncio.sleep(0.01)
-        assert budget.held > 0
+        assert await held(budget) > 0
         waiting.cancel()  # the client hangs up while the upstream thinks
         with pytest.raises(asyncio.CancelledError):
             await waiting
@@ -154,10 +141,7 @@ async def test_a_compressed_body_holds_what_it_reads_not_what_it_weighs(
     packed = gzip.compress(chat(4000))  # ~100 bytes on the wire, ~4 KB read
     async with aiohttp.ClientSession() as session:
         first = asyncio.create_task(post(session, memtap.url, small))
-        for _ in range(200):
-            if budget.held:
-                break
-            await asyncio.sleep(0.01)
+        assert await held(budget) == len(small)
         async with session.post(
             f"{memtap.url}/v1/chat/completions",
             data=packed,

@@ -16,16 +16,11 @@ import pytest
 
 from memtap.config.schema import (
     Config,
-    EmbeddingConfig,
-    MemoryConfig,
-    UpstreamConfig,
-    VectorStoreConfig,
 )
 from memtap.engine.memory_block import OPEN
-from memtap.engine.types import NewMemory
 from memtap.proxy.codecs.request_encoding import decoded_body
-from memtap.proxy.headers import owner_id_for_key
 from tests.conftest import MemtapServer
+from tests.support.keyword_memtap import keyword_memtap
 from tests.support.standin import Standin
 
 KEY = "sk-test-gzip-upload-0001"
@@ -64,21 +59,12 @@ async def memtap(
     memtap_server: Callable[..., Awaitable[MemtapServer]],
     memtap_config: Callable[..., Config],
 ) -> MemtapServer:
-    config = memtap_config(
-        upstreams=(UpstreamConfig(name="standin", url=standin.url, timeout_s=30.0),),
-        memory=MemoryConfig(enabled=True, strategy="keyword", scope="owner"),
-        embedding=EmbeddingConfig(source="none"),
-        vector_store=VectorStoreConfig(kind="none"),
+    return await keyword_memtap(
+        standin,
+        memtap_server,
+        memtap_config,
+        remembered=(KEY, "Prefers Postgres for side projects"),
     )
-    server = await memtap_server(config)
-    engine = server.runtime.engine
-    assert engine is not None, server.runtime.engine_error
-    await engine.create_memory(
-        NewMemory(
-            owner=owner_id_for_key(KEY), content="Prefers Postgres for side projects"
-        )
-    )
-    return server
 
 
 async def send(

@@ -15,10 +15,6 @@ import pytest
 
 from memtap.config.schema import (
     Config,
-    EmbeddingConfig,
-    MemoryConfig,
-    UpstreamConfig,
-    VectorStoreConfig,
 )
 from memtap.engine.memory_block import OPEN
 from memtap.engine.types import ListQuery
@@ -28,6 +24,7 @@ from memtap.proxy.codecs.surrogates import (
     parse_request_body,
 )
 from tests.conftest import MemtapServer
+from tests.support.keyword_memtap import keyword_memtap
 from tests.support.standin import Standin
 
 KEY = "sk-test-surrogates-0001"
@@ -67,15 +64,7 @@ async def memtap(
     memtap_server: Callable[..., Awaitable[MemtapServer]],
     memtap_config: Callable[..., Config],
 ) -> MemtapServer:
-    config = memtap_config(
-        upstreams=(UpstreamConfig(name="standin", url=standin.url, timeout_s=30.0),),
-        memory=MemoryConfig(enabled=True, strategy="keyword", scope="owner"),
-        embedding=EmbeddingConfig(source="none"),
-        vector_store=VectorStoreConfig(kind="none"),
-    )
-    server = await memtap_server(config)
-    assert server.runtime.engine is not None, server.runtime.engine_error
-    return server
+    return await keyword_memtap(standin, memtap_server, memtap_config)
 
 
 def chat_body(text_json: str) -> bytes:
