@@ -42,10 +42,18 @@ import pytest
 import yaml
 
 from memtap.config.holder import ConfigHolder
-from memtap.config.schema import Config, MemoryConfig, UpstreamConfig
+from memtap.config.schema import (
+    Config,
+    EmbeddingConfig,
+    MemoryConfig,
+    UpstreamConfig,
+    VectorStoreConfig,
+)
 from memtap.engine.metrics import Metrics
+from memtap.engine.types import NewMemory
 from memtap.proxy.addons import default_addons
 from memtap.proxy.appkeys import Runtime
+from memtap.proxy.headers import owner_id_for_key
 from memtap.proxy.server import AddonFactory, RunningServer, start_server
 from tests.support.standin import Standin
 
@@ -311,6 +319,44 @@ async def memtap_server(
     for server in reversed(started):
         if server.running.runner.server is not None:
             await server.stop()
+
+
+KeywordMemtap = Callable[..., Awaitable[MemtapServer]]
+
+
+@pytest.fixture
+def keyword_memtap(
+    standin: Standin,
+    memtap_server: Callable[..., Awaitable[MemtapServer]],
+    memtap_config: Callable[..., Config],
+) -> KeywordMemtap:
+    """memtap in front of the stand-in with memory on, by keywords alone (no model, no
+    vectors): for the tests of the memory path that need a real engine but no ranking by
+    meaning. `remembered=(api_key, content)` stores a memory for that key's owner first;
+    other keyword arguments replace Config fields (e.g. `server=`)."""
+
+    async def start(
+        *, remembered: tuple[str, str] | None = None, **changes: Any
+    ) -> MemtapServer:
+        config = memtap_config(
+            upstreams=(
+                UpstreamConfig(name="standin", url=standin.url, timeout_s=30.0),
+            ),
+            memory=MemoryConfig(enabled=True, strategy="keyword", scope="owner"),
+            embedding=EmbeddingConfig(source="none"),
+            vector_store=VectorStoreConfig(kind="none"),
+        )
+        server = await memtap_server(dataclasses.replace(config, **changes))
+        engine = server.runtime.engine
+        assert engine is not None, server.runtime.engine_error
+        if remembered is not None:
+            key, content = remembered
+            await engine.create_memory(
+                NewMemory(owner=owner_id_for_key(key), content=content)
+            )
+        return server
+
+    return start
 
 
 # -- memtap as a subprocess --------------------------------------------------------------

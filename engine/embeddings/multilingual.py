@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import threading
 from collections.abc import Hashable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -174,7 +172,6 @@ class MultilingualSource:
 
     def _load(self) -> Any:
         if self._encoder is None:
-            _yield_the_cpu()
             encoder = _default_encoder()
             # The first run builds the graph (~1.2 s here, against ~3 ms after): done in
             # the load, so `loaded` means a question is answered in milliseconds.
@@ -207,23 +204,6 @@ class MultilingualSource:
 
     async def close(self) -> None:
         self._thread.shutdown(wait=False, cancel_futures=True)
-
-
-LOAD_NICENESS = 10
-"""The model's one thread runs at this nice value from its load on: the load's ~1.3 s of
-CPU come the first time a process meets another language, beside the turns and questions
-on the other threads, which keep the cores first (a 2-core box otherwise made the next
-request's wait for its owner's writes run out). Its later runs are short (~3 ms a query,
-waited for at most `SECOND_QUERY_WAIT_S`), and a process may not raise a priority back."""
-
-
-def _yield_the_cpu() -> None:
-    """Lower this thread's scheduling priority (Linux: a thread's own nice value; where
-    that is not possible, nothing)."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOAD_NICENESS)
-    except (AttributeError, OSError):
-        pass
 
 
 def _default_encoder() -> Any:

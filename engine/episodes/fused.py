@@ -10,11 +10,14 @@ that says nothing a fact of the same turn does not already say ("I prefer green 
 other way round, a fact that fills no slot is replaced by a snippet of its own turn that
 shows it whole: taking the snippet takes the fact out (its tokens count for the snippet and
 what follows), and such a fact further down is skipped. A fact is only ever taken out by a
-snippet that is taken, so no evidence is lost. Each hit keeps the score of its own ranking (what retrieve-preview shows); the order is the
-fused one.
+snippet that is taken, so no evidence is lost. Each hit keeps the score of its own ranking
+(what retrieve-preview shows); the order is the fused one.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 from memtap.config.schema import MemoryConfig
 from memtap.engine.episodes.chunks import topical_stems
@@ -66,7 +69,7 @@ def fuse_with_episodes(
             continue
         if is_episode and _restates_a_fact(hit, fact_words):
             continue
-        if not is_episode and _shown_whole(hit, shown):
+        if not is_episode and _shows(shown, hit):
             continue
         repeated = _shown_by(hit, taken) if is_episode else []
         freed = sum(fact.tokens for fact in repeated)
@@ -123,22 +126,21 @@ def _may_give_way(fact: Hit) -> str | None:
     return request_id if isinstance(request_id, str) else None
 
 
-def _shown_whole(fact: Hit, shown: dict[str, set[str]]) -> bool:
+def _shows(words: Mapping[str, AbstractSet[str]], fact: Hit) -> bool:
+    """Whether `words` (by request id) show every topical word of a fact that may give way,
+    under the request it was read from."""
     request_id = _may_give_way(fact)
-    words = shown.get(request_id) if request_id is not None else None
-    return words is not None and topical_stems(fact.memory.content) <= words
+    return (
+        request_id is not None
+        and request_id in words
+        and topical_stems(fact.memory.content) <= words[request_id]
+    )
 
 
 def _shown_by(snippet: Hit, taken: list[Hit]) -> list[Hit]:
     """The taken facts that `snippet`'s line shows whole, which it replaces."""
     line = _line_words(snippet)
-    return [
-        hit
-        for hit in taken
-        if (request_id := _may_give_way(hit)) is not None
-        and request_id in line
-        and topical_stems(hit.memory.content) <= line[request_id]
-    ]
+    return [hit for hit in taken if _shows(line, hit)]
 
 
 def _restates_a_fact(hit: Hit, fact_words: dict[str, set[str]]) -> bool:

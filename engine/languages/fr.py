@@ -177,7 +177,7 @@ PACK = LanguagePack(
     clause_ends=r"parce\s+que?|mais|si\s+(?=\w)",
     name_ends=r"et|mais|de\s+\d",
     scope_words=r"pour|en",
-    universal_scopes=r"tout|tous\s+\w+|toutes?\s+\w+|n\'importe\s+quoi",
+    universal_scopes=r"tout|tous\s+\w+|toutes?\s+\w+|n'importe\s+quoi",
     i_am=r"je\s+suis|nous\s+sommes",
     mail_headers=r"De|À|Objet|Envoyé",
     reply_lines=r"Le .{5,120} a écrit\s*:",

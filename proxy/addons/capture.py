@@ -15,7 +15,7 @@ from memtap.engine.clock import now_iso
 from memtap.engine.turn_bounds import bounded_turn
 from memtap.engine.types import Turn
 from memtap.proxy.addons.fail_open import memory_failed
-from memtap.proxy.codecs.followers import decoding
+from memtap.proxy.codecs.followers import ZLIB_WBITS, decoding
 from memtap.proxy.pipeline import Addon
 
 if TYPE_CHECKING:
@@ -33,8 +33,8 @@ _UNLEARNABLE_FINISH = frozenset(
     {"error", "failed", "refusal", "truncated", "SAFETY", "content_filter"}
 )
 
-# Content-Encodings the response follower can decode (zlib); see proxy/codecs/followers.py.
-_DECODABLE = frozenset({"gzip", "x-gzip", "deflate", "identity"})
+# Content-Encodings the response follower can decode (zlib): proxy/codecs/followers.py.
+_DECODABLE = frozenset(ZLIB_WBITS) | {"identity"}
 
 
 def limit_accept_encoding(headers: CIMultiDict[str]) -> None:

@@ -33,7 +33,8 @@ from memtap.proxy.addons.end_user import (
 from memtap.proxy.addons.fail_open import memory_failed
 from memtap.proxy.addons.memory_notes import log_skipped, log_surrogates_replaced
 from memtap.proxy.codecs.base import NotPlaced
-from memtap.proxy.codecs.request_encoding import decoded_body, plain_encoding
+from memtap.proxy.codecs.followers import plain_encoding
+from memtap.proxy.codecs.request_encoding import decoded_body
 from memtap.proxy.codecs.surrogates import parse_request_body
 from memtap.proxy.headers import MEMORIES_HEADER
 from memtap.proxy.owners import scope_for
@@ -167,8 +168,7 @@ class InjectAddon(Addon):
             if not self.runtime.body_budget.take(
                 extra, server.max_rewrite_inflight_bytes
             ):
-                flow.memory.skipped_reason = "memory_busy"
-                self.runtime.metrics.memory_skipped.inc("memory_busy")
+                self._busy(flow)
                 return None
             flow.held_body_bytes += extra
         return readable
@@ -187,6 +187,10 @@ class InjectAddon(Addon):
             return
         flow.codec = None
         flow.read_body = False
+        self._busy(flow)
+
+    def _busy(self, flow: Flow) -> None:
+        """No memory for this request: its body does not fit in the body budget."""
         flow.memory.skipped_reason = "memory_busy"
         self.runtime.metrics.memory_skipped.inc("memory_busy")
 

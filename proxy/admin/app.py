@@ -42,7 +42,7 @@ from memtap.proxy.admin.common import EngineUnavailable, json_response
 from memtap.proxy.admin.validation import PayloadTooLarge
 from memtap.proxy.adminclient import ADMIN_PREFIX
 from memtap.proxy.appkeys import RUNTIME, Runtime
-from memtap.proxy.codecs.request_encoding import plain_encoding
+from memtap.proxy.codecs.followers import plain_encoding
 from memtap.proxy.routing import addressed_elsewhere
 
 log = logging.getLogger("memtap.admin")

@@ -127,13 +127,17 @@ ZLIB_WBITS = {
 """The Content-Encodings memtap can read (zlib), by the window bits that read each."""
 
 
+def plain_encoding(content_encoding: str | None) -> bool:
+    """Whether a body with this `Content-Encoding` header is sent as it reads."""
+    return (content_encoding or "").strip().lower() in ("", "identity")
+
+
 def decoding(
     follower: ResponseFollower, content_encoding: str | None
 ) -> ResponseFollower | None:
     """`follower` wrapped for the response's Content-Encoding; None when memtap cannot
     decode it (e.g. `br`, `zstd`): that response is then relayed without capture."""
-    encoding = (content_encoding or "identity").strip().lower()
-    if encoding in ("", "identity"):
+    if plain_encoding(content_encoding):
         return follower
-    wbits = ZLIB_WBITS.get(encoding)
+    wbits = ZLIB_WBITS.get((content_encoding or "").strip().lower())
     return None if wbits is None else DecodingFollower(follower, wbits)

@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import zlib
 
-from memtap.proxy.codecs.followers import ZLIB_WBITS
-
-
-def plain_encoding(content_encoding: str | None) -> bool:
-    """Whether a body with this `Content-Encoding` header is sent as it reads."""
-    return (content_encoding or "").strip().lower() in ("", "identity")
+from memtap.proxy.codecs.followers import ZLIB_WBITS, plain_encoding
 
 
 def decoded_body(body: bytes, content_encoding: str | None, limit: int) -> bytes | None:

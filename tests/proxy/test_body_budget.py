@@ -8,18 +8,15 @@ import asyncio
 import dataclasses
 import gzip
 import json
-from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
 
 from memtap.config.schema import (
-    Config,
     ServerConfig,
 )
 from memtap.proxy.body_budget import BodyBudget
-from tests.conftest import MemtapServer
-from tests.support.keyword_memtap import keyword_memtap
+from tests.conftest import KeywordMemtap, MemtapServer
 from tests.support.standin import Reply, Standin
 
 KEY = "sk-test-body-budget-0001"
@@ -47,15 +44,8 @@ def chat(padding: int) -> bytes:
 
 
 @pytest.fixture
-async def memtap(
-    standin: Standin,
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-) -> MemtapServer:
+async def memtap(keyword_memtap: KeywordMemtap) -> MemtapServer:
     return await keyword_memtap(
-        standin,
-        memtap_server,
-        memtap_config,
         remembered=(KEY, "Prefers Postgres for side projects"),
         server=dataclasses.replace(ServerConfig(), max_rewrite_inflight_bytes=1500),
     )
@@ -80,11 +70,28 @@ async def held(budget: BodyBudget) -> int:
     return budget.held
 
 
-async def post(session: aiohttp.ClientSession, url: str, body: bytes) -> dict[str, str]:
+def slow_answer(standin: Standin) -> None:
+    """The next request's answer takes a second: it holds its body meanwhile."""
+    standin.enqueue(
+        Reply(
+            headers={"Content-Type": "application/json"},
+            chunks=[b'{"id": "x", "choices": []}'],
+            headers_delay_s=1.0,
+        )
+    )
+
+
+async def post(
+    session: aiohttp.ClientSession, url: str, body: bytes, **headers: str
+) -> dict[str, str]:
     async with session.post(
         f"{url}/v1/chat/completions",
         data=body,
-        headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"},
+        headers={
+            "Authorization": f"Bearer {KEY}",
+            "Content-Type": "application/json",
+            **headers,
+        },
     ) as response:
         await response.read()
         assert response.status == 200
@@ -95,12 +102,7 @@ async def test_a_body_past_the_budget_streams_through_without_memory(
     memtap: MemtapServer, standin: Standin
 ) -> None:
     budget = memtap.runtime.body_budget
-    slow = Reply(
-        headers={"Content-Type": "application/json"},
-        chunks=[b'{"id": "x", "choices": []}'],
-        headers_delay_s=1.0,
-    )
-    standin.enqueue(slow)  # the first request holds its body while the upstream thinks
+    slow_answer(standin)  # the first request holds its body while the upstream thinks
     first_body, second_body = chat(900), chat(800)
     async with aiohttp.ClientSession() as session:
         first = asyncio.create_task(post(session, memtap.url, first_body))
@@ -136,29 +138,14 @@ async def test_a_compressed_body_holds_what_it_reads_not_what_it_weighs(
     """A small gzip body that reads as much more holds its decompressed size: past the
     budget it gets no memory and goes upstream as sent."""
     budget = memtap.runtime.body_budget
-    standin.enqueue(
-        Reply(
-            headers={"Content-Type": "application/json"},
-            chunks=[b'{"id": "x", "choices": []}'],
-            headers_delay_s=1.0,
-        )
-    )
+    slow_answer(standin)
     small = chat(100)  # holds ~170 bytes while the upstream thinks
     packed = gzip.compress(chat(4000))  # ~100 bytes on the wire, ~4 KB read
     async with aiohttp.ClientSession() as session:
         first = asyncio.create_task(post(session, memtap.url, small))
         assert await held(budget) == len(small)
-        async with session.post(
-            f"{memtap.url}/v1/chat/completions",
-            data=packed,
-            headers={
-                "Authorization": f"Bearer {KEY}",
-                "Content-Type": "application/json",
-                "Content-Encoding": "gzip",
-            },
-        ) as response:
-            await response.read()
-            assert "X-Memtap-Memories" not in response.headers
+        answer = await post(session, memtap.url, packed, **{"Content-Encoding": "gzip"})
+        assert "X-Memtap-Memories" not in answer
         assert standin.requests[-1].body == packed  # as sent
         assert memtap.metrics.memory_skipped.value("memory_busy") == 1
         assert (await first)["X-Memtap-Memories"] == "1"

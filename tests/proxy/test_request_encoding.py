@@ -9,18 +9,13 @@ import gzip
 import json
 import logging
 import zlib
-from collections.abc import Awaitable, Callable
 
 import aiohttp
 import pytest
 
-from memtap.config.schema import (
-    Config,
-)
 from memtap.engine.memory_block import OPEN
 from memtap.proxy.codecs.request_encoding import decoded_body
-from tests.conftest import MemtapServer
-from tests.support.keyword_memtap import keyword_memtap
+from tests.conftest import KeywordMemtap, MemtapServer
 from tests.support.standin import Standin
 
 KEY = "sk-test-gzip-upload-0001"
@@ -54,17 +49,8 @@ def test_decoded_body() -> None:
 
 
 @pytest.fixture
-async def memtap(
-    standin: Standin,
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-) -> MemtapServer:
-    return await keyword_memtap(
-        standin,
-        memtap_server,
-        memtap_config,
-        remembered=(KEY, "Prefers Postgres for side projects"),
-    )
+async def memtap(keyword_memtap: KeywordMemtap) -> MemtapServer:
+    return await keyword_memtap(remembered=(KEY, "Prefers Postgres for side projects"))
 
 
 async def send(

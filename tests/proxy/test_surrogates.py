@@ -7,15 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
 
 import aiohttp
 import orjson
 import pytest
 
-from memtap.config.schema import (
-    Config,
-)
 from memtap.engine.memory_block import OPEN
 from memtap.engine.types import ListQuery
 from memtap.proxy.codecs.surrogates import (
@@ -23,8 +19,7 @@ from memtap.proxy.codecs.surrogates import (
     loads_for_reading,
     parse_request_body,
 )
-from tests.conftest import MemtapServer
-from tests.support.keyword_memtap import keyword_memtap
+from tests.conftest import KeywordMemtap, MemtapServer
 from tests.support.standin import Standin
 
 KEY = "sk-test-surrogates-0001"
@@ -59,12 +54,8 @@ def test_loads_for_reading() -> None:
 
 
 @pytest.fixture
-async def memtap(
-    standin: Standin,
-    memtap_server: Callable[..., Awaitable[MemtapServer]],
-    memtap_config: Callable[..., Config],
-) -> MemtapServer:
-    return await keyword_memtap(standin, memtap_server, memtap_config)
+async def memtap(keyword_memtap: KeywordMemtap) -> MemtapServer:
+    return await keyword_memtap()
 
 
 def chat_body(text_json: str) -> bytes:
