@@ -327,6 +327,12 @@ async def test_a_full_outbox_refuses_turns_fail_open(tmp_path: Path) -> None:
         assert engine.metrics.memory_fallbacks.value("outbox_full") == 1
         engine.worker.start()
         await wait_empty(engine)
+        # The count the capacity check reads goes down as the worker acks, a moment after
+        # the rows left the file (a loaded CI box saw the file empty and the count not yet).
+        deadline = time.monotonic() + 10
+        while engine.intake.depth.value:
+            assert time.monotonic() < deadline, "the outbox count never went down"
+            await asyncio.sleep(0.01)
         await engine.enqueue_turn(turn(4))  # room again once the worker caught up
     finally:
         await engine.close()
