@@ -312,6 +312,15 @@ async def import_dated(
         print(f"import {dialogue.id}: errors {report['errors'][:3]}", file=sys.stderr)
 
 
+async def wait_outbox(client: aiohttp.ClientSession, base: str) -> None:
+    """Until every captured turn is extracted (the vectors may still be coming)."""
+    while True:
+        async with client.get(base + "/_memtap/api/engine-status") as r:
+            if (await r.json())["outbox"]["depth"] == 0:
+                return
+        await asyncio.sleep(0.5)
+
+
 async def preview(
     client: aiohttp.ClientSession, base: str, owner: str, query: str
 ) -> str:
@@ -393,7 +402,10 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                         f"sent {dialogue.id}: {len(dialogue.turns)} turns",
                         file=sys.stderr,
                     )
-                await wait_drained(client, base)
+                if args.score_after == "outbox":
+                    await wait_outbox(client, base)
+                else:
+                    await wait_drained(client, base)
                 fed_s = time.perf_counter() - started
                 return await score(client, base, dialogues, modes, args, fed_s)
         finally:
@@ -611,6 +623,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default=[],
         metavar="NAME=JSON",
         help="a runtime setting for the run, e.g. memory.max_tokens=600",
+    )
+    parser.add_argument(
+        "--score-after",
+        choices=["vectors", "outbox"],
+        default="vectors",
+        help="when scoring starts: every memory and episode window has its vector "
+        "(vectors), or the outbox is empty, as the acceptance run waits (outbox)",
     )
     parser.add_argument("--json", action="store_true")
     return parser.parse_args(argv)
