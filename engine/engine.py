@@ -159,6 +159,7 @@ class Engine:
             pending=self.pending,
             depth=self.depth,
             wake_worker=self.worker.wake,
+            window_vectors=self.episodes.backlog,
         )
         self.memories = MemoryWrites(store, self.vectors)
         self.erase = OwnerErase(

@@ -244,3 +244,6 @@ class ConversationReport:
     episodes: set[str] = field(default_factory=set)
     pending: int = 0
     """Queued turns the worker had not applied when the import stopped waiting."""
+    vectors_pending: int = 0
+    """Episode windows still waiting for their vectors when the import stopped waiting
+    (found by their words until the background embedder reaches them)."""

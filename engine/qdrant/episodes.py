@@ -291,7 +291,8 @@ class QdrantEpisodeStore:
         if self.embedder is None:
             return 0
         first = await self._first_pending()
-        return first + (await self.second.pending() if self.second.waiting else 0)
+        busy = self.second.waiting or self.second.running
+        return first + (await self.second.pending() if busy else 0)
 
     async def _first_pending(self) -> int:
         return await self._points.count(

@@ -11,7 +11,11 @@ from typing import TYPE_CHECKING
 from memtap.engine.api import InvalidInput, OutboxFull
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
-from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
+from memtap.engine.history.importer import (
+    DEFAULT_WAIT_S,
+    ConversationImport,
+    WindowVectors,
+)
 from memtap.engine.local_file import TurnLedger
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import Outbox
@@ -38,6 +42,7 @@ class TurnIntake:
         pending: PendingTurns,
         depth: OutboxDepth,
         wake_worker: Callable[[], None],
+        window_vectors: WindowVectors | None = None,
     ) -> None:
         self.holder = holder
         self.metrics = metrics
@@ -47,6 +52,8 @@ class TurnIntake:
         self.pending = pending
         self.depth = depth
         self.wake_worker = wake_worker
+        self.window_vectors = window_vectors
+        """What an import's end waits for after its turns (None: nothing)."""
 
     async def enqueue(self, turn: Turn) -> None:
         if not turn.owner:
@@ -73,7 +80,11 @@ class TurnIntake:
     def conversation_import(self, wait_s: float = DEFAULT_WAIT_S) -> ConversationImport:
         """Past turns in through the outbox, as live turns go."""
         return ConversationImport(
-            self.ledger, self.events, self._imported, wait_s=wait_s
+            self.ledger,
+            self.events,
+            self._imported,
+            wait_s=wait_s,
+            vectors=self.window_vectors,
         )
 
     def _imported(self, rows: int) -> None:

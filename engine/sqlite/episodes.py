@@ -250,11 +250,12 @@ class SqliteEpisodeStore:
 
     async def pending_vectors(self) -> int:
         source = self._source()
-        if source is not None:
-            await self.model_check.same_model(source.signature)
+        if source is None:
+            return 0  # no model: nothing waits for a vector (as in the Qdrant store)
+        await self.model_check.same_model(source.signature)
         first = await self.db.read(sql_vectors.pending)
         second = self._second_in_use()
-        if second is None or not second.has_work:
+        if second is None or not (second.has_work or second.running):
             return first
         return first + await second.pending()
 

@@ -8,8 +8,9 @@ proxy's own rule (`proxy/headers.py:owner_id_for_key`); the key itself is never 
 logged. Lines that cannot be read are listed with their number; the others are imported.
 
 The answer waits (bounded by `?wait=` seconds without progress, default 30) for the worker
-to extract the imported turns: `{"turns", "memories", "episodes", "skipped", "errors":
-[{line, message}], "error_count", "pending"}`.
+to extract the imported turns, then (bounded the same way) for the episode windows'
+vectors: `{"turns", "memories", "episodes", "skipped", "errors": [{line, message}],
+"error_count", "pending", "vectors_pending"}`.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ async def import_conversations(request: web.Request) -> web.Response:
         "errors": [e.to_json() for e in errors],
         "error_count": error_count,
         "pending": report.pending,
+        "vectors_pending": report.vectors_pending,
     }
     log.info(
         "admin.conversations_imported",

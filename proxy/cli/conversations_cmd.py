@@ -155,6 +155,11 @@ def _import(args: argparse.Namespace) -> int:
                     if report.get("pending")
                     else ""
                 )
+                + (
+                    f", {report['vectors_pending']} windows still being embedded"
+                    if report.get("vectors_pending")
+                    else ""
+                )
             )
             for error in report["errors"][:20]:
                 print(f"  line {error['line']}: {error['message']}", file=sys.stderr)

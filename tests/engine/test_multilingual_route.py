@@ -30,7 +30,7 @@ from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
-from tests.support.route_models import Counting
+from tests.support.route_models import Counting, Held
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 NOW = iso(datetime(2026, 12, 2, 12, 0, tzinfo=UTC))
@@ -293,3 +293,28 @@ async def test_the_workers_pass_never_waits_for_the_second_model_to_load(
     finally:
         await store.db.close()
         await fresh.close()
+
+
+@module_loop
+async def test_windows_a_pass_is_embedding_still_count_as_waiting(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    """A pass clears `waiting` as it begins (for the writes that come meanwhile): the count
+    said 0 while the second model was still embedding what the pass read, and an import
+    that waited for its vectors answered before its German windows could be found."""
+    held = Held(use)
+    store = await _store(tmp_path, minilm, held)
+    try:
+        await store.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+        assert store.second is not None
+        # The first model's vectors, then the second's pass, caught in the model.
+        assert await store.embed_pending(len(GERMAN)) == len(GERMAN)
+        running = asyncio.ensure_future(store.embed_pending(64))
+        await asyncio.wait_for(held.reached.wait(), 10)
+        assert not store.second.waiting
+        assert await store.pending_vectors() == len(GERMAN)
+        held.release.set()
+        assert await running == len(GERMAN)
+        assert await store.pending_vectors() == 0
+    finally:
+        await store.db.close()

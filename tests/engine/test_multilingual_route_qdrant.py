@@ -7,6 +7,7 @@ looked at after it."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -27,7 +28,7 @@ from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.transport import QdrantTransport, open_transport
 from tests.engine.test_multilingual_route import ENGLISH, GERMAN, NOW, _said
 from tests.support.hash_embedder import HashEmbedder
-from tests.support.route_models import Counting
+from tests.support.route_models import Counting, Held
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 COLLECTION = "route_episodes"
@@ -281,3 +282,23 @@ async def test_a_write_never_waits_for_the_second_model_to_load(
         assert await _second_points(transport) == 1
     finally:
         await fresh.close()
+
+
+@module_loop
+async def test_windows_a_pass_is_embedding_still_count_as_waiting(
+    transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:
+    # A collection written with the route off; the route's first pass is caught in the
+    # model: its windows still wait (the count read `waiting`, cleared as the pass began).
+    before = _store(transport, minilm, None)
+    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+    await _drain(before)
+    held = Held(use)
+    after = _store(transport, minilm, held)
+    running = asyncio.ensure_future(after.embed_pending(64))
+    await asyncio.wait_for(held.reached.wait(), 10)
+    assert not after.second.waiting
+    assert await after.pending_vectors() == len(GERMAN)
+    held.release.set()
+    assert await running == len(GERMAN)
+    assert await after.pending_vectors() == 0

@@ -110,7 +110,9 @@ async def test_cli_imports_jsonl_and_chatgpt_export(
     pretty.write_text(
         json.dumps(
             json.loads(
-                export(conversation("conv-p", T0, "I moved to Porto last spring.", "Hi"))
+                export(
+                    conversation("conv-p", T0, "I moved to Porto last spring.", "Hi")
+                )
             ),
             indent=2,
         )

@@ -168,4 +168,3 @@ class AllInterfaces:
     async def stop(self) -> None:
         for running in self.started:
             await running.stop()
-

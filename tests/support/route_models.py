@@ -59,3 +59,17 @@ class Counting:
 
     async def close(self) -> None:
         await self.inner.close()
+
+
+class Held(Counting):
+    """A real source whose next `embed` waits for `release` (a pass caught under way)."""
+
+    def __init__(self, inner: EmbeddingSource) -> None:
+        super().__init__(inner)
+        self.reached = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+        self.reached.set()
+        await self.release.wait()
+        return await super().embed(texts, urgent=urgent)

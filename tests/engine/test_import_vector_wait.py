@@ -1,0 +1,81 @@
+"""The end of a conversation import waits for the episode windows' vectors, bounded like its
+wait for the turns: `wait_s` with no fewer windows waiting (`engine/history/importer.py`).
+The embedder is stood in for by a scripted count: what is tested is the wait, not it (the
+whole path runs in `tests/e2e/test_across_languages.py`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any, cast
+
+from memtap.engine.history import importer
+from memtap.engine.history.importer import ConversationImport
+
+
+class Counts:
+    """`pending_count` answers the next of `counts`, then the last one for ever."""
+
+    def __init__(self, *counts: int | Exception) -> None:
+        self._next: Iterator[int | Exception] = iter(counts)
+        self._last: int | Exception = counts[-1]
+        self.asked = 0
+
+    async def pending_count(self) -> int:
+        self.asked += 1
+        value = next(self._next, self._last)
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+
+def _job(vectors: Counts, wait_s: float) -> ConversationImport:
+    # The wait reads nothing of the ledger or the events.
+    none = cast(Any, None)
+    return ConversationImport(
+        none, none, lambda _: None, wait_s=wait_s, vectors=vectors
+    )
+
+
+async def test_it_ends_when_no_window_waits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
+    counts = Counts(40, 12, 3, 0)
+    assert await _job(counts, wait_s=5)._settle_vectors(counts) == 0
+    assert counts.asked == 4
+
+
+async def test_it_waits_as_long_as_fewer_windows_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
+    # Slower than `wait_s` in all, but each look finds fewer: no give-up before 0.
+    counts = Counts(*range(30, -1, -1))
+    started = time.monotonic()
+    assert await _job(counts, wait_s=0.1)._settle_vectors(counts) == 0
+    assert time.monotonic() - started >= 0.25
+
+
+async def test_it_gives_up_after_wait_s_without_progress(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
+    counts = Counts(9, 7, 7)  # the embedder stopped (a model failing): 7 for ever
+    started = time.monotonic()
+    assert await _job(counts, wait_s=0.2)._settle_vectors(counts) == 7
+    assert 0.2 <= time.monotonic() - started < 2.0
+
+
+async def test_a_count_that_cannot_be_read_ends_the_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
+    counts = Counts(5, RuntimeError("store gone"))
+    assert await _job(counts, wait_s=5)._settle_vectors(counts) == 5  # the last count
+    never = Counts(RuntimeError("store gone"))
+    assert await _job(never, wait_s=5)._settle_vectors(never) == 0
+
+
+async def test_it_waits_two_minutes_at_most_however_steady_the_progress(
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
+    monkeypatch.setattr(importer, "VECTOR_WAIT_MAX_S", 0.15)
+    counts = Counts(*range(10_000, 0, -1))  # fewer at every look, never 0
+    started = time.monotonic()
+    left = await _job(counts, wait_s=5)._settle_vectors(counts)
+    assert 0 < left < 10_000
+    assert 0.15 <= time.monotonic() - started < 2.0
