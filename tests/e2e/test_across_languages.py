@@ -7,7 +7,6 @@ episodes in SQLite and in Qdrant (local mode: the `_episodes_ml` collection)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -100,8 +99,8 @@ async def _live(server: MemtapServer, standin: Standin, key: str) -> None:
                 assert r.status == 200
 
 
-async def _imported(server: MemtapServer, key: str) -> None:
-    await import_conversations(
+async def _imported(server: MemtapServer, key: str) -> dict[str, Any]:
+    return await import_conversations(
         server.url,
         [
             {
@@ -272,28 +271,7 @@ async def test_an_import_answers_once_its_history_is_found_by_meaning(
     windows still waiting for the background embedder: our multilingual set, asked at
     once, found 0.830 of its answers instead of 0.950.)"""
     key = "sk-xling-import-at-once"
-    body = "\n".join(
-        json.dumps(
-            {
-                "api_key": key,
-                "session": "s1",
-                "role": "user",
-                "content": text,
-                "ts": f"2026-03-{i + 1:02d}T18:00:00Z",
-            }
-        )
-        for i, text in enumerate(LUKAS)
-    ).encode()
-    async with (
-        aiohttp.ClientSession() as http,
-        http.post(
-            memtap.url + "/_memtap/api/import/conversations",
-            data=body,
-            headers={"Content-Type": "application/x-ndjson"},
-        ) as r,
-    ):
-        assert r.status == 200, await r.text()
-        report = await r.json()
+    report = await _imported(memtap, key)
     assert report["episodes"] == len(LUKAS) and report["pending"] == 0
     assert report["vectors_pending"] == 0
     engine = memtap.runtime.engine

@@ -122,9 +122,11 @@ def with_memory(config: Config, **memory_changes: Any) -> Config:
     )
 
 
-async def import_conversations(url: str, records: list[dict[str, Any]]) -> None:
+async def import_conversations(
+    url: str, records: list[dict[str, Any]]
+) -> dict[str, Any]:
     """`records` (one turn each, the contract's fields) through memtap's conversation
-    import at `url`, as NDJSON; asserts it was taken."""
+    import at `url`, as NDJSON; asserts it was taken; its report."""
     body = "\n".join(json.dumps(r) for r in records).encode()
     async with (
         aiohttp.ClientSession() as http,
@@ -135,3 +137,4 @@ async def import_conversations(url: str, records: list[dict[str, Any]]) -> None:
         ) as r,
     ):
         assert r.status == 200, await r.text()
+        return dict(await r.json())
