@@ -268,21 +268,21 @@ async def wait_ready(
     raise SystemExit("memtap did not become ready")
 
 
-async def wait_drained(client: aiohttp.ClientSession, base: str) -> None:
-    """Until every captured turn is extracted and every memory and episode window has its
-    vector."""
+async def wait_drained(
+    client: aiohttp.ClientSession, base: str, *, vectors: bool = True
+) -> None:
+    """Until every captured turn is extracted and (`vectors`) every memory and episode
+    window has its vectors, the multilingual model's included."""
     while True:
         async with client.get(base + "/_memtap/api/engine-status") as r:
             status = await r.json()
         vector = status.get("vector") or {}
         pending = vector.get("pending", 0) if isinstance(vector, dict) else 0
         episodes = status.get("episodes") or {}
-        pending += (
-            int(episodes.get("pending_vectors") or 0)
-            if isinstance(episodes, dict)
-            else 0
-        )
-        if status["outbox"]["depth"] == 0 and not pending:
+        if isinstance(episodes, dict):
+            pending += int(episodes.get("pending_vectors") or 0)
+            pending += int(episodes.get("second_pending") or 0)
+        if status["outbox"]["depth"] == 0 and (not vectors or not pending):
             return
         await asyncio.sleep(0.5)
 

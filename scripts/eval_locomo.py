@@ -312,15 +312,6 @@ async def import_dated(
         print(f"import {dialogue.id}: errors {report['errors'][:3]}", file=sys.stderr)
 
 
-async def wait_outbox(client: aiohttp.ClientSession, base: str) -> None:
-    """Until every captured turn is extracted (the vectors may still be coming)."""
-    while True:
-        async with client.get(base + "/_memtap/api/engine-status") as r:
-            if (await r.json())["outbox"]["depth"] == 0:
-                return
-        await asyncio.sleep(0.5)
-
-
 async def preview(
     client: aiohttp.ClientSession, base: str, owner: str, query: str
 ) -> str:
@@ -402,10 +393,7 @@ async def evaluate(args: argparse.Namespace) -> dict[str, Any]:
                         f"sent {dialogue.id}: {len(dialogue.turns)} turns",
                         file=sys.stderr,
                     )
-                if args.score_after == "outbox":
-                    await wait_outbox(client, base)
-                else:
-                    await wait_drained(client, base)
+                await wait_drained(client, base, vectors=args.score_after == "vectors")
                 fed_s = time.perf_counter() - started
                 return await score(client, base, dialogues, modes, args, fed_s)
         finally:

@@ -40,8 +40,8 @@ VECTOR_POLL_S: Final = 0.25
 """How often the end of an import looks at the windows still waiting for a vector."""
 VECTOR_WAIT_MAX_S: Final = 120.0
 """The longest an import's answer waits for the vectors, however steady their progress
-(~24,000 windows on 2 cores): past it a client's read timeout (the CLI's is 300 s) would
-turn an import that worked into an error."""
+(~24,000 windows on 2 cores), a count that hangs included: a client waits for the answer
+(the CLI's read timeout allows for it), and an import that worked must not time out."""
 
 
 class WindowVectors(Protocol):
@@ -133,29 +133,31 @@ class ConversationImport:
     async def _settle_vectors(self, vectors: WindowVectors) -> int:
         """Wait until no window waits for a vector, or `wait_s` with none fewer waiting,
         or `VECTOR_WAIT_MAX_S` in all (the count is the store's: live turns' windows too,
-        embedded as they come); how many still wait. Fail-open: a count that cannot be
-        read ends the wait."""
+        embedded as they come); how many still waited at the last count. Fail-open: a
+        count that cannot be read ends the wait (0 when none was ever read)."""
         loop = asyncio.get_running_loop()
+        waiting = 0
         fewest: int | None = None
-        since = started = loop.time()
-        while True:
-            try:
-                waiting = await vectors.pending_count()
-            except Exception as exc:  # noqa: BLE001 - the import is done; only its wait ends
-                log.warning(
-                    "import.vectors_unknown",
-                    extra={"fields": {"error": describe_error(exc)}},
-                )
-                return fewest or 0
-            if waiting == 0:
-                return 0
-            if fewest is None or waiting < fewest:
-                fewest, since = waiting, loop.time()
-            elif loop.time() - since >= self.wait_s:
-                return waiting
-            if loop.time() - started >= VECTOR_WAIT_MAX_S:
-                return waiting
-            await asyncio.sleep(VECTOR_POLL_S)
+        since = loop.time()
+        try:
+            async with asyncio.timeout(VECTOR_WAIT_MAX_S):
+                while True:
+                    waiting = await vectors.pending_count()
+                    if waiting == 0:
+                        return 0
+                    if fewest is None or waiting < fewest:
+                        fewest, since = waiting, loop.time()
+                    elif loop.time() - since >= self.wait_s:
+                        return waiting
+                    await asyncio.sleep(VECTOR_POLL_S)
+        except TimeoutError:
+            return waiting
+        except Exception as exc:  # noqa: BLE001 - the import is done; only its wait ends
+            log.warning(
+                "import.vectors_unknown",
+                extra={"fields": {"error": describe_error(exc)}},
+            )
+            return waiting
 
     async def _drain(self, down_to: int) -> bool:
         """Wait until at most `down_to` turns are outstanding (True), or until `wait_s`

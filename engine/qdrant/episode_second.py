@@ -366,7 +366,11 @@ class SecondPoints:
             return 0
         await self._same_model()  # a changed model's windows wait again
         self.waiting = False  # before the read: a failing write meanwhile sets it again
-        count = await self.episodes.count(NOT_LOOKED_AT)
+        try:
+            count = await self.episodes.count(NOT_LOOKED_AT)
+        except BaseException:
+            self.waiting = True  # unknown: the windows are looked at again next pass
+            raise
         if count:
             self.waiting = True
         return count

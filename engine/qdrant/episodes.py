@@ -219,6 +219,7 @@ class QdrantEpisodeStore:
             try:
                 done += await self.second.embed_pending(max_items - done)
             except Exception as exc:  # noqa: BLE001 - the first model's vectors stand alone
+                self.second.waiting = True  # what it left is looked at again next pass
                 second_failed("pending", exc)
         return done
 

@@ -84,7 +84,10 @@ class TurnIntake:
             self.events,
             self._imported,
             wait_s=wait_s,
-            vectors=self.window_vectors,
+            # Retrieval that reads no vectors finds the history by its words at once.
+            vectors=self.window_vectors
+            if self.holder.current.memory.strategy in ("hybrid", "semantic")
+            else None,
         )
 
     def _imported(self, rows: int) -> None:

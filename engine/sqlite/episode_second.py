@@ -122,7 +122,11 @@ class SecondWindows:
         # A changed model's windows wait again: the backfill asks this count first.
         await self.model_check.same_model(self.source.signature)
         self.waiting = False  # before the read: a write meanwhile sets it again
-        count = await self.db.read(sql_vectors.pending_second)
+        try:
+            count = await self.db.read(sql_vectors.pending_second)
+        except BaseException:
+            self.waiting = True  # unknown: the windows are looked at again next pass
+            raise
         if count:
             self.waiting = True
         return count

@@ -18,6 +18,7 @@ from typing import Any, Final
 import orjson
 
 from memtap.engine.history.chatgpt import conversation_time, split_array
+from memtap.engine.history.importer import VECTOR_WAIT_MAX_S
 from memtap.proxy.adminclient import AdminClient
 from memtap.proxy.cli.client import (
     EXIT_API_ERROR,
@@ -138,7 +139,8 @@ def _import(args: argparse.Namespace) -> int:
     progress.total = max(upload.length, 1)
 
     async def action(client: AdminClient) -> int:
-        client.timeout_s = max(client.timeout_s, args.wait + 60)
+        # The answer comes after the turns' wait and the vectors' (at most two minutes).
+        client.timeout_s = max(client.timeout_s, args.wait + 60 + VECTOR_WAIT_MAX_S)
         report = await client.upload_lines(
             PATH, upload.chunks, upload.length, params=params
         )

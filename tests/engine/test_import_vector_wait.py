@@ -5,6 +5,7 @@ whole path runs in `tests/e2e/test_across_languages.py`)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from typing import Any, cast
@@ -79,3 +80,43 @@ async def test_it_waits_two_minutes_at_most_however_steady_the_progress(
     left = await _job(counts, wait_s=5)._settle_vectors(counts)
     assert 0 < left < 10_000
     assert 0.15 <= time.monotonic() - started < 2.0
+
+
+class Hangs(Counts):
+    """A count that never answers (a store that hangs)."""
+
+    async def pending_count(self) -> int:
+        self.asked += 1
+        await asyncio.Event().wait()
+        return 0
+
+
+async def test_a_count_that_hangs_is_cut_at_the_bound(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(importer, "VECTOR_WAIT_MAX_S", 0.1)
+    hangs = Hangs(0)
+    started = time.monotonic()
+    assert await _job(hangs, wait_s=30)._settle_vectors(hangs) == 0
+    assert time.monotonic() - started < 2.0
+
+
+async def test_finish_waits_only_for_the_windows_of_an_import_that_wrote_some() -> None:
+    # With every turn applied and episodes written, the count is asked.
+    counts = Counts(0)
+    job = _job(counts, wait_s=5)
+    job.report.episodes.add("e1")
+    assert (await job.finish()).vectors_pending == 0 and counts.asked == 1
+    # No episode written (keyword facts only, or everything skipped): nothing to wait for.
+    counts = Counts(3)
+    assert (await _job(counts, wait_s=5).finish()).vectors_pending == 0
+    assert counts.asked == 0
+    # `?wait=0`: the answer at once.
+    job = _job(counts, wait_s=0)
+    job.report.episodes.add("e1")
+    await job.finish()
+    assert counts.asked == 0
+    # Turns still queued when the turns' wait ended: their windows are not written yet.
+    job = _job(counts, wait_s=0.05)
+    job.report.episodes.add("e1")
+    job._outstanding.add("import-1")
+    report = await job.finish()
+    assert report.pending == 1 and counts.asked == 0

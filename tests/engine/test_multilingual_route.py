@@ -318,3 +318,16 @@ async def test_windows_a_pass_is_embedding_still_count_as_waiting(
         assert await store.pending_vectors() == 0
     finally:
         await store.db.close()
+
+
+@module_loop
+async def test_a_count_that_fails_leaves_the_windows_to_be_looked_at_again(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    store = await _store(tmp_path, minilm, use)
+    await _drain(store)
+    assert store.second is not None and not store.second.waiting
+    await store.db.close()  # every read fails from here
+    with pytest.raises(Exception):  # noqa: B017 - whichever error a closed store gives
+        await store.second.pending()
+    assert store.second.waiting  # unknown is not "nothing waits"

@@ -28,7 +28,7 @@ from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.transport import QdrantTransport, open_transport
 from tests.engine.test_multilingual_route import ENGLISH, GERMAN, NOW, _said
 from tests.support.hash_embedder import HashEmbedder
-from tests.support.route_models import Counting, Held
+from tests.support.route_models import Counting, Failing, Held
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 COLLECTION = "route_episodes"
@@ -302,3 +302,26 @@ async def test_windows_a_pass_is_embedding_still_count_as_waiting(
     held.release.set()
     assert await running == len(GERMAN)
     assert await after.pending_vectors() == 0
+
+
+@module_loop
+async def test_a_failed_pass_or_count_leaves_the_windows_to_be_looked_at_again(
+    transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:
+    before = _store(transport, minilm, None)
+    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+    await _drain(before)
+    failing = Failing(use)
+    after = _store(transport, minilm, failing)
+    # The pass fails in the model: its windows are looked at again, and still counted.
+    assert await after.embed_pending(64) == 0
+    assert after.second.waiting
+    assert await after.pending_vectors() == len(GERMAN)
+
+    async def broken(*_: object) -> int:
+        raise RuntimeError("qdrant gone")
+
+    after.second.episodes.count = broken  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        await after.second.pending()
+    assert after.second.waiting  # unknown is not "nothing waits"

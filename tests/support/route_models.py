@@ -73,3 +73,10 @@ class Held(Counting):
         self.reached.set()
         await self.release.wait()
         return await super().embed(texts, urgent=urgent)
+
+
+class Failing(Counting):
+    """A real source whose `embed` fails (a model that cannot run)."""
+
+    async def embed(self, texts: Sequence[str], *, urgent: bool = False) -> Vectors:
+        raise RuntimeError("the model failed")
