@@ -314,6 +314,8 @@ class SqliteEpisodeStore:
 
     async def counts(self) -> dict[str, int]:
         counts = await self.db.read(sql.counts)
+        if self._source() is None:
+            counts["pending_vectors"] = 0  # no model: nothing waits (`pending_vectors`)
         if (
             self._second_in_use() is None
         ):  # as a Qdrant store: said only with the route on

@@ -85,6 +85,11 @@ async def test_jsonl_turns_are_extracted_at_their_own_times(admin: Admin) -> Non
     assert body["pending"] == 0
     # No model here: no window waits for a vector, and the answer did not wait for one.
     assert body["vectors_pending"] == 0
+    status = (await admin.call("GET", "/api/engine-status")).body
+    assert status["embedding"] == "off"
+    assert (
+        status["episodes"]["windows"] > 0 and status["episodes"]["pending_vectors"] == 0
+    )
     items = {m["content"]: m for m in await facts(admin)}
     assert body["memories"] == len(items)
     dentist = items["Went to the dentist yesterday (2026-11-19)"]
