@@ -284,15 +284,22 @@ async def test_a_write_never_waits_for_the_second_model_to_load(
         await fresh.close()
 
 
+async def _german_before_the_route(
+    transport: QdrantTransport, minilm: OnnxEmbedder
+) -> None:
+    """Lukas's German windows, written and embedded with the route off."""
+    before = _store(transport, minilm, None)
+    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
+    await _drain(before)
+
+
 @module_loop
 async def test_windows_a_pass_is_embedding_still_count_as_waiting(
     transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
 ) -> None:
     # A collection written with the route off; the route's first pass is caught in the
     # model: its windows still wait (the count read `waiting`, cleared as the pass began).
-    before = _store(transport, minilm, None)
-    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
-    await _drain(before)
+    await _german_before_the_route(transport, minilm)
     held = Held(use)
     after = _store(transport, minilm, held)
     running = asyncio.ensure_future(after.embed_pending(64))
@@ -308,9 +315,7 @@ async def test_windows_a_pass_is_embedding_still_count_as_waiting(
 async def test_a_failed_pass_or_count_leaves_the_windows_to_be_looked_at_again(
     transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
 ) -> None:
-    before = _store(transport, minilm, None)
-    await before.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
-    await _drain(before)
+    await _german_before_the_route(transport, minilm)
     failing = Failing(use)
     after = _store(transport, minilm, failing)
     # The pass fails in the model: its windows are looked at again, and still counted.
