@@ -175,6 +175,12 @@ class MemoryEngine(Protocol):
         re-import changes nothing."""
         ...
 
+    async def episode_vectors_settled(self, wait_s: float) -> int:
+        """Wait, bounded (`wait_s` with none fewer waiting, two minutes in all), until the
+        episode windows written so far have their vectors; how many still wait (0 at once
+        when retrieval reads no vectors). Never raises for the count."""
+        ...
+
     async def summarize(
         self, older_than_days: int, owner: str | None, dry_run: bool
     ) -> dict[str, Any]: ...

@@ -159,7 +159,7 @@ class Engine:
             pending=self.pending,
             depth=self.depth,
             wake_worker=self.worker.wake,
-            window_vectors=self.episodes.backlog,
+            settle_vectors=self.episodes.vectors_settled,
         )
         self.memories = MemoryWrites(store, self.vectors)
         self.erase = OwnerErase(
@@ -321,6 +321,9 @@ class Engine:
     @guarded
     async def import_episodes(self, items: list[NewEpisode]) -> tuple[int, int]:
         return await self.episodes_admin.import_episodes(items)
+
+    async def episode_vectors_settled(self, wait_s: float) -> int:
+        return await self.episodes.vectors_settled(wait_s)
 
     # -- maintenance ------------------------------------------------------------------------
     @guarded

@@ -28,6 +28,7 @@ from memtap.engine.episodes.recall import (
     forget_texts,
     recall_episodes,
 )
+from memtap.engine.episodes.settle import settle_window_vectors
 from memtap.engine.fallbacks import describe_error
 from memtap.engine.maintenance.backfill import VectorBackfill
 from memtap.engine.metrics import Metrics
@@ -336,6 +337,14 @@ class EpisodeService:
 
     def export_owner(self, owner: str) -> AsyncIterator[Episode]:
         return self.store.export_owner(owner)
+
+    async def vectors_settled(self, wait_s: float) -> int:
+        """Wait (bounded: `episodes/settle.py`) until the windows written so far have their
+        vectors; how many still wait. At once when retrieval reads no vectors (keyword,
+        recent): the words find them already."""
+        if self.holder.current.memory.strategy not in ("hybrid", "semantic"):
+            return 0
+        return await settle_window_vectors(self.backlog, wait_s)
 
     async def import_episodes(self, items: Sequence[NewEpisode]) -> tuple[int, int]:
         """(created, already there). Imports ignore the per-owner cap's eviction order: the

@@ -9,45 +9,26 @@ of the file waits for the worker), and the end of an import waits for the last t
 most `wait_s` without any progress; turns still waiting then are counted in `pending`
 and applied later (the outbox is durable).
 
-Then it waits, bounded the same way, for the episode windows' vectors: a big page of turns
-leaves its windows to the background embedder, so an import used to return with its
-history findable by its words only for a while (the three LoCoMo dev conversations: 1,884
-windows, ~9 s; our multilingual set asked at once found 0.830 of its answers instead of
-0.950, the owners not yet read in their language). Windows still waiting then are counted
-in `vectors_pending` (the embedder goes on).
+Then it waits, bounded the same way, for the episode windows' vectors
+(`episodes/settle.py`); windows still waiting then are counted in `vectors_pending` (the
+embedder goes on).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
-from typing import Final, Protocol, Self
+from typing import Final, Self
 
 from memtap.engine.api import EngineError
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents, TurnExtracted
-from memtap.engine.fallbacks import describe_error
 from memtap.engine.local_file import TurnLedger
 from memtap.engine.types import ConversationReport, Turn
 
-log = logging.getLogger("memtap.import")
-
 MAX_OUTSTANDING: Final = 1000
 DEFAULT_WAIT_S: Final = 30.0
-VECTOR_POLL_S: Final = 0.25
-"""How often the end of an import looks at the windows still waiting for a vector."""
-VECTOR_WAIT_MAX_S: Final = 120.0
-"""The longest an import's answer waits for the vectors, however steady their progress
-(~24,000 windows on 2 cores), a count that hangs included: a client waits for the answer
-(the CLI's read timeout allows for it), and an import that worked must not time out."""
-
-
-class WindowVectors(Protocol):
-    """The episode windows waiting for a vector (the episodes' background embedder)."""
-
-    async def pending_count(self) -> int: ...
 
 
 class ConversationImport:
@@ -62,10 +43,11 @@ class ConversationImport:
         *,
         wait_s: float = DEFAULT_WAIT_S,
         max_outstanding: int = MAX_OUTSTANDING,
-        vectors: WindowVectors | None = None,
+        settle_vectors: Callable[[float], Awaitable[int]] | None = None,
     ) -> None:
         self.ledger = ledger
-        self.vectors = vectors
+        self.settle_vectors = settle_vectors
+        """Waits, bounded by its argument, for the windows' vectors; how many still wait."""
         self.events = events
         self.enqueued = enqueued
         """Tells the engine rows were queued (outbox depth, wake the worker)."""
@@ -122,42 +104,13 @@ class ConversationImport:
         await self._drain(0)
         self.report.pending = len(self._outstanding)
         if (
-            self.vectors is not None
-            and self.wait_s > 0  # `?wait=0`: the answer at once, as for the turns
+            self.settle_vectors is not None
             and self.report.episodes
             and not self.report.pending
+            and self.wait_s > 0  # `?wait=0`: the answer at once, as for the turns
         ):
-            self.report.vectors_pending = await self._settle_vectors(self.vectors)
+            self.report.vectors_pending = await self.settle_vectors(self.wait_s)
         return self.report
-
-    async def _settle_vectors(self, vectors: WindowVectors) -> int:
-        """Wait until no window waits for a vector, or `wait_s` with none fewer waiting,
-        or `VECTOR_WAIT_MAX_S` in all (the count is the store's: live turns' windows too,
-        embedded as they come); how many still waited at the last count. Fail-open: a
-        count that cannot be read ends the wait (0 when none was ever read)."""
-        loop = asyncio.get_running_loop()
-        waiting = 0
-        fewest: int | None = None
-        since = loop.time()
-        try:
-            async with asyncio.timeout(VECTOR_WAIT_MAX_S):
-                while True:
-                    waiting = await vectors.pending_count()
-                    if waiting == 0:
-                        return 0
-                    if fewest is None or waiting < fewest:
-                        fewest, since = waiting, loop.time()
-                    elif loop.time() - since >= self.wait_s:
-                        return waiting
-                    await asyncio.sleep(VECTOR_POLL_S)
-        except TimeoutError:
-            return waiting
-        except Exception as exc:  # noqa: BLE001 - the import is done; only its wait ends
-            log.warning(
-                "import.vectors_unknown",
-                extra={"fields": {"error": describe_error(exc)}},
-            )
-            return waiting
 
     async def _drain(self, down_to: int) -> bool:
         """Wait until at most `down_to` turns are outstanding (True), or until `wait_s`

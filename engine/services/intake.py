@@ -5,17 +5,13 @@ the same outbox (`engine/history/importer.py`)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from memtap.engine.api import InvalidInput, OutboxFull
 from memtap.engine.clock import now_iso
 from memtap.engine.events import EngineEvents
-from memtap.engine.history.importer import (
-    DEFAULT_WAIT_S,
-    ConversationImport,
-    WindowVectors,
-)
+from memtap.engine.history.importer import DEFAULT_WAIT_S, ConversationImport
 from memtap.engine.local_file import TurnLedger
 from memtap.engine.metrics import Metrics
 from memtap.engine.ports import Outbox
@@ -42,7 +38,7 @@ class TurnIntake:
         pending: PendingTurns,
         depth: OutboxDepth,
         wake_worker: Callable[[], None],
-        window_vectors: WindowVectors | None = None,
+        settle_vectors: Callable[[float], Awaitable[int]] | None = None,
     ) -> None:
         self.holder = holder
         self.metrics = metrics
@@ -52,8 +48,9 @@ class TurnIntake:
         self.pending = pending
         self.depth = depth
         self.wake_worker = wake_worker
-        self.window_vectors = window_vectors
-        """What an import's end waits for after its turns (None: nothing)."""
+        self.settle_vectors = settle_vectors
+        """What an import's end waits for after its turns: the windows' vectors (None:
+        nothing)."""
 
     async def enqueue(self, turn: Turn) -> None:
         if not turn.owner:
@@ -84,10 +81,7 @@ class TurnIntake:
             self.events,
             self._imported,
             wait_s=wait_s,
-            # Retrieval that reads no vectors finds the history by its words at once.
-            vectors=self.window_vectors
-            if self.holder.current.memory.strategy in ("hybrid", "semantic")
-            else None,
+            settle_vectors=self.settle_vectors,
         )
 
     def _imported(self, rows: int) -> None:

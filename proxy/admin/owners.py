@@ -11,6 +11,7 @@ from aiohttp import web
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.episode_types import NewEpisode
+from memtap.engine.history.importer import DEFAULT_WAIT_S
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import fields, validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
@@ -181,6 +182,10 @@ async def import_memories(request: web.Request) -> web.Response:
         if len(batch) + len(episodes) >= IMPORT_BATCH:
             await flush()
     await flush()
+    # A backup's episodes: the answer once they are found by meaning too (bounded).
+    vectors_pending = (
+        await engine.episode_vectors_settled(DEFAULT_WAIT_S) if episodes_created else 0
+    )
     log.info(
         "memories.imported",
         extra={"fields": {"created": created, "updated": updated, "skipped": skipped}},
@@ -197,6 +202,7 @@ async def import_memories(request: web.Request) -> web.Response:
                     "episodes": {
                         "created": episodes_created,
                         "unchanged": episodes_unchanged,
+                        "vectors_pending": vectors_pending,
                     }
                 }
                 if episodes_created or episodes_unchanged

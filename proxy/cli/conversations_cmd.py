@@ -17,8 +17,8 @@ from typing import Any, Final
 
 import orjson
 
+from memtap.engine.episodes.settle import WAIT_MAX_S as VECTOR_WAIT_MAX_S
 from memtap.engine.history.chatgpt import conversation_time, split_array
-from memtap.engine.history.importer import VECTOR_WAIT_MAX_S
 from memtap.proxy.adminclient import AdminClient
 from memtap.proxy.cli.client import (
     EXIT_API_ERROR,

@@ -280,3 +280,32 @@ async def test_an_import_answers_once_its_history_is_found_by_meaning(
     for question, answer in QUESTIONS:
         block = str((await _preview(memtap, key, question)).get("block") or "")
         assert answer.lower() in block.lower(), (question, block)
+
+
+async def test_a_restored_backup_answers_once_its_history_is_found_by_meaning(
+    memtap: MemtapServer, standin: Standin
+) -> None:
+    """A backup's episodes (`export?episodes=true`, then `POST /api/import`) are in when the
+    answer comes, by meaning too: the import waits, bounded, for their vectors."""
+    key = "sk-xling-backup"
+    owner = owner_of(key)
+    await _live(memtap, standin, key)
+    await drained(memtap)
+    base = memtap.url + "/_memtap/api"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(
+            f"{base}/owners/{owner}/export", params={"episodes": "true"}
+        ) as r:
+            backup = await r.read()
+        async with http.delete(f"{base}/owners/{owner}") as r:
+            assert r.status == 200
+        async with http.post(f"{base}/import", data=backup) as r:
+            report = await r.json()
+    assert report["episodes"]["created"] >= len(LUKAS)  # and the replies kept
+    assert report["episodes"]["vectors_pending"] == 0
+    engine = memtap.runtime.engine
+    assert engine is not None and engine.episodes is not None
+    assert await engine.episodes.store.pending_vectors() == 0  # type: ignore[attr-defined]
+    for question, answer in QUESTIONS:
+        block = str((await _preview(memtap, key, question)).get("block") or "")
+        assert answer.lower() in block.lower(), (question, block)

@@ -481,14 +481,18 @@ async def test_export_erase_import_brings_episodes_back(
         async with http.post(f"{memtap.url}/_memtap/api/import", data=raw) as r:
             report = await r.json()
         assert (
-            report["episodes"] == {"created": 2, "unchanged": 0}
+            report["episodes"] == {"created": 2, "unchanged": 0, "vectors_pending": 0}
             and report["created"] >= 1
         )
         assert report["skipped"] == 0
         assert await episodes_of(memtap, owner) == before
         # Importing the same lines again changes nothing.
         async with http.post(f"{memtap.url}/_memtap/api/import", data=raw) as r:
-            assert (await r.json())["episodes"] == {"created": 0, "unchanged": 2}
+            assert (await r.json())["episodes"] == {
+                "created": 0,
+                "unchanged": 2,
+                "vectors_pending": 0,
+            }
         # A bad episode line is reported with its number; the others go in.
         bad = (
             b'{"kind": "episode", "owner": "' + owner.encode() + b'", "content": "x"}\n'

@@ -1,7 +1,8 @@
-"""The end of a conversation import waits for the episode windows' vectors, bounded like its
-wait for the turns: `wait_s` with no fewer windows waiting (`engine/history/importer.py`).
-The embedder is stood in for by a scripted count: what is tested is the wait, not it (the
-whole path runs in `tests/e2e/test_across_languages.py`)."""
+"""An import's answer waits for the episode windows' vectors, bounded like its wait for the
+turns: `wait_s` with no fewer windows waiting, two minutes in all (`engine/episodes/settle.py`,
+called by `engine/history/importer.py` and the backup import). The embedder is stood in for by
+a scripted count: what is tested is the wait, not it (the whole path runs in
+`tests/e2e/test_across_languages.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import time
 from collections.abc import Iterator
 from typing import Any, cast
 
-from memtap.engine.history import importer
+from memtap.engine.episodes import settle
+from memtap.engine.episodes.settle import settle_window_vectors
 from memtap.engine.history.importer import ConversationImport
 
 
@@ -30,58 +32,6 @@ class Counts:
         return value
 
 
-def _job(vectors: Counts, wait_s: float) -> ConversationImport:
-    # The wait reads nothing of the ledger or the events.
-    none = cast(Any, None)
-    return ConversationImport(
-        none, none, lambda _: None, wait_s=wait_s, vectors=vectors
-    )
-
-
-async def test_it_ends_when_no_window_waits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
-    counts = Counts(40, 12, 3, 0)
-    assert await _job(counts, wait_s=5)._settle_vectors(counts) == 0
-    assert counts.asked == 4
-
-
-async def test_it_waits_as_long_as_fewer_windows_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
-    # Slower than `wait_s` in all, but each look finds fewer: no give-up before 0.
-    counts = Counts(*range(30, -1, -1))
-    started = time.monotonic()
-    assert await _job(counts, wait_s=0.1)._settle_vectors(counts) == 0
-    assert time.monotonic() - started >= 0.25
-
-
-async def test_it_gives_up_after_wait_s_without_progress(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
-    counts = Counts(9, 7, 7)  # the embedder stopped (a model failing): 7 for ever
-    started = time.monotonic()
-    assert await _job(counts, wait_s=0.2)._settle_vectors(counts) == 7
-    assert 0.2 <= time.monotonic() - started < 2.0
-
-
-async def test_a_count_that_cannot_be_read_ends_the_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
-    counts = Counts(5, RuntimeError("store gone"))
-    assert await _job(counts, wait_s=5)._settle_vectors(counts) == 5  # the last count
-    never = Counts(RuntimeError("store gone"))
-    assert await _job(never, wait_s=5)._settle_vectors(never) == 0
-
-
-async def test_it_waits_two_minutes_at_most_however_steady_the_progress(
-    monkeypatch,
-) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(importer, "VECTOR_POLL_S", 0.01)
-    monkeypatch.setattr(importer, "VECTOR_WAIT_MAX_S", 0.15)
-    counts = Counts(*range(10_000, 0, -1))  # fewer at every look, never 0
-    started = time.monotonic()
-    left = await _job(counts, wait_s=5)._settle_vectors(counts)
-    assert 0 < left < 10_000
-    assert 0.15 <= time.monotonic() - started < 2.0
-
-
 class Hangs(Counts):
     """A count that never answers (a store that hangs)."""
 
@@ -91,32 +41,95 @@ class Hangs(Counts):
         return 0
 
 
+async def test_it_ends_when_no_window_waits(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(settle, "POLL_S", 0.01)
+    counts = Counts(40, 12, 3, 0)
+    assert await settle_window_vectors(counts, wait_s=5) == 0
+    assert counts.asked == 4
+
+
+async def test_it_waits_as_long_as_fewer_windows_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(settle, "POLL_S", 0.01)
+    # Slower than `wait_s` in all, but each look finds fewer: no give-up before 0.
+    counts = Counts(*range(30, -1, -1))
+    started = time.monotonic()
+    assert await settle_window_vectors(counts, wait_s=0.1) == 0
+    assert time.monotonic() - started >= 0.25
+
+
+async def test_it_gives_up_after_wait_s_without_progress(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(settle, "POLL_S", 0.01)
+    counts = Counts(9, 7, 7)  # the embedder stopped (a model failing): 7 for ever
+    started = time.monotonic()
+    assert await settle_window_vectors(counts, wait_s=0.2) == 7
+    assert 0.2 <= time.monotonic() - started < 2.0
+
+
+async def test_a_count_that_cannot_be_read_ends_the_wait(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(settle, "POLL_S", 0.01)
+    counts = Counts(5, RuntimeError("store gone"))
+    assert await settle_window_vectors(counts, wait_s=5) == 5  # the last count
+    never = Counts(RuntimeError("store gone"))
+    assert await settle_window_vectors(never, wait_s=5) == 0
+
+
+async def test_it_waits_two_minutes_at_most_however_steady_the_progress(
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(settle, "POLL_S", 0.01)
+    monkeypatch.setattr(settle, "WAIT_MAX_S", 0.15)
+    counts = Counts(*range(10_000, 0, -1))  # fewer at every look, never 0
+    started = time.monotonic()
+    left = await settle_window_vectors(counts, wait_s=5)
+    assert 0 < left < 10_000
+    assert 0.15 <= time.monotonic() - started < 2.0
+
+
 async def test_a_count_that_hangs_is_cut_at_the_bound(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(importer, "VECTOR_WAIT_MAX_S", 0.1)
+    monkeypatch.setattr(settle, "WAIT_MAX_S", 0.1)
     hangs = Hangs(0)
     started = time.monotonic()
-    assert await _job(hangs, wait_s=30)._settle_vectors(hangs) == 0
+    assert await settle_window_vectors(hangs, wait_s=30) == 0
     assert time.monotonic() - started < 2.0
 
 
+class Settle:
+    """The import's wait for the vectors, recording what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+
+    async def __call__(self, wait_s: float) -> int:
+        self.asked.append(wait_s)
+        return 0
+
+
+def _job(settle_vectors: Settle, wait_s: float) -> ConversationImport:
+    # The end of an import reads nothing of the ledger or the events.
+    none = cast(Any, None)
+    return ConversationImport(
+        none, none, lambda _: None, wait_s=wait_s, settle_vectors=settle_vectors
+    )
+
+
 async def test_finish_waits_only_for_the_windows_of_an_import_that_wrote_some() -> None:
-    # With every turn applied and episodes written, the count is asked.
-    counts = Counts(0)
-    job = _job(counts, wait_s=5)
+    # With every turn applied and episodes written, the wait runs, bounded by `wait_s`.
+    waits = Settle()
+    job = _job(waits, wait_s=5)
     job.report.episodes.add("e1")
-    assert (await job.finish()).vectors_pending == 0 and counts.asked == 1
-    # No episode written (keyword facts only, or everything skipped): nothing to wait for.
-    counts = Counts(3)
-    assert (await _job(counts, wait_s=5).finish()).vectors_pending == 0
-    assert counts.asked == 0
+    assert (await job.finish()).vectors_pending == 0 and waits.asked == [5]
+    # No episode written (facts only, or everything skipped): nothing to wait for.
+    waits = Settle()
+    assert (await _job(waits, wait_s=5).finish()).vectors_pending == 0
+    assert waits.asked == []
     # `?wait=0`: the answer at once.
-    job = _job(counts, wait_s=0)
+    job = _job(waits, wait_s=0)
     job.report.episodes.add("e1")
     await job.finish()
-    assert counts.asked == 0
+    assert waits.asked == []
     # Turns still queued when the turns' wait ended: their windows are not written yet.
-    job = _job(counts, wait_s=0.05)
+    job = _job(waits, wait_s=0.05)
     job.report.episodes.add("e1")
     job._outstanding.add("import-1")
     report = await job.finish()
-    assert report.pending == 1 and counts.asked == 0
+    assert report.pending == 1 and waits.asked == []
