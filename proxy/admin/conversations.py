@@ -22,6 +22,7 @@ from typing import Final
 from aiohttp import web
 
 from memtap.engine.api import InvalidInput
+from memtap.engine.history.importer import DEFAULT_WAIT_S
 from memtap.engine.history.messages import BadMessage, LineError, Owners
 from memtap.engine.history.reader import (
     MAX_DOCUMENT_BYTES,
@@ -30,6 +31,7 @@ from memtap.engine.history.reader import (
 )
 from memtap.proxy.admin import validation
 from memtap.proxy.admin.common import engine_of, json_response
+from memtap.proxy.admin.query_params import wait_query
 from memtap.proxy.headers import owner_id_for_key
 from memtap.proxy.owners import is_owner_id
 
@@ -38,7 +40,6 @@ log = logging.getLogger("memtap.admin")
 routes = web.RouteTableDef()
 
 CHUNK_BYTES: Final = 256 * 1024
-MAX_WAIT_S: Final = 600.0
 MAX_REPORTED_ERRORS: Final = 100
 
 
@@ -54,22 +55,11 @@ def _owners(query: Mapping[str, str]) -> Owners:
     return Owners(owner_id_for_key, is_owner_id, default)
 
 
-def _wait_s(query: Mapping[str, str]) -> float:
-    raw = query.get("wait", "30")
-    try:
-        value = float(raw)
-    except ValueError:
-        raise InvalidInput("wait must be a number of seconds", "wait") from None
-    if not 0 <= value <= MAX_WAIT_S:
-        raise InvalidInput(f"wait must be 0..{MAX_WAIT_S:g} seconds", "wait")
-    return value
-
-
 @routes.post("/api/import/conversations")
 async def import_conversations(request: web.Request) -> web.Response:
     engine = engine_of(request)
     owners = _owners(request.query)
-    wait_s = _wait_s(request.query)
+    wait_s = wait_query(request.query, DEFAULT_WAIT_S)
     chunks: AsyncIterator[bytes] = aiter(request.content.iter_chunked(CHUNK_BYTES))
     errors: list[LineError] = []
     error_count = 0

@@ -15,7 +15,7 @@ from memtap.engine.history.importer import DEFAULT_WAIT_S
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import fields, validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
-from memtap.proxy.admin.query_params import export_query
+from memtap.proxy.admin.query_params import export_query, wait_query
 
 log = logging.getLogger("memtap.admin")
 
@@ -141,6 +141,7 @@ async def _lines(request: web.Request) -> AsyncIterator[bytes]:
 @routes.post("/api/import")
 async def import_memories(request: web.Request) -> web.Response:
     engine = engine_of(request)
+    wait_s = wait_query(request.query, DEFAULT_WAIT_S)
     created = updated = skipped = 0
     errors: list[str] = []
     batch: list[NewMemory] = []
@@ -184,7 +185,9 @@ async def import_memories(request: web.Request) -> web.Response:
     await flush()
     # A backup's episodes: the answer once they are found by meaning too (bounded).
     vectors_pending = (
-        await engine.episode_vectors_settled(DEFAULT_WAIT_S) if episodes_created else 0
+        await engine.episode_vectors_settled(wait_s)
+        if episodes_created and wait_s > 0
+        else 0
     )
     log.info(
         "memories.imported",

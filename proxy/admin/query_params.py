@@ -108,3 +108,21 @@ def episode_list_query(params: Mapping[str, str]) -> EpisodeListQuery:
         if "offset" in params
         else 0,
     )
+
+
+MAX_WAIT_S: Final = 600.0
+
+
+def wait_query(params: Mapping[str, str], default_s: float) -> float:
+    """`?wait=` seconds (0..`MAX_WAIT_S`): how long an import's answer may wait without
+    progress (for its turns, then for its windows' vectors)."""
+    raw = params.get("wait")
+    if raw is None:
+        return default_s
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InvalidInput("wait must be a number of seconds", "wait") from None
+    if not 0 <= value <= MAX_WAIT_S:
+        raise InvalidInput(f"wait must be 0..{MAX_WAIT_S:g} seconds", "wait")
+    return value

@@ -299,6 +299,17 @@ def _import(args: argparse.Namespace) -> int:
             print(
                 f"created {report['created']}, updated {report['updated']}, skipped {report['skipped']}"
             )
+            episodes = report.get("episodes")
+            if episodes:
+                print(
+                    f"episodes: {episodes['created']} created, "
+                    f"{episodes['unchanged']} unchanged"
+                    + (
+                        f", {episodes['vectors_pending']} windows still being embedded"
+                        if episodes.get("vectors_pending")
+                        else ""
+                    )
+                )
             for error in report.get("errors", [])[:20]:
                 print(f"  {error}", file=sys.stderr)
         return EXIT_OK if not report.get("errors") else EXIT_API_ERROR

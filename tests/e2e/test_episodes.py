@@ -493,6 +493,11 @@ async def test_export_erase_import_brings_episodes_back(
                 "unchanged": 2,
                 "vectors_pending": 0,
             }
+        # `?wait=` as for a conversation import: checked before the body is read.
+        async with http.post(
+            f"{memtap.url}/_memtap/api/import", data=raw, params={"wait": "999"}
+        ) as r:
+            assert r.status == 400 and (await r.json())["error"]["field"] == "wait"
         # A bad episode line is reported with its number; the others go in.
         bad = (
             b'{"kind": "episode", "owner": "' + owner.encode() + b'", "content": "x"}\n'

@@ -133,3 +133,50 @@ async def test_finish_waits_only_for_the_windows_of_an_import_that_wrote_some() 
     job._outstanding.add("import-1")
     report = await job.finish()
     assert report.pending == 1 and waits.asked == []
+
+
+async def test_no_wait_when_retrieval_reads_no_vectors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A keyword (or recent) strategy finds the history by its words at once: the import's
+    answer does not wait for vectors it never reads, though windows wait for them."""
+    from memtap.config.holder import ConfigHolder
+    from memtap.config.schema import Config, MemoryConfig
+    from memtap.engine.episode_types import NewEpisode
+    from memtap.engine.episodes.service import EpisodeService
+    from memtap.engine.metrics import Metrics
+    from memtap.engine.sqlite import migrations
+    from memtap.engine.sqlite.database import Database
+    from memtap.engine.sqlite.driver import choose_driver
+    from memtap.engine.sqlite.episodes import SqliteEpisodeStore
+    from tests.support.hash_embedder import HashEmbedder
+
+    db = await Database.open(tmp_path / "memtap.db", choose_driver())
+    await db.write_outside_transaction(migrations.migrate)
+    store = SqliteEpisodeStore(db, source=lambda: HashEmbedder())
+    try:
+        await store.add(
+            [
+                NewEpisode(
+                    owner="o",
+                    session=None,
+                    role="user",
+                    content="We moved to Leeds in March.",
+                    said_at="2026-03-02T10:00:00.000Z",
+                )
+            ],
+            "2026-03-02T10:00:00.000Z",
+            1000,
+        )
+        assert await store.pending_vectors() == 1
+        for strategy, waits in (
+            ("keyword", False),
+            ("recent", False),
+            ("hybrid", True),
+        ):
+            holder = ConfigHolder(Config(memory=MemoryConfig(strategy=strategy)))
+            service = EpisodeService(store, holder, Metrics())
+            started = time.monotonic()
+            left = await service.vectors_settled(0.2)  # nothing embeds them here
+            assert (left == 1) is waits, strategy
+            assert (time.monotonic() - started >= 0.2) is waits, strategy
+    finally:
+        await db.close()

@@ -187,6 +187,23 @@ async def test_export_erase_import(admin: Admin, tmp_path: Path) -> None:
     )
     assert from_stdin.json() == {"created": 0, "updated": 5, "skipped": 0, "errors": []}
 
+    said = {
+        "kind": "episode",
+        "owner": OWNER,
+        "session": None,
+        "role": "user",
+        "content": "We moved to Leeds in March.",
+        "said_at": "2026-03-02T10:00:00Z",
+    }
+    with_episode = await memtap(
+        "memories", "import", *target(admin), "-", stdin=json.dumps(said).encode()
+    )
+    assert with_episode.code == 0, with_episode.err
+    assert with_episode.out.splitlines() == [
+        "created 0, updated 0, skipped 0",
+        "episodes: 1 created, 0 unchanged",
+    ]
+
 
 @pytest.mark.slow
 async def test_auth_and_connection_errors(admin: Admin) -> None:
