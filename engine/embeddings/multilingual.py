@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Awaitable, Hashable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -41,6 +41,7 @@ from memtap.engine.languages.detect import other_language
 
 log = logging.getLogger("memtap.embeddings")
 Ref = TypeVar("Ref", bound=Hashable)
+Done = TypeVar("Done")
 
 MODEL = "universal-sentence-encoder-multilingual-3"
 DIM = 512
@@ -132,6 +133,24 @@ async def second_query(source: MultilingualSource, query: str) -> Vectors | None
         )
         return None
     return np.asarray(vectors[0], dtype=np.float32)
+
+
+class SecondPasses:
+    """The second model's passes under way in one store. A pass clears the store's
+    `waiting` flag as it begins (for the writes that come meanwhile), yet the windows it
+    read wait until it stores them: the count of windows waiting reads them while one
+    runs (an import that waited for its vectors answered before its German windows
+    could be found)."""
+
+    def __init__(self) -> None:
+        self.running = 0
+
+    async def counted(self, work: Awaitable[Done]) -> Done:
+        self.running += 1
+        try:
+            return await work
+        finally:
+            self.running -= 1
 
 
 def needs_second(message: str) -> bool:

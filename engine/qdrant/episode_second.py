@@ -44,6 +44,7 @@ from qdrant_client import models
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
     MultilingualSource,
+    SecondPasses,
     best_of,
     maps_onto,
     needs_second,
@@ -142,9 +143,7 @@ class SecondPoints:
         collection written before the route, or with it off) and after a write whose second
         vectors failed; false once a pass or a count found none. Writes mark their windows
         themselves, so a running install scrolls for nothing."""
-        self.running = 0
-        """Passes under way: the windows they read wait until they mark them, though
-        `waiting` was cleared as they began (for the writes that fail meanwhile)."""
+        self.passes = SecondPasses()
         self._model_checked = source is None
         """Whether this process compared the collection's model with the route's
         (`_same_model`): nothing to compare with the route off."""
@@ -287,11 +286,7 @@ class SecondPoints:
     async def embed_pending(self, max_items: int) -> int:
         """Look at up to `max_items` windows not yet looked at (written before the route,
         or with it off); how many were looked at."""
-        self.running += 1
-        try:
-            return await self._embed_pending(max_items)
-        finally:
-            self.running -= 1
+        return await self.passes.counted(self._embed_pending(max_items))
 
     async def _embed_pending(self, max_items: int) -> int:
         if self.source is None or max_items <= 0:

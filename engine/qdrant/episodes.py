@@ -292,7 +292,7 @@ class QdrantEpisodeStore:
         if self.embedder is None:
             return 0
         first = await self._first_pending()
-        busy = self.second.waiting or self.second.running
+        busy = self.second.waiting or self.second.passes.running
         return first + (await self.second.pending() if busy else 0)
 
     async def _first_pending(self) -> int:

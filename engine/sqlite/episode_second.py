@@ -18,6 +18,7 @@ import numpy as np
 
 from memtap.engine.embeddings.multilingual import (
     MultilingualSource,
+    SecondPasses,
     needs_second,
     owner_routed,
 )
@@ -43,9 +44,7 @@ class SecondWindows:
         route, or with it off) and after a write of a message in another language; false
         once a pass found none. An English-only install reads nothing for the second model
         after its first pass."""
-        self.running = 0
-        """Passes under way: the windows they read wait until they store them, though
-        `waiting` was cleared as they began (for the writes that come meanwhile)."""
+        self.passes = SecondPasses()
 
     def entry(self, conn: Conn, owner: str) -> OwnerWindows | None:
         """The owner's second vectors, loaded on first use (None while another load of
@@ -77,11 +76,7 @@ class SecondWindows:
     async def embed_pending(self, max_items: int) -> int:
         """Look at up to `max_items` windows: a second vector for those of a message in a
         routed language, a mark on the others; how many were looked at."""
-        self.running += 1
-        try:
-            return await self._embed_pending(max_items)
-        finally:
-            self.running -= 1
+        return await self.passes.counted(self._embed_pending(max_items))
 
     async def _embed_pending(self, max_items: int) -> int:
         signature = self.source.signature

@@ -255,7 +255,7 @@ class SqliteEpisodeStore:
         await self.model_check.same_model(source.signature)
         first = await self.db.read(sql_vectors.pending)
         second = self._second_in_use()
-        if second is None or not (second.has_work or second.running):
+        if second is None or not (second.has_work or second.passes.running):
             return first
         return first + await second.pending()
 
