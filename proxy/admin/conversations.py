@@ -22,7 +22,6 @@ from typing import Final
 from aiohttp import web
 
 from memtap.engine.api import InvalidInput
-from memtap.engine.history.importer import DEFAULT_WAIT_S
 from memtap.engine.history.messages import BadMessage, LineError, Owners
 from memtap.engine.history.reader import (
     MAX_DOCUMENT_BYTES,
@@ -59,7 +58,7 @@ def _owners(query: Mapping[str, str]) -> Owners:
 async def import_conversations(request: web.Request) -> web.Response:
     engine = engine_of(request)
     owners = _owners(request.query)
-    wait_s = wait_query(request.query, DEFAULT_WAIT_S)
+    wait_s = wait_query(request.query)
     chunks: AsyncIterator[bytes] = aiter(request.content.iter_chunked(CHUNK_BYTES))
     errors: list[LineError] = []
     error_count = 0

@@ -11,7 +11,6 @@ from aiohttp import web
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.episode_types import NewEpisode
-from memtap.engine.history.importer import DEFAULT_WAIT_S
 from memtap.engine.types import NewMemory
 from memtap.proxy.admin import fields, validation
 from memtap.proxy.admin.common import engine_of, json_response, runtime_of
@@ -141,7 +140,7 @@ async def _lines(request: web.Request) -> AsyncIterator[bytes]:
 @routes.post("/api/import")
 async def import_memories(request: web.Request) -> web.Response:
     engine = engine_of(request)
-    wait_s = wait_query(request.query, DEFAULT_WAIT_S)
+    wait_s = wait_query(request.query)
     created = updated = skipped = 0
     errors: list[str] = []
     batch: list[NewMemory] = []

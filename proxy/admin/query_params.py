@@ -8,6 +8,7 @@ from typing import Final
 
 from memtap.engine.api import InvalidInput
 from memtap.engine.episode_types import EpisodeListQuery
+from memtap.engine.history.importer import DEFAULT_WAIT_S
 from memtap.engine.types import ListQuery
 from memtap.proxy.admin.fields import (
     MAX_QUERY_CHARS,
@@ -113,12 +114,12 @@ def episode_list_query(params: Mapping[str, str]) -> EpisodeListQuery:
 MAX_WAIT_S: Final = 600.0
 
 
-def wait_query(params: Mapping[str, str], default_s: float) -> float:
-    """`?wait=` seconds (0..`MAX_WAIT_S`): how long an import's answer may wait without
-    progress (for its turns, then for its windows' vectors)."""
+def wait_query(params: Mapping[str, str]) -> float:
+    """`?wait=` seconds (0..`MAX_WAIT_S`, default `DEFAULT_WAIT_S`): how long an import's
+    answer may wait without progress (for its turns, then for its windows' vectors)."""
     raw = params.get("wait")
     if raw is None:
-        return default_s
+        return DEFAULT_WAIT_S
     try:
         value = float(raw)
     except ValueError:

@@ -127,9 +127,18 @@ ZLIB_WBITS = {
 """The Content-Encodings memtap can read (zlib), by the window bits that read each."""
 
 
+def _token(content_encoding: str | None) -> str:
+    return (content_encoding or "").strip().lower()
+
+
 def plain_encoding(content_encoding: str | None) -> bool:
     """Whether a body with this `Content-Encoding` header is sent as it reads."""
-    return (content_encoding or "").strip().lower() in ("", "identity")
+    return _token(content_encoding) in ("", "identity")
+
+
+def zlib_wbits(content_encoding: str | None) -> int | None:
+    """The zlib window bits that read a body of this `Content-Encoding` (None: not zlib)."""
+    return ZLIB_WBITS.get(_token(content_encoding))
 
 
 def decoding(
@@ -139,5 +148,5 @@ def decoding(
     decode it (e.g. `br`, `zstd`): that response is then relayed without capture."""
     if plain_encoding(content_encoding):
         return follower
-    wbits = ZLIB_WBITS.get((content_encoding or "").strip().lower())
+    wbits = zlib_wbits(content_encoding)
     return None if wbits is None else DecodingFollower(follower, wbits)

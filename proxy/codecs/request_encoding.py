@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import zlib
 
-from memtap.proxy.codecs.followers import ZLIB_WBITS, plain_encoding
+from memtap.proxy.codecs.followers import ZLIB_WBITS, plain_encoding, zlib_wbits
 
 
 def decoded_body(body: bytes, content_encoding: str | None, limit: int) -> bytes | None:
@@ -18,7 +18,7 @@ def decoded_body(body: bytes, content_encoding: str | None, limit: int) -> bytes
     than `limit` bytes once decompressed): memory then leaves the request alone."""
     if plain_encoding(content_encoding):
         return body
-    wbits = ZLIB_WBITS.get((content_encoding or "").strip().lower())
+    wbits = zlib_wbits(content_encoding)
     if wbits is None:
         return None
     parts: list[bytes] = []
