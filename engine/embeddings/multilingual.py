@@ -23,6 +23,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Hashable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -49,9 +50,18 @@ ROUTED_LANGUAGES = frozenset({"de", "es", "pt", "fr"})
 """Languages routed to the second model: USE-m3 reads 16, memtap's packs detect these."""
 SCALE = 1.1718
 SHIFT = 0.0184
-"""`to_primary`'s map, fitted without answers: the mean and spread of USE-m3's cosines
+"""`SAME_LANGUAGE`'s map, fitted without answers: the mean and spread of USE-m3's cosines
 matched to MiniLM's over every LoCoMo dev question x turn of its conversation (a fit on a
 set of cross-language facts gave 1.28 / -0.038 and the same recall)."""
+ACROSS_SCALE = 1.4048
+ACROSS_SHIFT = 0.0322
+"""`ACROSS_LANGUAGES`'s map, fitted the same way (`scripts/fit_second_map.py`, no answers
+read) over every English question x other-language turn of its conversation in our
+multilingual set: USE-m3 reads a question in one language against a turn in another at
+lower cosines (mean 0.079, spread 0.088) than within one (0.119, 0.117), so the same-language
+map left the routed turns an English question was about under the snippets' floor
+("How has Lukas's diet changed?" against "ich ess seit Anfang April vegetarisch"). A plain
+shift of 0.03-0.08 on the same-language map found the same questions."""
 ROUTE_MIN_WINDOWS = 1
 """An owner's questions go to both models once this many of their windows have a second
 vector: one. A new user's first message in German is what issue 35's example asks about
@@ -74,9 +84,33 @@ WRITE_BATCH = 8
 """Texts of a write embedded in one run: a query queued behind it waits ~one batch."""
 
 
+@dataclass(frozen=True, slots=True)
+class CosineMap:
+    """A USE-m3 cosine onto MiniLM's scale (what the floor and the fusion read)."""
+
+    scale: float
+    shift: float
+
+    def __call__(self, cosine: float) -> float:
+        return self.scale * cosine + self.shift
+
+
+SAME_LANGUAGE = CosineMap(SCALE, SHIFT)
+ACROSS_LANGUAGES = CosineMap(ACROSS_SCALE, ACROSS_SHIFT)
+
+
 def to_primary(cosine: float) -> float:
-    """A USE-m3 cosine on MiniLM's scale (what the floor and the fusion read)."""
-    return SCALE * cosine + SHIFT
+    """A USE-m3 cosine of a question and a window in one language, on MiniLM's scale."""
+    return SAME_LANGUAGE(cosine)
+
+
+def map_for(query: str) -> CosineMap:
+    """How the second model's cosines of `query` read on MiniLM's scale. The windows it
+    ranks are all in a routed language (only they get a second vector): a question in
+    English is read across languages, one in a routed language as within one (a German
+    question to a German speaker; a Spanish one against their German windows is rare and
+    read the same)."""
+    return SAME_LANGUAGE if other_language(query) else ACROSS_LANGUAGES
 
 
 def maps_onto(primary_model: str) -> bool:
@@ -93,17 +127,21 @@ def owner_routed(second: int) -> bool:
 
 
 def best_of(
-    first: Iterable[tuple[Ref, float]], second: Iterable[tuple[Ref, float]], k: int
+    first: Iterable[tuple[Ref, float]],
+    second: Iterable[tuple[Ref, float]],
+    k: int,
+    onto_first: CosineMap = SAME_LANGUAGE,
 ) -> list[tuple[Ref, float]]:
     """Both models' rankings as one, best first, `k` long: a window at the better of its
-    two scores, the second model's cosines (`second`) mapped onto the first's scale.
+    two scores, the second model's cosines (`second`) mapped onto the first's scale by
+    `onto_first` (`map_for` the question).
     Ranking a routed window by the second model alone put evidence in the top 5 more often
     offline (0.74 against 0.69 on our multilingual set's windows) but lost through memtap
     (0.740 / 0.930 against 0.760 / 0.950 live / imported): the first model's cosine with the
     names a question shares with a window keeps it above the snippets' floor."""
     best = dict(first)
     for ref, cosine in second:
-        score = to_primary(cosine)
+        score = onto_first(cosine)
         if score > best.get(ref, -1.0):
             best[ref] = score
     return sorted(best.items(), key=lambda item: -item[1])[:k]

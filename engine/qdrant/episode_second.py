@@ -46,6 +46,7 @@ from memtap.engine.embeddings.multilingual import (
     MultilingualSource,
     SecondPasses,
     best_of,
+    map_for,
     maps_onto,
     needs_second,
     owner_routed,
@@ -442,11 +443,15 @@ def merged(
     scores: dict[str, float],
     second: list[models.ScoredPoint],
     k: int,
+    query: str,
 ) -> list[models.ScoredPoint]:
-    """Both models' nearest windows as one ranking, best first, `k` long (`best_of`), the
-    scores by point id in `scores` (updated). A window both found is the first's point."""
+    """Both models' nearest windows for `query` as one ranking, best first, `k` long
+    (`best_of`), the scores by point id in `scores` (updated). A window both found is the
+    first's point."""
     points = {str(p.id): p for p in second} | {str(p.id): p for p in first}
-    ranked = best_of(scores.items(), [(str(p.id), p.score) for p in second], k)
+    ranked = best_of(
+        scores.items(), [(str(p.id), p.score) for p in second], k, map_for(query)
+    )
     scores.update(ranked)
     return [points[ref] for ref, _ in ranked]
 

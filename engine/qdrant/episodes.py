@@ -358,7 +358,7 @@ class QdrantEpisodeStore:
                 self._first_leg(embedder, query, first, fetch),
                 self.second.nearest(query, flt, fetch),
             )
-            points = merged(points, scores, second, k)
+            points = merged(points, scores, second, k, query)
         hits = [replace(h, score=scores[str(h.ref)]) for h in await self._hits(points)]
         return VectorWindows(hits, [(h.ref, h.score) for h in hits])
 

@@ -22,6 +22,7 @@ from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
     MultilingualSource,
     best_of,
+    map_for,
     maps_onto,
     needs_second,
     second_query,
@@ -148,7 +149,9 @@ class SqliteEpisodeStore:
             if query_vector.projected:
                 ranked = [(ref, query_vector.calibrated(c)) for ref, c in ranked]
             if routed is not None and second_vector is not None:
-                ranked = best_of(ranked, routed.top(second_vector, k), k)
+                ranked = best_of(
+                    ranked, routed.top(second_vector, k), k, map_for(query)
+                )
             # The best `limit` rows first; the rest only when the filter dropped some
             # (reading a row costs more than ranking it: at 100k windows, 80 rows read
             # were a third of the arm).

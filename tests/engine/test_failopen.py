@@ -138,13 +138,14 @@ async def test_write_lock_held_by_another_connection(tmp_path: Path) -> None:
         other.execute(
             "INSERT INTO settings_overrides(name, value, updated_at) VALUES ('x', '1', 'now')"
         )
-        # WAL: reads never wait on a writer
+        # WAL: reads never wait on a writer. A read that did would give up after the
+        # readers' busy timeout and the retrieval would fall back (no hit, a fallback
+        # named): that is checked, not the time taken, which a loaded machine stretches
+        # (0.82 s once under a full suite beside another job, ~2 ms alone).
         retrieval, took = await quick(engine.retrieve(request()))
-        assert (
-            not isinstance(retrieval, BaseException)
-            and len(retrieval.hits) == 1
-            and took < 0.5
-        )
+        assert not isinstance(retrieval, BaseException) and took < 3
+        assert len(retrieval.hits) == 1
+        assert not retrieval.resolution.get("fallbacks"), retrieval.resolution
         result, took = await quick(engine.enqueue_turn(turn(1)))
         assert isinstance(result, StoreBusy) and took < 3
         other.execute("ROLLBACK")

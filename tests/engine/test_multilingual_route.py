@@ -15,7 +15,11 @@ import pytest
 from memtap.engine.clock import iso
 from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
+    ACROSS_LANGUAGES,
+    SAME_LANGUAGE,
     MultilingualSource,
+    best_of,
+    map_for,
     maps_onto,
     needs_second,
     open_multilingual,
@@ -92,6 +96,34 @@ def test_the_route_reads_the_language_of_the_whole_message() -> None:
     assert open_multilingual("off") is None
 
 
+def test_an_english_question_reads_the_routed_windows_across_languages() -> None:
+    # Only windows in a routed language have a second vector: an English question is read
+    # across languages, one in a routed language within it.
+    assert map_for("How has my diet changed this year?") is ACROSS_LANGUAGES
+    assert (
+        map_for("Wie hat sich meine Ernährung dieses Jahr verändert?") is SAME_LANGUAGE
+    )
+    assert map_for("¿Qué clase tomo los jueves por la tarde?") is SAME_LANGUAGE
+    # Across languages USE-m3 runs lower: the same cosine reads higher on MiniLM's scale,
+    # and more so the higher it is (its spread is narrower too).
+    for cosine in (0.1, 0.2, 0.4):
+        assert ACROSS_LANGUAGES(cosine) > SAME_LANGUAGE(cosine)
+    assert ACROSS_LANGUAGES(0.4) - SAME_LANGUAGE(0.4) > ACROSS_LANGUAGES(
+        0.1
+    ) - SAME_LANGUAGE(0.1)
+    # best_of keeps each window's better score, the second's through the map it is given.
+    first = [("a", 0.30), ("b", 0.10)]
+    second = [("b", 0.20), ("c", 0.05)]
+    assert best_of(first, second, 3) == [
+        ("a", 0.30),
+        ("b", pytest.approx(SAME_LANGUAGE(0.20))),
+        ("c", pytest.approx(SAME_LANGUAGE(0.05))),
+    ]
+    across = dict(best_of(first, second, 3, ACROSS_LANGUAGES))
+    assert across["b"] == pytest.approx(ACROSS_LANGUAGES(0.20))
+    assert best_of(first, second, 1, ACROSS_LANGUAGES) == [("b", across["b"])]
+
+
 def test_one_window_in_another_language_routes_an_owner_and_none_does_not() -> None:
     # An English-only owner (no second vector) takes the local model alone; their first
     # window said in German is enough (issue 35's example is a new user's first message).
@@ -150,6 +182,41 @@ async def test_a_window_said_in_german_is_found_by_an_english_question(
             assert "Köln" not in hits[0].text
         finally:
             await plain.db.close()
+    finally:
+        await store.db.close()
+
+
+@module_loop
+async def test_an_english_question_ranks_routed_windows_by_the_across_languages_map(
+    tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
+) -> None:  # type: ignore[no-untyped-def]
+    # A chatty turn about food, read by USE-m3 against an English question at a cosine the
+    # same-language map left under the snippets' floor (0.20): read across languages, it is
+    # above it. The German question is read within its language.
+    curry = (
+        "Jaa, immer noch! Mein neues Lieblingsessen ist Linsencurry mit Kokosmilch, "
+        "mach ich fast jede Woche"
+    )
+    history = [curry, "Na, wie war die Hochzeit von deinem Bruder?? Erzähl alles!"]
+    store = await _store(tmp_path, minilm, use)
+    try:
+        await store.add([_said(t, "jonas") for t in history], NOW, 1000)
+        await _drain(store)
+        live = Live(now=NOW, cutoff=None, owner="jonas")
+        for question, onto_first in (
+            ("How has Jonas's diet changed over the year?", ACROSS_LANGUAGES),
+            ("Wie hat sich deine Ernährung dieses Jahr verändert?", SAME_LANGUAGE),
+        ):
+            vectors = await use.embed([question, curry])
+            cosine = float(vectors[0] @ vectors[1])
+            first = await minilm.embed([question, curry])
+            expected = max(float(first[0] @ first[1]), onto_first(cosine))
+            found = await store.vector(question, live, 2)
+            ranked = dict(found.ranked)
+            score = next(ranked[h.ref] for h in found.hits if h.text == curry)
+            assert score == pytest.approx(expected, abs=2e-3), question
+            if onto_first is ACROSS_LANGUAGES:
+                assert SAME_LANGUAGE(cosine) < 0.20 <= ACROSS_LANGUAGES(cosine), cosine
     finally:
         await store.db.close()
 

