@@ -112,8 +112,8 @@ def map_for(query: str) -> CosineMap:
     ranks are all in a routed language (only they get a second vector): a question in
     English is read across languages, one in a routed language as within one (a German
     question to a German speaker; a Spanish one against their German windows is rare and
-    read the same)."""
-    return SAME_LANGUAGE if other_language(query) else ACROSS_LANGUAGES
+    read the same). Read from the question's end, the text the second model embedded."""
+    return SAME_LANGUAGE if other_language(query_tail(query)) else ACROSS_LANGUAGES
 
 
 def maps_onto(primary_model: str) -> bool:
