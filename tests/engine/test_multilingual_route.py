@@ -17,6 +17,7 @@ from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
     ACROSS_LANGUAGES,
     SAME_LANGUAGE,
+    CosineMap,
     MultilingualSource,
     best_of,
     map_for,
@@ -186,37 +187,48 @@ async def test_a_window_said_in_german_is_found_by_an_english_question(
         await store.db.close()
 
 
+CURRY = (
+    "Jaa, immer noch! Mein neues Lieblingsessen ist Linsencurry mit Kokosmilch, "
+    "mach ich fast jede Woche"
+)
+"""A chatty turn about food, read by USE-m3 against an English question about a diet at a
+cosine the same-language map left under the snippets' floor (0.20)."""
+MAP_CASES = (
+    ("How has Jonas's diet changed over the year?", ACROSS_LANGUAGES),
+    ("Wie hat sich deine Ernährung dieses Jahr verändert?", SAME_LANGUAGE),
+)
+"""A question in English is read across languages, one in German within its language."""
+
+
+async def routed_score(
+    minilm: EmbeddingSource, use: EmbeddingSource, question: str, onto_first: CosineMap
+) -> float:
+    """What a store should rank `CURRY` at for `question`: the better of MiniLM's cosine
+    and USE-m3's through `onto_first`."""
+    second = await use.embed([question, CURRY])
+    first = await minilm.embed([question, CURRY])
+    return max(float(first[0] @ first[1]), onto_first(float(second[0] @ second[1])))
+
+
 @module_loop
 async def test_an_english_question_ranks_routed_windows_by_the_across_languages_map(
     tmp_path, minilm: OnnxEmbedder, use: MultilingualSource
 ) -> None:  # type: ignore[no-untyped-def]
-    # A chatty turn about food, read by USE-m3 against an English question at a cosine the
-    # same-language map left under the snippets' floor (0.20): read across languages, it is
-    # above it. The German question is read within its language.
-    curry = (
-        "Jaa, immer noch! Mein neues Lieblingsessen ist Linsencurry mit Kokosmilch, "
-        "mach ich fast jede Woche"
-    )
-    history = [curry, "Na, wie war die Hochzeit von deinem Bruder?? Erzähl alles!"]
+    history = [CURRY, "Na, wie war die Hochzeit von deinem Bruder?? Erzähl alles!"]
     store = await _store(tmp_path, minilm, use)
     try:
         await store.add([_said(t, "jonas") for t in history], NOW, 1000)
         await _drain(store)
         live = Live(now=NOW, cutoff=None, owner="jonas")
-        for question, onto_first in (
-            ("How has Jonas's diet changed over the year?", ACROSS_LANGUAGES),
-            ("Wie hat sich deine Ernährung dieses Jahr verändert?", SAME_LANGUAGE),
-        ):
-            vectors = await use.embed([question, curry])
-            cosine = float(vectors[0] @ vectors[1])
-            first = await minilm.embed([question, curry])
-            expected = max(float(first[0] @ first[1]), onto_first(cosine))
+        for question, onto_first in MAP_CASES:
+            expected = await routed_score(minilm, use, question, onto_first)
             found = await store.vector(question, live, 2)
             ranked = dict(found.ranked)
-            score = next(ranked[h.ref] for h in found.hits if h.text == curry)
+            score = next(ranked[h.ref] for h in found.hits if h.text == CURRY)
             assert score == pytest.approx(expected, abs=2e-3), question
-            if onto_first is ACROSS_LANGUAGES:
-                assert SAME_LANGUAGE(cosine) < 0.20 <= ACROSS_LANGUAGES(cosine), cosine
+        cosine = await use.embed([MAP_CASES[0][0], CURRY])
+        across = float(cosine[0] @ cosine[1])
+        assert SAME_LANGUAGE(across) < 0.20 <= ACROSS_LANGUAGES(across), across
     finally:
         await store.db.close()
 

@@ -19,19 +19,22 @@ from qdrant_client import models
 from memtap.config.schema import QdrantConfig
 from memtap.engine.clock import iso
 from memtap.engine.embeddings.base import EmbeddingSource
-from memtap.engine.embeddings.multilingual import (
-    ACROSS_LANGUAGES,
-    SAME_LANGUAGE,
-    MultilingualSource,
-    open_multilingual,
-)
+from memtap.engine.embeddings.multilingual import MultilingualSource, open_multilingual
 from memtap.engine.embeddings.onnx import OnnxEmbedder
 from memtap.engine.episode_types import EpisodeListQuery
 from memtap.engine.memory_rules import Live
 from memtap.engine.qdrant.episode_second import ML, NO, YES, RouteCache
 from memtap.engine.qdrant.episodes import QdrantEpisodeStore
 from memtap.engine.qdrant.transport import QdrantTransport, open_transport
-from tests.engine.test_multilingual_route import ENGLISH, GERMAN, NOW, _said
+from tests.engine.test_multilingual_route import (
+    CURRY,
+    ENGLISH,
+    GERMAN,
+    MAP_CASES,
+    NOW,
+    _said,
+    routed_score,
+)
 from tests.support.hash_embedder import HashEmbedder
 from tests.support.route_models import Counting, Failing, Held
 
@@ -119,27 +122,15 @@ async def test_a_window_said_in_german_is_found_by_an_english_question(
 async def test_an_english_question_ranks_routed_windows_by_the_across_languages_map(
     transport: QdrantTransport, minilm: OnnxEmbedder, use: MultilingualSource
 ) -> None:
-    # As in the SQLite store (`test_multilingual_route.py`): an English question reads the
-    # second model's cosines across languages, a German one within its language.
-    curry = (
-        "Jaa, immer noch! Mein neues Lieblingsessen ist Linsencurry mit Kokosmilch, "
-        "mach ich fast jede Woche"
-    )
+    # As in the SQLite store (`test_multilingual_route.py`).
     store = QdrantEpisodeStore(transport, "across_episodes", minilm, second=use)
-    await store.add([_said(curry, "jonas")], NOW, 1000)
+    await store.add([_said(CURRY, "jonas")], NOW, 1000)
     await _drain(store)
     live = Live(now=NOW, cutoff=None, owner="jonas")
-    for question, onto_first in (
-        ("How has Jonas's diet changed over the year?", ACROSS_LANGUAGES),
-        ("Wie hat sich deine Ernährung dieses Jahr verändert?", SAME_LANGUAGE),
-    ):
-        second = await use.embed([question, curry])
-        first = await minilm.embed([question, curry])
-        expected = max(
-            float(first[0] @ first[1]), onto_first(float(second[0] @ second[1]))
-        )
+    for question, onto_first in MAP_CASES:
+        expected = await routed_score(minilm, use, question, onto_first)
         hits = (await store.vector(question, live, 1)).hits
-        assert hits[0].text == curry
+        assert hits[0].text == CURRY
         assert hits[0].score == pytest.approx(expected, abs=2e-3), question
 
 
