@@ -24,6 +24,7 @@ from memtap.engine.metrics import Metrics
 from memtap.engine.services.own_writes import READ_YOUR_WRITES_MAX_S
 from memtap.engine.types import RetrievalRequest, Turn
 from tests.engine.test_retrieval import ScriptedTier
+from tests.support.calm import calm_loop
 from tests.support.held_writes import fact_writes_held
 
 ALICE = "a" * 24
@@ -32,15 +33,6 @@ BOB = "b" * 24
 
 def turn(i: int, owner: str, text: str) -> Turn:
     return Turn(f"req-{i}", owner, None, "openai-chat", text, "Noted.")
-
-
-async def calm_loop(engine: Engine) -> Engine:
-    """The engine with its loop-lag watch stopped (the lag stays 0). These tests are about a
-    memtap with time to spare; a saturated one (the loop late by 3 % of the retrieval
-    limit, 7.5 ms of 250) deliberately skips the wait for the owner's turns
-    (`test_loop_lag.py`), and a loaded CI box once measured 10.6 ms here."""
-    await engine.loop_lag.stop()
-    return engine
 
 
 @pytest.fixture(params=["sqlite", "qdrant"])

@@ -34,6 +34,7 @@ from memtap.engine.types import (
     RetrievalRequest,
     Turn,
 )
+from tests.support.calm import calm_loop
 
 OWNER, OTHER = "a" * 24, "b" * 24
 
@@ -59,7 +60,9 @@ async def make_engine(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     engines: list[Engine] = []
 
     async def make(**memory: Any) -> Engine:
-        engine = await open_engine(ConfigHolder(config(tmp_path, **memory)), Metrics())
+        engine = await calm_loop(
+            await open_engine(ConfigHolder(config(tmp_path, **memory)), Metrics())
+        )
         engines.append(engine)
         return engine
 
