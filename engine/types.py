@@ -8,6 +8,13 @@ from typing import Any, Literal
 MemoryType = Literal["factual", "episodic", "procedural", "semantic"]
 MEMORY_TYPES: tuple[MemoryType, ...] = ("factual", "episodic", "procedural", "semantic")
 Strategy = Literal["recent", "keyword", "semantic", "hybrid"]
+
+
+def reads_vectors(strategy: str) -> bool:
+    """Whether a retrieval of this strategy reads vectors (so may wait for them)."""
+    return strategy in ("hybrid", "semantic")
+
+
 Scope = Literal["session", "owner", "global"]
 Tier = Literal["recent", "keyword", "vector", "hybrid", "qdrant"]
 ApiFormat = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]

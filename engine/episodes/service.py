@@ -36,7 +36,7 @@ from memtap.engine.ports import EpisodeStore, OutboxRow
 from memtap.engine.retrieval.deadline import RetrievalClock, episodes_deadline_s
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.retrieval.partial import PartialAnswer
-from memtap.engine.types import Retrieval, RetrievalRequest
+from memtap.engine.types import Retrieval, RetrievalRequest, reads_vectors
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
@@ -188,7 +188,7 @@ class EpisodeService:
         strategy = self.holder.current.memory.strategy
         if (
             rows > QUIET_PAGE_ROWS
-            or strategy not in ("hybrid", "semantic")
+            or not reads_vectors(strategy)
             or self.backlog.running.locked()  # the backfill is at it already
         ):
             return
@@ -342,7 +342,7 @@ class EpisodeService:
         """Wait (bounded: `episodes/settle.py`) until the windows written so far have their
         vectors; how many still wait. At once when retrieval reads no vectors (keyword,
         recent): the words find them already."""
-        if self.holder.current.memory.strategy not in ("hybrid", "semantic"):
+        if not reads_vectors(self.holder.current.memory.strategy):
             return 0
         return await settle_window_vectors(self.backlog, wait_s)
 

@@ -114,8 +114,9 @@ class RouteCache:
 class SecondPoints:
     """The `_ml` collection of one episodes collection, and the routing over it.
 
-    `source` None: the route is off (or the first model is not one the maps were fitted for, `maps_onto`), but
-    points the route stored before are still deleted with their windows."""
+    `source` None: the route is off (or the first model is not one the maps were fitted
+    for, `maps_onto`), but points the route stored before are still deleted with their
+    windows."""
 
     def __init__(
         self,

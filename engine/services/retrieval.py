@@ -23,7 +23,7 @@ from memtap.engine.retrieval.retrieve import RetrievalContext, retrieve
 from memtap.engine.services.own_writes import OwnWrites
 from memtap.engine.services.vectors import VectorUpkeep
 from memtap.engine.supersession.conflict import claim_of_memory
-from memtap.engine.types import Retrieval, RetrievalRequest
+from memtap.engine.types import Retrieval, RetrievalRequest, reads_vectors
 
 if TYPE_CHECKING:
     from memtap.config.holder import ConfigHolder
@@ -139,7 +139,7 @@ class RetrievalService:
                 cfg.max_concurrent_retrievals,
                 clock.started + SHED_AFTER_SHARE * cfg.retrieval_timeout_ms / 1000,
             )
-            if strategy in ("hybrid", "semantic") and shed is None
+            if reads_vectors(strategy) and shed is None
             else None
         )
         gate = VectorGate.for_request(strategy, cfg, admission=admission, shed=shed)
@@ -156,9 +156,7 @@ class RetrievalService:
                     partial=partial,
                     # Not for strategies that read no vectors: they never wait for a
                     # write embedding (the previous turn is in the history a chat re-sends).
-                    own_turns=own_episodes
-                    if strategy in ("hybrid", "semantic")
-                    else None,
+                    own_turns=own_episodes if reads_vectors(strategy) else None,
                 )
             finally:
                 gate.close()
