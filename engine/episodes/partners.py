@@ -15,8 +15,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from memtap.engine.episode_types import Episode
 from memtap.engine.episodes.chunks import sentences, topical_stems
 from memtap.engine.episodes.render import dated_in_words, episode_line, partner_text
+from memtap.engine.fallbacks import describe_error
 from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
@@ -51,17 +53,28 @@ async def with_partners(
     live: Live,
     most: int | None = None,
     query_stems: AbstractSet[str] | None = None,
+    fallbacks: list[dict[str, Any]] | None = None,
 ) -> list[Hit]:
     """Each snippet with the message that completes it, in the same owner and session: a
     question with the message just after it (its answer), anything else with the message
     of the other side just before it (what it answers: "Yes, last week!").
     An exchange is shown once: a snippet whose message is already shown beside a better
-    ranked one is dropped, and one whose partner is already shown comes alone."""
+    ranked one is dropped, and one whose partner is already shown comes alone. A snippet
+    that answers the other side's follow-up question about a better one comes right after
+    it (`_answers_to_follow_ups`); when that read fails the order stays as it was (said
+    in `fallbacks`)."""
     if not hits:
         return hits
     # The best `most` are looked up (the walk rarely reaches further; past them a snippet
     # comes alone): two indexed reads each.
     near = await store.neighbours([h.memory.id for h in hits[:most]], live)
+    try:
+        hits, near = await _answers_to_follow_ups(store, hits, live, most, near)
+    except Exception as exc:  # noqa: BLE001 - the snippets and partners stand without it
+        if fallbacks is not None:
+            fallbacks.append(
+                {"tier": "episodes.follow_ups", "reason": describe_error(exc)}
+            )
     shown: set[str] = set()
     out: list[Hit] = []
     for hit in hits:
@@ -95,6 +108,73 @@ async def with_partners(
         memory = replace(hit.memory, metadata={**hit.memory.metadata, "episode": said})
         out.append(replace(hit, memory=memory, tokens=snippet_tokens(memory)))
     return out
+
+
+Near = dict[str, tuple[Episode | None, Episode | None]]
+
+
+async def _answers_to_follow_ups(
+    store: EpisodeStore, hits: list[Hit], live: Live, most: int | None, near: Near
+) -> tuple[list[Hit], Near]:
+    """`hits` with each user snippet's answer to the other side's follow-up question moved
+    up to just after it, when that answer is a snippet further down; and `near` with the
+    follow-up as the answer's message before it.
+
+    A chat tells one thing over three messages: "Yeah, last weekend I had a picnic with
+    some friends from church." | "Looks fun! What games did you all play?" | "Some fun ones
+    like charades and a scavenger hunt." The first holds the question's words, the third
+    its answer and none of them. A partner is one message either side, so the third was
+    only found by its own rank, usually past the budget. It moves up only when it is a
+    snippet already (it passed the floors: relevant by its words or its meaning), so the
+    order changes and nothing is added. One more read, of the follow-ups' neighbours, and
+    only when a snippet is followed by the other side's question."""
+    follow_ups: dict[
+        str, tuple[int, Episode]
+    ] = {}  # id -> (the snippet it follows, it)
+    for i, hit in enumerate(hits[:most]):
+        after = near.get(hit.memory.id, (None, None))[1]
+        if (
+            after is not None
+            and hit.memory.metadata.get("episode", {}).get("role") == "user"
+            and after.role != "user"
+            and not is_question(hit.memory.content)
+            and is_question(after.content)
+        ):
+            follow_ups.setdefault(after.id, (i, after))
+    if not follow_ups:
+        return hits, near
+    answers = await store.neighbours(list(follow_ups), live)
+    at = {hit.memory.id: i for i, hit in enumerate(hits)}
+    moves: dict[int, int] = {}  # snippet -> the answer placed after it
+    near = dict(near)
+    for follow_up_id, (i, follow_up) in follow_ups.items():
+        answer = answers.get(follow_up_id, (None, None))[1]
+        j = at.get(answer.id) if answer is not None else None
+        if (
+            answer is None
+            or j is None
+            or j <= i
+            or answer.role != "user"
+            or j in moves.values()
+        ):
+            continue
+        moves[i] = j
+        near[answer.id] = (follow_up, near.get(answer.id, (None, None))[1])
+    if not moves:
+        return hits, near
+    moved = set(moves.values())
+    order: list[Hit] = []
+
+    def place(i: int) -> None:
+        # An answer may hold a follow-up of its own: its answer comes after it in turn.
+        order.append(hits[i])
+        if i in moves:
+            place(moves[i])
+
+    for i in range(len(hits)):
+        if i not in moved:
+            place(i)
+    return order, near
 
 
 def is_question(text: str) -> bool:

@@ -190,7 +190,12 @@ async def recall_episodes(
     out.hits = _snippets(kw, vec, cosine, cfg, req.query, store.name)
     try:
         out.hits = await with_partners(
-            store, out.hits, live, episodes.max_snippets, query_stems
+            store,
+            out.hits,
+            live,
+            episodes.max_snippets,
+            query_stems,
+            out.resolution["fallbacks"],
         )
     except Exception as exc:  # noqa: BLE001 - the snippets still answer without their partners
         out.resolution["fallbacks"].append(

@@ -8,6 +8,8 @@ What it pins down, each one a reason a question was missed before:
 - a greeting that names the person ("Thanks, Nora!") does not outrank the one message that
   holds the asked-about thing: keyword weights come from the owner's own history;
 - a short answer comes with the question it answers ("The Azores, with my brother!");
+- an answer to the other side's follow-up ("Fun! What did you eat?") comes right after the
+  message it follows, though it holds none of the question's words about that message;
 - imported turns keep their dates, written as people write them ("14 March 2024");
 - both owners together stay within 1,200 tokens (600 each, the default budget).
 """
@@ -90,6 +92,20 @@ SESSIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (B, FILLER_B[3]),
         ],
     ),
+    (
+        "2024-08-03T19:00:00Z",
+        [
+            (B, FILLER_B[0]),
+            (A, "Canteen food is awful."),
+            (B, FILLER_B[1]),
+            (A, "Healthy food only now."),
+            (B, FILLER_B[2]),
+            (A, "Last weekend I went to the street festival by the river."),
+            (B, "Fun! What did you eat?"),
+            (A, "The food was great: grilled eel and a mango sticky rice."),
+            (B, FILLER_B[3]),
+        ],
+    ),
 ]
 CHATTER = [
     "Work has been hectic, lots of meetings this week.",
@@ -127,7 +143,13 @@ QUESTIONS = [
     ("What is the name of Tomas's greyhound?", "Pepper"),
     ("Where did Nora get a job?", "marine research institute"),
     ("What did Tomas's sister open?", "bakery"),
+    ("What food did Nora eat at the street festival?", "sticky rice"),
 ]
+FOLLOW_UP = (
+    "What food did Nora eat at the street festival?",
+    "Last weekend I went to the street festival by the river.",
+    "The food was great: grilled eel and a mango sticky rice.",
+)
 WHEN = ("When did Tomas adopt his greyhound?", "May 2024")
 BUDGET = 1200
 
@@ -245,6 +267,38 @@ async def test_named_questions_find_their_answers_within_the_budget(
     if mode == "import":
         question, answer = WHEN
         assert answer in await asked(memtap, mode, question)
+
+
+@pytest.mark.parametrize("mode", ["live", "import"])
+async def test_an_answer_to_a_follow_up_comes_after_what_it_follows(
+    memtap: MemtapServer, standin: Standin, mode: str
+) -> None:
+    """ "Fun! What did you eat?" sits between the festival and the food: Nora's answer comes
+    right after her festival message among her snippets, the follow-up beside it."""
+    if mode == "live":
+        await replay(memtap, standin)
+    else:
+        await imported(memtap)
+    await drained(memtap)
+    question, statement, answer = FOLLOW_UP
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            memtap.url + "/_memtap/api/retrieve-preview",
+            json={"owner": owner_of(key_of(mode, A)), "query": question},
+        ) as r,
+    ):
+        assert r.status == 200
+        preview = await r.json()
+    said = [
+        str(hit["content"])
+        for hit in preview["results"]
+        if hit.get("kind") == "episode"
+    ]
+    # The statement's "last weekend" is dated in words: matched by its end.
+    at = next(i for i, text in enumerate(said) if text.endswith(statement[-30:]))
+    assert said[at + 1] == answer, said
+    assert "What did you eat?" in str(preview.get("block")), preview.get("block")
 
 
 async def test_greetings_that_name_the_person_do_not_crowd_out_the_answer(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -281,6 +282,110 @@ async def test_a_long_question_comes_with_its_answer_when_it_asks_what_was_asked
     camping = topical_stems("Where did they go camping?")
     out = await with_partners(store, [hit(week)], live, query_stems=camping)
     assert "partner" not in out[0].memory.metadata["episode"]
+
+
+async def picnic(store: SqliteEpisodeStore, follow_up: str) -> list[NewEpisode]:
+    """A statement, the other side's `follow_up`, the answer, then another exchange."""
+    exchange = [
+        said("Yeah, last weekend I had a picnic with friends from church.", "user", 0),
+        said(follow_up, "assistant", 1),
+        said("Some fun ones like charades and a scavenger hunt.", "user", 2),
+        said("Ha, love it.", "assistant", 3),
+        said("I also repainted the kitchen a pale green.", "user", 4),
+    ]
+    await store.add(exchange, iso(NOW), 1000)
+    return exchange
+
+
+ALICE = Live(now=iso(NOW + timedelta(days=1)), cutoff=None, owner="alice")
+
+
+async def test_the_answer_to_a_follow_up_question_comes_after_what_it_follows(
+    store: SqliteEpisodeStore,
+) -> None:
+    """ "What games did you play?" holds no word of "What did she do at the picnic?", and
+    the answer to it none either: a snippet that answers the other side's follow-up about
+    a better one moves up to just after it, with the follow-up as its partner."""
+    statement, follow_up, answer, _, other = await picnic(
+        store, "Looks fun! What games did you all play?"
+    )
+    ranked = [hit(statement), hit(other), hit(answer)]
+    out = await with_partners(store, ranked, ALICE)
+    assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
+    partner = out[1].memory.metadata["episode"]["partner"]
+    assert partner["id"] == follow_up.id and partner["position"] == "before"
+    # Only the order changes: an answer that is no snippet is not added.
+    out = await with_partners(store, [hit(statement), hit(other)], ALICE)
+    assert [h.memory.id for h in out] == [statement.id, other.id]
+    # Another owner's read finds no follow-up of alice's.
+    bob = Live(now=ALICE.now, cutoff=None, owner="bob")
+    out = await with_partners(store, ranked, bob)
+    assert [h.memory.id for h in out] == [statement.id, other.id, answer.id]
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "first"),
+    [
+        ("Looks fun, I bet everyone had a great time.", "statement"),  # no question
+        ("Looks fun! What games did you all play?", "question"),  # the snippet asks
+    ],
+)
+async def test_no_follow_up_no_move(
+    store: SqliteEpisodeStore, follow_up: str, first: str
+) -> None:
+    statement, _, answer, _, other = await picnic(store, follow_up)
+    top = statement
+    if first == "question":
+        # A question's partner is already the message after it.
+        top = said("Did you see the picnic photos I sent?", "user", -1)
+        await store.add([top], iso(NOW), 1000)
+    out = await with_partners(store, [hit(top), hit(other), hit(answer)], ALICE)
+    assert [h.memory.id for h in out] == [top.id, other.id, answer.id]
+
+
+async def test_answers_to_follow_ups_in_a_row_each_come_after_their_own(
+    store: SqliteEpisodeStore,
+) -> None:
+    """The answer to a follow-up can be followed up in turn: each answer comes after the
+    message it answers about, and no snippet is lost or shown twice."""
+    first = said("We adopted a greyhound last month.", "user", 0)
+    asked = said("No way! What's her name?", "assistant", 1)
+    name = said("Pepper, after the salt and pepper patches on her face.", "user", 2)
+    again = said("Cute! How old is she?", "assistant", 3)
+    age = said("Four, she retired from racing.", "user", 4)
+    other = said("Work was hectic this week.", "user", 6)
+    await store.add([first, asked, name, again, age, other], iso(NOW), 1000)
+    ranked = [hit(first), hit(other), hit(name), hit(age)]
+    out = await with_partners(store, ranked, ALICE)
+    assert [h.memory.id for h in out] == [first.id, name.id, age.id, other.id]
+
+
+async def test_a_failed_follow_up_read_leaves_the_snippets_as_they_were(
+    store: SqliteEpisodeStore,
+) -> None:
+    statement, _, answer, _, other = await picnic(
+        store, "Looks fun! What games did you all play?"
+    )
+    reads = 0
+    neighbours = store.neighbours
+
+    async def second_read_fails(ids: Any, live: Live) -> Any:
+        nonlocal reads
+        reads += 1
+        if reads == 2:
+            raise RuntimeError("reader gone")
+        return await neighbours(ids, live)
+
+    store.neighbours = second_read_fails  # type: ignore[method-assign]
+    fallbacks: list[dict[str, Any]] = []
+    ranked = [hit(statement), hit(other), hit(answer)]
+    out = await with_partners(store, ranked, ALICE, fallbacks=fallbacks)
+    assert [h.memory.id for h in out] == [statement.id, other.id, answer.id]
+    assert fallbacks == [
+        {"tier": "episodes.follow_ups", "reason": "RuntimeError: reader gone"}
+    ]
+    # The first read's partners stand: the answer still comes with the follow-up.
+    assert "partner" in out[2].memory.metadata["episode"]
 
 
 def test_relative_dates_in_a_snippet_read_as_the_day_they_meant() -> None:

@@ -14,6 +14,7 @@ import pytest
 from memtap.config.schema import QdrantConfig
 from memtap.engine.clock import iso
 from memtap.engine.episode_types import EpisodeListQuery, NewEpisode
+from memtap.engine.episodes.partners import with_partners
 from memtap.engine.fallbacks import NoVectors
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
@@ -23,6 +24,7 @@ from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
+from memtap.engine.types import Hit, Memory
 from tests.support.hash_embedder import HashEmbedder
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
@@ -410,6 +412,36 @@ async def test_neighbours_are_the_messages_said_just_before_and_after(
     assert near[reply.id][1] is None
     # Another owner's episodes are never neighbours, and another owner sees none of these.
     assert await store.neighbours([answer.id], live(owner="bob")) == {}
+
+
+async def test_an_answer_to_a_follow_up_moves_up_in_either_store(
+    store: EpisodeStore,
+) -> None:
+    """`with_partners` reads the follow-up's neighbours through the port: the same order
+    and partner over SQLite and Qdrant."""
+    statement = said("We went to the street festival by the river.", said_at=at())
+    follow_up = said("Fun! What did you eat?", role="assistant", said_at=at(seconds=1))
+    answer = said("Grilled eel and a mango sticky rice.", said_at=at(seconds=2))
+    other = said("Work was hectic this week.", said_at=at(seconds=3))
+    await store.add([statement, follow_up, answer, other], at(), CAP)
+
+    def hit(episode: NewEpisode) -> Hit:
+        memory = Memory(
+            id=episode.id,
+            owner=episode.owner,
+            session=episode.session,
+            type="episodic",
+            key=None,
+            content=episode.content,
+            metadata={"kind": "episode", "episode": {"role": episode.role}},
+            created_at=episode.said_at,
+            updated_at=episode.said_at,
+        )
+        return Hit(memory=memory, score=1.0, tier="keyword", tokens=1, kind="episode")
+
+    out = await with_partners(store, [hit(statement), hit(other), hit(answer)], live())
+    assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
+    assert out[1].memory.metadata["episode"]["partner"]["id"] == follow_up.id
 
 
 async def test_term_rows_are_the_owners_own_word_statistics(
