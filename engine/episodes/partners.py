@@ -126,11 +126,11 @@ async def _answers_to_follow_ups(
     its answer and none of them. A partner is one message either side, so the third was
     only found by its own rank, usually past the budget. It moves up only when it is a
     snippet already (it passed the floors: relevant by its words or its meaning), so the
-    order changes and nothing is added. One more read, of the follow-ups' neighbours, and
-    only when a snippet is followed by the other side's question."""
-    follow_ups: dict[
-        str, tuple[int, Episode]
-    ] = {}  # id -> (the snippet it follows, it)
+    order changes and nothing is added; its `why` says `follow_up`. One more read, of the
+    follow-ups' neighbours, and only when a snippet is followed by the other side's
+    question."""
+    # The follow-up's id -> (the position of the snippet it follows, the follow-up).
+    follow_ups: dict[str, tuple[int, Episode]] = {}
     for i, hit in enumerate(hits[:most]):
         after = near.get(hit.memory.id, (None, None))[1]
         if (
@@ -167,7 +167,8 @@ async def _answers_to_follow_ups(
 
     def place(i: int) -> None:
         # An answer may hold a follow-up of its own: its answer comes after it in turn.
-        order.append(hits[i])
+        hit = hits[i]
+        order.append(replace(hit, why=(*hit.why, "follow_up")) if i in moved else hit)
         if i in moves:
             place(moves[i])
 

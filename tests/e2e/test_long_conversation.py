@@ -290,14 +290,12 @@ async def test_an_answer_to_a_follow_up_comes_after_what_it_follows(
     ):
         assert r.status == 200
         preview = await r.json()
-    said = [
-        str(hit["content"])
-        for hit in preview["results"]
-        if hit.get("kind") == "episode"
-    ]
+    snippets = [hit for hit in preview["results"] if hit.get("kind") == "episode"]
+    said = [str(hit["content"]) for hit in snippets]
     # The statement's "last weekend" is dated in words: matched by its end.
     at = next(i for i, text in enumerate(said) if text.endswith(statement[-30:]))
     assert said[at + 1] == answer, said
+    assert "follow_up" in snippets[at + 1]["why"]
     assert "What did you eat?" in str(preview.get("block")), preview.get("block")
 
 

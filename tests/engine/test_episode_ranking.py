@@ -314,6 +314,7 @@ async def test_the_answer_to_a_follow_up_question_comes_after_what_it_follows(
     assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
     partner = out[1].memory.metadata["episode"]["partner"]
     assert partner["id"] == follow_up.id and partner["position"] == "before"
+    assert [h.why for h in out] == [(), ("follow_up",), ()]  # what preview shows
     # Only the order changes: an answer that is no snippet is not added.
     out = await with_partners(store, [hit(statement), hit(other)], ALICE)
     assert [h.memory.id for h in out] == [statement.id, other.id]
