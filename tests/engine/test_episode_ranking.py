@@ -41,7 +41,8 @@ from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
-from memtap.engine.types import Hit, Memory, Turn
+from memtap.engine.types import Turn
+from tests.support.snippets import snippet_of
 
 NOW = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -198,19 +199,7 @@ def said(content: str, role: str, seconds: int) -> NewEpisode:
     )
 
 
-def hit(episode: NewEpisode) -> Hit:
-    memory = Memory(
-        id=episode.id,
-        owner=episode.owner,
-        session=None,
-        type="episodic",
-        key=None,
-        content=episode.content,
-        metadata={"kind": "episode", "episode": {"role": episode.role}},
-        created_at=episode.said_at,
-        updated_at=episode.said_at,
-    )
-    return Hit(memory=memory, score=1.0, tier="keyword", tokens=1, kind="episode")
+hit = snippet_of  # a stored episode as the snippet hit `with_partners` takes
 
 
 async def test_each_snippet_comes_with_the_message_that_completes_it(

@@ -24,8 +24,8 @@ from memtap.engine.sqlite import migrations
 from memtap.engine.sqlite.database import Database
 from memtap.engine.sqlite.driver import choose_driver
 from memtap.engine.sqlite.episodes import SqliteEpisodeStore
-from memtap.engine.types import Hit, Memory
 from tests.support.hash_embedder import HashEmbedder
+from tests.support.snippets import snippet_of
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 CAP = 1000
@@ -425,21 +425,8 @@ async def test_an_answer_to_a_follow_up_moves_up_in_either_store(
     other = said("Work was hectic this week.", said_at=at(seconds=3))
     await store.add([statement, follow_up, answer, other], at(), CAP)
 
-    def hit(episode: NewEpisode) -> Hit:
-        memory = Memory(
-            id=episode.id,
-            owner=episode.owner,
-            session=episode.session,
-            type="episodic",
-            key=None,
-            content=episode.content,
-            metadata={"kind": "episode", "episode": {"role": episode.role}},
-            created_at=episode.said_at,
-            updated_at=episode.said_at,
-        )
-        return Hit(memory=memory, score=1.0, tier="keyword", tokens=1, kind="episode")
-
-    out = await with_partners(store, [hit(statement), hit(other), hit(answer)], live())
+    hits = [snippet_of(statement), snippet_of(other), snippet_of(answer)]
+    out = await with_partners(store, hits, live())
     assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
     assert out[1].memory.metadata["episode"]["partner"]["id"] == follow_up.id
 
