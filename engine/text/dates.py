@@ -56,11 +56,17 @@ def resolve_dates(
     found: list[ResolvedDate] = []
     taken: list[tuple[int, int]] = []
     languages = [lang] if lang == "en" else [lang, "en"]
+    said: frozenset[str] | None = None
     for code in languages:
         pack = PACKS.get(code)
         words = pack.dates if pack is not None else None
         if words is None:
             continue
+        anchors = _anchors(code)
+        if anchors is not None:
+            said = _words(text) if said is None else said
+            if said.isdisjoint(anchors):
+                continue  # no expression of this language can match: none holds a word
         forward = _points_forward(words, context or text)
         for kind, pattern in _patterns(code):
             for m in pattern.finditer(text):
@@ -130,6 +136,41 @@ def _patterns(code: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
         )
     )
     return tuple(out)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.casefold()))
+
+
+@cache
+def _anchors(code: str) -> frozenset[str] | None:
+    """Words of which every date expression of `code` holds one: each unit and weekday
+    (the "ago", "ahead" and weekday frames all name one), and of each day word and period
+    the unit it names or else its longest word ("week" of "last week", "night" of "last
+    night"). A text holding
+    none is not scanned: its ~15 patterns cost ~0.1 ms a text, and a retrieval reads the
+    dates of every snippet it makes (most say none). None (scan every text) if a frame
+    named neither a unit nor a weekday."""
+    words = PACKS[code].dates
+    assert words is not None
+    if any("{unit}" not in frame for frame in (*words.ago, *words.ahead)) or any(
+        "{wd}" not in frame for frame, _ in words.weekday_frames
+    ):
+        return None
+    named = [*words.units, *words.weekdays]
+    anchors = {
+        max(_WORD.findall(p.casefold()), key=len) for p in named if _WORD.search(p)
+    }
+    for phrase in (*words.days, *words.periods):
+        said = _WORD.findall(phrase.casefold())
+        if said:
+            # The phrase's unit when it names one ("week" of "last week", not "last").
+            unit = [word for word in said if word in anchors]
+            anchors.add(unit[0] if unit else max(said, key=len))
+    return frozenset(anchors)
 
 
 def _points_forward(words: DateWords, context: str) -> bool:

@@ -174,3 +174,53 @@ def test_dated_fact_without_time_or_dates_is_unchanged() -> None:
     assert dated_fact(fact, "2026-12-03T10:00:00Z") == (fact, {})
     assert dated_fact(fact, "") == (fact, {})
     assert dated_fact(fact, "not a time") == (fact, {})
+
+
+# -- the words a text must hold to be scanned ---------------------------------------------
+def _every_phrase() -> list[tuple[str, str]]:
+    """Each day word, period, unit and weekday of every pack, alone and in a sentence, in
+    three cases; and every expression of CASES."""
+    from memtap.engine.languages.registry import PACKS
+
+    out = [(lang, text) for lang, text, _ in CASES]
+    for code, pack in PACKS.items():
+        words = pack.dates
+        if words is None:
+            continue
+        for phrase in (*words.days, *words.periods, *words.weekdays):
+            for said in (phrase, phrase.upper(), f"Well, {phrase.title()} I was out."):
+                out.append((code, said))
+        for unit in words.units:
+            out += [(code, f"3 {unit} ago, in 2 {unit}"), (code, f"hace 2 {unit}")]
+    return out
+
+
+@pytest.mark.parametrize("day", [THURSDAY, SUNDAY])
+def test_a_text_is_read_the_same_with_or_without_its_words_checked_first(
+    monkeypatch: pytest.MonkeyPatch, day: date
+) -> None:
+    """The check before the scan (`_anchors`) only skips texts no pattern could match."""
+    from memtap.engine.text import dates
+
+    cases = _every_phrase()
+    checked = [resolve_dates(text, day, lang) for lang, text in cases]
+    monkeypatch.setattr(dates, "_anchors", lambda code: None)
+    assert checked == [resolve_dates(text, day, lang) for lang, text in cases]
+    # Most are dates in their language ("3 semanas ago" is none): the scan ran on them.
+    assert sum(1 for found in checked if found) > 0.7 * len(cases)
+
+
+def test_a_text_without_a_date_word_is_not_scanned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memtap.engine.text import dates
+
+    def scanned(code: str) -> None:
+        raise AssertionError(f"scanned for {code}")
+
+    monkeypatch.setattr(dates, "_patterns", scanned)
+    # "last" and "this" are in most texts: the words checked are the units and day words.
+    assert resolve_dates("This is the last of the cake, Sam.", THURSDAY, "en") == []
+    assert resolve_dates("Das ist das letzte Stück.", THURSDAY, "de") == []
+    with pytest.raises(AssertionError, match="scanned for en"):
+        resolve_dates("I went out last night.", THURSDAY, "en")
