@@ -22,7 +22,6 @@ from memtap.config.schema import (
 from memtap.engine.engine import Engine
 from memtap.engine.factory import open_engine
 from memtap.engine.metrics import Metrics
-from memtap.engine.services.own_writes import READ_YOUR_WRITES_MAX_S
 from memtap.engine.types import RetrievalRequest, Turn
 from tests.engine.test_retrieval import ScriptedTier
 from tests.support.calm import calm_loop
