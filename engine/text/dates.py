@@ -150,10 +150,9 @@ def _anchors(code: str) -> frozenset[str] | None:
     """Words of which every date expression of `code` holds one: each unit and weekday
     (the "ago", "ahead" and weekday frames all name one), and of each day word and period
     the unit it names or else its longest word ("week" of "last week", "night" of "last
-    night"). A text holding
-    none is not scanned: its ~15 patterns cost ~0.1 ms a text, and a retrieval reads the
-    dates of every snippet it makes (most say none). None (scan every text) if a frame
-    named neither a unit nor a weekday."""
+    night"). A text holding none is not scanned: its ~15 patterns cost ~0.1 ms a text, and
+    a retrieval reads the dates of every snippet it makes (most say none). None (scan
+    every text) if a frame named neither a unit nor a weekday."""
     words = PACKS[code].dates
     assert words is not None
     if any("{unit}" not in frame for frame in (*words.ago, *words.ahead)) or any(
