@@ -10,6 +10,7 @@ tokens are counted as the block writes it (`render.episode_line`), so the budget
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from functools import lru_cache
@@ -23,6 +24,14 @@ from memtap.engine.memory_block import MemoryLine, line_tokens
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
 from memtap.engine.types import Hit, Memory
+
+Near = dict[str, tuple[Episode | None, Episode | None]]
+"""Episode id -> (the message said just before it, the one just after), as the store reads."""
+FOLLOW_UP = "follow_up"
+"""The `why` of a snippet moved beside the message the other side followed up on."""
+FOLLOW_UP_SHARE = 0.5
+"""Of the time the episodes' recall has left, what the follow-ups' lookup may take: slow,
+it would cost every snippet (the facts stop waiting for the recall), not just the move."""
 
 
 def snippet_tokens(memory: Memory) -> int:
@@ -54,6 +63,7 @@ async def with_partners(
     most: int | None = None,
     query_stems: AbstractSet[str] | None = None,
     fallbacks: list[dict[str, Any]] | None = None,
+    left_s: float | None = None,
 ) -> list[Hit]:
     """Each snippet with the message that completes it, in the same owner and session: a
     question with the message just after it (its answer), anything else with the message
@@ -61,15 +71,19 @@ async def with_partners(
     An exchange is shown once: a snippet whose message is already shown beside a better
     ranked one is dropped, and one whose partner is already shown comes alone. A snippet
     that answers the other side's follow-up question about a better one comes right after
-    it (`_answers_to_follow_ups`); when that read fails the order stays as it was (said
-    in `fallbacks`)."""
+    it (`_answers_to_follow_ups`); when that read fails, or would take more than
+    `FOLLOW_UP_SHARE` of `left_s` (what the recall has left), the order stays as it was
+    (said in `fallbacks`)."""
     if not hits:
         return hits
     # The best `most` are looked up (the walk rarely reaches further; past them a snippet
     # comes alone): two indexed reads each.
     near = await store.neighbours([h.memory.id for h in hits[:most]], live)
     try:
-        hits, near = await _answers_to_follow_ups(store, hits, live, most, near)
+        async with asyncio.timeout(
+            None if left_s is None else left_s * FOLLOW_UP_SHARE
+        ):
+            hits, near = await _answers_to_follow_ups(store, hits, live, most, near)
     except Exception as exc:  # noqa: BLE001 - the snippets and partners stand without it
         if fallbacks is not None:
             fallbacks.append(
@@ -110,15 +124,13 @@ async def with_partners(
     return out
 
 
-Near = dict[str, tuple[Episode | None, Episode | None]]
-
-
 async def _answers_to_follow_ups(
     store: EpisodeStore, hits: list[Hit], live: Live, most: int | None, near: Near
 ) -> tuple[list[Hit], Near]:
     """`hits` with each user snippet's answer to the other side's follow-up question moved
     up to just after it, when that answer is a snippet further down; and `near` with the
-    follow-up as the answer's message before it.
+    follow-up as the answer's message before it (shown beside it as any partner is, when
+    worth its tokens: `_completes`; always showing it cost LoCoMo dev a question).
 
     A chat tells one thing over three messages: "Yeah, last weekend I had a picnic with
     some friends from church." | "Looks fun! What games did you all play?" | "Some fun ones
@@ -168,7 +180,7 @@ async def _answers_to_follow_ups(
     def place(i: int) -> None:
         # An answer may hold a follow-up of its own: its answer comes after it in turn.
         hit = hits[i]
-        order.append(replace(hit, why=(*hit.why, "follow_up")) if i in moved else hit)
+        order.append(replace(hit, why=(*hit.why, FOLLOW_UP)) if i in moved else hit)
         if i in moves:
             place(moves[i])
 

@@ -57,7 +57,11 @@ from memtap.engine.episodes.partners import is_question, snippet_tokens, with_pa
 from memtap.engine.fallbacks import NoVectors, describe_error
 from memtap.engine.memory_rules import Live
 from memtap.engine.ports import EpisodeStore
-from memtap.engine.retrieval.deadline import RetrievalClock, vector_deadline_s
+from memtap.engine.retrieval.deadline import (
+    RetrievalClock,
+    episodes_deadline_s,
+    vector_deadline_s,
+)
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.text.tokens import chars_within
 from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier
@@ -196,6 +200,7 @@ async def recall_episodes(
             episodes.max_snippets,
             query_stems,
             out.resolution["fallbacks"],
+            None if clock is None else episodes_deadline_s(cfg, clock),
         )
     except Exception as exc:  # noqa: BLE001 - the snippets still answer without their partners
         out.resolution["fallbacks"].append(

@@ -56,7 +56,7 @@ def resolve_dates(
     found: list[ResolvedDate] = []
     taken: list[tuple[int, int]] = []
     languages = [lang] if lang == "en" else [lang, "en"]
-    said: frozenset[str] | None = None
+    text_words: frozenset[str] | None = None
     for code in languages:
         pack = PACKS.get(code)
         words = pack.dates if pack is not None else None
@@ -64,8 +64,8 @@ def resolve_dates(
             continue
         anchors = _anchors(code)
         if anchors is not None:
-            said = _words(text) if said is None else said
-            if said.isdisjoint(anchors):
+            text_words = _words(text) if text_words is None else text_words
+            if text_words.isdisjoint(anchors):
                 continue  # no expression of this language can match: none holds a word
         forward = _points_forward(words, context or text)
         for kind, pattern in _patterns(code):
@@ -151,8 +151,10 @@ def _anchors(code: str) -> frozenset[str] | None:
     (the "ago", "ahead" and weekday frames all name one), and of each day word and period
     the unit it names or else its longest word ("week" of "last week", "night" of "last
     night"). A text holding none is not scanned: its ~15 patterns cost ~0.1 ms a text, and
-    a retrieval reads the dates of every snippet it makes (most say none). None (scan
-    every text) if a frame named neither a unit nor a weekday."""
+    a retrieval reads the dates of every snippet it makes (most say none). The same
+    result as scanning for every text of our sets and LoCoMo dev, except spellings only
+    `re`'s case folding equates ("frıday"), which are read as no date either way
+    (`_value`). None (scan every text) if a frame named neither a unit nor a weekday."""
     words = PACKS[code].dates
     assert words is not None
     if any("{unit}" not in frame for frame in (*words.ago, *words.ahead)) or any(
@@ -164,11 +166,11 @@ def _anchors(code: str) -> frozenset[str] | None:
         max(_WORD.findall(p.casefold()), key=len) for p in named if _WORD.search(p)
     }
     for phrase in (*words.days, *words.periods):
-        said = _WORD.findall(phrase.casefold())
-        if said:
+        phrase_words = _WORD.findall(phrase.casefold())
+        if phrase_words:
             # The phrase's unit when it names one ("week" of "last week", not "last").
-            unit = [word for word in said if word in anchors]
-            anchors.add(unit[0] if unit else max(said, key=len))
+            unit = [word for word in phrase_words if word in anchors]
+            anchors.add(unit[0] if unit else max(phrase_words, key=len))
     return frozenset(anchors)
 
 
@@ -186,6 +188,18 @@ def _key(raw: str) -> str:
 
 
 def _value(
+    kind: str, m: re.Match[str], words: DateWords, day: date, forward: bool
+) -> str | None:
+    try:
+        return _read(kind, m, words, day, forward)
+    except KeyError:
+        # The patterns ignore case as `re` folds it, the tables are keyed by `lower()`: a
+        # spelling only `re` equates ("yeſterday", "frıday") is not read as a date (it
+        # raised, and took the snippets' partners with it).
+        return None
+
+
+def _read(
     kind: str, m: re.Match[str], words: DateWords, day: date, forward: bool
 ) -> str | None:
     if kind == "day":

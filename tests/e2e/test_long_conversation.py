@@ -9,7 +9,7 @@ What it pins down, each one a reason a question was missed before:
   holds the asked-about thing: keyword weights come from the owner's own history;
 - a short answer comes with the question it answers ("The Azores, with my brother!");
 - an answer to the other side's follow-up ("Fun! What did you eat?") comes right after the
-  message it follows, though it holds none of the question's words about that message;
+  message it follows, though it does not name the festival the question asks about;
 - imported turns keep their dates, written as people write them ("14 March 2024");
 - both owners together stay within 1,200 tokens (600 each, the default budget).
 """

@@ -224,3 +224,13 @@ def test_a_text_without_a_date_word_is_not_scanned(
     assert resolve_dates("Das ist das letzte Stück.", THURSDAY, "de") == []
     with pytest.raises(AssertionError, match="scanned for en"):
         resolve_dates("I went out last night.", THURSDAY, "en")
+
+
+def test_a_spelling_only_the_patterns_fold_is_no_date() -> None:
+    """`re` folds "ſ" (long s) to "s", the day words' table is keyed by `lower()`: such a
+    match reads as no date instead of raising (which took a retrieval's partners)."""
+    from memtap.engine.episodes.render import dated_in_words
+
+    assert resolve_dates("I went yeſterday", THURSDAY) == []
+    said = "2026-12-03T10:00:00.000Z"
+    assert dated_in_words("I went yeſterday.", said) == "I went yeſterday."

@@ -286,7 +286,7 @@ async def picnic(store: SqliteEpisodeStore, follow_up: str) -> list[NewEpisode]:
     return exchange
 
 
-ALICE = Live(now=iso(NOW + timedelta(days=1)), cutoff=None, owner="alice")
+ALICE_LIVE = Live(now=iso(NOW + timedelta(days=1)), cutoff=None, owner="alice")
 
 
 async def test_the_answer_to_a_follow_up_question_comes_after_what_it_follows(
@@ -299,38 +299,86 @@ async def test_the_answer_to_a_follow_up_question_comes_after_what_it_follows(
         store, "Looks fun! What games did you all play?"
     )
     ranked = [hit(statement), hit(other), hit(answer)]
-    out = await with_partners(store, ranked, ALICE)
+    out = await with_partners(store, ranked, ALICE_LIVE)
     assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
     partner = out[1].memory.metadata["episode"]["partner"]
     assert partner["id"] == follow_up.id and partner["position"] == "before"
     assert [h.why for h in out] == [(), ("follow_up",), ()]  # what preview shows
     # Only the order changes: an answer that is no snippet is not added.
-    out = await with_partners(store, [hit(statement), hit(other)], ALICE)
+    out = await with_partners(store, [hit(statement), hit(other)], ALICE_LIVE)
     assert [h.memory.id for h in out] == [statement.id, other.id]
     # Another owner's read finds no follow-up of alice's.
-    bob = Live(now=ALICE.now, cutoff=None, owner="bob")
+    bob = Live(now=ALICE_LIVE.now, cutoff=None, owner="bob")
     out = await with_partners(store, ranked, bob)
     assert [h.memory.id for h in out] == [statement.id, other.id, answer.id]
 
 
-@pytest.mark.parametrize(
-    ("follow_up", "first"),
-    [
-        ("Looks fun, I bet everyone had a great time.", "statement"),  # no question
-        ("Looks fun! What games did you all play?", "question"),  # the snippet asks
-    ],
-)
-async def test_no_follow_up_no_move(
-    store: SqliteEpisodeStore, follow_up: str, first: str
+async def test_no_move_without_a_follow_up_question(store: SqliteEpisodeStore) -> None:
+    statement, _, answer, _, other = await picnic(
+        store, "Looks fun, I bet everyone had a great time."
+    )
+    out = await with_partners(
+        store, [hit(statement), hit(other), hit(answer)], ALICE_LIVE
+    )
+    assert [h.memory.id for h in out] == [statement.id, other.id, answer.id]
+
+
+async def test_no_move_after_a_snippet_that_asks(store: SqliteEpisodeStore) -> None:
+    """A question's partner is already the message after it: the other side's reply that
+    asks back is shown beside it, and the user's answer to that keeps its own rank."""
+    asked = said("How long have you been painting?", "user", 0)
+    asked_back = said("Since I was 17. How about you?", "assistant", 1)
+    answer = said("Seven years now, mostly landscapes.", "user", 2)
+    other = said("Work was hectic this week.", "user", 3)
+    await store.add([asked, asked_back, answer, other], iso(NOW), 1000)
+    out = await with_partners(store, [hit(asked), hit(other), hit(answer)], ALICE_LIVE)
+    assert [h.memory.id for h in out] == [asked.id, other.id, answer.id]
+    assert out[0].memory.metadata["episode"]["partner"]["id"] == asked_back.id
+
+
+async def test_an_answer_past_the_lookups_gets_its_follow_up_as_partner(
+    store: SqliteEpisodeStore,
 ) -> None:
-    statement, _, answer, _, other = await picnic(store, follow_up)
-    top = statement
-    if first == "question":
-        # A question's partner is already the message after it.
-        top = said("Did you see the picnic photos I sent?", "user", -1)
-        await store.add([top], iso(NOW), 1000)
-    out = await with_partners(store, [hit(top), hit(other), hit(answer)], ALICE)
-    assert [h.memory.id for h in out] == [top.id, other.id, answer.id]
+    """Snippets past `most` get no partner of their own; a moved one is read beside its
+    follow-up like any snippet beside its partner: a short answer always, a long one when
+    the follow-up shares a word with the question."""
+    statement = said("We finally went to the street festival by the river.", "user", 0)
+    follow_up = said("Nice! What did you eat at the festival?", "assistant", 1)
+    answer = said(
+        "Grilled eel first, then a mango sticky rice from a stall run by two sisters who "
+        "had come all the way from Chiang Mai for the weekend.",
+        "user",
+        2,
+    )
+    other = said("Work was hectic this week.", "user", 3)
+    await store.add([statement, follow_up, answer, other], iso(NOW), 1000)
+    ranked = [hit(statement), hit(other), hit(answer)]
+    asked = topical_stems("What did she eat at the festival?")
+    out = await with_partners(store, ranked, ALICE_LIVE, most=1, query_stems=asked)
+    assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
+    assert out[1].memory.metadata["episode"]["partner"]["id"] == follow_up.id
+    # The follow-up shares no word with another question: the long answer comes alone.
+    asked = topical_stems("Where did she go by the river?")
+    out = await with_partners(store, ranked, ALICE_LIVE, most=1, query_stems=asked)
+    assert [h.memory.id for h in out] == [statement.id, answer.id, other.id]
+    assert "partner" not in out[1].memory.metadata["episode"]
+
+
+async def test_a_follow_up_lookup_with_no_time_left_is_not_made(
+    store: SqliteEpisodeStore,
+) -> None:
+    """Slow, the lookup would cost every snippet (the facts stop waiting for the recall):
+    it may take half of what the recall has left, and none is none."""
+    statement, _, answer, _, other = await picnic(
+        store, "Looks fun! What games did you all play?"
+    )
+    fallbacks: list[dict[str, Any]] = []
+    ranked = [hit(statement), hit(other), hit(answer)]
+    out = await with_partners(
+        store, ranked, ALICE_LIVE, fallbacks=fallbacks, left_s=0.0
+    )
+    assert [h.memory.id for h in out] == [statement.id, other.id, answer.id]
+    assert fallbacks == [{"tier": "episodes.follow_ups", "reason": "TimeoutError"}]
 
 
 async def test_answers_to_follow_ups_in_a_row_each_come_after_their_own(
@@ -346,7 +394,7 @@ async def test_answers_to_follow_ups_in_a_row_each_come_after_their_own(
     other = said("Work was hectic this week.", "user", 6)
     await store.add([first, asked, name, again, age, other], iso(NOW), 1000)
     ranked = [hit(first), hit(other), hit(name), hit(age)]
-    out = await with_partners(store, ranked, ALICE)
+    out = await with_partners(store, ranked, ALICE_LIVE)
     assert [h.memory.id for h in out] == [first.id, name.id, age.id, other.id]
 
 
@@ -369,7 +417,7 @@ async def test_a_failed_follow_up_read_leaves_the_snippets_as_they_were(
     store.neighbours = second_read_fails  # type: ignore[method-assign]
     fallbacks: list[dict[str, Any]] = []
     ranked = [hit(statement), hit(other), hit(answer)]
-    out = await with_partners(store, ranked, ALICE, fallbacks=fallbacks)
+    out = await with_partners(store, ranked, ALICE_LIVE, fallbacks=fallbacks)
     assert [h.memory.id for h in out] == [statement.id, other.id, answer.id]
     assert fallbacks == [
         {"tier": "episodes.follow_ups", "reason": "RuntimeError: reader gone"}
